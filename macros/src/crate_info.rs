@@ -1,0 +1,146 @@
+//! What the operation's crate declares, read at expansion time: name,
+//! version, description, repository and license from Cargo's environment;
+//! features from its `Cargo.toml`; whether it is `no_std` from the inner
+//! attributes of its library root. Targets follow from these:
+//! `native` always, `nostd` when the root is `no_std` (possibly behind
+//! `cfg_attr`), `wasm` when the crate has a `wasm` feature.
+
+use std::path::{Path, PathBuf};
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CrateInfo {
+    pub name: String,
+    pub version: String,
+    pub description: String,
+    pub repository: String,
+    pub license: String,
+    /// Declared features, sorted, without `default`.
+    pub features: Vec<String>,
+    pub no_std: bool,
+}
+
+impl CrateInfo {
+    /// Reads the crate being compiled.
+    pub fn load() -> Result<Self, String> {
+        let env = |key: &str| std::env::var(key).unwrap_or_default();
+        let dir = PathBuf::from(
+            std::env::var("CARGO_MANIFEST_DIR")
+                .map_err(|_| "CARGO_MANIFEST_DIR is not set: build with cargo".to_string())?,
+        );
+        let cargo_toml = std::fs::read_to_string(dir.join("Cargo.toml"))
+            .map_err(|e| format!("cannot read {}: {e}", dir.join("Cargo.toml").display()))?;
+        let (features, lib_path) = parse_cargo_toml(&cargo_toml)?;
+        let lib_root = dir.join(lib_path.as_deref().unwrap_or("src/lib.rs"));
+        Ok(CrateInfo {
+            name: env("CARGO_PKG_NAME"),
+            version: env("CARGO_PKG_VERSION"),
+            description: env("CARGO_PKG_DESCRIPTION"),
+            repository: env("CARGO_PKG_REPOSITORY"),
+            license: env("CARGO_PKG_LICENSE"),
+            features,
+            no_std: is_no_std(&lib_root)?,
+        })
+    }
+
+    /// Where the operation can run, in manifest order.
+    pub fn targets(&self) -> Vec<&'static str> {
+        let mut t = vec!["native"];
+        if self.no_std {
+            t.push("nostd");
+        }
+        if self.features.iter().any(|f| f == "wasm") {
+            t.push("wasm");
+        }
+        t
+    }
+}
+
+/// Declared features (sorted, no `default`) and `[lib] path`.
+pub fn parse_cargo_toml(text: &str) -> Result<(Vec<String>, Option<String>), String> {
+    let table: toml::Table = text
+        .parse()
+        .map_err(|e| format!("cannot parse Cargo.toml: {e}"))?;
+    let mut features: Vec<String> = table
+        .get("features")
+        .and_then(|f| f.as_table())
+        .map(|f| f.keys().filter(|k| *k != "default").cloned().collect())
+        .unwrap_or_default();
+    features.sort();
+    let lib_path = table
+        .get("lib")
+        .and_then(|l| l.get("path"))
+        .and_then(|p| p.as_str())
+        .map(String::from);
+    Ok((features, lib_path))
+}
+
+/// Whether the library root declares `#![no_std]`, directly or in a
+/// `cfg_attr`. A crate without a library root (a test binary) is not.
+fn is_no_std(lib_root: &Path) -> Result<bool, String> {
+    let Ok(text) = std::fs::read_to_string(lib_root) else {
+        return Ok(false);
+    };
+    let file =
+        syn::parse_file(&text).map_err(|e| format!("cannot parse {}: {e}", lib_root.display()))?;
+    Ok(file.attrs.iter().any(attr_is_no_std))
+}
+
+pub fn attr_is_no_std(attr: &syn::Attribute) -> bool {
+    if attr.path().is_ident("no_std") {
+        return true;
+    }
+    if attr.path().is_ident("cfg_attr") {
+        let nested = attr.parse_args_with(
+            syn::punctuated::Punctuated::<syn::Meta, syn::Token![,]>::parse_terminated,
+        );
+        if let Ok(list) = nested {
+            return list.iter().skip(1).any(|m| m.path().is_ident("no_std"));
+        }
+    }
+    false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_features_and_lib_path() {
+        let (f, p) = parse_cargo_toml(
+            "[features]\ndefault = [\"std\"]\nwasm = []\nstd = []\n[lib]\npath = \"lib.rs\"\n",
+        )
+        .unwrap();
+        assert_eq!(f, ["std", "wasm"]);
+        assert_eq!(p.as_deref(), Some("lib.rs"));
+        let (f, p) = parse_cargo_toml("[package]\nname = \"x\"\n").unwrap();
+        assert!(f.is_empty() && p.is_none());
+        assert!(parse_cargo_toml("[features").is_err());
+    }
+
+    #[test]
+    fn finds_no_std_in_either_spelling() {
+        let f: syn::File = syn::parse_quote!(#![no_std]);
+        assert!(f.attrs.iter().any(attr_is_no_std));
+        let f: syn::File = syn::parse_quote!(#![cfg_attr(not(feature = "std"), no_std)]);
+        assert!(f.attrs.iter().any(attr_is_no_std));
+        let f: syn::File = syn::parse_quote!(#![forbid(unsafe_code)]);
+        assert!(!f.attrs.iter().any(attr_is_no_std));
+    }
+
+    #[test]
+    fn targets_follow_declarations() {
+        let mut info = CrateInfo {
+            name: "op".into(),
+            version: "0.1.0".into(),
+            description: "d".into(),
+            repository: String::new(),
+            license: String::new(),
+            features: vec!["std".into(), "wasm".into()],
+            no_std: true,
+        };
+        assert_eq!(info.targets(), ["native", "nostd", "wasm"]);
+        info.no_std = false;
+        info.features.clear();
+        assert_eq!(info.targets(), ["native"]);
+    }
+}

@@ -1,0 +1,33 @@
+//! `#[operation]`: the proc-macro entry point. It only hands tokens to
+//! [`expand::operation`]; parsing, checking and code generation live in the
+//! modules below, which are plain functions with unit tests.
+//!
+//! ```ignore
+//! /// Hashes bytes into a multihash.
+//! #[braid_macros::operation(config(hasher = ["blake3", "sha2-256"]))]
+//! pub async fn execute(input: &Bytes, config: &Config) -> Result<Multihash, Error> { ... }
+//! ```
+//!
+//! Next to `execute` it emits `OPERATION` (an `OperationInfo` with the
+//! manifest as canonical JSON), `config(...)` to resolve config pairs,
+//! `execute_sync`, and with the crate's `wasm` feature a wasm-bindgen
+//! interface (`execute`, `executeSync`, `manifest`) with exact TypeScript
+//! declarations.
+
+mod args;
+mod crate_info;
+mod expand;
+mod manifest;
+mod signature;
+mod wasm;
+
+use proc_macro::TokenStream;
+
+/// Turns `pub async fn execute(inputs by reference.., config: &Config) ->
+/// Result<Output, Error>` into a Braid operation. See the crate docs.
+#[proc_macro_attribute]
+pub fn operation(attr: TokenStream, item: TokenStream) -> TokenStream {
+    expand::operation(attr.into(), item.into())
+        .unwrap_or_else(syn::Error::into_compile_error)
+        .into()
+}

@@ -1,0 +1,141 @@
+//! The codec for state that leaves a process (suspended workflows, cached
+//! values): bincode 2 with its standard config and a size limit. This is
+//! the only module that names bincode, so it can be swapped (bincode is
+//! unmaintained, RUSTSEC-2025-0141) without touching anything else.
+
+use alloc::format;
+use alloc::string::String;
+use alloc::vec::Vec;
+
+use crate::{Cid, Config, Error, Multihash};
+
+/// Traits and derives for types the codec handles. Generated code derives
+/// them with `#[bincode(crate = "::braid_support::codec::bincode")]`.
+pub use bincode::{Decode, Encode};
+
+#[doc(hidden)]
+pub use bincode;
+
+/// Largest value the codec decodes (64 MiB): a corrupt or hostile length
+/// prefix cannot make it allocate more.
+pub const MAX_DECODED_BYTES: usize = 64 << 20;
+
+type Cfg = bincode::config::Configuration<
+    bincode::config::LittleEndian,
+    bincode::config::Varint,
+    bincode::config::Limit<MAX_DECODED_BYTES>,
+>;
+
+const CONFIG: Cfg = bincode::config::standard().with_limit::<MAX_DECODED_BYTES>();
+
+/// Encodes `value`.
+pub fn encode<T: Encode>(value: &T) -> Result<Vec<u8>, Error> {
+    bincode::encode_to_vec(value, CONFIG).map_err(|e| Error::Codec(format!("encode: {e}")))
+}
+
+/// Decodes a `T` from all of `bytes`; trailing bytes are an error.
+pub fn decode<T: Decode<()>>(bytes: &[u8]) -> Result<T, Error> {
+    let (value, used) = bincode::decode_from_slice(bytes, CONFIG)
+        .map_err(|e| Error::Codec(format!("decode: {e}")))?;
+    if used != bytes.len() {
+        return Err(Error::Codec(format!(
+            "decode: {} trailing bytes after the value",
+            bytes.len() - used
+        )));
+    }
+    Ok(value)
+}
+
+impl Encode for Multihash {
+    fn encode<E: bincode::enc::Encoder>(
+        &self,
+        e: &mut E,
+    ) -> Result<(), bincode::error::EncodeError> {
+        self.as_bytes().encode(e)
+    }
+}
+
+impl<C> Decode<C> for Multihash {
+    fn decode<D: bincode::de::Decoder<Context = C>>(
+        d: &mut D,
+    ) -> Result<Self, bincode::error::DecodeError> {
+        let bytes: Vec<u8> = Decode::decode(d)?;
+        Multihash::from_bytes(&bytes)
+            .map_err(|e| bincode::error::DecodeError::OtherString(format!("{e}")))
+    }
+}
+bincode::impl_borrow_decode!(Multihash);
+
+impl Encode for Cid {
+    fn encode<E: bincode::enc::Encoder>(
+        &self,
+        e: &mut E,
+    ) -> Result<(), bincode::error::EncodeError> {
+        self.as_str().encode(e)
+    }
+}
+
+impl<C> Decode<C> for Cid {
+    fn decode<D: bincode::de::Decoder<Context = C>>(
+        d: &mut D,
+    ) -> Result<Self, bincode::error::DecodeError> {
+        let text: String = Decode::decode(d)?;
+        Cid::from_text(text).map_err(|e| bincode::error::DecodeError::OtherString(format!("{e}")))
+    }
+}
+bincode::impl_borrow_decode!(Cid);
+
+impl Encode for Config {
+    fn encode<E: bincode::enc::Encoder>(
+        &self,
+        e: &mut E,
+    ) -> Result<(), bincode::error::EncodeError> {
+        self.entries.encode(e)
+    }
+}
+
+impl<C> Decode<C> for Config {
+    fn decode<D: bincode::de::Decoder<Context = C>>(
+        d: &mut D,
+    ) -> Result<Self, bincode::error::DecodeError> {
+        Ok(Config {
+            entries: Decode::decode(d)?,
+        })
+    }
+}
+bincode::impl_borrow_decode!(Config);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use alloc::string::ToString;
+    use alloc::vec;
+
+    #[test]
+    fn values_round_trip() {
+        let mh = Multihash::wrap(0x1e, &[7; 32]).unwrap();
+        assert_eq!(decode::<Multihash>(&encode(&mh).unwrap()).unwrap(), mh);
+        let cid = Cid::from_text("bafkqaaa".into()).unwrap();
+        assert_eq!(decode::<Cid>(&encode(&cid).unwrap()).unwrap(), cid);
+        let v: Vec<Vec<u8>> = vec![vec![1, 2], vec![]];
+        assert_eq!(decode::<Vec<Vec<u8>>>(&encode(&v).unwrap()).unwrap(), v);
+    }
+
+    #[test]
+    fn corrupt_input_is_an_error_not_a_panic() {
+        // A multihash whose length prefix lies.
+        let bytes = encode(&vec![0x12u8, 0x20, 1]).unwrap();
+        let err = decode::<Multihash>(&bytes).unwrap_err();
+        assert!(err.to_string().contains("says 32 bytes"), "{err}");
+        // Trailing garbage.
+        let mut bytes = encode(&5u64).unwrap();
+        bytes.push(0);
+        assert!(decode::<u64>(&bytes)
+            .unwrap_err()
+            .to_string()
+            .contains("trailing"));
+        // A length prefix far over the limit.
+        let err = decode::<Vec<u8>>(&[0xfc, 0xff, 0xff, 0xff, 0xff]).unwrap_err();
+        assert!(err.to_string().starts_with("codec: decode"), "{err}");
+    }
+}

@@ -1,0 +1,125 @@
+//! Operation config: the keys an operation declares with their allowed
+//! values ([`ConfigKey`]), and a resolved set of values ([`Config`]) in which
+//! every declared key has a value (the first allowed value by default).
+
+use alloc::collections::BTreeMap;
+use alloc::string::String;
+use alloc::vec::Vec;
+
+use crate::Error;
+
+/// A config key an operation declares, with its allowed values; the first is
+/// the default.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ConfigKey {
+    /// The key.
+    pub name: &'static str,
+    /// The allowed values, default first.
+    pub allowed: &'static [&'static str],
+}
+
+/// A resolved config: every declared key maps to an allowed value.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Config {
+    pub(crate) entries: BTreeMap<String, String>,
+}
+
+impl Config {
+    /// An empty config (for operations that declare no keys).
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Resolves `given` against the keys `operation` declares: unknown keys
+    /// and values outside the allowed set are errors; missing keys take
+    /// their default.
+    pub fn resolve<'a, I>(operation: &str, keys: &[ConfigKey], given: I) -> Result<Self, Error>
+    where
+        I: IntoIterator<Item = (&'a str, &'a str)>,
+    {
+        let mut entries = BTreeMap::new();
+        for (key, value) in given {
+            let Some(decl) = keys.iter().find(|k| k.name == key) else {
+                return Err(Error::UnknownConfigKey {
+                    operation: operation.into(),
+                    key: key.into(),
+                    expected: join(keys.iter().map(|k| k.name)),
+                });
+            };
+            if !decl.allowed.contains(&value) {
+                return Err(Error::InvalidConfigValue {
+                    operation: operation.into(),
+                    key: key.into(),
+                    found: value.into(),
+                    expected: join(decl.allowed.iter().copied()),
+                });
+            }
+            entries.insert(String::from(key), String::from(value));
+        }
+        for decl in keys {
+            if let Some(default) = decl.allowed.first() {
+                entries
+                    .entry(decl.name.into())
+                    .or_insert_with(|| String::from(*default));
+            }
+        }
+        Ok(Self { entries })
+    }
+
+    /// The value of `key`, if set.
+    pub fn get(&self, key: &str) -> Option<&str> {
+        self.entries.get(key).map(String::as_str)
+    }
+
+    /// All entries, sorted by key.
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &str)> {
+        self.entries.iter().map(|(k, v)| (k.as_str(), v.as_str()))
+    }
+}
+
+fn join<'a>(items: impl Iterator<Item = &'a str>) -> String {
+    let items: Vec<&str> = items.collect();
+    if items.is_empty() {
+        String::from("(none: this operation takes no config)")
+    } else {
+        items.join(", ")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use alloc::string::ToString;
+
+    const KEYS: &[ConfigKey] = &[ConfigKey {
+        name: "hasher",
+        allowed: &["blake3", "sha2-256"],
+    }];
+
+    #[test]
+    fn missing_keys_take_the_first_allowed_value() {
+        let c = Config::resolve("op", KEYS, []).unwrap();
+        assert_eq!(c.get("hasher"), Some("blake3"));
+        let c = Config::resolve("op", KEYS, [("hasher", "sha2-256")]).unwrap();
+        assert_eq!(c.get("hasher"), Some("sha2-256"));
+    }
+
+    #[test]
+    fn unknown_keys_and_values_are_rejected() {
+        let e = Config::resolve("op", KEYS, [("hash", "blake3")]).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "op: unknown config key `hash`; expected one of: hasher"
+        );
+        let e = Config::resolve("op", KEYS, [("hasher", "md5")]).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "op: config `hasher` cannot be `md5`; expected one of: blake3, sha2-256"
+        );
+        let e = Config::resolve("op", &[], [("x", "y")]).unwrap_err();
+        assert!(
+            e.to_string().contains("this operation takes no config"),
+            "{e}"
+        );
+    }
+}

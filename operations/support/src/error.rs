@@ -1,0 +1,143 @@
+//! The one error type of operations and generated workflows. Every message
+//! names the operation (or value) it is about, what was expected and what
+//! was found, so a user can act on it without reading source.
+
+use alloc::string::String;
+
+/// An error raised by an operation, by config resolution, by the codec or at
+/// the Wasm boundary.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// A config key the operation does not declare.
+    #[error("{operation}: unknown config key `{key}`; expected one of: {expected}")]
+    UnknownConfigKey {
+        /// The operation.
+        operation: String,
+        /// The key given.
+        key: String,
+        /// The declared keys, comma-separated.
+        expected: String,
+    },
+    /// A config value outside the declared set.
+    #[error("{operation}: config `{key}` cannot be `{found}`; expected one of: {expected}")]
+    InvalidConfigValue {
+        /// The operation.
+        operation: String,
+        /// The key.
+        key: String,
+        /// The value given.
+        found: String,
+        /// The allowed values, comma-separated.
+        expected: String,
+    },
+    /// The wrong number of inputs.
+    #[error("{operation}: expected {expected} input(s), found {found}")]
+    Arity {
+        /// The operation (or workflow).
+        operation: String,
+        /// What was expected, e.g. `1` or `at least 1`.
+        expected: String,
+        /// How many were given.
+        found: usize,
+    },
+    /// A value of the wrong type (typically at the Wasm boundary).
+    #[error("{context}: expected {expected}, found {found}")]
+    Type {
+        /// Where the value was, e.g. `op_cid input 0`.
+        context: String,
+        /// The expected type.
+        expected: String,
+        /// What was found.
+        found: String,
+    },
+    /// An input of the right type but an unusable value.
+    #[error("{operation}: invalid input: {reason}")]
+    InvalidInput {
+        /// The operation (or value type).
+        operation: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// A file could not be read.
+    #[error("cannot read `{path}`: {reason}")]
+    Io {
+        /// The path as given.
+        path: String,
+        /// The system's reason.
+        reason: String,
+    },
+    /// Encoding or decoding with the codec failed.
+    #[error("codec: {0}")]
+    Codec(String),
+    /// An operation's future did not complete when polled once, where no
+    /// executor is available to drive it.
+    #[error("{operation}: did not complete synchronously; call the async API instead")]
+    Pending {
+        /// The operation.
+        operation: String,
+    },
+}
+
+impl Error {
+    /// An [`Error::InvalidInput`].
+    pub fn invalid_input(operation: &str, reason: String) -> Self {
+        Self::InvalidInput {
+            operation: operation.into(),
+            reason,
+        }
+    }
+
+    /// An [`Error::Type`].
+    pub fn type_mismatch(context: &str, expected: &str, found: String) -> Self {
+        Self::Type {
+            context: context.into(),
+            expected: expected.into(),
+            found,
+        }
+    }
+}
+
+/// Shortens `text` to at most `max` characters for an error message,
+/// marking the cut with `...`.
+pub(crate) fn truncate(text: &str, max: usize) -> String {
+    match text.char_indices().nth(max) {
+        Some((cut, _)) => alloc::format!("{}...", &text[..cut]),
+        None => text.into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use alloc::string::ToString;
+
+    #[test]
+    fn messages_say_what_to_fix() {
+        let e = Error::InvalidConfigValue {
+            operation: "op_multihash".into(),
+            key: "hasher".into(),
+            found: "md5".into(),
+            expected: "blake3, sha2-256".into(),
+        };
+        assert_eq!(
+            e.to_string(),
+            "op_multihash: config `hasher` cannot be `md5`; expected one of: blake3, sha2-256"
+        );
+        let e = Error::Arity {
+            operation: "op_collect".into(),
+            expected: "at least 1".into(),
+            found: 0,
+        };
+        assert_eq!(
+            e.to_string(),
+            "op_collect: expected at least 1 input(s), found 0"
+        );
+    }
+
+    #[test]
+    fn truncate_cuts_on_char_boundaries() {
+        assert_eq!(truncate("héllo", 2), "hé...");
+        assert_eq!(truncate("hi", 5), "hi");
+    }
+}
