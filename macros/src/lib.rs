@@ -27,7 +27,15 @@ use proc_macro::TokenStream;
 /// Result<Output, Error>` into a Braid operation. See the crate docs.
 #[proc_macro_attribute]
 pub fn operation(attr: TokenStream, item: TokenStream) -> TokenStream {
-    expand::operation(attr.into(), item.into())
-        .unwrap_or_else(syn::Error::into_compile_error)
-        .into()
+    let item = proc_macro2::TokenStream::from(item);
+    match expand::operation(attr.into(), item.clone()) {
+        Ok(tokens) => tokens.into(),
+        // Keep the item so the only errors shown are ours, not follow-ups
+        // such as unused imports or a missing `execute`.
+        Err(error) => {
+            let mut tokens = error.into_compile_error();
+            tokens.extend(item);
+            tokens.into()
+        }
+    }
 }

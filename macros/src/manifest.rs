@@ -48,35 +48,7 @@ pub fn build(info: &CrateInfo, args: &Args, sig: &Signature) -> Result<Value, St
     }))
 }
 
-/// Canonical JSON text: object keys sorted (rebuilt explicitly, so it holds
-/// even if serde_json's `preserve_order` is on), no whitespace.
+/// Canonical JSON text (see `braid_support::json`).
 pub fn canonical(value: &Value) -> String {
-    sorted(value).to_string()
-}
-
-fn sorted(value: &Value) -> Value {
-    match value {
-        Value::Object(map) => {
-            let mut keys: Vec<&String> = map.keys().collect();
-            keys.sort();
-            Value::Object(
-                keys.into_iter()
-                    .map(|k| (k.clone(), sorted(&map[k])))
-                    .collect(),
-            )
-        }
-        Value::Array(items) => Value::Array(items.iter().map(sorted).collect()),
-        other => other.clone(),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn canonical_form_sorts_keys_without_whitespace() {
-        let v = json!({"b": [1, 2], "a": {"d": "x", "c": "é\"\n"}});
-        assert_eq!(canonical(&v), r#"{"a":{"c":"é\"\n","d":"x"},"b":[1,2]}"#);
-    }
+    braid_support::json::canonical(value)
 }

@@ -38,50 +38,55 @@ pub fn interface(info: &CrateInfo, args: &Args, sig: &Signature, manifest: &Valu
         .enumerate()
         .map(|(i, _)| format_ident!("input{}", i))
         .collect();
-    let (prepare_ret, prepare_body, call): (_, _, Box<dyn Fn(&str) -> TokenStream>) = if sig
-        .flow_control
-    {
-        let turbofish: Vec<TokenStream> = sig.type_params.iter().map(|_| any.clone()).collect();
-        let place = format!("{} inputs", info.name);
-        (
-            quote!((::braid_support::__private::Vec<#any>, ::braid_support::Config)),
-            quote! {
-                let inputs = <::braid_support::__private::Vec<#any> as ::braid_support::wasm::FromJs>::from_js(
-                    input0, ::braid_support::wasm::Place::Named(#place))?;
-                ::core::result::Result::Ok((inputs, config))
-            },
-            Box::new(move |f| {
-                let f = format_ident!("{f}");
-                let turbofish = turbofish.clone();
-                quote! {{
-                    let refs: ::braid_support::__private::Vec<&#any> = inputs.0.iter().collect();
-                    super::#f::<#(#turbofish),*>(&refs, &inputs.1)
-                }}
-            }),
-        )
-    } else {
-        let tys: Vec<TokenStream> = sig.inputs.iter().map(|i| rust_ty(&i.name)).collect();
-        let places = (0..idents.len()).map(|i| format!("{} input {i}", info.name));
-        let fields: Vec<syn::Index> = (0..idents.len()).map(syn::Index::from).collect();
-        let n = idents.len();
-        let config_index = syn::Index::from(n);
-        (
-            quote!((#(#tys,)* ::braid_support::Config)),
-            quote! {
-                ::core::result::Result::Ok((
-                    #(<#tys as ::braid_support::wasm::FromJs>::from_js(#idents, ::braid_support::wasm::Place::Named(#places))?,)*
-                    config,
-                ))
-            },
-            Box::new(move |f| {
-                let f = format_ident!("{f}");
-                let fields = fields.clone();
-                quote!(super::#f(#(&inputs.#fields,)* &inputs.#config_index))
-            }),
-        )
-    };
-    let async_call = call("execute");
-    let sync_call = call("execute_sync");
+    let (prepare_ret, prepare_body, call): (_, _, Box<dyn Fn(&str, TokenStream) -> TokenStream>) =
+        if sig.flow_control {
+            let turbofish: Vec<TokenStream> = sig.type_params.iter().map(|_| any.clone()).collect();
+            let place = format!("{} inputs", info.name);
+            (
+                quote!((::braid_support::__private::Vec<#any>, ::braid_support::Config)),
+                quote! {
+                    let inputs = <::braid_support::__private::Vec<#any> as ::braid_support::wasm::FromJs>::from_js(
+                        input0, ::braid_support::wasm::Place::Named(#place))?;
+                    ::core::result::Result::Ok((inputs, config))
+                },
+                Box::new(move |f, suffix| {
+                    let f = format_ident!("{f}");
+                    let turbofish = turbofish.clone();
+                    quote! {
+                        let refs: ::braid_support::__private::Vec<&#any> = inputs.0.iter().collect();
+                        let output = super::#f::<#(#turbofish),*>(&refs, &inputs.1) #suffix;
+                    }
+                }),
+            )
+        } else {
+            let tys: Vec<TokenStream> = sig.inputs.iter().map(|i| rust_ty(&i.name)).collect();
+            let places = (0..idents.len()).map(|i| format!("{} input {i}", info.name));
+            let fields: Vec<syn::Index> = (0..idents.len()).map(syn::Index::from).collect();
+            let n = idents.len();
+            let config_index = syn::Index::from(n);
+            (
+                quote!((#(#tys,)* ::braid_support::Config)),
+                quote! {
+                    ::core::result::Result::Ok((
+                        #(<#tys as ::braid_support::wasm::FromJs>::from_js(#idents, ::braid_support::wasm::Place::Named(#places))?,)*
+                        config,
+                    ))
+                },
+                Box::new(move |f, suffix| {
+                    let f = format_ident!("{f}");
+                    let fields = fields.clone();
+                    quote!(let output = super::#f(#(&inputs.#fields,)* &inputs.#config_index) #suffix;)
+                }),
+            )
+        };
+    let async_call = call(
+        "execute",
+        quote!(.await.map_err(::braid_support::wasm::to_js_error)?),
+    );
+    let sync_call = call(
+        "execute_sync",
+        quote!(.map_err(::braid_support::wasm::to_js_error)?),
+    );
 
     quote! {
         #[cfg(feature = "wasm")]
@@ -103,14 +108,14 @@ pub fn interface(info: &CrateInfo, args: &Args, sig: &Signature, manifest: &Valu
             #[#bindgen(js_name = "execute", skip_typescript, #paths)]
             pub async fn execute(#(#idents: JsValue,)* config: JsValue) -> ::core::result::Result<JsValue, JsError> {
                 let inputs = prepare(#(&#idents,)* &config).map_err(::braid_support::wasm::to_js_error)?;
-                let output = #async_call.await.map_err(::braid_support::wasm::to_js_error)?;
+                #async_call
                 ::core::result::Result::Ok(::braid_support::wasm::IntoJs::into_js(output))
             }
 
             #[#bindgen(js_name = "executeSync", skip_typescript, #paths)]
             pub fn execute_sync(#(#idents: JsValue,)* config: JsValue) -> ::core::result::Result<JsValue, JsError> {
                 let inputs = prepare(#(&#idents,)* &config).map_err(::braid_support::wasm::to_js_error)?;
-                let output = #sync_call.map_err(::braid_support::wasm::to_js_error)?;
+                #sync_call
                 ::core::result::Result::Ok(::braid_support::wasm::IntoJs::into_js(output))
             }
 

@@ -17,6 +17,8 @@ pub mod codec;
 mod config;
 mod error;
 mod exec;
+#[cfg(feature = "json")]
+pub mod json;
 mod operation;
 pub mod typename;
 mod types;

@@ -1,0 +1,10 @@
+//! Braid's library: operation manifests and version ids, the registry of
+//! operations, and packaging crates as npm packages. The `braid` binary is
+//! a thin CLI over it.
+
+pub mod op_manifest;
+pub mod registry;
+pub mod wasm_pkg;
+
+pub use op_manifest::{version_id, OperationManifest};
+pub use registry::Registry;

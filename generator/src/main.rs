@@ -1,0 +1,156 @@
+//! The `braid` command line: a thin layer over the `braid` library.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::{bail, Context as _};
+use braid::registry::Registry;
+use braid::wasm_pkg::{self, JsTarget, PackageSpec, Toolchain};
+use clap::{Parser, Subcommand};
+
+/// Braid compiles workflow manifests into one fused Rust crate.
+#[derive(Parser)]
+#[command(name = "braid", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// List the operations in the registry with versions and version ids.
+    Ops {
+        /// Print JSON (an array of {name, version, version_id, manifest}).
+        #[arg(long)]
+        json: bool,
+    },
+    /// Build operations alone as npm packages (their `wasm` feature).
+    OpPackage {
+        /// Operation names, e.g. op_multihash.
+        #[arg(required = true)]
+        names: Vec<String>,
+        /// Comma-separated JS targets: node, web, bundler.
+        #[arg(long, default_value = "node", value_delimiter = ',')]
+        targets: Vec<String>,
+        /// Output directory: DIR/<op>/<target>/.
+        #[arg(short, long)]
+        out: PathBuf,
+        /// The Braid repository (default: the one this binary was built from).
+        #[arg(long)]
+        root: Option<PathBuf>,
+    },
+}
+
+fn main() -> ExitCode {
+    match run(Cli::parse()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn run(cli: Cli) -> anyhow::Result<()> {
+    let registry = Registry::builtin();
+    match cli.command {
+        Command::Ops { json } => {
+            if json {
+                let list: Vec<serde_json::Value> = registry
+                    .iter()
+                    .map(|op| {
+                        serde_json::json!({
+                            "name": op.info.name,
+                            "version": op.info.version,
+                            "version_id": op.version_id,
+                            "manifest": op.manifest,
+                        })
+                    })
+                    .collect();
+                println!("{}", serde_json::to_string_pretty(&list)?);
+            } else {
+                for op in registry.iter() {
+                    let m = &op.manifest;
+                    let sig = if op.info.flow_control {
+                        format!("{}... -> {}", m.inputs.join(", "), m.output)
+                    } else {
+                        format!("{} -> {}", m.inputs.join(", "), m.output)
+                    };
+                    let targets = format!("[{}]", m.targets.join(","));
+                    println!(
+                        "{:<14} {:<8} {:<26} {:<20} {}",
+                        m.name, m.version, sig, targets, op.version_id
+                    );
+                }
+            }
+        }
+        Command::OpPackage {
+            names,
+            targets,
+            out,
+            root,
+        } => {
+            let root = match root {
+                Some(r) => r,
+                None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(".."),
+            };
+            let root = root
+                .canonicalize()
+                .with_context(|| format!("cannot open the repository at {}", root.display()))?;
+            let targets = targets
+                .iter()
+                .map(|t| {
+                    JsTarget::parse(t).with_context(|| {
+                        format!("unknown target `{t}`; expected node, web or bundler")
+                    })
+                })
+                .collect::<anyhow::Result<Vec<_>>>()?;
+            let tools = Toolchain::detect(&[root.join("js/node_modules/.bin")])?;
+            for name in &names {
+                let Some(op) = registry.get(name) else {
+                    bail!("no operation `{name}` in the registry; `braid ops` lists them");
+                };
+                if !op.manifest.supports("wasm") {
+                    bail!(
+                        "{name} cannot run in Wasm (targets: {}); it has no standalone npm package",
+                        op.manifest.targets.join(", ")
+                    );
+                }
+                let spec = PackageSpec {
+                    manifest_path: root.join("Cargo.toml"),
+                    package: name.clone(),
+                    version: op.manifest.version.clone(),
+                    description: op.manifest.description.clone(),
+                    license: op.manifest.license.clone(),
+                    features: vec!["wasm".into()],
+                    target_dir: root.join("target"),
+                    remap: remaps(&root),
+                };
+                let wasm = wasm_pkg::compile(&spec)?;
+                for target in &targets {
+                    let dir = out.join(name).join(target.name());
+                    let pkg = wasm_pkg::package(&spec, &wasm, *target, &dir, &tools)?;
+                    println!(
+                        "{name} {:<8} {} ({} bytes of wasm)",
+                        target.name(),
+                        pkg.dir.display(),
+                        pkg.wasm_bytes
+                    );
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Absolute paths that must not end up in binaries.
+fn remaps(root: &std::path::Path) -> Vec<(PathBuf, String)> {
+    let mut remap = vec![(root.to_path_buf(), "/braid".to_string())];
+    let cargo_home = std::env::var_os("CARGO_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo")));
+    if let Some(home) = cargo_home {
+        remap.push((home, "/cargo".to_string()));
+    }
+    remap
+}

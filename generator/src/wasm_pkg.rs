@@ -1,0 +1,315 @@
+//! Building a crate as an npm package: `cargo rustc --crate-type cdylib` for
+//! `wasm32-unknown-unknown`, `wasm-bindgen` for a JS target, `wasm-opt`
+//! (binaryen >= 116; Debian's 108 corrupts wasm-bindgen output), and a
+//! `package.json` in wasm-pack's layout. Paths are remapped so the `.wasm`
+//! holds no absolute path of this machine.
+//!
+//! The crate-type is given on the command line rather than in Cargo.toml so
+//! the same crate also builds for targets without `cdylib` (no_std ones)
+//! without a warning.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::json;
+
+/// The JS flavours wasm-bindgen emits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum JsTarget {
+    /// CommonJS for Node.
+    Node,
+    /// An ES module that fetches its `.wasm`, for browsers.
+    Web,
+    /// An ES module importing the `.wasm`, for bundlers.
+    Bundler,
+}
+
+impl JsTarget {
+    pub const ALL: [JsTarget; 3] = [JsTarget::Node, JsTarget::Web, JsTarget::Bundler];
+
+    /// The name used on Braid's command line and in output paths.
+    pub fn name(self) -> &'static str {
+        match self {
+            JsTarget::Node => "node",
+            JsTarget::Web => "web",
+            JsTarget::Bundler => "bundler",
+        }
+    }
+
+    fn bindgen_target(self) -> &'static str {
+        match self {
+            JsTarget::Node => "nodejs",
+            JsTarget::Web => "web",
+            JsTarget::Bundler => "bundler",
+        }
+    }
+
+    pub fn parse(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|t| t.name() == name)
+    }
+}
+
+/// Why a package could not be built.
+#[derive(Debug, thiserror::Error)]
+pub enum BuildError {
+    #[error("`{tool}` is not usable: {problem}. {hint}")]
+    Tool {
+        tool: String,
+        problem: String,
+        hint: String,
+    },
+    #[error("`{command}` failed ({status}):\n{output}")]
+    Command {
+        command: String,
+        status: String,
+        output: String,
+    },
+    #[error("{path}: {source}")]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+}
+
+fn io(path: &Path) -> impl FnOnce(std::io::Error) -> BuildError + '_ {
+    move |source| BuildError::Io {
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+/// The external tools a Wasm build needs, checked once.
+#[derive(Debug, Clone)]
+pub struct Toolchain {
+    pub wasm_bindgen: PathBuf,
+    pub wasm_opt: PathBuf,
+}
+
+/// The wasm-bindgen CLI must equal the `wasm-bindgen` crate pin.
+pub const WASM_BINDGEN_VERSION: &str = "0.2.130";
+/// Oldest wasm-opt known to keep wasm-bindgen 0.2.130 output loadable.
+pub const MIN_WASM_OPT_VERSION: u32 = 116;
+
+impl Toolchain {
+    /// Finds the tools on PATH (wasm-opt also in `extra_bin`, e.g. the
+    /// repo's `js/node_modules/.bin`) and checks their versions.
+    pub fn detect(extra_bin: &[PathBuf]) -> Result<Self, BuildError> {
+        let setup =
+            "Run `make setup` (or scripts/setup.sh) to install the pinned toolchain.".to_string();
+        let wasm_bindgen = which("wasm-bindgen", &[]).ok_or_else(|| BuildError::Tool {
+            tool: "wasm-bindgen".into(),
+            problem: "not found on PATH".into(),
+            hint: setup.clone(),
+        })?;
+        let version = tool_version(&wasm_bindgen)?;
+        if !version.contains(WASM_BINDGEN_VERSION) {
+            return Err(BuildError::Tool {
+                tool: "wasm-bindgen".into(),
+                problem: format!("version is `{version}`, the crates pin {WASM_BINDGEN_VERSION}"),
+                hint: format!("cargo install wasm-bindgen-cli --version {WASM_BINDGEN_VERSION}"),
+            });
+        }
+        let wasm_opt = which("wasm-opt", extra_bin).ok_or_else(|| BuildError::Tool {
+            tool: "wasm-opt".into(),
+            problem: "not found".into(),
+            hint: setup.clone(),
+        })?;
+        let version = tool_version(&wasm_opt)?;
+        let number = version
+            .split(|c: char| !c.is_ascii_digit())
+            .find(|s| !s.is_empty())
+            .and_then(|s| s.parse::<u32>().ok())
+            .unwrap_or(0);
+        if number < MIN_WASM_OPT_VERSION {
+            return Err(BuildError::Tool {
+                tool: wasm_opt.display().to_string(),
+                problem: format!("version is `{version}`; versions before {MIN_WASM_OPT_VERSION} corrupt wasm-bindgen output"),
+                hint: "Use npm's binaryen@132.0.0 (scripts/setup.sh installs it in js/node_modules).".into(),
+            });
+        }
+        Ok(Self {
+            wasm_bindgen,
+            wasm_opt,
+        })
+    }
+}
+
+/// Looks for `name` first in `extra` directories, then on PATH.
+fn which(name: &str, extra: &[PathBuf]) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    extra
+        .iter()
+        .cloned()
+        .chain(std::env::split_paths(&path))
+        .map(|dir| dir.join(name))
+        .find(|p| p.is_file())
+}
+
+fn tool_version(tool: &Path) -> Result<String, BuildError> {
+    let out = Command::new(tool)
+        .arg("--version")
+        .output()
+        .map_err(io(tool))?;
+    Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())
+}
+
+/// What to package.
+#[derive(Debug, Clone)]
+pub struct PackageSpec {
+    /// `Cargo.toml` of the workspace (or crate) that holds the package.
+    pub manifest_path: PathBuf,
+    /// The cargo package, e.g. `op_multihash`; also the npm name.
+    pub package: String,
+    pub version: String,
+    pub description: String,
+    pub license: String,
+    /// Cargo features to enable (e.g. `wasm`).
+    pub features: Vec<String>,
+    /// Cargo's target directory, shared between builds for warm builds.
+    pub target_dir: PathBuf,
+    /// Path prefixes to hide in the binary (e.g. the repo root, the cargo
+    /// registry), each mapped to a fixed name.
+    pub remap: Vec<(PathBuf, String)>,
+}
+
+/// What was built.
+#[derive(Debug, Clone)]
+pub struct Package {
+    pub dir: PathBuf,
+    pub wasm: PathBuf,
+    pub wasm_bytes: u64,
+}
+
+/// Compiles `spec` to Wasm once (release, wasm32-unknown-unknown).
+pub fn compile(spec: &PackageSpec) -> Result<PathBuf, BuildError> {
+    let rustflags: Vec<String> = spec
+        .remap
+        .iter()
+        .map(|(from, to)| format!("--remap-path-prefix={}={to}", from.display()))
+        .collect();
+    let mut cmd = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
+    cmd.args([
+        "rustc",
+        "--quiet",
+        "--lib",
+        "--release",
+        "--target",
+        "wasm32-unknown-unknown",
+        "--crate-type",
+        "cdylib",
+    ])
+    .arg("--manifest-path")
+    .arg(&spec.manifest_path)
+    .args(["-p", &spec.package])
+    .arg("--target-dir")
+    .arg(&spec.target_dir)
+    // Separated by 0x1f so paths with spaces survive.
+    .env("CARGO_ENCODED_RUSTFLAGS", rustflags.join("\u{1f}"))
+    .env_remove("RUSTFLAGS");
+    if !spec.features.is_empty() {
+        cmd.arg("--features").arg(spec.features.join(","));
+    }
+    run(&mut cmd)?;
+    let lib = spec.package.replace('-', "_");
+    Ok(spec
+        .target_dir
+        .join("wasm32-unknown-unknown/release")
+        .join(format!("{lib}.wasm")))
+}
+
+/// Binds, optimises and packages the compiled `wasm` for `target` in `out_dir`
+/// (which is emptied first).
+pub fn package(
+    spec: &PackageSpec,
+    wasm: &Path,
+    target: JsTarget,
+    out_dir: &Path,
+    tools: &Toolchain,
+) -> Result<Package, BuildError> {
+    if out_dir.exists() {
+        std::fs::remove_dir_all(out_dir).map_err(io(out_dir))?;
+    }
+    std::fs::create_dir_all(out_dir).map_err(io(out_dir))?;
+    let name = spec.package.replace('-', "_");
+    run(Command::new(&tools.wasm_bindgen)
+        .arg(wasm)
+        .arg("--out-dir")
+        .arg(out_dir)
+        .args(["--out-name", &name, "--target", target.bindgen_target()]))?;
+    let bg = out_dir.join(format!("{name}_bg.wasm"));
+    // The features Rust 1.95 enables by default on wasm32, plus SIMD (blake3).
+    run(Command::new(&tools.wasm_opt)
+        .arg(&bg)
+        .arg("-o")
+        .arg(&bg)
+        .args([
+            "-O3",
+            "--enable-simd",
+            "--enable-bulk-memory",
+            "--enable-nontrapping-float-to-int",
+            "--enable-sign-ext",
+            "--enable-mutable-globals",
+            "--enable-reference-types",
+            "--enable-multivalue",
+        ]))?;
+    let mut files: Vec<String> = std::fs::read_dir(out_dir)
+        .map_err(io(out_dir))?
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|f| f != ".gitignore")
+        .collect();
+    files.sort();
+    let _ = std::fs::remove_file(out_dir.join(".gitignore"));
+    let js = format!("{name}.js");
+    let types = format!("{name}.d.ts");
+    let mut pkg = json!({
+        "name": spec.package,
+        "version": spec.version,
+        "description": spec.description,
+        "license": spec.license,
+        "files": files,
+        "main": js,
+        "types": types,
+    });
+    match target {
+        JsTarget::Node => {}
+        JsTarget::Web => {
+            pkg["type"] = "module".into();
+            pkg["module"] = js.clone().into();
+        }
+        JsTarget::Bundler => {
+            pkg["type"] = "module".into();
+            pkg["module"] = js.clone().into();
+            pkg["sideEffects"] = json!([format!("./{js}"), "./snippets/*"]);
+        }
+    }
+    let path = out_dir.join("package.json");
+    let text = serde_json::to_string_pretty(&pkg).expect("json serializes") + "\n";
+    std::fs::write(&path, text).map_err(io(&path))?;
+    let wasm_bytes = std::fs::metadata(&bg).map_err(io(&bg))?.len();
+    Ok(Package {
+        dir: out_dir.to_path_buf(),
+        wasm: bg,
+        wasm_bytes,
+    })
+}
+
+fn run(cmd: &mut Command) -> Result<(), BuildError> {
+    let shown = format!("{cmd:?}");
+    let out = cmd.output().map_err(|source| BuildError::Io {
+        path: PathBuf::from(cmd.get_program()),
+        source,
+    })?;
+    if out.status.success() {
+        return Ok(());
+    }
+    let mut output = String::from_utf8_lossy(&out.stderr).into_owned();
+    output.push_str(&String::from_utf8_lossy(&out.stdout));
+    // Keep the end: that is where compilers say what went wrong.
+    let tail: Vec<&str> = output.lines().rev().take(40).collect();
+    Err(BuildError::Command {
+        command: shown,
+        status: out.status.to_string(),
+        output: tail.into_iter().rev().collect::<Vec<_>>().join("\n"),
+    })
+}

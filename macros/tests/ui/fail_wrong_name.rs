@@ -1,0 +1,7 @@
+#![allow(unused)]
+use braid_support::{Bytes, Config, Error, Multihash};
+
+#[braid_macros::operation(description = "d")]
+pub async fn run(input: &Bytes, config: &Config) -> Result<Multihash, Error> { todo!() }
+
+fn main() {}
