@@ -1,17 +1,26 @@
 #!/usr/bin/env bash
-# Installs the toolchain Braid needs, idempotently: rustup targets,
-# wasm-bindgen-cli and wasm-pack at pinned versions, and the npm dev
-# dependencies of js/ (binaryen 132 provides wasm-opt; Debian's is broken).
-# Safe to run again: every step checks what is present first.
+# Installs what Braid's builds and tests need, idempotently: each step checks
+# what is present (and its version) first, so a second run does nothing.
+#   - rustup targets wasm32-unknown-unknown, thumbv7em-none-eabihf
+#   - wasm-bindgen-cli 0.2.130 (must equal the crates' wasm-bindgen pin)
+#   - wasm-pack 0.15.1
+#   - js/node_modules: binaryen 132 (wasm-opt; Debian's 108 breaks
+#     wasm-bindgen output), multiformats and @noble/hashes (test oracles)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+export PATH="$HOME/.cargo/bin:$PATH"
 
 WASM_BINDGEN_VERSION=0.2.130
 WASM_PACK_VERSION=0.15.1
 
 log() { printf 'setup: %s\n' "$*" >&2; }
+need() { command -v "$1" >/dev/null 2>&1 || { log "missing $1: $2"; exit 1; }; }
 
-# --- Rust targets ---------------------------------------------------------
+need cargo "install Rust with rustup (stable 1.95)"
+need rustup "install Rust with rustup (stable 1.95)"
+need node "install Node.js 20 or newer"
+need npm "install npm"
+
 installed_targets=$(rustup target list --installed)
 for t in wasm32-unknown-unknown thumbv7em-none-eabihf; do
   if ! grep -qx "$t" <<<"$installed_targets"; then
@@ -20,22 +29,23 @@ for t in wasm32-unknown-unknown thumbv7em-none-eabihf; do
   fi
 done
 
-# --- cargo-installed tools, at exact versions -----------------------------
-have_version() { # cmd expected-version
-  command -v "$1" >/dev/null 2>&1 && "$1" --version 2>/dev/null | grep -qF "$2"
+has_version() { # command version
+  command -v "$1" >/dev/null 2>&1 && "$1" --version 2>/dev/null | grep -qF " $2"
 }
-if ! have_version wasm-bindgen "$WASM_BINDGEN_VERSION"; then
-  log "cargo install wasm-bindgen-cli $WASM_BINDGEN_VERSION"
-  cargo install wasm-bindgen-cli --version "$WASM_BINDGEN_VERSION" --locked --force
-fi
-if ! have_version wasm-pack "$WASM_PACK_VERSION"; then
-  log "cargo install wasm-pack $WASM_PACK_VERSION"
-  cargo install wasm-pack --version "$WASM_PACK_VERSION" --locked --force
-fi
+# `--locked` first for the dependency versions the tool was released with;
+# if the registry no longer serves one of them (seen with webpki-roots for
+# wasm-bindgen-cli), resolve again without it.
+cargo_install() { # crate version
+  log "cargo install $1 $2"
+  cargo install "$1" --version "$2" --locked --force || cargo install "$1" --version "$2" --force
+}
+has_version wasm-bindgen "$WASM_BINDGEN_VERSION" || cargo_install wasm-bindgen-cli "$WASM_BINDGEN_VERSION"
+has_version wasm-pack "$WASM_PACK_VERSION" || cargo_install wasm-pack "$WASM_PACK_VERSION"
 
-# --- npm dev dependencies (binaryen's wasm-opt, test oracles) -------------
+# npm ci when node_modules is missing or older than the lock file.
 if [ ! -x js/node_modules/.bin/wasm-opt ] || [ js/package-lock.json -nt js/node_modules/.package-lock.json ]; then
-  log "npm ci in js/"
-  (cd js && npm ci --no-audit --no-fund)
+  log "npm ci (js/)"
+  (cd js && npm ci --no-audit --no-fund --loglevel=error)
 fi
-log "ok"
+js/node_modules/.bin/wasm-opt --version | grep -q "version 132" || { log "js/node_modules has the wrong binaryen"; exit 1; }
+log "toolchain ready"

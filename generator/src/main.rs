@@ -21,8 +21,14 @@ enum Command {
     /// List the operations in the registry with versions and version ids.
     Ops {
         /// Print JSON (an array of {name, version, version_id, manifest}).
-        #[arg(long)]
+        #[arg(long, conflicts_with = "names")]
         json: bool,
+        /// Print only the names, one per line.
+        #[arg(long)]
+        names: bool,
+        /// Only operations that run on this target: native, nostd or wasm.
+        #[arg(long, value_parser = ["native", "nostd", "wasm"])]
+        supports: Option<String>,
     },
     /// Build operations alone as npm packages (their `wasm` feature).
     OpPackage {
@@ -54,9 +60,17 @@ fn main() -> ExitCode {
 fn run(cli: Cli) -> anyhow::Result<()> {
     let registry = Registry::builtin();
     match cli.command {
-        Command::Ops { json } => {
-            if json {
-                let list: Vec<serde_json::Value> = registry
+        Command::Ops { json, names, supports } => {
+            let selected: Vec<_> =
+                registry.iter().filter(|op| supports.as_ref().is_none_or(|t| op.manifest.supports(t))).collect();
+            let mut out = String::new();
+            if names {
+                for op in &selected {
+                    out.push_str(op.info.name);
+                    out.push('\n');
+                }
+            } else if json {
+                let list: Vec<serde_json::Value> = selected
                     .iter()
                     .map(|op| {
                         serde_json::json!({
@@ -67,9 +81,9 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                         })
                     })
                     .collect();
-                println!("{}", serde_json::to_string_pretty(&list)?);
+                out = serde_json::to_string_pretty(&list)? + "\n";
             } else {
-                for op in registry.iter() {
+                for op in &selected {
                     let m = &op.manifest;
                     let sig = if op.info.flow_control {
                         format!("{}... -> {}", m.inputs.join(", "), m.output)
@@ -77,32 +91,25 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                         format!("{} -> {}", m.inputs.join(", "), m.output)
                     };
                     let targets = format!("[{}]", m.targets.join(","));
-                    println!(
-                        "{:<14} {:<8} {:<26} {:<20} {}",
+                    out.push_str(&format!(
+                        "{:<14} {:<8} {:<26} {:<20} {}\n",
                         m.name, m.version, sig, targets, op.version_id
-                    );
+                    ));
                 }
             }
+            emit(&out)?;
         }
-        Command::OpPackage {
-            names,
-            targets,
-            out,
-            root,
-        } => {
+        Command::OpPackage { names, targets, out, root } => {
             let root = match root {
                 Some(r) => r,
                 None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(".."),
             };
-            let root = root
-                .canonicalize()
-                .with_context(|| format!("cannot open the repository at {}", root.display()))?;
+            let root =
+                root.canonicalize().with_context(|| format!("cannot open the repository at {}", root.display()))?;
             let targets = targets
                 .iter()
                 .map(|t| {
-                    JsTarget::parse(t).with_context(|| {
-                        format!("unknown target `{t}`; expected node, web or bundler")
-                    })
+                    JsTarget::parse(t).with_context(|| format!("unknown target `{t}`; expected node, web or bundler"))
                 })
                 .collect::<anyhow::Result<Vec<_>>>()?;
             let tools = Toolchain::detect(&[root.join("js/node_modules/.bin")])?;
@@ -130,17 +137,21 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 for target in &targets {
                     let dir = out.join(name).join(target.name());
                     let pkg = wasm_pkg::package(&spec, &wasm, *target, &dir, &tools)?;
-                    println!(
-                        "{name} {:<8} {} ({} bytes of wasm)",
-                        target.name(),
-                        pkg.dir.display(),
-                        pkg.wasm_bytes
-                    );
+                    println!("{name} {:<8} {} ({} bytes of wasm)", target.name(), pkg.dir.display(), pkg.wasm_bytes);
                 }
             }
         }
     }
     Ok(())
+}
+
+/// Writes `text` to stdout; a closed pipe (`braid ops | head`) is not an error.
+fn emit(text: &str) -> std::io::Result<()> {
+    use std::io::Write as _;
+    match std::io::stdout().lock().write_all(text.as_bytes()) {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        other => other,
+    }
 }
 
 /// Absolute paths that must not end up in binaries.

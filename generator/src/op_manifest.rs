@@ -46,10 +46,7 @@ impl OperationManifest {
     }
 
     fn check(&self) -> Result<(), ManifestError> {
-        let invalid = |reason: String| ManifestError::Invalid {
-            name: self.name.clone(),
-            reason,
-        };
+        let invalid = |reason: String| ManifestError::Invalid { name: self.name.clone(), reason };
         let inputs = self
             .inputs
             .iter()
@@ -62,26 +59,16 @@ impl OperationManifest {
             )));
         }
         if inputs.iter().any(TypeName::is_generic) && !self.is_flow_control() {
-            return Err(invalid(
-                "only FLOWCONTROL operations take generic inputs".into(),
-            ));
+            return Err(invalid("only FLOWCONTROL operations take generic inputs".into()));
         }
         if self.inputs.is_empty() {
             return Err(invalid("an operation takes at least one input".into()));
         }
-        if let Some(t) = self
-            .targets
-            .iter()
-            .find(|t| !["native", "nostd", "wasm"].contains(&t.as_str()))
-        {
-            return Err(invalid(format!(
-                "unknown target `{t}`; expected native, nostd or wasm"
-            )));
+        if let Some(t) = self.targets.iter().find(|t| !["native", "nostd", "wasm"].contains(&t.as_str())) {
+            return Err(invalid(format!("unknown target `{t}`; expected native, nostd or wasm")));
         }
         if self.is_flow_control() && self.inputs.len() != 1 {
-            return Err(invalid(
-                "a FLOWCONTROL operation declares one input type".into(),
-            ));
+            return Err(invalid("a FLOWCONTROL operation declares one input type".into()));
         }
         if let Some((key, _)) = self.config.iter().find(|(_, v)| v.is_empty()) {
             return Err(invalid(format!("config `{key}` has no allowed values")));
@@ -108,8 +95,7 @@ impl OperationManifest {
     /// The pretty form committed as `operations/<op>/manifest.json`: sorted
     /// keys, two-space indent, trailing newline.
     pub fn pretty_json(&self) -> String {
-        let value: serde_json::Value =
-            serde_json::from_str(&self.canonical_json()).expect("canonical JSON parses");
+        let value: serde_json::Value = serde_json::from_str(&self.canonical_json()).expect("canonical JSON parses");
         let mut text = serde_json::to_string_pretty(&value).expect("a value always serializes");
         text.push('\n');
         text
@@ -127,9 +113,7 @@ impl OperationManifest {
 pub fn version_id(bytes: &[u8]) -> String {
     let multihash = op_multihash::hash("blake3", bytes).expect("blake3 is a built-in hasher");
     let base = op_cid::BASES[0].1; // base32
-    op_cid::cid_v1(0x55, base, &multihash)
-        .expect("a blake3 multihash always makes a CID")
-        .into_string()
+    op_cid::cid_v1(0x55, base, &multihash).expect("a blake3 multihash always makes a CID").into_string()
 }
 
 #[cfg(test)]
@@ -143,9 +127,7 @@ mod tests {
     #[test]
     fn parses_and_canonicalizes() {
         let m = OperationManifest::parse(MANIFEST).unwrap();
-        assert!(m
-            .canonical_json()
-            .starts_with(r#"{"config":{"hasher":["blake3","sha2-256"]},"description":"d""#));
+        assert!(m.canonical_json().starts_with(r#"{"config":{"hasher":["blake3","sha2-256"]},"description":"d""#));
         assert!(m.supports("nostd") && !m.supports("wasm"));
         assert_eq!(OperationManifest::parse(&m.pretty_json()).unwrap(), m);
     }
@@ -158,30 +140,18 @@ mod tests {
         assert_eq!(id.len(), 59);
         // Known answer from multiformats + @noble/hashes: the empty input
         // af1349b9... as a raw CIDv1.
-        assert_eq!(
-            version_id(b""),
-            "bafkr4ifpcne3t5pzugtkaqcn5i3nzskjtpfslsnnyejlpte2spfoihzsmi"
-        );
+        assert_eq!(version_id(b""), "bafkr4ifpcne3t5pzugtkaqcn5i3nzskjtpfslsnnyejlpte2spfoihzsmi");
     }
 
     #[test]
     fn rejects_bad_manifests() {
-        let err =
-            OperationManifest::parse(&MANIFEST.replace("\"license\"", "\"licence\"")).unwrap_err();
+        let err = OperationManifest::parse(&MANIFEST.replace("\"license\"", "\"licence\"")).unwrap_err();
         assert!(err.to_string().contains("unknown field `licence`"), "{err}");
         let err = OperationManifest::parse(&MANIFEST.replace("Multihash", "Vec<Hash")).unwrap_err();
-        assert!(
-            err.to_string().contains("`Vec<Hash` is not a Braid type"),
-            "{err}"
-        );
+        assert!(err.to_string().contains("`Vec<Hash` is not a Braid type"), "{err}");
         let err = OperationManifest::parse(&MANIFEST.replace("Multihash", "Hash")).unwrap_err();
-        assert!(
-            err.to_string()
-                .contains("output `Hash` has a type parameter that no input has"),
-            "{err}"
-        );
-        let err =
-            OperationManifest::parse(&MANIFEST.replace("\"nostd\"", "\"riscv\"")).unwrap_err();
+        assert!(err.to_string().contains("output `Hash` has a type parameter that no input has"), "{err}");
+        let err = OperationManifest::parse(&MANIFEST.replace("\"nostd\"", "\"riscv\"")).unwrap_err();
         assert!(err.to_string().contains("unknown target `riscv`"), "{err}");
     }
 }

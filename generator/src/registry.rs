@@ -39,15 +39,10 @@ impl Registry {
             .map(|info| {
                 // The macro emits canonical JSON from typed data: a failure
                 // here is a bug in Braid, not bad input.
-                let manifest = OperationManifest::parse(info.manifest_json).unwrap_or_else(|e| {
-                    panic!("built-in operation {} has a bad manifest: {e}", info.name)
-                });
+                let manifest = OperationManifest::parse(info.manifest_json)
+                    .unwrap_or_else(|e| panic!("built-in operation {} has a bad manifest: {e}", info.name));
                 let version_id = manifest.version_id();
-                RegisteredOperation {
-                    info: *info,
-                    manifest,
-                    version_id,
-                }
+                RegisteredOperation { info: *info, manifest, version_id }
             })
             .collect();
         operations.sort_by(|a, b| a.info.name.cmp(b.info.name));
@@ -80,16 +75,8 @@ mod tests {
         assert_eq!(registry.iter().count(), BUILTIN.len());
         for op in registry.iter() {
             assert_eq!(op.manifest.name, op.info.name);
-            assert_eq!(
-                op.manifest.canonical_json(),
-                op.info.manifest_json,
-                "{}",
-                op.info.name
-            );
-            assert_eq!(
-                registry.by_version_id(&op.version_id).unwrap().info.name,
-                op.info.name
-            );
+            assert_eq!(op.manifest.canonical_json(), op.info.manifest_json, "{}", op.info.name);
+            assert_eq!(registry.by_version_id(&op.version_id).unwrap().info.name, op.info.name);
             assert_eq!(op.manifest.is_flow_control(), op.info.flow_control);
         }
         let file = registry.get("op_file").unwrap();

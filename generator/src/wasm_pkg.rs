@@ -53,29 +53,15 @@ impl JsTarget {
 #[derive(Debug, thiserror::Error)]
 pub enum BuildError {
     #[error("`{tool}` is not usable: {problem}. {hint}")]
-    Tool {
-        tool: String,
-        problem: String,
-        hint: String,
-    },
+    Tool { tool: String, problem: String, hint: String },
     #[error("`{command}` failed ({status}):\n{output}")]
-    Command {
-        command: String,
-        status: String,
-        output: String,
-    },
+    Command { command: String, status: String, output: String },
     #[error("{path}: {source}")]
-    Io {
-        path: PathBuf,
-        source: std::io::Error,
-    },
+    Io { path: PathBuf, source: std::io::Error },
 }
 
 fn io(path: &Path) -> impl FnOnce(std::io::Error) -> BuildError + '_ {
-    move |source| BuildError::Io {
-        path: path.to_path_buf(),
-        source,
-    }
+    move |source| BuildError::Io { path: path.to_path_buf(), source }
 }
 
 /// The external tools a Wasm build needs, checked once.
@@ -94,8 +80,7 @@ impl Toolchain {
     /// Finds the tools on PATH (wasm-opt also in `extra_bin`, e.g. the
     /// repo's `js/node_modules/.bin`) and checks their versions.
     pub fn detect(extra_bin: &[PathBuf]) -> Result<Self, BuildError> {
-        let setup =
-            "Run `make setup` (or scripts/setup.sh) to install the pinned toolchain.".to_string();
+        let setup = "Run `make setup` (or scripts/setup.sh) to install the pinned toolchain.".to_string();
         let wasm_bindgen = which("wasm-bindgen", &[]).ok_or_else(|| BuildError::Tool {
             tool: "wasm-bindgen".into(),
             problem: "not found on PATH".into(),
@@ -123,33 +108,24 @@ impl Toolchain {
         if number < MIN_WASM_OPT_VERSION {
             return Err(BuildError::Tool {
                 tool: wasm_opt.display().to_string(),
-                problem: format!("version is `{version}`; versions before {MIN_WASM_OPT_VERSION} corrupt wasm-bindgen output"),
+                problem: format!(
+                    "version is `{version}`; versions before {MIN_WASM_OPT_VERSION} corrupt wasm-bindgen output"
+                ),
                 hint: "Use npm's binaryen@132.0.0 (scripts/setup.sh installs it in js/node_modules).".into(),
             });
         }
-        Ok(Self {
-            wasm_bindgen,
-            wasm_opt,
-        })
+        Ok(Self { wasm_bindgen, wasm_opt })
     }
 }
 
 /// Looks for `name` first in `extra` directories, then on PATH.
 fn which(name: &str, extra: &[PathBuf]) -> Option<PathBuf> {
     let path = std::env::var_os("PATH").unwrap_or_default();
-    extra
-        .iter()
-        .cloned()
-        .chain(std::env::split_paths(&path))
-        .map(|dir| dir.join(name))
-        .find(|p| p.is_file())
+    extra.iter().cloned().chain(std::env::split_paths(&path)).map(|dir| dir.join(name)).find(|p| p.is_file())
 }
 
 fn tool_version(tool: &Path) -> Result<String, BuildError> {
-    let out = Command::new(tool)
-        .arg("--version")
-        .output()
-        .map_err(io(tool))?;
+    let out = Command::new(tool).arg("--version").output().map_err(io(tool))?;
     Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())
 }
 
@@ -182,11 +158,8 @@ pub struct Package {
 
 /// Compiles `spec` to Wasm once (release, wasm32-unknown-unknown).
 pub fn compile(spec: &PackageSpec) -> Result<PathBuf, BuildError> {
-    let rustflags: Vec<String> = spec
-        .remap
-        .iter()
-        .map(|(from, to)| format!("--remap-path-prefix={}={to}", from.display()))
-        .collect();
+    let rustflags: Vec<String> =
+        spec.remap.iter().map(|(from, to)| format!("--remap-path-prefix={}={to}", from.display())).collect();
     let mut cmd = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
     cmd.args([
         "rustc",
@@ -211,10 +184,7 @@ pub fn compile(spec: &PackageSpec) -> Result<PathBuf, BuildError> {
     }
     run(&mut cmd)?;
     let lib = spec.package.replace('-', "_");
-    Ok(spec
-        .target_dir
-        .join("wasm32-unknown-unknown/release")
-        .join(format!("{lib}.wasm")))
+    Ok(spec.target_dir.join("wasm32-unknown-unknown/release").join(format!("{lib}.wasm")))
 }
 
 /// Binds, optimises and packages the compiled `wasm` for `target` in `out_dir`
@@ -231,27 +201,24 @@ pub fn package(
     }
     std::fs::create_dir_all(out_dir).map_err(io(out_dir))?;
     let name = spec.package.replace('-', "_");
-    run(Command::new(&tools.wasm_bindgen)
-        .arg(wasm)
-        .arg("--out-dir")
-        .arg(out_dir)
-        .args(["--out-name", &name, "--target", target.bindgen_target()]))?;
+    run(Command::new(&tools.wasm_bindgen).arg(wasm).arg("--out-dir").arg(out_dir).args([
+        "--out-name",
+        &name,
+        "--target",
+        target.bindgen_target(),
+    ]))?;
     let bg = out_dir.join(format!("{name}_bg.wasm"));
     // The features Rust 1.95 enables by default on wasm32, plus SIMD (blake3).
-    run(Command::new(&tools.wasm_opt)
-        .arg(&bg)
-        .arg("-o")
-        .arg(&bg)
-        .args([
-            "-O3",
-            "--enable-simd",
-            "--enable-bulk-memory",
-            "--enable-nontrapping-float-to-int",
-            "--enable-sign-ext",
-            "--enable-mutable-globals",
-            "--enable-reference-types",
-            "--enable-multivalue",
-        ]))?;
+    run(Command::new(&tools.wasm_opt).arg(&bg).arg("-o").arg(&bg).args([
+        "-O3",
+        "--enable-simd",
+        "--enable-bulk-memory",
+        "--enable-nontrapping-float-to-int",
+        "--enable-sign-ext",
+        "--enable-mutable-globals",
+        "--enable-reference-types",
+        "--enable-multivalue",
+    ]))?;
     let mut files: Vec<String> = std::fs::read_dir(out_dir)
         .map_err(io(out_dir))?
         .filter_map(|e| e.ok())
@@ -287,19 +254,12 @@ pub fn package(
     let text = serde_json::to_string_pretty(&pkg).expect("json serializes") + "\n";
     std::fs::write(&path, text).map_err(io(&path))?;
     let wasm_bytes = std::fs::metadata(&bg).map_err(io(&bg))?.len();
-    Ok(Package {
-        dir: out_dir.to_path_buf(),
-        wasm: bg,
-        wasm_bytes,
-    })
+    Ok(Package { dir: out_dir.to_path_buf(), wasm: bg, wasm_bytes })
 }
 
 fn run(cmd: &mut Command) -> Result<(), BuildError> {
     let shown = format!("{cmd:?}");
-    let out = cmd.output().map_err(|source| BuildError::Io {
-        path: PathBuf::from(cmd.get_program()),
-        source,
-    })?;
+    let out = cmd.output().map_err(|source| BuildError::Io { path: PathBuf::from(cmd.get_program()), source })?;
     if out.status.success() {
         return Ok(());
     }

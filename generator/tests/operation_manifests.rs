@@ -41,10 +41,7 @@ fn every_operation_crate_is_registered() {
         let entry = entry.unwrap();
         let name = entry.file_name().to_string_lossy().into_owned();
         if entry.path().join("Cargo.toml").is_file() && name.starts_with("op_") {
-            assert!(
-                registry.get(&name).is_some(),
-                "{name} is not in braid::registry::BUILTIN"
-            );
+            assert!(registry.get(&name).is_some(), "{name} is not in braid::registry::BUILTIN");
         }
     }
 }

@@ -34,10 +34,7 @@ pub fn parse(tokens: TokenStream) -> syn::Result<Args> {
         };
         let name = ident.to_string();
         if seen.contains(&name) {
-            return Err(syn::Error::new(
-                ident.span(),
-                format!("`{name}` is given twice"),
-            ));
+            return Err(syn::Error::new(ident.span(), format!("`{name}` is given twice")));
         }
         seen.push(name.clone());
         match name.as_str() {
@@ -50,15 +47,8 @@ pub fn parse(tokens: TokenStream) -> syn::Result<Args> {
                 let array: ExprArray = meta.value()?.parse()?;
                 for lit in string_list(&array)? {
                     let v = lit.value();
-                    if v.is_empty()
-                        || !v
-                            .bytes()
-                            .all(|b| b.is_ascii_uppercase() || b == b'_' || b.is_ascii_digit())
-                    {
-                        return Err(syn::Error::new(
-                            lit.span(),
-                            "groups are UPPER_CASE words such as \"SYS\"",
-                        ));
+                    if v.is_empty() || !v.bytes().all(|b| b.is_ascii_uppercase() || b == b'_' || b.is_ascii_digit()) {
+                        return Err(syn::Error::new(lit.span(), "groups are UPPER_CASE words such as \"SYS\""));
                     }
                     if v == "FLOWCONTROL" {
                         return Err(syn::Error::new(
@@ -67,10 +57,7 @@ pub fn parse(tokens: TokenStream) -> syn::Result<Args> {
                         ));
                     }
                     if args.groups.iter().any(|g| g.value() == v) {
-                        return Err(syn::Error::new(
-                            lit.span(),
-                            format!("group \"{v}\" is listed twice"),
-                        ));
+                        return Err(syn::Error::new(lit.span(), format!("group \"{v}\" is listed twice")));
                     }
                     args.groups.push(lit);
                 }
@@ -104,12 +91,7 @@ pub fn parse(tokens: TokenStream) -> syn::Result<Args> {
                     Ok(())
                 })?;
             }
-            _ => {
-                return Err(syn::Error::new(
-                    ident.span(),
-                    format!("unknown key `{name}`; expected one of {KEYS}"),
-                ))
-            }
+            _ => return Err(syn::Error::new(ident.span(), format!("unknown key `{name}`; expected one of {KEYS}"))),
         }
         Ok(())
     });
@@ -122,9 +104,7 @@ fn string_list(array: &ExprArray) -> syn::Result<Vec<LitStr>> {
         .elems
         .iter()
         .map(|e| match e {
-            Expr::Lit(syn::ExprLit {
-                lit: Lit::Str(s), ..
-            }) => Ok(s.clone()),
+            Expr::Lit(syn::ExprLit { lit: Lit::Str(s), .. }) => Ok(s.clone()),
             other => Err(syn::Error::new(other.span(), "expected a string literal")),
         })
         .collect()
@@ -134,10 +114,7 @@ fn string_list(array: &ExprArray) -> syn::Result<Vec<LitStr>> {
 fn check_text(lit: &LitStr, what: &str) -> syn::Result<()> {
     let v = lit.value();
     if v.trim().is_empty() || v.chars().any(char::is_control) {
-        return Err(syn::Error::new(
-            lit.span(),
-            format!("{what} must be non-empty text without control characters"),
-        ));
+        return Err(syn::Error::new(lit.span(), format!("{what} must be non-empty text without control characters")));
     }
     Ok(())
 }
@@ -153,12 +130,8 @@ mod tests {
 
     #[test]
     fn parses_every_key() {
-        let args = parse(quote!(
-            description = "d",
-            groups = ["SYS"],
-            config(hasher = ["a", "b"], base = ["x"])
-        ))
-        .unwrap();
+        let args =
+            parse(quote!(description = "d", groups = ["SYS"], config(hasher = ["a", "b"], base = ["x"]))).unwrap();
         assert_eq!(args.description.unwrap().value(), "d");
         assert_eq!(args.groups.len(), 1);
         assert_eq!(args.config.len(), 2);

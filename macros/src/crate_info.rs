@@ -57,20 +57,14 @@ impl CrateInfo {
 
 /// Declared features (sorted, no `default`) and `[lib] path`.
 pub fn parse_cargo_toml(text: &str) -> Result<(Vec<String>, Option<String>), String> {
-    let table: toml::Table = text
-        .parse()
-        .map_err(|e| format!("cannot parse Cargo.toml: {e}"))?;
+    let table: toml::Table = text.parse().map_err(|e| format!("cannot parse Cargo.toml: {e}"))?;
     let mut features: Vec<String> = table
         .get("features")
         .and_then(|f| f.as_table())
         .map(|f| f.keys().filter(|k| *k != "default").cloned().collect())
         .unwrap_or_default();
     features.sort();
-    let lib_path = table
-        .get("lib")
-        .and_then(|l| l.get("path"))
-        .and_then(|p| p.as_str())
-        .map(String::from);
+    let lib_path = table.get("lib").and_then(|l| l.get("path")).and_then(|p| p.as_str()).map(String::from);
     Ok((features, lib_path))
 }
 
@@ -80,8 +74,7 @@ fn is_no_std(lib_root: &Path) -> Result<bool, String> {
     let Ok(text) = std::fs::read_to_string(lib_root) else {
         return Ok(false);
     };
-    let file =
-        syn::parse_file(&text).map_err(|e| format!("cannot parse {}: {e}", lib_root.display()))?;
+    let file = syn::parse_file(&text).map_err(|e| format!("cannot parse {}: {e}", lib_root.display()))?;
     Ok(file.attrs.iter().any(attr_is_no_std))
 }
 
@@ -90,9 +83,7 @@ pub fn attr_is_no_std(attr: &syn::Attribute) -> bool {
         return true;
     }
     if attr.path().is_ident("cfg_attr") {
-        let nested = attr.parse_args_with(
-            syn::punctuated::Punctuated::<syn::Meta, syn::Token![,]>::parse_terminated,
-        );
+        let nested = attr.parse_args_with(syn::punctuated::Punctuated::<syn::Meta, syn::Token![,]>::parse_terminated);
         if let Ok(list) = nested {
             return list.iter().skip(1).any(|m| m.path().is_ident("no_std"));
         }
@@ -106,10 +97,9 @@ mod tests {
 
     #[test]
     fn reads_features_and_lib_path() {
-        let (f, p) = parse_cargo_toml(
-            "[features]\ndefault = [\"std\"]\nwasm = []\nstd = []\n[lib]\npath = \"lib.rs\"\n",
-        )
-        .unwrap();
+        let (f, p) =
+            parse_cargo_toml("[features]\ndefault = [\"std\"]\nwasm = []\nstd = []\n[lib]\npath = \"lib.rs\"\n")
+                .unwrap();
         assert_eq!(f, ["std", "wasm"]);
         assert_eq!(p.as_deref(), Some("lib.rs"));
         let (f, p) = parse_cargo_toml("[package]\nname = \"x\"\n").unwrap();

@@ -14,8 +14,7 @@ pub fn operation(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStrea
     let func: ItemFn = syn::parse2(item)?;
     let sig = signature::parse(&func)?;
     let info = CrateInfo::load().map_err(|e| syn::Error::new(func.sig.ident.span(), e))?;
-    let manifest = manifest::build(&info, &args, &sig)
-        .map_err(|e| syn::Error::new(func.sig.ident.span(), e))?;
+    let manifest = manifest::build(&info, &args, &sig).map_err(|e| syn::Error::new(func.sig.ident.span(), e))?;
     let manifest_json = manifest::canonical(&manifest);
 
     let name = &info.name;
@@ -33,11 +32,7 @@ pub fn operation(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStrea
     let generics = &func.sig.generics;
     let where_clause = &generics.where_clause;
     let type_params = &sig.type_params;
-    let turbofish = if type_params.is_empty() {
-        quote!()
-    } else {
-        quote!(::<#(#type_params),*>)
-    };
+    let turbofish = if type_params.is_empty() { quote!() } else { quote!(::<#(#type_params),*>) };
     let params = &func.sig.inputs;
     let args_forward = func.sig.inputs.iter().map(|arg| match arg {
         syn::FnArg::Typed(pt) => {

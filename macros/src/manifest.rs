@@ -11,12 +11,7 @@ pub fn build(info: &CrateInfo, args: &Args, sig: &Signature) -> Result<Value, St
     let description = match &args.description {
         Some(d) => d.value(),
         None if !info.description.trim().is_empty() => info.description.clone(),
-        None => {
-            return Err(
-                "add a `description = \"...\"` argument or a package description in Cargo.toml"
-                    .into(),
-            )
-        }
+        None => return Err("add a `description = \"...\"` argument or a package description in Cargo.toml".into()),
     };
     let mut groups: Vec<String> = args.groups.iter().map(|g| g.value()).collect();
     if sig.flow_control {
@@ -26,12 +21,7 @@ pub fn build(info: &CrateInfo, args: &Args, sig: &Signature) -> Result<Value, St
     let config: Map<String, Value> = args
         .config
         .iter()
-        .map(|c| {
-            (
-                c.key.to_string(),
-                Value::from(c.allowed.iter().map(|v| v.value()).collect::<Vec<_>>()),
-            )
-        })
+        .map(|c| (c.key.to_string(), Value::from(c.allowed.iter().map(|v| v.value()).collect::<Vec<_>>())))
         .collect();
     Ok(json!({
         "name": info.name,

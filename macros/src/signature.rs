@@ -3,10 +3,7 @@
 //! flow-control operation. Every misuse is an error on the offending tokens.
 
 use braid_support::typename::{TypeName, SCALARS};
-use syn::{
-    spanned::Spanned, FnArg, GenericArgument, GenericParam, ItemFn, Pat, PathArguments, ReturnType,
-    Type,
-};
+use syn::{spanned::Spanned, FnArg, GenericArgument, GenericParam, ItemFn, Pat, PathArguments, ReturnType, Type};
 
 /// An input parameter: `name: &Type`.
 #[derive(Debug)]
@@ -34,10 +31,7 @@ fn err<T>(span: impl Spanned, msg: impl std::fmt::Display) -> syn::Result<T> {
 pub fn parse(item: &ItemFn) -> syn::Result<Signature> {
     let sig = &item.sig;
     if sig.asyncness.is_none() {
-        return err(
-            sig.fn_token,
-            "operations are `async fn`: write `pub async fn execute`",
-        );
+        return err(sig.fn_token, "operations are `async fn`: write `pub async fn execute`");
     }
     if sig.ident != "execute" {
         return err(&sig.ident, "the operation function must be named `execute`");
@@ -49,10 +43,7 @@ pub fn parse(item: &ItemFn) -> syn::Result<Signature> {
         return err(abi, "operations use the Rust ABI: remove `extern`");
     }
     if let Some(v) = &sig.variadic {
-        return err(
-            v,
-            "C variadics are not supported; take `&[&T]` for a variable number of inputs",
-        );
+        return err(v, "C variadics are not supported; take `&[&T]` for a variable number of inputs");
     }
     if let Some(c) = &sig.constness {
         return err(c, "operations cannot be `const fn`");
@@ -71,7 +62,10 @@ pub fn parse(item: &ItemFn) -> syn::Result<Signature> {
         return err(r, "operations are free functions: remove `self`");
     }
     let Some((config, inputs)) = params.split_last() else {
-        return err(&sig.inputs, "expected inputs by reference followed by `config: &Config`, e.g. `(input: &Bytes, config: &Config)`");
+        return err(
+            &sig.inputs,
+            "expected inputs by reference followed by `config: &Config`, e.g. `(input: &Bytes, config: &Config)`",
+        );
     };
     check_config_param(config)?;
     if inputs.is_empty() {
@@ -84,80 +78,59 @@ pub fn parse(item: &ItemFn) -> syn::Result<Signature> {
     let mut out = Vec::new();
     let mut flow_control = false;
     for arg in inputs {
-        let FnArg::Typed(pt) = arg else {
-            unreachable!("receiver checked above")
-        };
+        let FnArg::Typed(pt) = arg else { unreachable!("receiver checked above") };
         let Pat::Ident(pi) = &*pt.pat else {
             return err(&pt.pat, "name each input with a plain identifier");
         };
         let Type::Reference(r) = &*pt.ty else {
-            return err(&pt.ty, "inputs are taken by reference (a memoised value is passed without a clone): write `&` before the type");
+            return err(
+                &pt.ty,
+                "inputs are taken by reference (a memoised value is passed without a clone): write `&` before the type",
+            );
         };
         if let Some(m) = r.mutability {
-            return err(
-                m,
-                "inputs are shared with other operations: take `&T`, not `&mut T`",
-            );
+            return err(m, "inputs are shared with other operations: take `&T`, not `&mut T`");
         }
         if let Type::Slice(slice) = &*r.elem {
-            // `&[&T]`: a flow-control operation.
             let Type::Reference(inner) = &*slice.elem else {
-                return err(
-                    &slice.elem,
-                    "a flow-control operation takes `&[&T]`: each input by reference",
-                );
+                // `&[u8]` is Bytes; `&[T]` is a `Vec<T>` borrowed as a slice.
+                let name = match last_ident(&slice.elem) {
+                    Some(i) if i == "u8" => TypeName::Bytes,
+                    _ => TypeName::Vec(Box::new(type_name(&slice.elem, &type_params)?)),
+                };
+                out.push(Input { ident: pi.ident.clone(), name });
+                continue;
             };
+            // `&[&T]`: a flow-control operation.
             if inputs.len() != 1 {
-                return err(
-                    arg,
-                    "a flow-control operation takes exactly one `&[&T]` before `config`",
-                );
+                return err(arg, "a flow-control operation takes exactly one `&[&T]` before `config`");
             }
             let name = type_name(&inner.elem, &type_params)?;
             flow_control = true;
-            out.push(Input {
-                ident: pi.ident.clone(),
-                name,
-            });
+            out.push(Input { ident: pi.ident.clone(), name });
+        } else if last_ident(&r.elem).is_some_and(|i| i == "str") {
+            // `&str` is a `String` borrowed as a str.
+            out.push(Input { ident: pi.ident.clone(), name: TypeName::String });
         } else {
-            out.push(Input {
-                ident: pi.ident.clone(),
-                name: type_name(&r.elem, &type_params)?,
-            });
+            out.push(Input { ident: pi.ident.clone(), name: type_name(&r.elem, &type_params)? });
         }
     }
 
     let output = match &sig.output {
-        ReturnType::Default => {
-            return err(
-                sig.paren_token.span.close(),
-                "operations return `Result<Output, Error>`",
-            )
-        }
+        ReturnType::Default => return err(sig.paren_token.span.close(), "operations return `Result<Output, Error>`"),
         ReturnType::Type(_, ty) => result_ok_type(ty)?,
     };
     let output = type_name(output, &type_params)?;
     for p in &type_params {
         let used = out.iter().any(|i| mentions(&i.name, p)) || mentions(&output, p);
         if !used {
-            return err(
-                p,
-                format!("type parameter `{p}` is not used by an input or the output"),
-            );
+            return err(p, format!("type parameter `{p}` is not used by an input or the output"));
         }
     }
     if !flow_control && out.iter().any(|i| i.name.is_generic()) {
-        return err(
-            &sig.inputs,
-            "generic inputs are only for flow-control operations taking `&[&T]`",
-        );
+        return err(&sig.inputs, "generic inputs are only for flow-control operations taking `&[&T]`");
     }
-    Ok(Signature {
-        inputs: out,
-        flow_control,
-        output,
-        type_params,
-    })
+    Ok(Signature { inputs: out, flow_control, output, type_params })
 }
 
 fn mentions(t: &TypeName, p: &syn::Ident) -> bool {
@@ -171,9 +144,7 @@ fn mentions(t: &TypeName, p: &syn::Ident) -> bool {
 fn check_config_param(arg: &FnArg) -> syn::Result<()> {
     let ok = match arg {
         FnArg::Typed(pt) => match &*pt.ty {
-            Type::Reference(r) if r.mutability.is_none() => {
-                last_ident(&r.elem).is_some_and(|i| i == "Config")
-            }
+            Type::Reference(r) if r.mutability.is_none() => last_ident(&r.elem).is_some_and(|i| i == "Config"),
             _ => false,
         },
         FnArg::Receiver(_) => false,
@@ -181,21 +152,13 @@ fn check_config_param(arg: &FnArg) -> syn::Result<()> {
     if ok {
         Ok(())
     } else {
-        err(
-            arg,
-            "the last parameter is the operation's config: `config: &Config`",
-        )
+        err(arg, "the last parameter is the operation's config: `config: &Config`")
     }
 }
 
 /// `Result<T, Error>` -> `T`.
 fn result_ok_type(ty: &Type) -> syn::Result<&Type> {
-    let bad = || {
-        syn::Error::new(
-            ty.span(),
-            "operations return `Result<Output, Error>` (braid_support::Error)",
-        )
-    };
+    let bad = || syn::Error::new(ty.span(), "operations return `Result<Output, Error>` (braid_support::Error)");
     let Type::Path(tp) = ty else {
         return Err(bad());
     };
@@ -308,6 +271,17 @@ mod tests {
     }
 
     #[test]
+    fn borrowed_forms_map_to_owned_type_names() {
+        let s = sig(parse_quote! {
+            pub async fn execute(a: &str, b: &[u8], c: &[Bytes], config: &Config) -> Result<Bytes, Error> { todo!() }
+        })
+        .unwrap();
+        let names: Vec<String> = s.inputs.iter().map(|i| i.name.to_string()).collect();
+        assert_eq!(names, ["String", "Bytes", "Vec<Bytes>"]);
+        assert!(!s.flow_control);
+    }
+
+    #[test]
     fn maps_rust_spellings() {
         let t: Type = parse_quote!(Vec<u8>);
         assert_eq!(type_name(&t, &[]).unwrap(), TypeName::Bytes);
@@ -396,12 +370,7 @@ mod tests {
             ),
             (
                 parse_quote!(
-                    pub async fn execute<T>(
-                        a: &Bytes,
-                        i: &[&T],
-                        c: &Config,
-                    ) -> Result<Vec<T>, Error> {
-                    }
+                    pub async fn execute<T>(a: &Bytes, i: &[&T], c: &Config) -> Result<Vec<T>, Error> {}
                 ),
                 "exactly one",
             ),

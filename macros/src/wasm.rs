@@ -27,66 +27,52 @@ pub fn interface(info: &CrateInfo, args: &Args, sig: &Signature, manifest: &Valu
             TypeName::Param(_) => "::braid_support::wasm::AnyValue".to_string(),
             other => other.substitute_all_params("::braid_support::wasm::AnyValue"),
         };
-        syn::parse_str::<syn::Type>(&text)
-            .map(|t| quote!(#t))
-            .unwrap_or_else(|e| e.to_compile_error())
+        syn::parse_str::<syn::Type>(&text).map(|t| quote!(#t)).unwrap_or_else(|e| e.to_compile_error())
     };
 
-    let idents: Vec<syn::Ident> = sig
-        .inputs
-        .iter()
-        .enumerate()
-        .map(|(i, _)| format_ident!("input{}", i))
-        .collect();
-    let (prepare_ret, prepare_body, call): (_, _, Box<dyn Fn(&str, TokenStream) -> TokenStream>) =
-        if sig.flow_control {
-            let turbofish: Vec<TokenStream> = sig.type_params.iter().map(|_| any.clone()).collect();
-            let place = format!("{} inputs", info.name);
-            (
-                quote!((::braid_support::__private::Vec<#any>, ::braid_support::Config)),
-                quote! {
-                    let inputs = <::braid_support::__private::Vec<#any> as ::braid_support::wasm::FromJs>::from_js(
-                        input0, ::braid_support::wasm::Place::Named(#place))?;
-                    ::core::result::Result::Ok((inputs, config))
-                },
-                Box::new(move |f, suffix| {
-                    let f = format_ident!("{f}");
-                    let turbofish = turbofish.clone();
-                    quote! {
-                        let refs: ::braid_support::__private::Vec<&#any> = inputs.0.iter().collect();
-                        let output = super::#f::<#(#turbofish),*>(&refs, &inputs.1) #suffix;
-                    }
-                }),
-            )
-        } else {
-            let tys: Vec<TokenStream> = sig.inputs.iter().map(|i| rust_ty(&i.name)).collect();
-            let places = (0..idents.len()).map(|i| format!("{} input {i}", info.name));
-            let fields: Vec<syn::Index> = (0..idents.len()).map(syn::Index::from).collect();
-            let n = idents.len();
-            let config_index = syn::Index::from(n);
-            (
-                quote!((#(#tys,)* ::braid_support::Config)),
-                quote! {
-                    ::core::result::Result::Ok((
-                        #(<#tys as ::braid_support::wasm::FromJs>::from_js(#idents, ::braid_support::wasm::Place::Named(#places))?,)*
-                        config,
-                    ))
-                },
-                Box::new(move |f, suffix| {
-                    let f = format_ident!("{f}");
-                    let fields = fields.clone();
-                    quote!(let output = super::#f(#(&inputs.#fields,)* &inputs.#config_index) #suffix;)
-                }),
-            )
-        };
-    let async_call = call(
-        "execute",
-        quote!(.await.map_err(::braid_support::wasm::to_js_error)?),
-    );
-    let sync_call = call(
-        "execute_sync",
-        quote!(.map_err(::braid_support::wasm::to_js_error)?),
-    );
+    let idents: Vec<syn::Ident> = sig.inputs.iter().enumerate().map(|(i, _)| format_ident!("input{}", i)).collect();
+    // How `prepare`'s tuple becomes the arguments of `execute`: flow control
+    // borrows each collected value; fixed inputs are borrowed in place.
+    let (prepare_ret, prepare_body, setup, turbofish, call_args) = if sig.flow_control {
+        let anys = sig.type_params.iter().map(|_| any.clone());
+        let place = format!("{} inputs", info.name);
+        (
+            quote!((::braid_support::__private::Vec<#any>, ::braid_support::Config)),
+            quote! {
+                let inputs = <::braid_support::__private::Vec<#any> as ::braid_support::wasm::FromJs>::from_js(
+                    input0, ::braid_support::wasm::Place::Named(#place))?;
+                ::core::result::Result::Ok((inputs, config))
+            },
+            quote!(let refs: ::braid_support::__private::Vec<&#any> = inputs.0.iter().collect();),
+            quote!(::<#(#anys),*>),
+            quote!(&refs, &inputs.1),
+        )
+    } else {
+        let tys: Vec<TokenStream> = sig.inputs.iter().map(|i| rust_ty(&i.name)).collect();
+        let places = (0..idents.len()).map(|i| format!("{} input {i}", info.name));
+        let fields = (0..=idents.len()).map(syn::Index::from);
+        (
+            quote!((#(#tys,)* ::braid_support::Config)),
+            quote! {
+                ::core::result::Result::Ok((
+                    #(<#tys as ::braid_support::wasm::FromJs>::from_js(#idents, ::braid_support::wasm::Place::Named(#places))?,)*
+                    config,
+                ))
+            },
+            quote!(),
+            quote!(),
+            quote!(#(&inputs.#fields),*),
+        )
+    };
+    let to_js_error = quote!(::braid_support::wasm::to_js_error);
+    let async_call = quote! {
+        #setup
+        let output = super::execute #turbofish (#call_args).await.map_err(#to_js_error)?;
+    };
+    let sync_call = quote! {
+        #setup
+        let output = super::execute_sync #turbofish (#call_args).map_err(#to_js_error)?;
+    };
 
     quote! {
         #[cfg(feature = "wasm")]
@@ -143,10 +129,7 @@ fn ts_string(s: &str) -> String {
 
 /// The `.d.ts` text for the interface.
 pub fn typescript(args: &Args, sig: &Signature, manifest: &Value) -> String {
-    let description = manifest["description"]
-        .as_str()
-        .unwrap_or_default()
-        .replace("*/", "*\\/");
+    let description = manifest["description"].as_str().unwrap_or_default().replace("*/", "*\\/");
     let name = manifest["name"].as_str().unwrap_or_default();
     let config = if args.config.is_empty() {
         "Record<string, never>".to_string()
@@ -156,12 +139,7 @@ pub fn typescript(args: &Args, sig: &Signature, manifest: &Value) -> String {
             .iter()
             .map(|c| {
                 let values: Vec<String> = c.allowed.iter().map(|v| ts_string(&v.value())).collect();
-                format!(
-                    "  /** Default: {}. */\n  {}?: {};",
-                    values[0],
-                    c.key,
-                    values.join(" | ")
-                )
+                format!("  /** Default: {}. */\n  {}?: {};", values[0], c.key, values.join(" | "))
             })
             .collect();
         format!("{{\n{}\n}}", fields.join("\n"))
@@ -169,24 +147,13 @@ pub fn typescript(args: &Args, sig: &Signature, manifest: &Value) -> String {
     let generics = if sig.type_params.is_empty() {
         String::new()
     } else {
-        format!(
-            "<{}>",
-            sig.type_params
-                .iter()
-                .map(|p| p.to_string())
-                .collect::<Vec<_>>()
-                .join(", ")
-        )
+        format!("<{}>", sig.type_params.iter().map(|p| p.to_string()).collect::<Vec<_>>().join(", "))
     };
     let params = if sig.flow_control {
         let t = ts(&sig.inputs[0].name);
         format!("{}: [{t}, ...{t}[]]", sig.inputs[0].ident)
     } else {
-        sig.inputs
-            .iter()
-            .map(|i| format!("{}: {}", i.ident, ts(&i.name)))
-            .collect::<Vec<_>>()
-            .join(", ")
+        sig.inputs.iter().map(|i| format!("{}: {}", i.ident, ts(&i.name))).collect::<Vec<_>>().join(", ")
     };
     let out = ts(&sig.output);
     format!(

@@ -10,12 +10,7 @@ extern crate alloc;
 use braid_support::{Cid, Config, Error, Multihash};
 
 /// Content codecs offered, with their multicodec codes; the first is the default.
-pub const CODECS: &[(&str, u64)] = &[
-    ("raw", 0x55),
-    ("dag-pb", 0x70),
-    ("dag-cbor", 0x71),
-    ("json", 0x0200),
-];
+pub const CODECS: &[(&str, u64)] = &[("raw", 0x55), ("dag-pb", 0x70), ("dag-cbor", 0x71), ("json", 0x0200)];
 
 /// Multibases offered; the first is the default.
 pub const BASES: &[(&str, multibase::Base)] = &[
@@ -39,31 +34,22 @@ pub async fn execute(input: &Multihash, config: &Config) -> Result<Cid, Error> {
 
 fn lookup<T: Copy>(table: &[(&str, T)], key: &str, config: &Config) -> Result<T, Error> {
     let value = config.get(key).unwrap_or(table[0].0);
-    table
-        .iter()
-        .find(|(name, _)| *name == value)
-        .map(|(_, v)| *v)
-        .ok_or_else(|| Error::InvalidConfigValue {
-            operation: OPERATION.name.into(),
-            key: key.into(),
-            found: value.into(),
-            expected: table
-                .iter()
-                .map(|(n, _)| *n)
-                .collect::<alloc::vec::Vec<_>>()
-                .join(", "),
-        })
+    table.iter().find(|(name, _)| *name == value).map(|(_, v)| *v).ok_or_else(|| Error::InvalidConfigValue {
+        operation: OPERATION.name.into(),
+        key: key.into(),
+        found: value.into(),
+        expected: table.iter().map(|(n, _)| *n).collect::<alloc::vec::Vec<_>>().join(", "),
+    })
 }
 
 /// The CIDv1 text of `multihash` with content codec `codec` in `base`.
 pub fn cid_v1(codec: u64, base: multibase::Base, multihash: &Multihash) -> Result<Cid, Error> {
-    let mh = multihash::Multihash::<64>::from_bytes(multihash.as_bytes()).map_err(|e| {
-        Error::invalid_input(OPERATION.name, alloc::format!("not a multihash: {e}"))
-    })?;
+    let mh = multihash::Multihash::<64>::from_bytes(multihash.as_bytes())
+        .map_err(|e| Error::invalid_input(OPERATION.name, alloc::format!("not a multihash: {e}")))?;
     let cid = cid::Cid::new_v1(codec, mh);
-    let text = cid.to_string_of_base(base).map_err(|e| {
-        Error::invalid_input(OPERATION.name, alloc::format!("cannot encode the CID: {e}"))
-    })?;
+    let text = cid
+        .to_string_of_base(base)
+        .map_err(|e| Error::invalid_input(OPERATION.name, alloc::format!("cannot encode the CID: {e}")))?;
     Cid::from_text(text)
 }
 
@@ -73,14 +59,9 @@ mod tests {
     use alloc::vec::Vec;
 
     fn cid_of(data: &[u8], hasher: &str, base: &str, codec: &str) -> alloc::string::String {
-        let mh = op_multihash::execute_sync(
-            &Vec::from(data),
-            &op_multihash::config([("hasher", hasher)]).unwrap(),
-        )
-        .unwrap();
-        execute_sync(&mh, &config([("base", base), ("codec", codec)]).unwrap())
-            .unwrap()
-            .into_string()
+        let mh =
+            op_multihash::execute_sync(&Vec::from(data), &op_multihash::config([("hasher", hasher)]).unwrap()).unwrap();
+        execute_sync(&mh, &config([("base", base), ("codec", codec)]).unwrap()).unwrap().into_string()
     }
 
     // Known answers from the multiformats CID spec and the IPFS ecosystem:
@@ -111,9 +92,7 @@ mod tests {
 
     #[test]
     fn defaults_are_base32_raw() {
-        let mh =
-            op_multihash::execute_sync(&Vec::from(&b"x"[..]), &op_multihash::config([]).unwrap())
-                .unwrap();
+        let mh = op_multihash::execute_sync(&Vec::from(&b"x"[..]), &op_multihash::config([]).unwrap()).unwrap();
         let cid = execute_sync(&mh, &config([]).unwrap()).unwrap();
         assert_eq!(cid.as_str(), cid_of(b"x", "blake3", "base32", "raw"));
     }

@@ -14,11 +14,7 @@ use braid_support::{Config, Error};
 pub async fn execute<T: Clone>(inputs: &[&T], config: &Config) -> Result<Vec<T>, Error> {
     let _ = config;
     if inputs.is_empty() {
-        return Err(Error::Arity {
-            operation: OPERATION.name.into(),
-            expected: "at least 1".into(),
-            found: 0,
-        });
+        return Err(Error::Arity { operation: OPERATION.name.into(), expected: "at least 1".into(), found: 0 });
     }
     Ok(inputs.iter().map(|v| (*v).clone()).collect())
 }
@@ -39,19 +35,15 @@ mod tests {
     #[test]
     fn needs_at_least_one_input() {
         let err = execute_sync::<u64>(&[], &Config::new()).unwrap_err();
-        assert_eq!(
-            err.to_string(),
-            "op_collect: expected at least 1 input(s), found 0"
-        );
+        assert_eq!(err.to_string(), "op_collect: expected at least 1 input(s), found 0");
     }
+
+    const _: () = assert!(OPERATION.flow_control);
 
     #[test]
     fn is_flow_control_and_generic() {
-        assert!(OPERATION.flow_control);
         assert_eq!(OPERATION.inputs, ["T"]);
         assert_eq!(OPERATION.output, "Vec<T>");
-        assert!(OPERATION
-            .manifest_json
-            .contains(r#""groups":["FLOWCONTROL"]"#));
+        assert!(OPERATION.manifest_json.contains(r#""groups":["FLOWCONTROL"]"#));
     }
 }

@@ -5,12 +5,11 @@
 
 extern crate alloc;
 
-use alloc::vec::Vec;
 use braid_support::{Bytes, Config, Error};
 
 /// Concatenates `input` in order.
 #[braid_macros::operation(groups = ["SYS"])]
-pub async fn execute(input: &Vec<Bytes>, config: &Config) -> Result<Bytes, Error> {
+pub async fn execute(input: &[Bytes], config: &Config) -> Result<Bytes, Error> {
     let _ = config;
     Ok(input.concat())
 }
@@ -22,10 +21,8 @@ mod tests {
 
     #[test]
     fn concatenates_in_order() {
-        let out = execute_sync(&vec![vec![1, 2], vec![], vec![3]], &Config::new()).unwrap();
+        let out = execute_sync(&[vec![1, 2], vec![], vec![3]], &Config::new()).unwrap();
         assert_eq!(out, [1, 2, 3]);
-        assert!(execute_sync(&Vec::new(), &Config::new())
-            .unwrap()
-            .is_empty());
+        assert!(execute_sync(&[], &Config::new()).unwrap().is_empty());
     }
 }

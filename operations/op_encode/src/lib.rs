@@ -7,11 +7,11 @@
 extern crate alloc;
 
 use alloc::string::String;
-use braid_support::{Bytes, Config, Error};
+use braid_support::{Config, Error};
 
 /// Encodes `input` as text in the configured encoding.
 #[braid_macros::operation(groups = ["SYS"], config(encoding = ["hex", "base64", "base64url"]))]
-pub async fn execute(input: &Bytes, config: &Config) -> Result<String, Error> {
+pub async fn execute(input: &[u8], config: &Config) -> Result<String, Error> {
     let encoding = match config.get("encoding").unwrap_or("hex") {
         "hex" => &data_encoding::HEXLOWER,
         "base64" => &data_encoding::BASE64,
@@ -40,12 +40,7 @@ mod tests {
     // RFC 4648 section 10 test vectors.
     #[test]
     fn rfc4648_vectors() {
-        let cases = [
-            ("", "", ""),
-            ("f", "Zg==", "66"),
-            ("fo", "Zm8=", "666f"),
-            ("foobar", "Zm9vYmFy", "666f6f626172"),
-        ];
+        let cases = [("", "", ""), ("f", "Zg==", "66"), ("fo", "Zm8=", "666f"), ("foobar", "Zm9vYmFy", "666f6f626172")];
         for (input, b64, hex) in cases {
             assert_eq!(enc(input.as_bytes(), "base64"), b64);
             assert_eq!(enc(input.as_bytes(), "hex"), hex);

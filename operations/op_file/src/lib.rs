@@ -8,37 +8,25 @@ use std::path::PathBuf;
 
 /// Reads the file `input` names.
 #[braid_macros::operation(groups = ["SYS"])]
-pub async fn execute(input: &String, config: &Config) -> Result<Bytes, Error> {
+pub async fn execute(input: &str, config: &Config) -> Result<Bytes, Error> {
     let _ = config;
     let path = to_path(input)?;
-    std::fs::read(&path).map_err(|e| Error::Io {
-        path: input.clone(),
-        reason: e.to_string(),
-    })
+    std::fs::read(&path).map_err(|e| Error::Io { path: input.into(), reason: e.to_string() })
 }
 
 /// A path as given, or the path of a `file://` URL (percent-decoded).
 fn to_path(input: &str) -> Result<PathBuf, Error> {
     if input.is_empty() {
-        return Err(Error::Io {
-            path: String::new(),
-            reason: "the path is empty".into(),
-        });
+        return Err(Error::Io { path: String::new(), reason: "the path is empty".into() });
     }
-    let Some(rest) = input.strip_prefix("file:") else {
+    if !input.starts_with("file:") {
         if input.contains("://") {
-            return Err(Error::Io {
-                path: input.into(),
-                reason: "only paths and file:// URLs are supported".into(),
-            });
+            return Err(Error::Io { path: input.into(), reason: "only paths and file:// URLs are supported".into() });
         }
         return Ok(PathBuf::from(input));
-    };
-    let _ = rest;
-    let url = url::Url::parse(input).map_err(|e| Error::Io {
-        path: input.into(),
-        reason: format!("not a valid file URL: {e}"),
-    })?;
+    }
+    let url = url::Url::parse(input)
+        .map_err(|e| Error::Io { path: input.into(), reason: format!("not a valid file URL: {e}") })?;
     url.to_file_path().map_err(|()| Error::Io {
         path: input.into(),
         reason: "a file URL needs an absolute local path such as file:///tmp/x".into(),
@@ -50,7 +38,7 @@ mod tests {
     use super::*;
 
     fn read(input: &str) -> Result<Bytes, Error> {
-        execute_sync(&input.to_string(), &Config::new())
+        execute_sync(input, &Config::new())
     }
 
     #[test]
@@ -68,10 +56,7 @@ mod tests {
     #[test]
     fn errors_name_the_path() {
         let err = read("/nonexistent/braid/x.bin").unwrap_err().to_string();
-        assert!(
-            err.starts_with("cannot read `/nonexistent/braid/x.bin`: "),
-            "{err}"
-        );
+        assert!(err.starts_with("cannot read `/nonexistent/braid/x.bin`: "), "{err}");
         let err = read("https://example.com/x").unwrap_err().to_string();
         assert!(err.contains("only paths and file:// URLs"), "{err}");
         let err = read("file://relative").unwrap_err().to_string();
@@ -81,11 +66,7 @@ mod tests {
 
     #[test]
     fn is_native_only() {
-        assert!(
-            OPERATION.manifest_json.contains(r#""targets":["native"]"#),
-            "{}",
-            OPERATION.manifest_json
-        );
+        assert!(OPERATION.manifest_json.contains(r#""targets":["native"]"#), "{}", OPERATION.manifest_json);
         assert!(OPERATION.manifest_json.contains(r#""features":["std"]"#));
     }
 }

@@ -6,25 +6,20 @@
 
 extern crate alloc;
 
-use braid_support::{Bytes, Config, Error, Multihash};
+use braid_support::{Config, Error, Multihash};
 use sha2::Digest as _;
 
 /// The hash functions offered, with their multicodec codes; the first is
 /// the default.
-pub const HASHERS: &[(&str, u64)] = &[
-    ("blake3", 0x1e),
-    ("sha2-256", 0x12),
-    ("sha2-512", 0x13),
-    ("sha3-256", 0x16),
-    ("keccak-256", 0x1b),
-];
+pub const HASHERS: &[(&str, u64)] =
+    &[("blake3", 0x1e), ("sha2-256", 0x12), ("sha2-512", 0x13), ("sha3-256", 0x16), ("keccak-256", 0x1b)];
 
 /// Hashes `input` with the configured hasher and wraps the digest as a multihash.
 #[braid_macros::operation(
     groups = ["SYS"],
     config(hasher = ["blake3", "sha2-256", "sha2-512", "sha3-256", "keccak-256"])
 )]
-pub async fn execute(input: &Bytes, config: &Config) -> Result<Multihash, Error> {
+pub async fn execute(input: &[u8], config: &Config) -> Result<Multihash, Error> {
     hash(config.get("hasher").unwrap_or("blake3"), input)
 }
 
@@ -57,7 +52,7 @@ mod tests {
 
     fn digest(hasher: &str, data: &[u8]) -> alloc::string::String {
         let cfg = config([("hasher", hasher)]).unwrap();
-        let mh = execute_sync(&data.to_vec(), &cfg).unwrap();
+        let mh = execute_sync(data, &cfg).unwrap();
         hex(mh.digest())
     }
 
@@ -66,26 +61,14 @@ mod tests {
     // team's reference (keccak-256 of ""), blake3's test_vectors.json.
     #[test]
     fn known_answers() {
-        assert_eq!(
-            digest("sha2-256", b"abc"),
-            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
-        );
+        assert_eq!(digest("sha2-256", b"abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
         assert_eq!(
             digest("sha2-512", b"abc"),
             "ddaf35a193617abacc417349ae20413112e6fa4e89a97ea20a9eeee64b55d39a2192992a274fc1a836ba3c23a3feebbd454d4423643ce80e2a9ac94fa54ca49f"
         );
-        assert_eq!(
-            digest("sha3-256", b"abc"),
-            "3a985da74fe225b2045c172d6bd390bd855f086e3e9d525b46bfe24511431532"
-        );
-        assert_eq!(
-            digest("keccak-256", b""),
-            "c5d2460186f7233c927e7db2dcc703c0e500b653ca82273b7bfad8045d85a470"
-        );
-        assert_eq!(
-            digest("blake3", b""),
-            "af1349b9f5f9a1a6a0404dea36dcc9499bcb25c9adc112b7cc9a93cae41f3262"
-        );
+        assert_eq!(digest("sha3-256", b"abc"), "3a985da74fe225b2045c172d6bd390bd855f086e3e9d525b46bfe24511431532");
+        assert_eq!(digest("keccak-256", b""), "c5d2460186f7233c927e7db2dcc703c0e500b653ca82273b7bfad8045d85a470");
+        assert_eq!(digest("blake3", b""), "af1349b9f5f9a1a6a0404dea36dcc9499bcb25c9adc112b7cc9a93cae41f3262");
     }
 
     #[test]
@@ -111,9 +94,7 @@ mod tests {
         assert_eq!(OPERATION.inputs, ["Bytes"]);
         assert_eq!(OPERATION.output, "Multihash");
         assert!(
-            OPERATION
-                .manifest_json
-                .contains(r#""targets":["native","nostd","wasm"]"#),
+            OPERATION.manifest_json.contains(r#""targets":["native","nostd","wasm"]"#),
             "{}",
             OPERATION.manifest_json
         );

@@ -5,12 +5,11 @@
 
 extern crate alloc;
 
-use alloc::string::String;
 use braid_support::{Bytes, Config, Error};
 
 /// Returns the UTF-8 bytes of `input`.
 #[braid_macros::operation(groups = ["SYS"])]
-pub async fn execute(input: &String, config: &Config) -> Result<Bytes, Error> {
+pub async fn execute(input: &str, config: &Config) -> Result<Bytes, Error> {
     let _ = config;
     Ok(input.as_bytes().into())
 }
@@ -21,10 +20,8 @@ mod tests {
 
     #[test]
     fn encodes_utf8() {
-        let out = execute_sync(&String::from("hé€"), &Config::new()).unwrap();
+        let out = execute_sync("hé€", &Config::new()).unwrap();
         assert_eq!(out, [0x68, 0xc3, 0xa9, 0xe2, 0x82, 0xac]);
-        assert!(execute_sync(&String::new(), &Config::new())
-            .unwrap()
-            .is_empty());
+        assert!(execute_sync("", &Config::new()).unwrap().is_empty());
     }
 }

@@ -35,50 +35,35 @@ pub fn encode<T: Encode>(value: &T) -> Result<Vec<u8>, Error> {
 
 /// Decodes a `T` from all of `bytes`; trailing bytes are an error.
 pub fn decode<T: Decode<()>>(bytes: &[u8]) -> Result<T, Error> {
-    let (value, used) = bincode::decode_from_slice(bytes, CONFIG)
-        .map_err(|e| Error::Codec(format!("decode: {e}")))?;
+    let (value, used) = bincode::decode_from_slice(bytes, CONFIG).map_err(|e| Error::Codec(format!("decode: {e}")))?;
     if used != bytes.len() {
-        return Err(Error::Codec(format!(
-            "decode: {} trailing bytes after the value",
-            bytes.len() - used
-        )));
+        return Err(Error::Codec(format!("decode: {} trailing bytes after the value", bytes.len() - used)));
     }
     Ok(value)
 }
 
 impl Encode for Multihash {
-    fn encode<E: bincode::enc::Encoder>(
-        &self,
-        e: &mut E,
-    ) -> Result<(), bincode::error::EncodeError> {
+    fn encode<E: bincode::enc::Encoder>(&self, e: &mut E) -> Result<(), bincode::error::EncodeError> {
         self.as_bytes().encode(e)
     }
 }
 
 impl<C> Decode<C> for Multihash {
-    fn decode<D: bincode::de::Decoder<Context = C>>(
-        d: &mut D,
-    ) -> Result<Self, bincode::error::DecodeError> {
+    fn decode<D: bincode::de::Decoder<Context = C>>(d: &mut D) -> Result<Self, bincode::error::DecodeError> {
         let bytes: Vec<u8> = Decode::decode(d)?;
-        Multihash::from_bytes(&bytes)
-            .map_err(|e| bincode::error::DecodeError::OtherString(format!("{e}")))
+        Multihash::from_bytes(&bytes).map_err(|e| bincode::error::DecodeError::OtherString(format!("{e}")))
     }
 }
 bincode::impl_borrow_decode!(Multihash);
 
 impl Encode for Cid {
-    fn encode<E: bincode::enc::Encoder>(
-        &self,
-        e: &mut E,
-    ) -> Result<(), bincode::error::EncodeError> {
+    fn encode<E: bincode::enc::Encoder>(&self, e: &mut E) -> Result<(), bincode::error::EncodeError> {
         self.as_str().encode(e)
     }
 }
 
 impl<C> Decode<C> for Cid {
-    fn decode<D: bincode::de::Decoder<Context = C>>(
-        d: &mut D,
-    ) -> Result<Self, bincode::error::DecodeError> {
+    fn decode<D: bincode::de::Decoder<Context = C>>(d: &mut D) -> Result<Self, bincode::error::DecodeError> {
         let text: String = Decode::decode(d)?;
         Cid::from_text(text).map_err(|e| bincode::error::DecodeError::OtherString(format!("{e}")))
     }
@@ -86,21 +71,14 @@ impl<C> Decode<C> for Cid {
 bincode::impl_borrow_decode!(Cid);
 
 impl Encode for Config {
-    fn encode<E: bincode::enc::Encoder>(
-        &self,
-        e: &mut E,
-    ) -> Result<(), bincode::error::EncodeError> {
+    fn encode<E: bincode::enc::Encoder>(&self, e: &mut E) -> Result<(), bincode::error::EncodeError> {
         self.entries.encode(e)
     }
 }
 
 impl<C> Decode<C> for Config {
-    fn decode<D: bincode::de::Decoder<Context = C>>(
-        d: &mut D,
-    ) -> Result<Self, bincode::error::DecodeError> {
-        Ok(Config {
-            entries: Decode::decode(d)?,
-        })
+    fn decode<D: bincode::de::Decoder<Context = C>>(d: &mut D) -> Result<Self, bincode::error::DecodeError> {
+        Ok(Config { entries: Decode::decode(d)? })
     }
 }
 bincode::impl_borrow_decode!(Config);
@@ -130,10 +108,7 @@ mod tests {
         // Trailing garbage.
         let mut bytes = encode(&5u64).unwrap();
         bytes.push(0);
-        assert!(decode::<u64>(&bytes)
-            .unwrap_err()
-            .to_string()
-            .contains("trailing"));
+        assert!(decode::<u64>(&bytes).unwrap_err().to_string().contains("trailing"));
         // A length prefix far over the limit.
         let err = decode::<Vec<u8>>(&[0xfc, 0xff, 0xff, 0xff, 0xff]).unwrap_err();
         assert!(err.to_string().starts_with("codec: decode"), "{err}");

@@ -58,9 +58,7 @@ impl Config {
         }
         for decl in keys {
             if let Some(default) = decl.allowed.first() {
-                entries
-                    .entry(decl.name.into())
-                    .or_insert_with(|| String::from(*default));
+                entries.entry(decl.name.into()).or_insert_with(|| String::from(*default));
             }
         }
         Ok(Self { entries })
@@ -91,10 +89,7 @@ mod tests {
     use super::*;
     use alloc::string::ToString;
 
-    const KEYS: &[ConfigKey] = &[ConfigKey {
-        name: "hasher",
-        allowed: &["blake3", "sha2-256"],
-    }];
+    const KEYS: &[ConfigKey] = &[ConfigKey { name: "hasher", allowed: &["blake3", "sha2-256"] }];
 
     #[test]
     fn missing_keys_take_the_first_allowed_value() {
@@ -107,19 +102,10 @@ mod tests {
     #[test]
     fn unknown_keys_and_values_are_rejected() {
         let e = Config::resolve("op", KEYS, [("hash", "blake3")]).unwrap_err();
-        assert_eq!(
-            e.to_string(),
-            "op: unknown config key `hash`; expected one of: hasher"
-        );
+        assert_eq!(e.to_string(), "op: unknown config key `hash`; expected one of: hasher");
         let e = Config::resolve("op", KEYS, [("hasher", "md5")]).unwrap_err();
-        assert_eq!(
-            e.to_string(),
-            "op: config `hasher` cannot be `md5`; expected one of: blake3, sha2-256"
-        );
+        assert_eq!(e.to_string(), "op: config `hasher` cannot be `md5`; expected one of: blake3, sha2-256");
         let e = Config::resolve("op", &[], [("x", "y")]).unwrap_err();
-        assert!(
-            e.to_string().contains("this operation takes no config"),
-            "{e}"
-        );
+        assert!(e.to_string().contains("this operation takes no config"), "{e}");
     }
 }

@@ -82,19 +82,12 @@ pub enum Error {
 impl Error {
     /// An [`Error::InvalidInput`].
     pub fn invalid_input(operation: &str, reason: String) -> Self {
-        Self::InvalidInput {
-            operation: operation.into(),
-            reason,
-        }
+        Self::InvalidInput { operation: operation.into(), reason }
     }
 
     /// An [`Error::Type`].
     pub fn type_mismatch(context: &str, expected: &str, found: String) -> Self {
-        Self::Type {
-            context: context.into(),
-            expected: expected.into(),
-            found,
-        }
+        Self::Type { context: context.into(), expected: expected.into(), found }
     }
 }
 
@@ -120,19 +113,9 @@ mod tests {
             found: "md5".into(),
             expected: "blake3, sha2-256".into(),
         };
-        assert_eq!(
-            e.to_string(),
-            "op_multihash: config `hasher` cannot be `md5`; expected one of: blake3, sha2-256"
-        );
-        let e = Error::Arity {
-            operation: "op_collect".into(),
-            expected: "at least 1".into(),
-            found: 0,
-        };
-        assert_eq!(
-            e.to_string(),
-            "op_collect: expected at least 1 input(s), found 0"
-        );
+        assert_eq!(e.to_string(), "op_multihash: config `hasher` cannot be `md5`; expected one of: blake3, sha2-256");
+        let e = Error::Arity { operation: "op_collect".into(), expected: "at least 1".into(), found: 0 };
+        assert_eq!(e.to_string(), "op_collect: expected at least 1 input(s), found 0");
     }
 
     #[test]

@@ -42,13 +42,9 @@ pub struct ParseTypeError {
 impl TypeName {
     /// Parses a manifest type name. Whitespace is not allowed.
     pub fn parse(text: &str) -> Result<Self, ParseTypeError> {
-        let err = || ParseTypeError {
-            found: crate::error::truncate(text, 64),
-        };
+        let err = || ParseTypeError { found: crate::error::truncate(text, 64) };
         if let Some(inner) = text.strip_prefix("Vec<").and_then(|t| t.strip_suffix('>')) {
-            return Self::parse(inner)
-                .map(|t| Self::Vec(Box::new(t)))
-                .map_err(|_| err());
+            return Self::parse(inner).map(|t| Self::Vec(Box::new(t))).map_err(|_| err());
         }
         Ok(match text {
             "Bytes" => Self::Bytes,
@@ -101,10 +97,7 @@ impl TypeName {
     /// `with`.
     pub fn substitute_all_params(&self, with: &str) -> String {
         match self {
-            Self::Vec(inner) => format!(
-                "::braid_support::__private::Vec<{}>",
-                inner.substitute_all_params(with)
-            ),
+            Self::Vec(inner) => format!("::braid_support::__private::Vec<{}>", inner.substitute_all_params(with)),
             Self::Param(_) => with.into(),
             other => other.rust_type(),
         }
@@ -152,38 +145,16 @@ mod tests {
 
     #[test]
     fn parses_and_prints() {
-        for text in [
-            "Bytes",
-            "String",
-            "Multihash",
-            "Cid",
-            "U64",
-            "Bool",
-            "Vec<Bytes>",
-            "Vec<Vec<T>>",
-            "T",
-        ] {
+        for text in ["Bytes", "String", "Multihash", "Cid", "U64", "Bool", "Vec<Bytes>", "Vec<Vec<T>>", "T"] {
             assert_eq!(TypeName::parse(text).unwrap().to_string(), text);
         }
     }
 
     #[test]
     fn rejects_what_is_not_a_type() {
-        for text in [
-            "",
-            "bytes",
-            "Vec<>",
-            "Vec<Bytes",
-            "Vec< Bytes>",
-            "u8",
-            "T-1",
-            "Vec",
-        ] {
+        for text in ["", "bytes", "Vec<>", "Vec<Bytes", "Vec< Bytes>", "u8", "T-1", "Vec"] {
             let err = TypeName::parse(text).unwrap_err();
-            assert!(
-                err.to_string().contains("is not a Braid type"),
-                "{text}: {err}"
-            );
+            assert!(err.to_string().contains("is not a Braid type"), "{text}: {err}");
         }
     }
 
@@ -191,10 +162,7 @@ mod tests {
     fn maps_to_rust_and_typescript() {
         let t = TypeName::parse("Vec<Multihash>").unwrap();
         assert_eq!(t.ts_type(), "Array<Uint8Array>");
-        assert_eq!(
-            t.rust_type(),
-            "::braid_support::__private::Vec<::braid_support::Multihash>"
-        );
+        assert_eq!(t.rust_type(), "::braid_support::__private::Vec<::braid_support::Multihash>");
         assert_eq!(TypeName::U64.ts_type(), "bigint");
     }
 

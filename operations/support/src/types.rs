@@ -34,10 +34,7 @@ impl Multihash {
         if digest.len() > MAX_DIGEST_LEN {
             return Err(Error::invalid_input(
                 "multihash",
-                alloc::format!(
-                    "digest of {} bytes is longer than the {MAX_DIGEST_LEN} bytes supported",
-                    digest.len()
-                ),
+                alloc::format!("digest of {} bytes is longer than the {MAX_DIGEST_LEN} bytes supported", digest.len()),
             ));
         }
         let mut bytes = Vec::with_capacity(digest.len() + 4);
@@ -51,10 +48,8 @@ impl Multihash {
     /// matches the digest.
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
         let bad = |reason: &str| Error::invalid_input("multihash", reason.into());
-        let (_code, rest) =
-            read_varint(bytes).ok_or_else(|| bad("missing or malformed hash code"))?;
-        let (len, digest) =
-            read_varint(rest).ok_or_else(|| bad("missing or malformed digest length"))?;
+        let (_code, rest) = read_varint(bytes).ok_or_else(|| bad("missing or malformed hash code"))?;
+        let (len, digest) = read_varint(rest).ok_or_else(|| bad("missing or malformed digest length"))?;
         if len as usize != digest.len() || digest.len() > MAX_DIGEST_LEN {
             return Err(Error::invalid_input(
                 "multihash",
@@ -64,9 +59,7 @@ impl Multihash {
                 ),
             ));
         }
-        Ok(Self {
-            bytes: bytes.to_vec(),
-        })
+        Ok(Self { bytes: bytes.to_vec() })
     }
 
     /// The multicodec code of the hash function.
@@ -111,9 +104,7 @@ impl Cid {
     /// Wraps the text form of a CID. Checks only that it is non-empty ASCII
     /// with a multibase prefix Braid emits (`b`, `z`, `u`) or a CIDv0 (`Qm`).
     pub fn from_text(text: String) -> Result<Self, Error> {
-        let ok = text.is_ascii()
-            && text.len() > 1
-            && (text.starts_with(['b', 'z', 'u']) || text.starts_with("Qm"));
+        let ok = text.is_ascii() && text.len() > 1 && (text.starts_with(['b', 'z', 'u']) || text.starts_with("Qm"));
         if ok {
             Ok(Self(text))
         } else {
@@ -183,19 +174,7 @@ mod tests {
 
     #[test]
     fn varint_round_trips() {
-        for v in [
-            0u64,
-            1,
-            127,
-            128,
-            255,
-            300,
-            0x1e,
-            0x1b,
-            16384,
-            u64::from(u32::MAX),
-            (1 << 63) - 1,
-        ] {
+        for v in [0u64, 1, 127, 128, 255, 300, 0x1e, 0x1b, 16384, u64::from(u32::MAX), (1 << 63) - 1] {
             let mut buf = Vec::new();
             write_varint(&mut buf, v);
             assert_eq!(read_varint(&buf), Some((v, &[][..])), "value {v}");
@@ -226,10 +205,7 @@ mod tests {
     #[test]
     fn multihash_rejects_bad_lengths() {
         let err = Multihash::from_bytes(&[0x12, 0x20, 1, 2, 3]).unwrap_err();
-        assert!(
-            err.to_string().contains("says 32 bytes but 3 follow"),
-            "{err}"
-        );
+        assert!(err.to_string().contains("says 32 bytes but 3 follow"), "{err}");
         assert!(Multihash::wrap(0x12, &[0; 65]).is_err());
         assert!(Multihash::from_bytes(&[]).is_err());
     }

@@ -100,8 +100,7 @@ impl FromJs for Vec<u8> {
 impl FromJs for Multihash {
     const EXPECTED: &'static str = "Uint8Array (an encoded multihash)";
     fn from_js(value: &JsValue, place: Place<'_>) -> Result<Self, Error> {
-        let bytes =
-            Vec::<u8>::from_js(value, place).map_err(|_| mismatch(place, Self::EXPECTED, value))?;
+        let bytes = Vec::<u8>::from_js(value, place).map_err(|_| mismatch(place, Self::EXPECTED, value))?;
         Multihash::from_bytes(&bytes)
     }
 }
@@ -109,18 +108,14 @@ impl FromJs for Multihash {
 impl FromJs for String {
     const EXPECTED: &'static str = "string";
     fn from_js(value: &JsValue, place: Place<'_>) -> Result<Self, Error> {
-        value
-            .as_string()
-            .ok_or_else(|| mismatch(place, Self::EXPECTED, value))
+        value.as_string().ok_or_else(|| mismatch(place, Self::EXPECTED, value))
     }
 }
 
 impl FromJs for Cid {
     const EXPECTED: &'static str = "string (a CID)";
     fn from_js(value: &JsValue, place: Place<'_>) -> Result<Self, Error> {
-        let text = value
-            .as_string()
-            .ok_or_else(|| mismatch(place, Self::EXPECTED, value))?;
+        let text = value.as_string().ok_or_else(|| mismatch(place, Self::EXPECTED, value))?;
         Cid::from_text(text)
     }
 }
@@ -131,22 +126,15 @@ impl FromJs for u64 {
         if !value.is_bigint() {
             return Err(mismatch(place, Self::EXPECTED, value));
         }
-        u64::try_from(value.clone()).map_err(|_| {
-            Error::type_mismatch(
-                &place.to_string(),
-                Self::EXPECTED,
-                "a bigint out of range".into(),
-            )
-        })
+        u64::try_from(value.clone())
+            .map_err(|_| Error::type_mismatch(&place.to_string(), Self::EXPECTED, "a bigint out of range".into()))
     }
 }
 
 impl FromJs for bool {
     const EXPECTED: &'static str = "boolean";
     fn from_js(value: &JsValue, place: Place<'_>) -> Result<Self, Error> {
-        value
-            .as_bool()
-            .ok_or_else(|| mismatch(place, Self::EXPECTED, value))
+        value.as_bool().ok_or_else(|| mismatch(place, Self::EXPECTED, value))
     }
 }
 
@@ -231,11 +219,7 @@ impl IntoJs for AnyValue {
 
 /// Reads an operation's config from a JS object (`undefined` or `null`
 /// means all defaults); keys and values are checked like anywhere else.
-pub fn config_from_js(
-    operation: &str,
-    keys: &[ConfigKey],
-    value: &JsValue,
-) -> Result<Config, Error> {
+pub fn config_from_js(operation: &str, keys: &[ConfigKey], value: &JsValue) -> Result<Config, Error> {
     if value.is_undefined() || value.is_null() {
         return Config::resolve(operation, keys, []);
     }
@@ -252,19 +236,11 @@ pub fn config_from_js(
         let key = entry.get(0).as_string().unwrap_or_default();
         let raw = entry.get(1);
         let Some(text) = raw.as_string() else {
-            return Err(Error::type_mismatch(
-                &format!("{operation} config `{key}`"),
-                "string",
-                describe(&raw),
-            ));
+            return Err(Error::type_mismatch(&format!("{operation} config `{key}`"), "string", describe(&raw)));
         };
         pairs.push((key, text));
     }
-    Config::resolve(
-        operation,
-        keys,
-        pairs.iter().map(|(k, v)| (k.as_str(), v.as_str())),
-    )
+    Config::resolve(operation, keys, pairs.iter().map(|(k, v)| (k.as_str(), v.as_str())))
 }
 
 /// Checks the number of positional inputs a JS caller passed.
@@ -272,11 +248,7 @@ pub fn check_arity(operation: &str, expected: usize, found: usize) -> Result<(),
     if expected == found {
         Ok(())
     } else {
-        Err(Error::Arity {
-            operation: operation.into(),
-            expected: expected.to_string(),
-            found,
-        })
+        Err(Error::Arity { operation: operation.into(), expected: expected.to_string(), found })
     }
 }
 

@@ -1,0 +1,70 @@
+# Braid's entry points. Each target installs what it needs (scripts/setup.sh
+# is idempotent), so `make demo` and `make test` work on a fresh machine.
+SHELL := bash
+.SHELLFLAGS := -eu -o pipefail -c
+export PATH := $(HOME)/.cargo/bin:$(CURDIR)/js/node_modules/.bin:$(PATH)
+
+BRAID := target/debug/braid
+NPM_OPS := target/npm
+SAMPLE := workflows/samples/sample.txt
+THUMB := thumbv7em-none-eabihf
+
+.PHONY: setup demo test test-rust test-lint test-nostd test-wasm test-node bless clean
+
+setup:
+	@scripts/setup.sh
+
+$(BRAID): setup FORCE
+	@cargo build --quiet -p braid
+
+FORCE:
+
+## demo: CIDv1 of a sample file through the operations, natively and in Wasm
+demo: $(BRAID)
+	@echo "== operations in the registry"
+	@$(BRAID) ops
+	@echo
+	@echo "== building the Wasm operations as Node packages"
+	@$(BRAID) op-package op_multihash op_cid --targets node -o $(NPM_OPS)
+	@echo
+	@echo "== CIDv1 (blake3, raw, base32) of $(SAMPLE)"
+	@printf 'native (op_file -> op_multihash -> op_cid): '
+	@cargo run --quiet -p braid --example cid_of_file -- $(SAMPLE)
+	@node js/scripts/demo.mjs $(SAMPLE)
+
+## test: every test (Rust, lint, no_std builds, Wasm builds, Node)
+test: setup test-lint test-rust test-nostd test-wasm test-node
+	@echo "make test: all passed"
+
+test-lint: setup
+	cargo fmt --all -- --check
+	cargo clippy --workspace --all-targets --quiet -- -D warnings
+
+test-rust: setup
+	cargo test --workspace
+
+# Every operation whose manifest says `nostd`, built for a bare-metal target
+# with default features off: a crate that pulls in std fails with E0463.
+test-nostd: $(BRAID)
+	cargo build --quiet -p braid-support --no-default-features --target $(THUMB)
+	@for op in $$($(BRAID) ops --supports nostd --names); do \
+	  echo "no_std: $$op ($(THUMB))"; \
+	  RUSTFLAGS="-D warnings" cargo build --quiet -p $$op --no-default-features --target $(THUMB) --target-dir target/nostd; \
+	done
+
+# Every Wasm-capable operation, alone, as a Node package.
+test-wasm: $(BRAID)
+	$(BRAID) op-package $$($(BRAID) ops --supports wasm --names) --targets node,web,bundler -o $(NPM_OPS)
+
+test-node: test-wasm
+	cd js && BRAID_OP_PKGS=$(CURDIR)/$(NPM_OPS) node --test test/
+
+## bless: rewrite committed manifests and trybuild expectations; review the diff
+bless:
+	BRAID_BLESS=1 cargo test -p braid --test operation_manifests
+	TRYBUILD=overwrite cargo test -p braid-macros --test ui
+	node js/scripts/make-vectors.mjs
+
+clean:
+	cargo clean
+	rm -rf js/node_modules
