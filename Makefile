@@ -36,9 +36,13 @@ demo: $(BRAID)
 test: setup test-lint test-rust test-nostd test-wasm test-node
 	@echo "make test: all passed"
 
-test-lint: setup
+# Also lints the code #[operation] generates for the `wasm` feature, on wasm32.
+test-lint: $(BRAID)
 	cargo fmt --all -- --check
 	cargo clippy --workspace --all-targets --quiet -- -D warnings
+	ops=$$($(BRAID) ops --supports wasm --names); \
+	cargo clippy --quiet --target wasm32-unknown-unknown $$(printf -- '-p %s ' $$ops) \
+	  --features "$$(printf '%s/wasm,' $$ops)" -- -D warnings
 
 test-rust: setup
 	cargo test --workspace
