@@ -2,8 +2,13 @@
 //! operations, and packaging crates as npm packages. The `braid` binary is
 //! a thin CLI over it.
 
+pub mod codegen;
+pub mod diagnostic;
+pub mod manifest;
 pub mod op_manifest;
+pub mod project;
 pub mod registry;
+pub mod vendor;
 pub mod wasm_pkg;
 
 pub use op_manifest::{version_id, OperationManifest};

@@ -1,10 +1,14 @@
 //! The `braid` command line: a thin layer over the `braid` library.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{bail, Context as _};
+use braid::codegen::{self, Generator};
+use braid::manifest::{validate, Workflow, MAX_MANIFEST_BYTES};
+use braid::project;
 use braid::registry::Registry;
+use braid::vendor::Sources;
 use braid::wasm_pkg::{self, JsTarget, PackageSpec, Toolchain};
 use clap::{Parser, Subcommand};
 
@@ -18,6 +22,19 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
+    /// Check a workflow manifest: exit 0 if valid, 1 with diagnostics if not, 2 on usage or I/O errors.
+    Validate {
+        manifest: PathBuf,
+        /// Print {"valid": bool, "diagnostics": [...]} as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Write the crate generated from a workflow manifest into DIR.
+    Generate {
+        manifest: PathBuf,
+        #[arg(short, long)]
+        out: PathBuf,
+    },
     /// List the operations in the registry with versions and version ids.
     Ops {
         /// Print JSON (an array of {name, version, version_id, manifest}).
@@ -47,9 +64,22 @@ enum Command {
     },
 }
 
+/// A manifest that failed validation: diagnostics were printed; exit 1.
+#[derive(Debug)]
+struct Invalid;
+
+impl std::fmt::Display for Invalid {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("invalid manifest")
+    }
+}
+
+impl std::error::Error for Invalid {}
+
 fn main() -> ExitCode {
     match run(Cli::parse()) {
         Ok(()) => ExitCode::SUCCESS,
+        Err(e) if e.is::<Invalid>() => ExitCode::from(1),
         Err(e) => {
             eprintln!("error: {e:#}");
             ExitCode::from(2)
@@ -57,9 +87,81 @@ fn main() -> ExitCode {
     }
 }
 
+/// Reads and validates a manifest, printing diagnostics like a compiler.
+fn load(path: &Path, registry: &Registry) -> anyhow::Result<Workflow> {
+    let text = read_manifest(path)?;
+    validate(&text, registry).map_err(|diagnostics| {
+        let shown = path.display().to_string();
+        for d in &diagnostics {
+            eprint!("{}", d.render(&shown, Some(&text)));
+        }
+        eprintln!("{shown}: {} error(s)", diagnostics.len());
+        anyhow::Error::new(Invalid)
+    })
+}
+
+/// Reads a manifest file, refusing very large ones before reading them whole.
+fn read_manifest(path: &Path) -> anyhow::Result<String> {
+    let meta = std::fs::metadata(path).with_context(|| format!("cannot read {}", path.display()))?;
+    if meta.len() > (MAX_MANIFEST_BYTES as u64) * 4 {
+        bail!("{} is {} bytes; a manifest is at most {MAX_MANIFEST_BYTES} bytes", path.display(), meta.len());
+    }
+    let bytes = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
+    // Invalid UTF-8 is a manifest problem (exit 1), reported by the parser.
+    Ok(String::from_utf8(bytes).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()))
+}
+
 fn run(cli: Cli) -> anyhow::Result<()> {
     let registry = Registry::builtin();
     match cli.command {
+        Command::Validate { manifest, json } => {
+            let text = read_manifest(&manifest)?;
+            let result = validate(&text, &registry);
+            if json {
+                let body = match &result {
+                    Ok(w) => {
+                        serde_json::json!({ "valid": true, "workflow": w.manifest.name, "id": w.id, "targets": w.targets })
+                    }
+                    Err(d) => serde_json::json!({ "valid": false, "diagnostics": d }),
+                };
+                emit(&(serde_json::to_string_pretty(&body)? + "\n"))?;
+            }
+            match result {
+                Ok(w) => {
+                    if !json {
+                        emit(&format!(
+                            "{}: valid: workflow {} ({} segment(s)), targets {}, id {}\n",
+                            manifest.display(),
+                            w.manifest.name,
+                            w.segments.len(),
+                            w.targets.join(","),
+                            w.id
+                        ))?;
+                    }
+                }
+                Err(diagnostics) => {
+                    if !json {
+                        let shown = manifest.display().to_string();
+                        for d in &diagnostics {
+                            eprint!("{}", d.render(&shown, Some(&text)));
+                        }
+                        eprintln!("{shown}: {} error(s)", diagnostics.len());
+                    }
+                    return Err(Invalid.into());
+                }
+            }
+        }
+        Command::Generate { manifest, out } => {
+            let workflow = load(&manifest, &registry)?;
+            let sources = Sources::locate(None)?;
+            let files = project::write(&workflow, &Generator::new(), &sources, &out)?;
+            eprintln!(
+                "wrote {} files of crate {} to {}",
+                files.len() + 1,
+                codegen::crate_name(&workflow.manifest.name),
+                out.display()
+            );
+        }
         Command::Ops { json, names, supports } => {
             let selected: Vec<_> =
                 registry.iter().filter(|op| supports.as_ref().is_none_or(|t| op.manifest.supports(t))).collect();

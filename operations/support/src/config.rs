@@ -64,6 +64,13 @@ impl Config {
         Ok(Self { entries })
     }
 
+    /// A config from pairs already checked against the operation's keys
+    /// (generated workflows: the generator validated them). Later pairs
+    /// replace earlier ones with the same key.
+    pub fn from_checked(pairs: &[(&str, &str)]) -> Self {
+        Self { entries: pairs.iter().map(|(k, v)| (String::from(*k), String::from(*v))).collect() }
+    }
+
     /// The value of `key`, if set.
     pub fn get(&self, key: &str) -> Option<&str> {
         self.entries.get(key).map(String::as_str)

@@ -70,6 +70,21 @@ pub enum Error {
     /// Encoding or decoding with the codec failed.
     #[error("codec: {0}")]
     Codec(String),
+    /// `next` was called on a workflow that is already done.
+    #[error("{workflow}: the workflow is done; create a new Workflow to run it again")]
+    Done {
+        /// The workflow.
+        workflow: String,
+    },
+    /// A suspended state that does not belong to this workflow or is
+    /// inconsistent.
+    #[error("{workflow}: cannot resume: {reason}")]
+    BadState {
+        /// The workflow.
+        workflow: String,
+        /// What is wrong with the state.
+        reason: String,
+    },
     /// An operation's future did not complete when polled once, where no
     /// executor is available to drive it.
     #[error("{operation}: did not complete synchronously; call the async API instead")]

@@ -13,6 +13,7 @@ extern crate alloc;
 #[cfg(feature = "std")]
 extern crate std;
 
+pub mod clock;
 pub mod codec;
 mod config;
 mod error;

@@ -256,3 +256,37 @@ pub fn check_arity(operation: &str, expected: usize, found: usize) -> Result<(),
 pub fn to_js_error(error: Error) -> JsError {
     JsError::new(&error.to_string())
 }
+
+/// A settled `Promise`: resolved with the value, or rejected with a JS
+/// `Error` carrying the message. For APIs that are asynchronous in JS but
+/// finish synchronously in Wasm (no microtask hop inside the module).
+pub fn settle(result: Result<JsValue, Error>) -> js_sys::Promise {
+    match result {
+        Ok(value) => js_sys::Promise::resolve(&value),
+        Err(error) => js_sys::Promise::reject(&JsValue::from(to_js_error(error))),
+    }
+}
+
+/// Reads a JS array of exactly `expected` items, for positional inputs.
+pub fn positional(value: &JsValue, expected: usize, what: &str) -> Result<Array, Error> {
+    if !Array::is_array(value) {
+        return Err(Error::type_mismatch(what, "an Array of inputs", describe(value)));
+    }
+    let array: Array = value.clone().unchecked_into();
+    let found = array.length() as usize;
+    if found != expected {
+        return Err(Error::Arity { operation: what.into(), expected: expected.to_string(), found });
+    }
+    Ok(array)
+}
+
+#[wasm_bindgen::prelude::wasm_bindgen]
+extern "C" {
+    #[wasm_bindgen(js_namespace = performance, js_name = now)]
+    fn performance_now() -> f64;
+}
+
+/// Milliseconds from `performance.now()` (Node and browsers).
+pub fn now_ms() -> f64 {
+    performance_now()
+}

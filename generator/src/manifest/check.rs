@@ -1,0 +1,463 @@
+//! Checking a parsed manifest against the registry: operations and their
+//! versions (semver requirement or `versionId`), config keys and values,
+//! segment references (no forward references, every segment but the last
+//! used), arity and the type of every edge, flow-control generics included.
+//! All problems are reported, each at its JSON pointer.
+
+use braid_support::typename::TypeName;
+
+use super::model::{OperationRef, WorkflowManifest, EXTERNAL};
+use super::parse::{parse, similar};
+use crate::diagnostic::{quote, Diagnostic, Locations};
+use crate::registry::{RegisteredOperation, Registry};
+
+/// A manifest that passed every check, with everything code generation needs.
+#[derive(Debug, Clone)]
+pub struct Workflow {
+    pub manifest: WorkflowManifest,
+    /// CIDv1 (raw, blake3) of the manifest's canonical JSON.
+    pub id: String,
+    pub segments: Vec<ResolvedSegment>,
+    /// Targets every operation allows: of `native`, `nostd`, `wasm`.
+    pub targets: Vec<String>,
+    /// The operations used, sorted by name, without repeats.
+    pub operations: Vec<RegisteredOperation>,
+}
+
+#[derive(Debug, Clone)]
+pub struct ResolvedSegment {
+    pub inputs: Vec<SegmentInput>,
+    pub steps: Vec<ResolvedStep>,
+    pub output: TypeName,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SegmentInput {
+    /// External input number `slot` (counted over the whole workflow).
+    External { slot: usize, ty: TypeName },
+    /// The output of an earlier segment.
+    Segment { index: usize, ty: TypeName },
+}
+
+impl SegmentInput {
+    pub fn ty(&self) -> &TypeName {
+        match self {
+            SegmentInput::External { ty, .. } | SegmentInput::Segment { ty, .. } => ty,
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct ResolvedStep {
+    pub operation: RegisteredOperation,
+    /// Every declared key with its value (given or default), sorted by key.
+    pub config: Vec<(String, String)>,
+    /// Input types as this step receives them (generics resolved).
+    pub inputs: Vec<TypeName>,
+    pub output: TypeName,
+}
+
+impl Workflow {
+    /// External inputs in the order `run` takes them.
+    pub fn external_inputs(&self) -> Vec<TypeName> {
+        self.segments
+            .iter()
+            .flat_map(|s| s.inputs.iter())
+            .filter_map(|i| match i {
+                SegmentInput::External { ty, .. } => Some(ty.clone()),
+                SegmentInput::Segment { .. } => None,
+            })
+            .collect()
+    }
+
+    /// The workflow's output type (the last segment's).
+    pub fn output(&self) -> &TypeName {
+        &self.segments.last().expect("a valid workflow has a segment").output
+    }
+
+    pub fn supports(&self, target: &str) -> bool {
+        self.targets.iter().any(|t| t == target)
+    }
+}
+
+/// Parses and checks `text`. Diagnostics carry line and column.
+pub fn validate(text: &str, registry: &Registry) -> Result<Workflow, Vec<Diagnostic>> {
+    let (manifest, mut diagnostics) = parse(text);
+    let workflow = manifest.and_then(|m| {
+        let mut checker = Checker { registry, diagnostics: Vec::new() };
+        let workflow = checker.check(m);
+        diagnostics.extend(checker.diagnostics);
+        workflow
+    });
+    match workflow {
+        Some(w) if diagnostics.is_empty() => Ok(w),
+        _ => {
+            if diagnostics.first().is_some_and(|d| d.line.is_none()) {
+                Locations::scan(text).annotate(&mut diagnostics);
+            }
+            // Reading order, as a compiler would print them.
+            diagnostics.sort_by_key(|d| (d.line, d.column));
+            Err(diagnostics)
+        }
+    }
+}
+
+/// An operation found in the registry, with its resolved config.
+type Resolved = (RegisteredOperation, Vec<(String, String)>);
+
+struct Checker<'r> {
+    registry: &'r Registry,
+    diagnostics: Vec<Diagnostic>,
+}
+
+impl Checker<'_> {
+    fn error(&mut self, d: Diagnostic) {
+        self.diagnostics.push(d);
+    }
+
+    fn check(&mut self, manifest: WorkflowManifest) -> Option<Workflow> {
+        let mut segments: Vec<Option<ResolvedSegment>> = Vec::new();
+        let mut used = vec![false; manifest.segments.len()];
+        let mut slot = 0;
+        for (i, segment) in manifest.segments.iter().enumerate() {
+            let pointer = format!("/segments/{i}");
+            // References.
+            let mut inputs: Vec<Option<(i64, Option<TypeName>)>> = Vec::new();
+            for (k, &n) in segment.inputs.iter().enumerate() {
+                if n == EXTERNAL {
+                    inputs.push(Some((n, None)));
+                } else if n >= i as i64 {
+                    self.error(
+                        Diagnostic::new(format!("{pointer}/inputs/{k}"), format!("segment {i} cannot use segment {n}"))
+                            .expected(if i == 0 {
+                                "-1 (the first segment can only take external inputs)".to_string()
+                            } else {
+                                format!("-1 or an earlier segment (0 to {})", i - 1)
+                            })
+                            .found(n.to_string())
+                            .hint("a segment may only use outputs of segments before it, so workflows have no cycles"),
+                    );
+                    inputs.push(None);
+                } else {
+                    used[n as usize] = true;
+                    let ty = segments[n as usize].as_ref().map(|s| s.output.clone());
+                    inputs.push(Some((n, ty)));
+                }
+            }
+            if segment.inputs.is_empty() {
+                self.error(
+                    Diagnostic::new(format!("{pointer}/inputs"), format!("segment {i} has no inputs"))
+                        .expected("at least one input: -1 (external) or an earlier segment"),
+                );
+            }
+            // Operations.
+            let ops: Vec<Option<Resolved>> = segment
+                .sequence
+                .iter()
+                .enumerate()
+                .map(|(j, r)| self.resolve(r, &format!("{pointer}/sequence/{j}")))
+                .collect();
+            // Types along the chain.
+            let resolved = self.type_segment(i, &inputs, &ops, &mut slot);
+            segments.push(resolved);
+        }
+        let last = manifest.segments.len().saturating_sub(1);
+        for (i, was_used) in used.iter().enumerate() {
+            if !was_used && i != last {
+                self.error(
+                    Diagnostic::new(format!("/segments/{i}"), format!("the output of segment {i} is never used")).hint(
+                        format!("use it as an input of a later segment (e.g. \"inputs\": [{i}]) or remove the segment"),
+                    ),
+                );
+            }
+        }
+        if !self.diagnostics.is_empty() {
+            return None;
+        }
+        let segments: Vec<ResolvedSegment> = segments.into_iter().collect::<Option<_>>()?;
+        if segments.is_empty() {
+            return None;
+        }
+        let mut operations: Vec<RegisteredOperation> =
+            segments.iter().flat_map(|s| s.steps.iter().map(|st| st.operation.clone())).collect();
+        operations.sort_by(|a, b| a.info.name.cmp(b.info.name));
+        operations.dedup_by(|a, b| a.info.name == b.info.name);
+        let targets = ["native", "nostd", "wasm"]
+            .into_iter()
+            .filter(|t| operations.iter().all(|op| op.manifest.supports(t)))
+            .map(String::from)
+            .collect();
+        let value = serde_json::to_value(&manifest).expect("a manifest serializes");
+        let id = crate::op_manifest::version_id(braid_support::json::canonical(&value).as_bytes());
+        Some(Workflow { manifest, id, segments, targets, operations })
+    }
+
+    /// Finds the operation a sequence entry names and resolves its config.
+    fn resolve(&mut self, r: &OperationRef, pointer: &str) -> Option<Resolved> {
+        let op = if let Some(id) = &r.version_id {
+            let Some(op) = self.registry.by_version_id(id) else {
+                self.error(
+                    Diagnostic::new(format!("{pointer}/versionId"), "no operation in the registry has this version id")
+                        .found(quote(id))
+                        .hint("`braid ops` lists version ids"),
+                );
+                return None;
+            };
+            if let Some(name) = &r.operation {
+                if name != op.info.name {
+                    self.error(
+                        Diagnostic::new(
+                            format!("{pointer}/operation"),
+                            "`operation` and `versionId` name different operations",
+                        )
+                        .expected(format!("\"{}\" (the operation of this versionId)", op.info.name))
+                        .found(quote(name)),
+                    );
+                    return None;
+                }
+            }
+            op.clone()
+        } else {
+            let name = r.operation.as_ref()?;
+            let Some(op) = self.registry.get(name) else {
+                let known: Vec<&str> = self.registry.iter().map(|o| o.info.name).collect();
+                let mut d = Diagnostic::new(format!("{pointer}/operation"), "unknown operation")
+                    .expected(format!("one of {}", known.join(", ")))
+                    .found(quote(name));
+                if let Some(close) = known.iter().find(|k| similar(k, name)) {
+                    d = d.hint(format!("did you mean \"{close}\"?"));
+                }
+                self.error(d);
+                return None;
+            };
+            let req_text = r.version.as_deref().unwrap_or("*");
+            match semver::VersionReq::parse(req_text) {
+                Err(e) => {
+                    self.error(
+                        Diagnostic::new(format!("{pointer}/version"), format!("not a version requirement: {e}"))
+                            .expected("a semver requirement such as \"^0.1\"")
+                            .found(quote(req_text)),
+                    );
+                    return None;
+                }
+                Ok(req) => {
+                    let version = semver::Version::parse(op.info.version).expect("crate versions are semver");
+                    if !req.matches(&version) {
+                        self.error(
+                            Diagnostic::new(
+                                format!("{pointer}/version"),
+                                format!("no version of {name} matches {}", quote(req_text)),
+                            )
+                            .expected(format!(
+                                "a requirement that {} {} satisfies, e.g. \"^{}\"",
+                                name,
+                                version,
+                                short(&version)
+                            ))
+                            .found(quote(req_text)),
+                        );
+                        return None;
+                    }
+                }
+            }
+            op.clone()
+        };
+        // Config.
+        let keys = op.info.config;
+        let mut ok = true;
+        for (key, value) in &r.config {
+            let p = format!("{pointer}/config/{}", crate::diagnostic::escape_token(key));
+            match keys.iter().find(|k| k.name == key) {
+                None => {
+                    ok = false;
+                    let expected = if keys.is_empty() {
+                        format!("no config: {} takes none", op.info.name)
+                    } else {
+                        format!("one of {}", keys.iter().map(|k| k.name).collect::<Vec<_>>().join(", "))
+                    };
+                    self.error(
+                        Diagnostic::new(p, format!("{} has no config key {}", op.info.name, quote(key)))
+                            .expected(expected),
+                    );
+                }
+                Some(k) if !k.allowed.contains(&value.as_str()) => {
+                    ok = false;
+                    self.error(
+                        Diagnostic::new(p, format!("{} does not allow this value for `{}`", op.info.name, k.name))
+                            .expected(format!("one of {}", k.allowed.join(", ")))
+                            .found(quote(value)),
+                    );
+                }
+                Some(_) => {}
+            }
+        }
+        if !ok {
+            return None;
+        }
+        let config =
+            braid_support::Config::resolve(op.info.name, keys, r.config.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+                .ok()?;
+        let config = config.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        Some((op, config))
+    }
+
+    fn type_segment(
+        &mut self,
+        i: usize,
+        inputs: &[Option<(i64, Option<TypeName>)>],
+        ops: &[Option<Resolved>],
+        slot: &mut usize,
+    ) -> Option<ResolvedSegment> {
+        let pointer = format!("/segments/{i}");
+        let mut steps = Vec::new();
+        let mut previous: Option<TypeName> = None;
+        let mut segment_inputs = Vec::new();
+        for (j, entry) in ops.iter().enumerate() {
+            let p = format!("{pointer}/sequence/{j}");
+            let Some((op, config)) = entry else { return None };
+            let declared: Vec<TypeName> = op
+                .manifest
+                .inputs
+                .iter()
+                .map(|t| TypeName::parse(t).expect("registry manifests are checked"))
+                .collect();
+            let output = TypeName::parse(&op.manifest.output).expect("registry manifests are checked");
+            let flow = op.manifest.is_flow_control();
+            let name = op.info.name;
+            let (step_inputs, out) = if j == 0 {
+                // The segment's inputs feed the first operation.
+                if inputs.iter().any(Option::is_none) {
+                    return None;
+                }
+                let given: Vec<&(i64, Option<TypeName>)> = inputs.iter().flatten().collect();
+                if flow {
+                    if given.is_empty() {
+                        return None;
+                    }
+                    let known: Vec<(usize, &TypeName)> =
+                        given.iter().enumerate().filter_map(|(k, (_, t))| t.as_ref().map(|t| (k, t))).collect();
+                    let Some((_, t)) = known.first() else {
+                        if given.iter().any(|(n, _)| *n != EXTERNAL) {
+                            return None; // an upstream segment failed; reported there
+                        }
+                        self.error(
+                            Diagnostic::new(format!("{pointer}/inputs"), format!("cannot tell the type of {name}'s external inputs"))
+                                .hint(format!("{name} takes inputs of one type T; give at least one input from an earlier segment so T is known")),
+                        );
+                        return None;
+                    };
+                    let t = (*t).clone();
+                    for (k, other) in &known {
+                        if **other != t {
+                            self.error(
+                                Diagnostic::new(
+                                    format!("{pointer}/inputs/{k}"),
+                                    format!("{name} takes inputs of one type"),
+                                )
+                                .expected(t.to_string())
+                                .found(format!("{other} (output of segment {})", given[*k].0)),
+                            );
+                            return None;
+                        }
+                    }
+                    let param = declared[0].to_string();
+                    let step_inputs = vec![t.clone(); given.len()];
+                    (step_inputs, output.substitute(&param, &t))
+                } else {
+                    if given.len() != declared.len() {
+                        self.error(
+                            Diagnostic::new(
+                                format!("{pointer}/inputs"),
+                                format!("{name} takes {} input(s)", declared.len()),
+                            )
+                            .expected(format!("{} input(s): {}", declared.len(), join(&declared)))
+                            .found(format!("{} input(s)", given.len())),
+                        );
+                        return None;
+                    }
+                    for (k, ((n, t), want)) in given.iter().zip(&declared).enumerate() {
+                        if let Some(t) = t {
+                            if t != want {
+                                self.error(
+                                    Diagnostic::new(
+                                        format!("{pointer}/inputs/{k}"),
+                                        format!("type mismatch: {name} input {k} is {want}"),
+                                    )
+                                    .expected(want.to_string())
+                                    .found(format!("{t} (output of segment {n})")),
+                                );
+                                return None;
+                            }
+                        } else if *n != EXTERNAL {
+                            return None;
+                        }
+                    }
+                    (declared.clone(), output)
+                }
+            } else {
+                let prev = previous.clone()?;
+                if flow {
+                    let param = declared[0].to_string();
+                    (vec![prev.clone()], output.substitute(&param, &prev))
+                } else if declared.len() != 1 {
+                    self.error(
+                        Diagnostic::new(
+                            &p,
+                            format!("{name} takes {} inputs but only follows one operation", declared.len()),
+                        )
+                        .expected("an operation of one input here")
+                        .hint(format!(
+                            "start a new segment whose \"inputs\" give {name} its {} inputs",
+                            declared.len()
+                        )),
+                    );
+                    return None;
+                } else if declared[0] != prev {
+                    let before =
+                        steps.last().map_or("the previous operation", |s: &ResolvedStep| s.operation.info.name);
+                    self.error(
+                        Diagnostic::new(
+                            &p,
+                            format!("type mismatch: {name} takes {}, {before} outputs {prev}", declared[0]),
+                        )
+                        .expected(declared[0].to_string())
+                        .found(prev.to_string()),
+                    );
+                    return None;
+                } else {
+                    (declared.clone(), output)
+                }
+            };
+            if j == 0 {
+                for ((n, _), ty) in inputs.iter().flatten().zip(&step_inputs) {
+                    if *n == EXTERNAL {
+                        segment_inputs.push(SegmentInput::External { slot: *slot, ty: ty.clone() });
+                        *slot += 1;
+                    } else {
+                        segment_inputs.push(SegmentInput::Segment { index: *n as usize, ty: ty.clone() });
+                    }
+                }
+            }
+            previous = Some(out.clone());
+            steps.push(ResolvedStep {
+                operation: op.clone(),
+                config: config.clone(),
+                inputs: step_inputs,
+                output: out,
+            });
+        }
+        Some(ResolvedSegment { inputs: segment_inputs, output: previous?, steps })
+    }
+}
+
+fn join(types: &[TypeName]) -> String {
+    types.iter().map(|t| t.to_string()).collect::<Vec<_>>().join(", ")
+}
+
+fn short(v: &semver::Version) -> String {
+    if v.major == 0 {
+        format!("0.{}", v.minor)
+    } else {
+        v.major.to_string()
+    }
+}

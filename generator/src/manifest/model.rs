@@ -1,0 +1,38 @@
+//! The workflow manifest as data, after parsing and before checking.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+/// A workflow manifest.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct WorkflowManifest {
+    pub name: String,
+    pub version: String,
+    pub description: String,
+    pub groups: Vec<String>,
+    pub segments: Vec<Segment>,
+}
+
+/// A segment: inputs for its first operation, then a chain of operations.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Segment {
+    /// `-1` for an external input, `n >= 0` for the output of segment `n`.
+    pub inputs: Vec<i64>,
+    pub sequence: Vec<OperationRef>,
+}
+
+/// An operation named by `operation` + semver `version`, or by `versionId`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct OperationRef {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub operation: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub version: Option<String>,
+    #[serde(rename = "versionId", skip_serializing_if = "Option::is_none")]
+    pub version_id: Option<String>,
+    pub config: BTreeMap<String, String>,
+}
+
+/// The value of an input reference meaning "from outside the workflow".
+pub const EXTERNAL: i64 = -1;

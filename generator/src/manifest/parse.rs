@@ -1,0 +1,350 @@
+//! Reading an untrusted manifest into [`WorkflowManifest`]: size limit,
+//! JSON syntax, then every field's shape, collecting all problems (unknown
+//! fields, wrong types, bad names, out-of-range numbers) instead of stopping
+//! at the first.
+
+use std::collections::BTreeMap;
+
+use serde_json::{Map, Value};
+
+use super::model::{OperationRef, Segment, WorkflowManifest};
+use super::{MAX_MANIFEST_BYTES, MAX_OPERATIONS_PER_SEGMENT, MAX_SEGMENTS};
+use crate::diagnostic::{escape_token, quote, Diagnostic};
+
+/// Parses `text`. Returns the manifest (possibly partial) and diagnostics;
+/// the manifest is `None` when the text is not a JSON object at all.
+pub fn parse(text: &str) -> (Option<WorkflowManifest>, Vec<Diagnostic>) {
+    if text.len() > MAX_MANIFEST_BYTES {
+        let d = Diagnostic::new("", "the manifest is too large")
+            .expected(format!("at most {MAX_MANIFEST_BYTES} bytes (1 MiB)"))
+            .found(format!("{} bytes", text.len()));
+        return (None, vec![d]);
+    }
+    let value: Value = match serde_json::from_str(text) {
+        Ok(v) => v,
+        Err(e) => {
+            let mut d = Diagnostic::new("", format!("not valid JSON: {}", strip_position(&e.to_string())))
+                .hint("a manifest is a JSON object with `name`, `version` and `segments`");
+            if e.line() > 0 {
+                d.line = Some(e.line());
+                d.column = Some(e.column().max(1));
+            }
+            return (None, vec![d]);
+        }
+    };
+    let mut p = Parser { diagnostics: Vec::new() };
+    let manifest = p.manifest(&value);
+    (manifest, p.diagnostics)
+}
+
+/// serde_json appends "at line L column C"; we report those separately.
+fn strip_position(message: &str) -> String {
+    match message.rfind(" at line ") {
+        Some(i) => message[..i].to_string(),
+        None => message.to_string(),
+    }
+}
+
+/// A short description of a JSON value's type, for "found".
+pub fn kind(value: &Value) -> String {
+    match value {
+        Value::Null => "null".into(),
+        Value::Bool(b) => format!("boolean {b}"),
+        Value::Number(n) => format!("number {n}"),
+        Value::String(s) => format!("string {}", quote(s)),
+        Value::Array(a) => format!("an array of {} item(s)", a.len()),
+        Value::Object(_) => "an object".into(),
+    }
+}
+
+struct Parser {
+    diagnostics: Vec<Diagnostic>,
+}
+
+impl Parser {
+    fn error(&mut self, d: Diagnostic) {
+        self.diagnostics.push(d);
+    }
+
+    fn object<'v>(&mut self, value: &'v Value, pointer: &str, what: &str) -> Option<&'v Map<String, Value>> {
+        match value {
+            Value::Object(map) => Some(map),
+            other => {
+                self.error(
+                    Diagnostic::new(pointer, format!("{what} must be an object"))
+                        .expected("an object")
+                        .found(kind(other)),
+                );
+                None
+            }
+        }
+    }
+
+    /// Reports keys other than `allowed`.
+    fn unknown_keys(&mut self, map: &Map<String, Value>, pointer: &str, allowed: &[&str]) {
+        for key in map.keys() {
+            if !allowed.contains(&key.as_str()) {
+                let mut d = Diagnostic::new(
+                    format!("{pointer}/{}", escape_token(key)),
+                    format!("unknown field {}", quote(key)),
+                )
+                .expected(format!("one of {}", allowed.join(", ")));
+                if let Some(close) = allowed.iter().find(|a| a.eq_ignore_ascii_case(key) || similar(a, key)) {
+                    d = d.hint(format!("did you mean `{close}`?"));
+                }
+                self.error(d);
+            }
+        }
+    }
+
+    fn string(&mut self, map: &Map<String, Value>, key: &str, pointer: &str, required: bool) -> Option<String> {
+        let p = format!("{pointer}/{key}");
+        match map.get(key) {
+            Some(Value::String(s)) => Some(s.clone()),
+            Some(other) => {
+                self.error(
+                    Diagnostic::new(p, format!("`{key}` must be a string")).expected("a string").found(kind(other)),
+                );
+                None
+            }
+            None if required => {
+                self.error(
+                    Diagnostic::new(pointer, format!("missing field `{key}`")).expected(format!("a `{key}` string")),
+                );
+                None
+            }
+            None => None,
+        }
+    }
+
+    fn manifest(&mut self, value: &Value) -> Option<WorkflowManifest> {
+        let map = self.object(value, "", "the manifest")?;
+        self.unknown_keys(map, "", &["name", "version", "description", "groups", "segments"]);
+        let name = self.string(map, "name", "", true).unwrap_or_default();
+        if map.get("name").is_some_and(Value::is_string) {
+            self.check_name(&name);
+        }
+        let version = self.string(map, "version", "", true).unwrap_or_default();
+        if map.get("version").is_some_and(Value::is_string) && semver::Version::parse(&version).is_err() {
+            self.error(
+                Diagnostic::new("/version", "`version` is not a semantic version")
+                    .expected("MAJOR.MINOR.PATCH, e.g. 0.1.0")
+                    .found(quote(&version)),
+            );
+        }
+        let description = self.string(map, "description", "", false).unwrap_or_default();
+        if description.chars().count() > 4096 {
+            self.error(
+                Diagnostic::new("/description", "the description is too long")
+                    .expected("at most 4096 characters")
+                    .found(format!("{} characters", description.chars().count())),
+            );
+        }
+        let groups = match map.get("groups") {
+            None => Vec::new(),
+            Some(Value::Array(items)) => items
+                .iter()
+                .enumerate()
+                .filter_map(|(i, g)| {
+                    let p = format!("/groups/{i}");
+                    match g {
+                        Value::String(s) if is_group(s) => Some(s.clone()),
+                        other => {
+                            self.error(
+                                Diagnostic::new(p, "a group is an UPPER_CASE word")
+                                    .expected("a string such as \"SYS\" (A-Z, 0-9, _; at most 64)")
+                                    .found(kind(other)),
+                            );
+                            None
+                        }
+                    }
+                })
+                .collect(),
+            Some(other) => {
+                self.error(
+                    Diagnostic::new("/groups", "`groups` must be an array of strings")
+                        .expected("an array")
+                        .found(kind(other)),
+                );
+                Vec::new()
+            }
+        };
+        let segments = match map.get("segments") {
+            None => {
+                self.error(Diagnostic::new("", "missing field `segments`").expected("an array of 1 to 128 segments"));
+                Vec::new()
+            }
+            Some(Value::Array(items)) => {
+                if items.is_empty() || items.len() > MAX_SEGMENTS {
+                    self.error(
+                        Diagnostic::new("/segments", "wrong number of segments")
+                            .expected(format!("1 to {MAX_SEGMENTS} segments"))
+                            .found(format!("{}", items.len())),
+                    );
+                }
+                items.iter().take(MAX_SEGMENTS).enumerate().map(|(i, s)| self.segment(s, i)).collect()
+            }
+            Some(other) => {
+                self.error(
+                    Diagnostic::new("/segments", "`segments` must be an array").expected("an array").found(kind(other)),
+                );
+                Vec::new()
+            }
+        };
+        Some(WorkflowManifest { name, version, description, groups, segments })
+    }
+
+    fn check_name(&mut self, name: &str) {
+        let ok = name.len() <= 64
+            && name.starts_with(|c: char| c.is_ascii_alphabetic())
+            && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+        if !ok {
+            self.error(
+                Diagnostic::new("/name", "the workflow name cannot name a crate")
+                    .expected("a letter, then letters, digits, `_` or `-` (at most 64)")
+                    .found(quote(name))
+                    .hint("the generated crate is called `wf_<name>`"),
+            );
+        }
+    }
+
+    fn segment(&mut self, value: &Value, index: usize) -> Segment {
+        let pointer = format!("/segments/{index}");
+        let Some(map) = self.object(value, &pointer, &format!("segment {index}")) else {
+            return Segment { inputs: Vec::new(), sequence: Vec::new() };
+        };
+        self.unknown_keys(map, &pointer, &["inputs", "sequence"]);
+        let inputs = match map.get("inputs") {
+            Some(Value::Array(items)) => items
+                .iter()
+                .enumerate()
+                .filter_map(|(i, v)| match v.as_i64() {
+                    Some(n) if n >= -1 => Some(n),
+                    _ => {
+                        self.error(
+                            Diagnostic::new(
+                                format!("{pointer}/inputs/{i}"),
+                                "an input is -1 or the index of an earlier segment",
+                            )
+                            .expected("-1 (external input) or the index of an earlier segment")
+                            .found(kind(v)),
+                        );
+                        None
+                    }
+                })
+                .collect(),
+            Some(other) => {
+                self.error(
+                    Diagnostic::new(format!("{pointer}/inputs"), "`inputs` must be an array of numbers")
+                        .expected("e.g. [-1] or [0, -1]")
+                        .found(kind(other)),
+                );
+                Vec::new()
+            }
+            None => {
+                self.error(
+                    Diagnostic::new(&pointer, "missing field `inputs`")
+                        .expected("an array, e.g. [-1] for one external input"),
+                );
+                Vec::new()
+            }
+        };
+        let sequence = match map.get("sequence") {
+            Some(Value::Array(items)) => {
+                if items.is_empty() || items.len() > MAX_OPERATIONS_PER_SEGMENT {
+                    self.error(
+                        Diagnostic::new(format!("{pointer}/sequence"), "wrong number of operations in a segment")
+                            .expected(format!("1 to {MAX_OPERATIONS_PER_SEGMENT} operations"))
+                            .found(format!("{}", items.len())),
+                    );
+                }
+                items
+                    .iter()
+                    .take(MAX_OPERATIONS_PER_SEGMENT)
+                    .enumerate()
+                    .map(|(j, v)| self.operation(v, &format!("{pointer}/sequence/{j}")))
+                    .collect()
+            }
+            Some(other) => {
+                self.error(
+                    Diagnostic::new(format!("{pointer}/sequence"), "`sequence` must be an array of operations")
+                        .expected("an array")
+                        .found(kind(other)),
+                );
+                Vec::new()
+            }
+            None => {
+                self.error(Diagnostic::new(&pointer, "missing field `sequence`").expected("an array of operations"));
+                Vec::new()
+            }
+        };
+        Segment { inputs, sequence }
+    }
+
+    fn operation(&mut self, value: &Value, pointer: &str) -> OperationRef {
+        let empty = OperationRef { operation: None, version: None, version_id: None, config: BTreeMap::new() };
+        let Some(map) = self.object(value, pointer, "an operation") else { return empty };
+        self.unknown_keys(map, pointer, &["operation", "version", "versionId", "config"]);
+        let operation = self.string(map, "operation", pointer, false);
+        let version = self.string(map, "version", pointer, false);
+        let version_id = self.string(map, "versionId", pointer, false);
+        if operation.is_none()
+            && version_id.is_none()
+            && !map.contains_key("operation")
+            && !map.contains_key("versionId")
+        {
+            self.error(
+                Diagnostic::new(pointer, "an operation needs `operation` (with `version`) or `versionId`")
+                    .hint("`braid ops` lists operations with their versions and version ids"),
+            );
+        }
+        let mut config = BTreeMap::new();
+        match map.get("config") {
+            None => {}
+            Some(Value::Object(entries)) => {
+                for (key, v) in entries {
+                    match v {
+                        Value::String(s) => {
+                            config.insert(key.clone(), s.clone());
+                        }
+                        other => self.error(
+                            Diagnostic::new(
+                                format!("{pointer}/config/{}", escape_token(key)),
+                                "config values are strings",
+                            )
+                            .expected("a string")
+                            .found(kind(other)),
+                        ),
+                    }
+                }
+            }
+            Some(other) => self.error(
+                Diagnostic::new(format!("{pointer}/config"), "`config` must be an object of strings")
+                    .expected("e.g. { \"hasher\": \"blake3\" }")
+                    .found(kind(other)),
+            ),
+        }
+        OperationRef { operation, version, version_id, config }
+    }
+}
+
+fn is_group(s: &str) -> bool {
+    !s.is_empty() && s.len() <= 64 && s.bytes().all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_')
+}
+
+/// Edit distance of at most 2, for "did you mean".
+pub fn similar(a: &str, b: &str) -> bool {
+    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+    if a.len().abs_diff(b.len()) > 2 || b.len() > 64 {
+        return false;
+    }
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.iter().enumerate() {
+        let mut cur = vec![i + 1];
+        for (j, cb) in b.iter().enumerate() {
+            cur.push((prev[j] + usize::from(ca != cb)).min(prev[j + 1] + 1).min(cur[j] + 1));
+        }
+        prev = cur;
+    }
+    prev[b.len()] <= 2
+}
