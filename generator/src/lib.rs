@@ -2,12 +2,14 @@
 //! operations, and packaging crates as npm packages. The `braid` binary is
 //! a thin CLI over it.
 
+pub mod build;
 pub mod codegen;
 pub mod diagnostic;
 pub mod manifest;
 pub mod op_manifest;
 pub mod project;
 pub mod registry;
+pub mod runner;
 pub mod vendor;
 pub mod wasm_pkg;
 

@@ -4,10 +4,12 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{bail, Context as _};
+use braid::build::{self, Target};
 use braid::codegen::{self, Generator};
 use braid::manifest::{validate, Workflow, MAX_MANIFEST_BYTES};
 use braid::project;
 use braid::registry::Registry;
+use braid::runner;
 use braid::vendor::Sources;
 use braid::wasm_pkg::{self, JsTarget, PackageSpec, Toolchain};
 use clap::{Parser, Subcommand};
@@ -46,6 +48,27 @@ enum Command {
         /// Only operations that run on this target: native, nostd or wasm.
         #[arg(long, value_parser = ["native", "nostd", "wasm"])]
         supports: Option<String>,
+    },
+    /// Generate and build a workflow: DIR/crate, DIR/pkg/{node,web,bundler}, DIR/report.json.
+    Build {
+        manifest: PathBuf,
+        #[arg(short, long)]
+        out: PathBuf,
+        /// Comma-separated: native, nostd, node, web, bundler (default: every target the operations allow).
+        #[arg(long, value_delimiter = ',')]
+        targets: Vec<String>,
+        /// Cargo target directory shared between builds (default: $BRAID_TARGET_DIR or ~/.cache/braid/target).
+        #[arg(long)]
+        target_dir: Option<PathBuf>,
+    },
+    /// Build a workflow natively (cached) and run it; each --input FILE is one external input, in order.
+    Run {
+        manifest: PathBuf,
+        /// A file per external input: its bytes (Bytes, Multihash) or its text (String, Cid, U64, Bool).
+        #[arg(long = "input", value_name = "FILE")]
+        inputs: Vec<PathBuf>,
+        #[arg(long)]
+        target_dir: Option<PathBuf>,
     },
     /// Build operations alone as npm packages (their `wasm` feature).
     OpPackage {
@@ -201,6 +224,46 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             }
             emit(&out)?;
         }
+        Command::Build { manifest, out, targets, target_dir } => {
+            let workflow = load(&manifest, &registry)?;
+            let targets = if targets.is_empty() {
+                build::default_targets(&workflow)
+            } else {
+                targets
+                    .iter()
+                    .map(|t| {
+                        Target::parse(t).with_context(|| {
+                            format!("unknown target `{t}`; expected native, nostd, node, web or bundler")
+                        })
+                    })
+                    .collect::<anyhow::Result<Vec<_>>>()?
+            };
+            let sources = Sources::locate(None)?;
+            let options = build::Options {
+                targets,
+                target_dir: target_dir.unwrap_or_else(build::default_target_dir),
+                tool_dirs: vec![sources.root().join("js/node_modules/.bin")],
+            };
+            let mut progress = Progress::new();
+            let report =
+                build::build(&workflow, &Generator::new(), &sources, &out, &options, &mut |e| progress.event(e));
+            progress.finish();
+            let report = report?;
+            eprintln!(
+                "built {} for {} in {} ms; report: {}",
+                report.crate_name,
+                report.targets.join(", "),
+                report.timings_ms.values().sum::<u64>(),
+                out.join("report.json").display()
+            );
+        }
+        Command::Run { manifest, inputs, target_dir } => {
+            let workflow = load(&manifest, &registry)?;
+            let sources = Sources::locate(None)?;
+            let target_dir = target_dir.unwrap_or_else(build::default_target_dir);
+            let output = runner::run(&workflow, &Generator::new(), &sources, &target_dir, &inputs)?;
+            emit(&output)?;
+        }
         Command::OpPackage { names, targets, out, root } => {
             let root = match root {
                 Some(r) => r,
@@ -245,6 +308,49 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         }
     }
     Ok(())
+}
+
+/// Build progress: a bar on a terminal, plain lines otherwise.
+struct Progress {
+    bar: Option<indicatif::ProgressBar>,
+}
+
+impl Progress {
+    fn new() -> Self {
+        use std::io::IsTerminal as _;
+        let bar = std::io::stderr().is_terminal().then(|| {
+            let bar = indicatif::ProgressBar::new(1);
+            bar.set_style(
+                indicatif::ProgressStyle::with_template("{spinner} [{pos}/{len}] {wide_msg} {elapsed}")
+                    .expect("a valid template"),
+            );
+            bar.enable_steady_tick(std::time::Duration::from_millis(120));
+            bar
+        });
+        Self { bar }
+    }
+
+    fn event(&mut self, event: build::Event<'_>) {
+        match (&self.bar, event) {
+            (Some(bar), build::Event::Start { index, total, step }) => {
+                bar.set_length(total as u64);
+                bar.set_position(index as u64 - 1);
+                bar.set_message(format!("building {step}"));
+            }
+            (Some(bar), build::Event::Done { step, ms }) => {
+                bar.inc(1);
+                bar.println(format!("  {step:<8} {ms:>6} ms"));
+            }
+            (None, build::Event::Start { index, total, step }) => eprintln!("[{index}/{total}] {step}"),
+            (None, build::Event::Done { step, ms }) => eprintln!("      {step} done in {ms} ms"),
+        }
+    }
+
+    fn finish(&self) {
+        if let Some(bar) = &self.bar {
+            bar.finish_and_clear();
+        }
+    }
 }
 
 /// Writes `text` to stdout; a closed pipe (`braid ops | head`) is not an error.

@@ -233,11 +233,13 @@ pub fn package(
         "name": spec.package,
         "version": spec.version,
         "description": spec.description,
-        "license": spec.license,
         "files": files,
         "main": js,
         "types": types,
     });
+    if !spec.license.is_empty() {
+        pkg["license"] = spec.license.clone().into();
+    }
     match target {
         JsTarget::Node => {}
         JsTarget::Web => {
@@ -257,7 +259,8 @@ pub fn package(
     Ok(Package { dir: out_dir.to_path_buf(), wasm: bg, wasm_bytes })
 }
 
-fn run(cmd: &mut Command) -> Result<(), BuildError> {
+/// Runs `cmd`; on failure the error holds the end of its output.
+pub fn run(cmd: &mut Command) -> Result<(), BuildError> {
     let shown = format!("{cmd:?}");
     let out = cmd.output().map_err(|source| BuildError::Io { path: PathBuf::from(cmd.get_program()), source })?;
     if out.status.success() {
