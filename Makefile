@@ -6,10 +6,14 @@ export PATH := $(HOME)/.cargo/bin:$(CURDIR)/js/node_modules/.bin:$(PATH)
 
 BRAID := target/debug/braid
 NPM_OPS := target/npm
+WF_OUT := target/wf
+# One cargo target directory for every generated crate (warm builds).
+export BRAID_TARGET_DIR := $(CURDIR)/target/braid
+WORKFLOWS := $(filter-out workflows/vectors.json,$(wildcard workflows/*.json))
 SAMPLE := workflows/samples/sample.txt
 THUMB := thumbv7em-none-eabihf
 
-.PHONY: setup demo test test-rust test-lint test-nostd test-wasm test-node bless clean
+.PHONY: setup demo test test-rust test-lint test-nostd test-wasm test-workflows test-node bless clean
 
 setup:
 	@scripts/setup.sh
@@ -33,7 +37,7 @@ demo: $(BRAID)
 	@node js/scripts/demo.mjs $(SAMPLE)
 
 ## test: every test (Rust, lint, no_std builds, Wasm builds, Node)
-test: setup test-lint test-rust test-nostd test-wasm test-node
+test: setup test-lint test-rust test-nostd test-wasm test-workflows test-node
 	@echo "make test: all passed"
 
 # Also lints the code #[operation] generates for the `wasm` feature, on wasm32.
@@ -60,12 +64,28 @@ test-nostd: $(BRAID)
 test-wasm: $(BRAID)
 	$(BRAID) op-package $$($(BRAID) ops --supports wasm --names) --targets node,web,bundler -o $(NPM_OPS)
 
-test-node: test-wasm
-	cd js && BRAID_OP_PKGS=$(CURDIR)/$(NPM_OPS) node --test test/
+# Every example workflow (and a hostile one) generated and built for every
+# target its operations allow, warnings denied; the crate builds away from
+# the repository; a second build elsewhere gives the same .wasm.
+test-workflows: $(BRAID)
+	@for w in $(WORKFLOWS) generator/tests/data/nasty.json; do \
+	  n=$$(basename $$w .json); echo "braid build $$w"; \
+	  BRAID_DENY_WARNINGS=1 $(BRAID) build $$w -o $(WF_OUT)/$$n; \
+	done
+	@dir=$$(mktemp -d) && cp -r $(WF_OUT)/dual_cid_of_text/crate $$dir/ && \
+	  if grep -rl "$(CURDIR)" $$dir/crate; then echo "absolute path in the generated crate"; exit 1; fi && \
+	  (cd $$dir/crate && cargo build --quiet --offline --target-dir $(BRAID_TARGET_DIR)) && \
+	  echo "standalone crate builds in $$dir" && rm -rf $$dir
+	@BRAID_DENY_WARNINGS=1 $(BRAID) build workflows/cidv1_from_bytes.json --targets node -o target/wf-again >/dev/null 2>&1
+	cmp $(WF_OUT)/cidv1_from_bytes/pkg/node/wf_cidv1_from_bytes_bg.wasm target/wf-again/pkg/node/wf_cidv1_from_bytes_bg.wasm
+	@echo "reproducible: same .wasm from a second build elsewhere"
+
+test-node: test-wasm test-workflows
+	cd js && BRAID_OP_PKGS=$(CURDIR)/$(NPM_OPS) BRAID_WF_OUT=$(CURDIR)/$(WF_OUT) BRAID_BIN=$(CURDIR)/$(BRAID) node --test test/
 
 ## bless: rewrite committed manifests and trybuild expectations; review the diff
 bless:
-	BRAID_BLESS=1 cargo test -p braid --test operation_manifests
+	BRAID_BLESS=1 cargo test -p braid --test operation_manifests --test golden
 	TRYBUILD=overwrite cargo test -p braid-macros --test ui
 	node js/scripts/make-vectors.mjs
 

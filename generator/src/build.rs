@@ -117,6 +117,8 @@ pub struct Options {
     pub target_dir: PathBuf,
     /// Directories where `wasm-opt` may be found besides PATH.
     pub tool_dirs: Vec<PathBuf>,
+    /// Compile with `-D warnings` (tests do; `BRAID_DENY_WARNINGS=1`).
+    pub deny_warnings: bool,
 }
 
 /// `report.json`.
@@ -197,6 +199,9 @@ pub fn build(
         if let Some(t) = target {
             cmd.args(["--target", t]);
         }
+        if options.deny_warnings {
+            cmd.env("RUSTFLAGS", "-Dwarnings");
+        }
         run(&mut cmd)
     };
     if options.targets.contains(&Target::Native) {
@@ -223,6 +228,7 @@ pub fn build(
             features: vec!["wasm".into()],
             target_dir: options.target_dir.clone(),
             remap: remaps(&crate_dir, sources.root()),
+            deny_warnings: options.deny_warnings,
         };
         let mut wasm = PathBuf::new();
         step("wasm", &mut || {
@@ -266,16 +272,18 @@ pub fn build(
     Ok(report)
 }
 
-/// Absolute paths that must not end up in the `.wasm`.
+/// Absolute paths that must not end up in the `.wasm`. rustc applies the
+/// last matching prefix, so the most specific (the crate) comes last.
 pub fn remaps(crate_dir: &Path, braid_root: &Path) -> Vec<(PathBuf, String)> {
-    let mut remap = vec![(crate_dir.canonicalize().unwrap_or(crate_dir.to_path_buf()), "/wf".to_string())];
-    remap.push((braid_root.to_path_buf(), "/braid".to_string()));
+    let mut remap = Vec::new();
     let cargo_home = std::env::var_os("CARGO_HOME")
         .map(PathBuf::from)
         .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo")));
     if let Some(home) = cargo_home {
         remap.push((home, "/cargo".to_string()));
     }
+    remap.push((braid_root.to_path_buf(), "/braid".to_string()));
+    remap.push((crate_dir.canonicalize().unwrap_or(crate_dir.to_path_buf()), "/wf".to_string()));
     remap
 }
 

@@ -243,6 +243,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 targets,
                 target_dir: target_dir.unwrap_or_else(build::default_target_dir),
                 tool_dirs: vec![sources.root().join("js/node_modules/.bin")],
+                deny_warnings: std::env::var_os("BRAID_DENY_WARNINGS").is_some_and(|v| v == "1"),
             };
             let mut progress = Progress::new();
             let report =
@@ -297,6 +298,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                     features: vec!["wasm".into()],
                     target_dir: root.join("target"),
                     remap: remaps(&root),
+                    deny_warnings: false,
                 };
                 let wasm = wasm_pkg::compile(&spec)?;
                 for target in &targets {

@@ -146,6 +146,8 @@ pub struct PackageSpec {
     /// Path prefixes to hide in the binary (e.g. the repo root, the cargo
     /// registry), each mapped to a fixed name.
     pub remap: Vec<(PathBuf, String)>,
+    /// Compile with `-D warnings`.
+    pub deny_warnings: bool,
 }
 
 /// What was built.
@@ -158,8 +160,11 @@ pub struct Package {
 
 /// Compiles `spec` to Wasm once (release, wasm32-unknown-unknown).
 pub fn compile(spec: &PackageSpec) -> Result<PathBuf, BuildError> {
-    let rustflags: Vec<String> =
+    let mut rustflags: Vec<String> =
         spec.remap.iter().map(|(from, to)| format!("--remap-path-prefix={}={to}", from.display())).collect();
+    if spec.deny_warnings {
+        rustflags.push("-Dwarnings".into());
+    }
     let mut cmd = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
     cmd.args([
         "rustc",
@@ -208,17 +213,7 @@ pub fn package(
         target.bindgen_target(),
     ]))?;
     let bg = out_dir.join(format!("{name}_bg.wasm"));
-    // The features Rust 1.95 enables by default on wasm32, plus SIMD (blake3).
-    run(Command::new(&tools.wasm_opt).arg(&bg).arg("-o").arg(&bg).args([
-        "-O3",
-        "--enable-simd",
-        "--enable-bulk-memory",
-        "--enable-nontrapping-float-to-int",
-        "--enable-sign-ext",
-        "--enable-mutable-globals",
-        "--enable-reference-types",
-        "--enable-multivalue",
-    ]))?;
+    optimize(&bg, &spec.target_dir.join("braid-wasm-opt"), tools)?;
     let mut files: Vec<String> = std::fs::read_dir(out_dir)
         .map_err(io(out_dir))?
         .filter_map(|e| e.ok())
@@ -257,6 +252,39 @@ pub fn package(
     std::fs::write(&path, text).map_err(io(&path))?;
     let wasm_bytes = std::fs::metadata(&bg).map_err(io(&bg))?.len();
     Ok(Package { dir: out_dir.to_path_buf(), wasm: bg, wasm_bytes })
+}
+
+/// wasm-opt's flags: speed, with the features Rust 1.95 enables by default
+/// on wasm32 plus SIMD (blake3).
+const WASM_OPT_FLAGS: &[&str] = &[
+    "-O3",
+    "--enable-simd",
+    "--enable-bulk-memory",
+    "--enable-nontrapping-float-to-int",
+    "--enable-sign-ext",
+    "--enable-mutable-globals",
+    "--enable-reference-types",
+    "--enable-multivalue",
+];
+
+/// Runs wasm-opt on `wasm` in place, through a cache keyed by the input
+/// bytes and the flags: the three JS targets bind the same module, and a
+/// rebuild of an unchanged workflow skips wasm-opt altogether.
+fn optimize(wasm: &Path, cache: &Path, tools: &Toolchain) -> Result<(), BuildError> {
+    let input = std::fs::read(wasm).map_err(io(wasm))?;
+    let mut key = input;
+    key.extend_from_slice(WASM_OPT_FLAGS.join(" ").as_bytes());
+    key.extend_from_slice(tools.wasm_opt.display().to_string().as_bytes());
+    let cached = cache.join(format!("{}.wasm", crate::op_manifest::version_id(&key)));
+    if let Ok(bytes) = std::fs::read(&cached) {
+        return std::fs::write(wasm, bytes).map_err(io(wasm));
+    }
+    run(Command::new(&tools.wasm_opt).arg(wasm).arg("-o").arg(wasm).args(WASM_OPT_FLAGS))?;
+    std::fs::create_dir_all(cache).map_err(io(cache))?;
+    // Write then rename, so a concurrent build never reads half a file.
+    let tmp = cached.with_extension(format!("tmp{}", std::process::id()));
+    std::fs::copy(wasm, &tmp).map_err(io(&tmp))?;
+    std::fs::rename(&tmp, &cached).map_err(io(&cached))
 }
 
 /// Runs `cmd`; on failure the error holds the end of its output.

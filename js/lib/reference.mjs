@@ -66,3 +66,56 @@ export function vectors() {
     cases,
   };
 }
+
+/** A workflow input as the vectors describe it, as bytes (for the
+ * reference) and as the JS value a Workflow takes. `file` paths are
+ * relative to the repository root `root`. */
+export function inputValue(spec, root) {
+  if ('pattern' in spec) return input(spec.pattern);
+  if ('text' in spec) return spec.text;
+  if ('file' in spec) return `${root}/${spec.file}`;
+  throw new Error(`unknown input ${JSON.stringify(spec)}`);
+}
+
+const utf8 = (s) => new TextEncoder().encode(s);
+const concat = (parts) => {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const p of parts) { out.set(p, at); at += p.length; }
+  return out;
+};
+
+/** What each example workflow in workflows/ computes, written with the
+ * reference implementation only. `calls` are the inputs of each `next`. */
+export const WORKFLOWS = {
+  cidv1_from_bytes: (calls) => cid(calls[0][0]),
+  cidv1_sha2_256: (calls) => cid(calls[0][0], { hasher: 'sha2-256' }),
+  dual_cid_of_text: (calls) => [cid(utf8(calls[0][0])), cid(utf8(calls[0][0]), { hasher: 'sha2-256', base: 'base58btc' })],
+  salted_cid: (calls) => cid(concat([utf8(calls[0][0]), calls[1][0]]), { hasher: 'sha2-256' }),
+  cid_of_file: (calls, readFile) => cid(readFile(calls[0][0])),
+};
+
+/** The workflow test vectors: inputs per `next` call and the expected output. */
+export function workflowVectors(root, readFile) {
+  const cases = [];
+  const add = (workflow, calls) => {
+    const values = calls.map((c) => c.map((s) => inputValue(s, root)));
+    cases.push({ workflow, calls, output: WORKFLOWS[workflow](values, readFile) });
+  };
+  for (const size of SIZES) {
+    add('cidv1_from_bytes', [[{ pattern: size }]]);
+    add('cidv1_sha2_256', [[{ pattern: size }]]);
+  }
+  for (const text of ['hello world', '', 'h\u00e9llo \u2713 "quoted"\n\ttabbed \u{1f980}']) {
+    add('dual_cid_of_text', [[{ text }]]);
+  }
+  add('salted_cid', [[{ text: 'salt:' }], [{ pattern: 1000 }]]);
+  add('salted_cid', [[{ text: '' }], [{ pattern: 0 }]]);
+  add('cid_of_file', [[{ file: 'workflows/samples/sample.txt' }]]);
+  return {
+    about: 'Expected outputs of the workflows in workflows/, computed by js/lib/reference.mjs ' +
+      '(multiformats + @noble/hashes). Inputs: {pattern: n} is the byte pattern of operations/vectors/cid.json, ' +
+      '{text} a string, {file} the path of a file in this repository. Regenerate with `node js/scripts/make-vectors.mjs`.',
+    cases,
+  };
+}

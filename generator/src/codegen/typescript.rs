@@ -28,7 +28,7 @@ pub fn declarations(w: &Workflow) -> String {
     let all = w.external_inputs();
     let name = w.manifest.name.as_str();
     format!(
-        r#"/** External inputs of one `next` call: those of the next segment that takes any, in order. */
+        r#"/** External inputs of one `next` call: those of the next segment that needs input, in order. */
 export type Inputs = {inputs};
 /** Every external input of the workflow, in order, for `run`. */
 export type RunInputs = {run};

@@ -133,6 +133,15 @@ impl Parser {
             );
         }
         let description = self.string(map, "description", "", false).unwrap_or_default();
+        if let Some(c) = description.chars().find(|c| c.is_control() && !matches!(c, '\n' | '\r' | '\t')) {
+            // Cargo hands the description to rustc in an environment
+            // variable, which cannot hold NUL; no control character is text.
+            self.error(
+                Diagnostic::new("/description", "the description contains a control character")
+                    .expected("text; newlines and tabs are fine")
+                    .found(format!("U+{:04X}", c as u32)),
+            );
+        }
         if description.chars().count() > 4096 {
             self.error(
                 Diagnostic::new("/description", "the description is too long")

@@ -1,0 +1,213 @@
+//! Hostile and broken manifests: each is rejected with an error at the
+//! right JSON pointer (with a line and column), or, when it is merely odd,
+//! yields source in which every user string is an escaped literal.
+
+use braid::codegen::Generator;
+use braid::manifest::validate;
+use braid::Registry;
+use serde_json::json;
+
+fn manifest(segments: serde_json::Value) -> String {
+    json!({ "name": "adv", "version": "0.1.0", "segments": segments }).to_string()
+}
+
+fn cid_segment() -> serde_json::Value {
+    json!({ "inputs": [-1], "sequence": [{ "operation": "op_multihash", "version": "^0.1" }, { "operation": "op_cid", "version": "^0.1" }] })
+}
+
+/// Asserts that `text` is rejected with a diagnostic at `pointer` whose
+/// message (or expected/found/hint) contains `needle`.
+fn rejects(text: &str, pointer: &str, needle: &str) {
+    let diagnostics = validate(text, &Registry::builtin()).expect_err("must be rejected");
+    let hit = diagnostics.iter().find(|d| {
+        d.pointer == pointer
+            && [Some(&d.message), d.expected.as_ref(), d.found.as_ref(), d.hint.as_ref()]
+                .into_iter()
+                .flatten()
+                .any(|s| s.contains(needle))
+    });
+    let hit = hit.unwrap_or_else(|| panic!("no diagnostic at {pointer:?} mentioning {needle:?}; got {diagnostics:#?}"));
+    assert!(hit.line.is_some() && hit.column.is_some(), "{hit:?} has no position");
+}
+
+#[test]
+fn names_that_cannot_name_a_crate() {
+    for name in ["1abc", "a\"b", "a\nb", "nul\u{0}", "café", "", "a b", "x".repeat(65).as_str(), "*/", "\"#"] {
+        let text = json!({ "name": name, "version": "0.1.0", "segments": [cid_segment()] }).to_string();
+        rejects(&text, "/name", "cannot name a crate");
+    }
+}
+
+#[test]
+fn keyword_names_are_fine_behind_the_prefix() {
+    let registry = Registry::builtin();
+    for name in ["self", "crate", "Self", "fn", "r", "super"] {
+        let text = json!({ "name": name, "version": "0.1.0", "segments": [cid_segment()] }).to_string();
+        let w = validate(&text, &registry).unwrap();
+        let files = Generator::new().render(&w).unwrap();
+        syn::parse_file(&files[1].contents).unwrap();
+        assert!(files[0].contents.contains(&format!("name = \"wf_{}\"", name.to_lowercase())));
+    }
+}
+
+#[test]
+fn hostile_strings_stay_literals() {
+    let description = "quote \" backslash \\ */ \"# newline\n tab\t bidi \u{202e} unicode 漢字 🦀 }} {{x}} ');";
+    let text = json!({ "name": "adv", "version": "0.1.0", "description": description, "segments": [cid_segment()] })
+        .to_string();
+    let w = validate(&text, &Registry::builtin()).unwrap();
+    let files = Generator::new().render(&w).unwrap();
+    let lib = syn::parse_file(&files[1].contents).unwrap();
+    // The description is exactly one doc attribute with the same value.
+    let doc = lib.attrs.iter().find(|a| a.path().is_ident("doc")).unwrap();
+    let syn::Meta::NameValue(nv) = &doc.meta else { panic!() };
+    let syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Str(s), .. }) = &nv.value else { panic!() };
+    assert_eq!(s.value(), description);
+    // And nothing outside printable ASCII reaches the Rust source.
+    assert!(files[1].contents.bytes().all(|b| b == b'\n' || (0x20..0x7f).contains(&b)));
+    // The TOML description is the same text.
+    let toml: toml::Table = files[0].contents.parse().unwrap();
+    assert_eq!(toml["package"]["description"].as_str(), Some(description));
+}
+
+#[test]
+fn control_characters_in_the_description_are_refused() {
+    for c in ['\u{0}', '\u{7}', '\u{1b}', '\u{7f}'] {
+        let text =
+            json!({ "name": "adv", "version": "0.1.0", "description": format!("a{c}b"), "segments": [cid_segment()] });
+        rejects(&text.to_string(), "/description", "control character");
+    }
+}
+
+#[test]
+fn references() {
+    let fwd = manifest(json!([{ "inputs": [1], "sequence": [{ "operation": "op_utf8" }] }, cid_segment()]));
+    rejects(&fwd, "/segments/0/inputs/0", "cannot use segment 1");
+    let selfref = manifest(json!([cid_segment(), { "inputs": [1], "sequence": [{ "operation": "op_cid" }] }]));
+    rejects(&selfref, "/segments/1/inputs/0", "cannot use segment 1");
+    for bad in [json!(-5), json!(1e30), json!(99999999999999999999u128 as f64), json!(0.5), json!("0"), json!(null)] {
+        let text = manifest(json!([{ "inputs": [bad], "sequence": [{ "operation": "op_utf8" }] }]));
+        rejects(&text, "/segments/0/inputs/0", "-1");
+    }
+    let unused = manifest(json!([cid_segment(), cid_segment()]));
+    rejects(&unused, "/segments/0", "never used");
+    rejects(&manifest(json!([])), "/segments", "1 to 128");
+    let none = manifest(json!([{ "inputs": [], "sequence": [{ "operation": "op_utf8" }] }]));
+    rejects(&none, "/segments/0/inputs", "no inputs");
+}
+
+#[test]
+fn arity_and_types() {
+    let two = manifest(json!([{ "inputs": [-1, -1], "sequence": [{ "operation": "op_multihash" }] }]));
+    rejects(&two, "/segments/0/inputs", "op_multihash takes 1 input(s)");
+    let chain =
+        manifest(json!([{ "inputs": [-1], "sequence": [{ "operation": "op_cid" }, { "operation": "op_multihash" }] }]));
+    rejects(&chain, "/segments/0/sequence/1", "type mismatch: op_multihash takes Bytes, op_cid outputs Cid");
+    let edge = manifest(json!([cid_segment(), { "inputs": [0], "sequence": [{ "operation": "op_multihash" }] }]));
+    rejects(&edge, "/segments/1/inputs/0", "Cid (output of segment 0)");
+    let mixed = manifest(json!([
+        { "inputs": [-1], "sequence": [{ "operation": "op_utf8" }] },
+        cid_segment(),
+        { "inputs": [0, 1], "sequence": [{ "operation": "op_collect" }] }
+    ]));
+    rejects(&mixed, "/segments/2/inputs/1", "takes inputs of one type");
+    let untyped = manifest(json!([{ "inputs": [-1, -1], "sequence": [{ "operation": "op_collect" }] }]));
+    rejects(&untyped, "/segments/0/inputs", "cannot tell the type");
+}
+
+#[test]
+fn operations_versions_and_config() {
+    let op = |o: serde_json::Value| manifest(json!([{ "inputs": [-1], "sequence": [o] }]));
+    rejects(
+        &op(json!({ "operation": "op_multihsh" })),
+        "/segments/0/sequence/0/operation",
+        "did you mean \"op_multihash\"",
+    );
+    rejects(
+        &op(json!({ "operation": "op_multihash", "version": "^0.2" })),
+        "/segments/0/sequence/0/version",
+        "no version of op_multihash",
+    );
+    rejects(
+        &op(json!({ "operation": "op_multihash", "version": "not semver" })),
+        "/segments/0/sequence/0/version",
+        "not a version requirement",
+    );
+    rejects(
+        &op(json!({ "operation": "op_multihash", "config": { "hasher": "md5" } })),
+        "/segments/0/sequence/0/config/hasher",
+        "one of blake3",
+    );
+    rejects(
+        &op(json!({ "operation": "op_multihash", "config": { "hasher": "blake3\"); panic!(\"" } })),
+        "/segments/0/sequence/0/config/hasher",
+        "does not allow this value",
+    );
+    rejects(
+        &op(json!({ "operation": "op_multihash", "config": { "a/b~c": "x" } })),
+        "/segments/0/sequence/0/config/a~1b~0c",
+        "no config key",
+    );
+    rejects(
+        &op(json!({ "operation": "op_utf8", "config": { "x": 1 } })),
+        "/segments/0/sequence/0/config/x",
+        "config values are strings",
+    );
+    rejects(
+        &op(json!({ "versionId": "bafkr4inotarealid" })),
+        "/segments/0/sequence/0/versionId",
+        "no operation in the registry",
+    );
+    rejects(&op(json!({ "operation": "op_utf8", "extra": true })), "/segments/0/sequence/0/extra", "unknown field");
+    rejects(&op(json!({})), "/segments/0/sequence/0", "needs `operation`");
+    // A versionId from the registry works.
+    let registry = Registry::builtin();
+    let id = registry.get("op_utf8").unwrap().version_id.clone();
+    let text = op(json!({ "versionId": id }));
+    validate(&text, &registry).unwrap();
+}
+
+#[test]
+fn limits_and_garbage() {
+    let segs: Vec<serde_json::Value> = (0..129)
+        .map(|i| {
+            if i == 0 {
+                json!({ "inputs": [-1], "sequence": [{ "operation": "op_utf8" }] })
+            } else {
+                json!({ "inputs": [i - 1], "sequence": [{ "operation": "op_concat" }] })
+            }
+        })
+        .collect();
+    rejects(&manifest(json!(segs)), "/segments", "1 to 128 segments");
+    let ops: Vec<serde_json::Value> = (0..129).map(|_| json!({ "operation": "op_utf8" })).collect();
+    rejects(&manifest(json!([{ "inputs": [-1], "sequence": ops }])), "/segments/0/sequence", "1 to 128 operations");
+    let huge =
+        json!({ "name": "adv", "version": "0.1.0", "description": "x".repeat(2 << 20), "segments": [cid_segment()] })
+            .to_string();
+    let d = validate(&huge, &Registry::builtin()).unwrap_err();
+    assert_eq!(d.len(), 1);
+    assert!(d[0].message.contains("too large"), "{d:?}");
+    for garbage in ["", "not json", "{", "[1, 2]", "null", "\"text\"", "{\"name\": \"a\",}"] {
+        let d = validate(garbage, &Registry::builtin()).unwrap_err();
+        assert!(!d.is_empty(), "{garbage:?}");
+    }
+    let deep = "[".repeat(100_000);
+    let d = validate(&deep, &Registry::builtin()).unwrap_err();
+    assert!(d[0].message.contains("not valid JSON"), "{d:?}");
+    rejects("{\"name\": \"a\", \"version\": \"0.1.0\", \"segments\": 3}", "/segments", "must be an array");
+    rejects("{\"name\": \"a\", \"version\": \"0.1.0\", \"segments\": [], \"x~y/z\": 1}", "/x~0y~1z", "unknown field");
+}
+
+#[test]
+fn all_errors_are_reported_at_once() {
+    let text = json!({
+        "name": "bad name", "version": "x", "extra": 1,
+        "segments": [{ "inputs": [-1], "sequence": [{ "operation": "nope" }, { "operation": "op_cid", "config": { "base": "base2" } }] }]
+    })
+    .to_string();
+    let d = validate(&text, &Registry::builtin()).unwrap_err();
+    let pointers: Vec<&str> = d.iter().map(|d| d.pointer.as_str()).collect();
+    for p in ["/name", "/version", "/extra", "/segments/0/sequence/0/operation", "/segments/0/sequence/1/config/base"] {
+        assert!(pointers.contains(&p), "{p} missing from {pointers:?}");
+    }
+}

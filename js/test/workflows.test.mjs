@@ -1,0 +1,158 @@
+// The example workflows, built by `braid build` (make test-workflows): their
+// Node packages and their native builds (`braid run`) against the vectors of
+// the independent reference implementation; the JS API's errors; suspend in
+// one process and resume in another.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { inputValue, workflowVectors } from '../lib/reference.mjs';
+
+const require = createRequire(import.meta.url);
+const root = fileURLToPath(new URL('../..', import.meta.url)).replace(/\/$/, '');
+const out = process.env.BRAID_WF_OUT ?? `${root}/target/wf`;
+const braid = process.env.BRAID_BIN ?? `${root}/target/debug/braid`;
+const committed = JSON.parse(readFileSync(`${root}/workflows/vectors.json`, 'utf8'));
+
+const report = (name) => JSON.parse(readFileSync(`${out}/${name}/report.json`, 'utf8'));
+const hasNode = (name) => report(name).targets.includes('node');
+const load = (name) => require(`${out}/${name}/pkg/node/wf_${name}.js`);
+const values = (c) => c.calls.map((call) => call.map((s) => inputValue(s, root)));
+
+test('committed workflow vectors are what the reference implementation computes', () => {
+  assert.deepEqual(committed, workflowVectors(root, (p) => readFileSync(p)));
+});
+
+test('every example workflow was built, with Node packages where its operations allow', () => {
+  const names = readdirSync(`${root}/workflows`).filter((f) => f.endsWith('.json') && f !== 'vectors.json');
+  assert.ok(names.length >= 5);
+  for (const file of names) {
+    const name = file.replace(/\.json$/, '');
+    const r = report(name);
+    assert.ok(r.targets.includes('native'), name);
+    assert.equal(r.targets.includes('node'), name !== 'cid_of_file', `${name}: ${r.targets}`);
+  }
+});
+
+test('Node packages give the reference outputs through next() and run()', async () => {
+  for (const c of committed.cases.filter((c) => hasNode(c.workflow))) {
+    const mod = load(c.workflow);
+    const calls = values(c);
+    const wf = new mod.Workflow();
+    for (const [i, inputs] of calls.entries()) {
+      const step = await wf.next(inputs);
+      const last = i === calls.length - 1;
+      assert.equal(step.done, last, `${c.workflow} call ${i}`);
+      assert.equal(wf.done, last);
+      if (last) assert.deepEqual(step.output, c.output, c.workflow);
+      else assert.equal(step.output, undefined);
+      assert.equal(typeof step.segmentTime, 'number');
+      assert.ok(step.totalTime >= step.segmentTime);
+    }
+    assert.deepEqual(await mod.run(calls.flat()), c.output, `${c.workflow} run`);
+  }
+});
+
+test('native builds (braid run) give the same outputs', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'braid-run-'));
+  for (const [n, c] of committed.cases.entries()) {
+    const files = values(c).flat().map((v, i) => {
+      const f = join(dir, `${n}-${i}`);
+      writeFileSync(f, v);
+      return f;
+    });
+    const args = ['run', `${root}/workflows/${c.workflow}.json`, ...files.flatMap((f) => ['--input', f])];
+    const r = spawnSync(braid, args, { encoding: 'utf8' });
+    assert.equal(r.status, 0, `${c.workflow}: ${r.stderr}`);
+    const printed = r.stdout.trim();
+    assert.deepEqual(Array.isArray(c.output) ? JSON.parse(printed) : printed, c.output, c.workflow);
+  }
+});
+
+test('TypeScript declarations are exact: no `any`', () => {
+  for (const name of ['cidv1_from_bytes', 'dual_cid_of_text', 'salted_cid']) {
+    const dts = readFileSync(`${out}/${name}/pkg/node/wf_${name}.d.ts`, 'utf8');
+    assert.doesNotMatch(dts, /\bany\b/, name);
+    assert.match(dts, /next\(inputs: Inputs\): Promise<Step>;/);
+  }
+  const salted = readFileSync(`${out}/salted_cid/pkg/node/wf_salted_cid.d.ts`, 'utf8');
+  assert.match(salted, /export type Inputs = \[string\] \| \[Uint8Array\];/);
+  assert.match(salted, /export type RunInputs = \[string, Uint8Array\];/);
+  const dual = readFileSync(`${out}/dual_cid_of_text/pkg/node/wf_dual_cid_of_text.d.ts`, 'utf8');
+  assert.match(dual, /export type Output = Array<string>;/);
+});
+
+test('bad calls reject with an Error saying what was expected; the instance keeps working', async () => {
+  const mod = load('salted_cid');
+  const wf = new mod.Workflow();
+  const bad = [
+    [[], /salted_cid segment 0 inputs: expected 1 input\(s\), found 0/],
+    [['a', 'b'], /expected 1 input\(s\), found 2/],
+    [[new Uint8Array(1)], /salted_cid input 0: expected string, found a Uint8Array/],
+    [[null], /expected string, found null/],
+    [null, /expected an Array of inputs, found null/],
+    ['salt', /expected an Array of inputs, found a string/],
+    [undefined, /found undefined/],
+  ];
+  for (const [inputs, message] of bad) {
+    await assert.rejects(wf.next(inputs), (e) => e instanceof Error && !(e instanceof WebAssembly.RuntimeError) && message.test(e.message));
+  }
+  assert.equal((await wf.next(['salt:'])).done, false);
+  await assert.rejects(wf.next(['again']), /salted_cid input 1: expected Uint8Array, found a string/);
+  const step = await wf.next([inputValue({ pattern: 1000 }, root)]);
+  assert.equal(step.output, committed.cases.find((c) => c.workflow === 'salted_cid').output);
+  await assert.rejects(wf.next([new Uint8Array(1)]), /the workflow is done; create a new Workflow/);
+  await assert.rejects(mod.run(['only one']), /run inputs: expected 2 input\(s\), found 1/);
+  await assert.rejects(mod.run([1, new Uint8Array()]), /salted_cid input 0: expected string, found a number/);
+});
+
+test('a workflow suspended in one process resumes in another', () => {
+  const mod = load('salted_cid');
+  const c = committed.cases.find((c) => c.workflow === 'salted_cid');
+  const wf = new mod.Workflow();
+  return wf.next(values(c)[0]).then(() => {
+    const dir = mkdtempSync(join(tmpdir(), 'braid-resume-'));
+    const state = join(dir, 'state.bin');
+    writeFileSync(state, wf.suspend());
+    const script = `
+      const mod = require(${JSON.stringify(`${out}/salted_cid/pkg/node/wf_salted_cid.js`)});
+      const bytes = new Uint8Array(require('fs').readFileSync(${JSON.stringify(state)}));
+      const input = new Uint8Array(1000).map((_, i) => (i * 31 + 7) & 0xff);
+      mod.Workflow.resume(bytes).next([input]).then((s) => console.log(s.output));`;
+    const r = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8' });
+    assert.equal(r.status, 0, r.stderr);
+    assert.equal(r.stdout.trim(), c.output);
+  });
+});
+
+test('resume refuses a state that is not this workflow\'s', async () => {
+  const salted = load('salted_cid');
+  const other = new (load('dual_cid_of_text').Workflow)();
+  assert.throws(() => salted.Workflow.resume(other.suspend()), /cannot resume: the state belongs to workflow/);
+  assert.throws(() => salted.Workflow.resume(new Uint8Array([1, 2, 3])), /codec: decode/);
+  assert.throws(() => salted.Workflow.resume('text'), /Workflow.resume state: expected Uint8Array, found a string/);
+});
+
+test('the .wasm holds no absolute path of the build machine', () => {
+  for (const name of ['cidv1_from_bytes', 'dual_cid_of_text', 'salted_cid']) {
+    const wasm = readFileSync(`${out}/${name}/pkg/node/wf_${name}_bg.wasm`).toString('latin1');
+    for (const p of [root, process.env.HOME, out].filter(Boolean)) {
+      assert.ok(!wasm.includes(p), `${name}: contains ${p}`);
+    }
+  }
+  assert.ok(existsSync(`${out}/cidv1_from_bytes/crate/Cargo.lock`));
+});
+
+test('a manifest full of hostile strings builds and behaves (generator/tests/data/nasty.json)', async () => {
+  const mod = require(`${out}/nasty/pkg/node/wf_self.js`);
+  const bytes = new Uint8Array([0xfb, 0xff, 0x00]);
+  const text = 'a"b\n';
+  const expected = Buffer.concat([Buffer.from(text), Buffer.from(text), Buffer.from(bytes)]).toString('base64url');
+  assert.equal(await mod.run([text, bytes]), expected);
+  const dts = readFileSync(`${out}/nasty/pkg/node/wf_self.d.ts`, 'utf8');
+  assert.match(dts, /export type RunInputs = \[string, Uint8Array\];/);
+});
