@@ -23,18 +23,19 @@ $(BRAID): setup FORCE
 
 FORCE:
 
-## demo: CIDv1 of a sample file through the operations, natively and in Wasm
+## demo: the main job: a manifest becomes a crate and an npm package; both run
 demo: $(BRAID)
 	@echo "== operations in the registry"
 	@$(BRAID) ops
 	@echo
-	@echo "== building the Wasm operations as Node packages"
-	@$(BRAID) op-package op_multihash op_cid --targets node -o $(NPM_OPS)
+	@echo "== validate and build workflows/cidv1_from_bytes.json for native and Node"
+	@$(BRAID) validate workflows/cidv1_from_bytes.json
+	@$(BRAID) build workflows/cidv1_from_bytes.json --targets native,node -o target/demo
 	@echo
 	@echo "== CIDv1 (blake3, raw, base32) of $(SAMPLE)"
-	@printf 'native (op_file -> op_multihash -> op_cid): '
-	@cargo run --quiet -p braid --example cid_of_file -- $(SAMPLE)
-	@node js/scripts/demo.mjs $(SAMPLE)
+	@printf 'native (braid run):                '
+	@$(BRAID) run workflows/cidv1_from_bytes.json --input $(SAMPLE) --time
+	@node js/scripts/demo.mjs target/demo/pkg/node/wf_cidv1_from_bytes.js $(SAMPLE)
 
 ## test: every test (Rust, lint, no_std builds, Wasm builds, Node)
 test: setup test-lint test-rust test-nostd test-wasm test-workflows test-node

@@ -67,6 +67,9 @@ enum Command {
         /// A file per external input: its bytes (Bytes, Multihash) or its text (String, Cid, U64, Bool).
         #[arg(long = "input", value_name = "FILE")]
         inputs: Vec<PathBuf>,
+        /// Print how long the workflow took (on stderr).
+        #[arg(long)]
+        time: bool,
         #[arg(long)]
         target_dir: Option<PathBuf>,
     },
@@ -258,12 +261,13 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 out.join("report.json").display()
             );
         }
-        Command::Run { manifest, inputs, target_dir } => {
+        Command::Run { manifest, inputs, time, target_dir } => {
             let workflow = load(&manifest, &registry)?;
             let sources = Sources::locate(None)?;
             let target_dir = target_dir.unwrap_or_else(build::default_target_dir);
-            let output = runner::run(&workflow, &Generator::new(), &sources, &target_dir, &inputs)?;
-            emit(&output)?;
+            let output = runner::run(&workflow, &Generator::new(), &sources, &target_dir, &inputs, time)?;
+            emit(&output.stdout)?;
+            eprint!("{}", output.stderr);
         }
         Command::OpPackage { names, targets, out, root } => {
             let root = match root {

@@ -32,6 +32,15 @@ pub enum RunError {
     Failed(String),
 }
 
+/// What the runner printed.
+#[derive(Debug, Clone)]
+pub struct Ran {
+    /// The output.
+    pub stdout: String,
+    /// Timing, with `time`.
+    pub stderr: String,
+}
+
 /// Builds (cached) and runs `workflow` with one file per external input;
 /// returns what it printed.
 pub fn run(
@@ -40,7 +49,8 @@ pub fn run(
     sources: &Sources,
     target_dir: &Path,
     inputs: &[PathBuf],
-) -> Result<String, RunError> {
+    time: bool,
+) -> Result<Ran, RunError> {
     let types = workflow.external_inputs();
     let type_list = types.iter().map(|t| t.to_string()).collect::<Vec<_>>().join(", ");
     if inputs.len() != types.len() {
@@ -102,12 +112,19 @@ pub fn run(
         .arg(target_dir);
     crate::wasm_pkg::run(&mut cmd).map_err(BuildError::Package)?;
     let exe = target_dir.join("release").join(&package);
-    let out = Command::new(&exe)
-        .args(inputs)
+    let mut cmd = Command::new(&exe);
+    cmd.args(inputs);
+    if time {
+        cmd.env("BRAID_RUN_TIME", "1");
+    }
+    let out = cmd
         .output()
         .map_err(|e| RunError::Failed(format!("cannot start {}: {e}", exe.display())))?;
     if !out.status.success() {
         return Err(RunError::Failed(String::from_utf8_lossy(&out.stderr).trim().to_string()));
     }
-    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+    Ok(Ran {
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    })
 }

@@ -156,3 +156,13 @@ test('a manifest full of hostile strings builds and behaves (generator/tests/dat
   const dts = readFileSync(`${out}/nasty/pkg/node/wf_self.d.ts`, 'utf8');
   assert.match(dts, /export type RunInputs = \[string, Uint8Array\];/);
 });
+
+test('the web package (ES module + init) runs too, given the .wasm bytes', async () => {
+  const dir = `${out}/dual_cid_of_text/pkg/web`;
+  const pkg = JSON.parse(readFileSync(`${dir}/package.json`, 'utf8'));
+  assert.equal(pkg.type, 'module');
+  const mod = await import(`${dir}/${pkg.module}`);
+  await mod.default({ module_or_path: readFileSync(`${dir}/wf_dual_cid_of_text_bg.wasm`) });
+  const c = committed.cases.find((c) => c.workflow === 'dual_cid_of_text');
+  assert.deepEqual(await mod.run(values(c).flat()), c.output);
+});
