@@ -77,6 +77,9 @@ test-workflows: $(BRAID)
 	  if grep -rl "$(CURDIR)" $$dir/crate; then echo "absolute path in the generated crate"; exit 1; fi && \
 	  (cd $$dir/crate && cargo build --quiet --offline --target-dir $(BRAID_TARGET_DIR)) && \
 	  echo "standalone crate builds in $$dir" && rm -rf $$dir
+	@# A Rust user of a generated crate; its lock starts from the crate's.
+	cp $(WF_OUT)/salted_cid/crate/Cargo.lock generator/tests/consumer/Cargo.lock
+	cargo test --quiet --manifest-path generator/tests/consumer/Cargo.toml --target-dir $(BRAID_TARGET_DIR)
 	@BRAID_DENY_WARNINGS=1 $(BRAID) build workflows/cidv1_from_bytes.json --targets node -o target/wf-again >/dev/null 2>&1
 	cmp $(WF_OUT)/cidv1_from_bytes/pkg/node/wf_cidv1_from_bytes_bg.wasm target/wf-again/pkg/node/wf_cidv1_from_bytes_bg.wasm
 	@echo "reproducible: same .wasm from a second build elsewhere"

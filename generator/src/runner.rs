@@ -117,9 +117,7 @@ pub fn run(
     if time {
         cmd.env("BRAID_RUN_TIME", "1");
     }
-    let out = cmd
-        .output()
-        .map_err(|e| RunError::Failed(format!("cannot start {}: {e}", exe.display())))?;
+    let out = cmd.output().map_err(|e| RunError::Failed(format!("cannot start {}: {e}", exe.display())))?;
     if !out.status.success() {
         return Err(RunError::Failed(String::from_utf8_lossy(&out.stderr).trim().to_string()));
     }

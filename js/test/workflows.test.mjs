@@ -166,3 +166,10 @@ test('the web package (ES module + init) runs too, given the .wasm bytes', async
   const c = committed.cases.find((c) => c.workflow === 'dual_cid_of_text');
   assert.deepEqual(await mod.run(values(c).flat()), c.output);
 });
+
+test('a state suspended natively resumes in Wasm (written by generator/tests/consumer)', async () => {
+  const mod = load('salted_cid');
+  const state = new Uint8Array(readFileSync(`${out}/salted_cid/native-state.bin`));
+  const step = await mod.Workflow.resume(state).next([inputValue({ pattern: 1000 }, root)]);
+  assert.equal(step.output, committed.cases.find((c) => c.workflow === 'salted_cid').output);
+});
