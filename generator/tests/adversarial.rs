@@ -211,3 +211,52 @@ fn all_errors_are_reported_at_once() {
         assert!(pointers.contains(&p), "{p} missing from {pointers:?}");
     }
 }
+
+#[test]
+fn hostile_text_in_every_string_field_is_rejected_at_that_field_or_stays_inert() {
+    let nasty = ["", "\u{0}", "a\"b", "*/", "\"#", "x\ny", "漢字🦀", "\u{202e}", "${x}", "{{x}}", "self", "1"];
+    let base = || {
+        json!({
+            "name": "adv", "version": "0.1.0", "description": "d", "groups": ["SYS"],
+            "segments": [{ "inputs": [-1], "sequence": [
+                { "operation": "op_multihash", "version": "^0.1", "config": { "hasher": "blake3" } },
+                { "operation": "op_cid", "version": "^0.1" } ] }]
+        })
+    };
+    type Setter = fn(&mut serde_json::Value, &str);
+    let fields: Vec<(&str, Setter)> = vec![
+        ("/name", |m, s| m["name"] = s.into()),
+        ("/version", |m, s| m["version"] = s.into()),
+        ("/description", |m, s| m["description"] = s.into()),
+        ("/groups/0", |m, s| m["groups"][0] = s.into()),
+        ("/segments/0/sequence/0/operation", |m, s| m["segments"][0]["sequence"][0]["operation"] = s.into()),
+        ("/segments/0/sequence/0/version", |m, s| m["segments"][0]["sequence"][0]["version"] = s.into()),
+        ("/segments/0/sequence/0/versionId", |m, s| m["segments"][0]["sequence"][0]["versionId"] = s.into()),
+        ("/segments/0/sequence/0/config/hasher", |m, s| m["segments"][0]["sequence"][0]["config"]["hasher"] = s.into()),
+        ("/segments/0/sequence/0/config", |m, s| m["segments"][0]["sequence"][0]["config"][s] = "x".into()),
+    ];
+    let registry = Registry::builtin();
+    let generator = Generator::new();
+    for (pointer, set) in &fields {
+        for s in nasty {
+            let mut m = base();
+            set(&mut m, s);
+            match validate(&m.to_string(), &registry) {
+                Err(diagnostics) => assert!(
+                    diagnostics.iter().all(|d| d.pointer.starts_with(pointer) && d.line.is_some()),
+                    "{pointer} = {s:?}: {diagnostics:#?}"
+                ),
+                Ok(w) => {
+                    // Accepted: the source still parses and holds no raw control or non-ASCII text.
+                    let files = generator.render(&w).unwrap();
+                    syn::parse_file(&files[1].contents).unwrap_or_else(|e| panic!("{pointer} = {s:?}: {e}"));
+                    assert!(
+                        files[1].contents.bytes().all(|b| b == b'\n' || (0x20..0x7f).contains(&b)),
+                        "{pointer} = {s:?}"
+                    );
+                    files[0].contents.parse::<toml::Table>().unwrap_or_else(|e| panic!("{pointer} = {s:?}: {e}"));
+                }
+            }
+        }
+    }
+}
