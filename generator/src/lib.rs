@@ -10,6 +10,7 @@ pub mod op_manifest;
 pub mod project;
 pub mod registry;
 pub mod runner;
+pub mod service;
 pub mod vendor;
 pub mod wasm_pkg;
 

@@ -73,6 +73,28 @@ enum Command {
         #[arg(long)]
         target_dir: Option<PathBuf>,
     },
+    /// Run the publish service: an HTTP API that validates, generates and builds workflows.
+    Serve {
+        #[arg(long, default_value = "127.0.0.1:8080")]
+        addr: std::net::SocketAddr,
+        /// Data directory: SQLite database, artifacts, build directories.
+        #[arg(long, default_value = "braid-data")]
+        data: PathBuf,
+        /// An API key for writes (repeatable); also BRAID_API_KEYS=k1,k2. Without any, one is generated and printed.
+        #[arg(long = "api-key", value_name = "KEY")]
+        api_keys: Vec<String>,
+        /// Concurrent builds (default: half the cores, at least 1).
+        #[arg(long)]
+        workers: Option<usize>,
+        /// Seconds a build may take before it is stopped.
+        #[arg(long, default_value_t = 1800)]
+        build_timeout: u64,
+        /// Largest request body, in bytes.
+        #[arg(long, default_value_t = 2 << 20)]
+        max_body: usize,
+        #[arg(long)]
+        target_dir: Option<PathBuf>,
+    },
     /// Build operations alone as npm packages (their `wasm` feature).
     OpPackage {
         /// Operation names, e.g. op_multihash.
@@ -268,6 +290,38 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             let output = runner::run(&workflow, &Generator::new(), &sources, &target_dir, &inputs, time)?;
             emit(&output.stdout)?;
             eprint!("{}", output.stderr);
+        }
+        Command::Serve { addr, data, mut api_keys, workers, build_timeout, max_body, target_dir } => {
+            tracing_subscriber::fmt()
+                .with_env_filter(
+                    tracing_subscriber::EnvFilter::try_from_default_env()
+                        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
+                )
+                .with_writer(std::io::stderr)
+                .init();
+            if let Ok(keys) = std::env::var("BRAID_API_KEYS") {
+                api_keys.extend(keys.split(',').map(str::trim).filter(|k| !k.is_empty()).map(String::from));
+            }
+            if api_keys.is_empty() {
+                let key = uuid::Uuid::new_v4().simple().to_string();
+                eprintln!("braid serve: no --api-key given; writes need this generated key: {key}");
+                api_keys.push(key);
+            }
+            let config = braid::service::Config {
+                addr,
+                data,
+                api_keys,
+                workers: workers.unwrap_or_else(braid::service::Config::default_workers).max(1),
+                build_timeout: std::time::Duration::from_secs(build_timeout),
+                target_dir: target_dir.unwrap_or_else(build::default_target_dir),
+                braid_exe: std::env::current_exe().context("cannot find the braid executable")?,
+                max_body,
+            };
+            tokio::runtime::Builder::new_multi_thread()
+                .enable_all()
+                .build()
+                .context("cannot start the async runtime")?
+                .block_on(braid::service::serve(config))?;
         }
         Command::OpPackage { names, targets, out, root } => {
             let root = match root {

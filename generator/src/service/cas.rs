@@ -1,0 +1,108 @@
+//! The content-addressed artifact store: each artifact is a file named by
+//! the CIDv1 (raw, blake3, base32) of its bytes, computed with Braid's own
+//! operations, written atomically (temporary file, fsync, rename) and
+//! verified again when read.
+
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+
+use crate::op_manifest::version_id;
+
+#[derive(Debug, thiserror::Error)]
+pub enum CasError {
+    #[error("{path}: {source}")]
+    Io { path: PathBuf, source: std::io::Error },
+    #[error("artifact {0} is corrupt on disk (its bytes no longer hash to its name)")]
+    Corrupt(String),
+}
+
+#[derive(Debug, Clone)]
+pub struct Cas {
+    dir: PathBuf,
+}
+
+/// Whether `cid` looks like a CID this store names files by: `b` + base32
+/// lowercase, 59 characters. Anything else (`..`, `/`, `%2e`) is refused
+/// before the file system is touched.
+pub fn is_cid(cid: &str) -> bool {
+    cid.len() == 59
+        && cid.starts_with("bafkr4i")
+        && cid.bytes().all(|b| b.is_ascii_lowercase() || (b'2'..=b'7').contains(&b))
+}
+
+impl Cas {
+    pub fn open(dir: &Path) -> Result<Self, CasError> {
+        std::fs::create_dir_all(dir).map_err(|source| CasError::Io { path: dir.to_path_buf(), source })?;
+        Ok(Self { dir: dir.to_path_buf() })
+    }
+
+    fn path(&self, cid: &str) -> PathBuf {
+        self.dir.join(cid)
+    }
+
+    /// Stores `bytes`, returning their CID. Storing the same bytes twice is
+    /// a no-op; a reader never sees a partial file.
+    pub fn put(&self, bytes: &[u8]) -> Result<String, CasError> {
+        let cid = version_id(bytes);
+        let path = self.path(&cid);
+        if path.exists() {
+            return Ok(cid);
+        }
+        let tmp = self.dir.join(format!(".{cid}.{}.tmp", uuid::Uuid::new_v4().simple()));
+        let io = |source| CasError::Io { path: tmp.clone(), source };
+        let mut file = std::fs::File::create(&tmp).map_err(io)?;
+        file.write_all(bytes).map_err(io)?;
+        file.sync_all().map_err(io)?;
+        std::fs::rename(&tmp, &path).map_err(|source| CasError::Io { path: path.clone(), source })?;
+        Ok(cid)
+    }
+
+    /// The bytes of `cid`, checked against their name; `None` if absent.
+    pub fn get(&self, cid: &str) -> Result<Option<Vec<u8>>, CasError> {
+        if !is_cid(cid) {
+            return Ok(None);
+        }
+        let path = self.path(cid);
+        let bytes = match std::fs::read(&path) {
+            Ok(b) => b,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(source) => return Err(CasError::Io { path, source }),
+        };
+        if version_id(&bytes) != cid {
+            return Err(CasError::Corrupt(cid.to_string()));
+        }
+        Ok(Some(bytes))
+    }
+
+    /// Removes temporary files a crash left behind.
+    pub fn sweep(&self) {
+        if let Ok(entries) = std::fs::read_dir(&self.dir) {
+            for e in entries.flatten() {
+                if e.file_name().to_string_lossy().ends_with(".tmp") {
+                    let _ = std::fs::remove_file(e.path());
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stores_verifies_and_refuses_bad_names() {
+        let dir = std::env::temp_dir().join(format!("braid-cas-{}", uuid::Uuid::new_v4().simple()));
+        let cas = Cas::open(&dir).unwrap();
+        let cid = cas.put(b"hello").unwrap();
+        assert!(is_cid(&cid), "{cid}");
+        assert_eq!(cas.put(b"hello").unwrap(), cid);
+        assert_eq!(cas.get(&cid).unwrap().unwrap(), b"hello");
+        for bad in ["../etc/passwd", "..", "%2e%2e", "bafkr4i", &cid.to_uppercase(), ""] {
+            assert!(cas.get(bad).unwrap().is_none(), "{bad}");
+        }
+        std::fs::write(dir.join(&cid), b"tampered").unwrap();
+        assert!(matches!(cas.get(&cid), Err(CasError::Corrupt(_))));
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+}

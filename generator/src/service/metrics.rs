@@ -1,0 +1,66 @@
+//! Counters for `GET /metrics` (Prometheus text format): requests by method
+//! and status, builds started and their durations, cache hits; jobs by
+//! state are read from the store when scraped.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
+
+#[derive(Default)]
+pub struct Metrics {
+    requests: Mutex<BTreeMap<(String, u16), u64>>,
+    pub builds_started: AtomicU64,
+    pub builds_succeeded: AtomicU64,
+    pub builds_failed: AtomicU64,
+    build_millis_sum: AtomicU64,
+    build_count: AtomicU64,
+    /// `POST /v1/workflows` answered from an earlier build.
+    pub cache_hits: AtomicU64,
+    /// `POST /v1/workflows` that joined a build under way.
+    pub joined: AtomicU64,
+}
+
+impl Metrics {
+    pub fn request(&self, method: &str, status: u16) {
+        let mut map = self.requests.lock().unwrap_or_else(|e| e.into_inner());
+        *map.entry((method.to_string(), status)).or_default() += 1;
+    }
+
+    pub fn build_finished(&self, millis: u64, ok: bool) {
+        self.build_millis_sum.fetch_add(millis, Ordering::Relaxed);
+        self.build_count.fetch_add(1, Ordering::Relaxed);
+        if ok { &self.builds_succeeded } else { &self.builds_failed }.fetch_add(1, Ordering::Relaxed);
+    }
+
+    pub fn render(&self, jobs: &[(String, i64)]) -> String {
+        let mut out = String::new();
+        let _ = writeln!(out, "# HELP braid_http_requests_total HTTP requests by method and status.");
+        let _ = writeln!(out, "# TYPE braid_http_requests_total counter");
+        for ((method, status), n) in self.requests.lock().unwrap_or_else(|e| e.into_inner()).iter() {
+            let _ = writeln!(out, "braid_http_requests_total{{method=\"{method}\",status=\"{status}\"}} {n}");
+        }
+        let _ = writeln!(out, "# HELP braid_jobs Build jobs by state.");
+        let _ = writeln!(out, "# TYPE braid_jobs gauge");
+        for state in ["queued", "running", "succeeded", "failed"] {
+            let n = jobs.iter().find(|(s, _)| s == state).map_or(0, |(_, n)| *n);
+            let _ = writeln!(out, "braid_jobs{{state=\"{state}\"}} {n}");
+        }
+        let counter = |out: &mut String, name: &str, help: &str, v: &AtomicU64| {
+            let _ = writeln!(out, "# HELP {name} {help}");
+            let _ = writeln!(out, "# TYPE {name} counter");
+            let _ = writeln!(out, "{name} {}", v.load(Ordering::Relaxed));
+        };
+        counter(&mut out, "braid_builds_started_total", "Builds started.", &self.builds_started);
+        counter(&mut out, "braid_builds_succeeded_total", "Builds that succeeded.", &self.builds_succeeded);
+        counter(&mut out, "braid_builds_failed_total", "Builds that failed or timed out.", &self.builds_failed);
+        counter(&mut out, "braid_cache_hits_total", "Submissions answered from an earlier build.", &self.cache_hits);
+        counter(&mut out, "braid_joined_builds_total", "Submissions that joined a build under way.", &self.joined);
+        let _ = writeln!(out, "# HELP braid_build_duration_seconds Duration of finished builds.");
+        let _ = writeln!(out, "# TYPE braid_build_duration_seconds summary");
+        let sum = self.build_millis_sum.load(Ordering::Relaxed) as f64 / 1000.0;
+        let _ = writeln!(out, "braid_build_duration_seconds_sum {sum}");
+        let _ = writeln!(out, "braid_build_duration_seconds_count {}", self.build_count.load(Ordering::Relaxed));
+        out
+    }
+}
