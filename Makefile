@@ -13,7 +13,7 @@ WORKFLOWS := $(filter-out workflows/vectors.json,$(wildcard workflows/*.json))
 SAMPLE := workflows/samples/sample.txt
 THUMB := thumbv7em-none-eabihf
 
-.PHONY: setup demo test test-rust test-lint test-nostd test-wasm test-workflows test-node bless clean
+.PHONY: setup demo test bench test-rust test-lint test-nostd test-wasm test-workflows test-node bless clean
 
 setup:
 	@scripts/setup.sh
@@ -86,6 +86,11 @@ test-workflows: $(BRAID)
 
 test-node: test-wasm test-workflows
 	cd js && BRAID_OP_PKGS=$(CURDIR)/$(NPM_OPS) BRAID_WF_OUT=$(CURDIR)/$(WF_OUT) BRAID_BIN=$(CURDIR)/$(BRAID) node --test test/
+
+## bench: numbers, not tests: bench/results.json and bench/REPORT.md
+bench: test-wasm
+	BRAID_DENY_WARNINGS=1 $(BRAID) build workflows/cidv1_from_bytes.json -o $(WF_OUT)/cidv1_from_bytes
+	cd js && BRAID_OP_PKGS=$(CURDIR)/$(NPM_OPS) BRAID_WF_OUT=$(CURDIR)/$(WF_OUT) BRAID_BIN=$(CURDIR)/$(BRAID) node bench/main.mjs
 
 ## bless: rewrite committed manifests and trybuild expectations; review the diff
 bless:

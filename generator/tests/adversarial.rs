@@ -7,6 +7,10 @@ use braid::manifest::validate;
 use braid::Registry;
 use serde_json::json;
 
+fn lib_rs(files: &[braid::codegen::File]) -> String {
+    files.iter().find(|f| f.path == "src/lib.rs").unwrap().contents.clone()
+}
+
 fn manifest(segments: serde_json::Value) -> String {
     json!({ "name": "adv", "version": "0.1.0", "segments": segments }).to_string()
 }
@@ -45,7 +49,7 @@ fn keyword_names_are_fine_behind_the_prefix() {
         let text = json!({ "name": name, "version": "0.1.0", "segments": [cid_segment()] }).to_string();
         let w = validate(&text, &registry).unwrap();
         let files = Generator::new().render(&w).unwrap();
-        syn::parse_file(&files[1].contents).unwrap();
+        syn::parse_file(&lib_rs(&files)).unwrap();
         assert!(files[0].contents.contains(&format!("name = \"wf_{}\"", name.to_lowercase())));
     }
 }
@@ -57,14 +61,14 @@ fn hostile_strings_stay_literals() {
         .to_string();
     let w = validate(&text, &Registry::builtin()).unwrap();
     let files = Generator::new().render(&w).unwrap();
-    let lib = syn::parse_file(&files[1].contents).unwrap();
+    let lib = syn::parse_file(&lib_rs(&files)).unwrap();
     // The description is exactly one doc attribute with the same value.
     let doc = lib.attrs.iter().find(|a| a.path().is_ident("doc")).unwrap();
     let syn::Meta::NameValue(nv) = &doc.meta else { panic!() };
     let syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Str(s), .. }) = &nv.value else { panic!() };
     assert_eq!(s.value(), description);
     // And nothing outside printable ASCII reaches the Rust source.
-    assert!(files[1].contents.bytes().all(|b| b == b'\n' || (0x20..0x7f).contains(&b)));
+    assert!(lib_rs(&files).bytes().all(|b| b == b'\n' || (0x20..0x7f).contains(&b)));
     // The TOML description is the same text.
     let toml: toml::Table = files[0].contents.parse().unwrap();
     assert_eq!(toml["package"]["description"].as_str(), Some(description));
@@ -249,9 +253,9 @@ fn hostile_text_in_every_string_field_is_rejected_at_that_field_or_stays_inert()
                 Ok(w) => {
                     // Accepted: the source still parses and holds no raw control or non-ASCII text.
                     let files = generator.render(&w).unwrap();
-                    syn::parse_file(&files[1].contents).unwrap_or_else(|e| panic!("{pointer} = {s:?}: {e}"));
+                    syn::parse_file(&lib_rs(&files)).unwrap_or_else(|e| panic!("{pointer} = {s:?}: {e}"));
                     assert!(
-                        files[1].contents.bytes().all(|b| b == b'\n' || (0x20..0x7f).contains(&b)),
+                        lib_rs(&files).bytes().all(|b| b == b'\n' || (0x20..0x7f).contains(&b)),
                         "{pointer} = {s:?}"
                     );
                     files[0].contents.parse::<toml::Table>().unwrap_or_else(|e| panic!("{pointer} = {s:?}: {e}"));

@@ -32,7 +32,7 @@ function start() {
     let seen = '';
     child.stderr.on('data', (chunk) => {
       seen += chunk;
-      const m = seen.match(/listening on (http:\/\/[0-9.:]+)/);
+      const m = seen.match(/listening on (http:\/\/[0-9.:]+)\n/);
       if (m && !base) {
         base = m[1];
         resolve(child);
@@ -222,6 +222,75 @@ test('bad input gets a 4xx problem document, never a 5xx', async () => {
     assert.ok(problem.detail.length > 10, problem.detail);
   }
   assert.equal((await api('/healthz')).status, 200, 'still serving');
+});
+
+test('every kind of invalid manifest is a 422 with diagnostics, from validate and from workflows', async () => {
+  const seg = (inputs, ops) => ({ inputs, sequence: ops.map((operation) => (typeof operation === 'string' ? { operation } : operation)) });
+  const cid = seg([-1], ['op_multihash', 'op_cid']);
+  const m = (segments, extra = {}) => ({ name: 'bad', version: '0.1.0', segments, ...extra });
+  const invalid = [
+    [m([cid], { name: '1abc' }), '/name'],
+    [m([cid], { name: 'nul\u0000' }), '/name'],
+    [m([cid], { name: 'self"; drop' }), '/name'],
+    [m([cid], { version: '1' }), '/version'],
+    [m([cid], { description: 'a\u0000b' }), '/description'],
+    [m([seg([1], ['op_utf8']), cid]), '/segments/0/inputs/0'],
+    [m([seg([-5], ['op_utf8'])]), '/segments/0/inputs/0'],
+    [m([seg([1e30], ['op_utf8'])]), '/segments/0/inputs/0'],
+    [m([seg([-1, -1], ['op_multihash'])]), '/segments/0/inputs'],
+    [m([seg([-1], ['op_cid', 'op_multihash'])]), '/segments/0/sequence/1'],
+    [m([seg([-1], ['op_nope'])]), '/segments/0/sequence/0/operation'],
+    [m([seg([-1], [{ operation: 'op_cid', version: '^9' }])]), '/segments/0/sequence/0/version'],
+    [m([seg([-1], [{ operation: 'op_cid', config: { base: 'base2' } }])]), '/segments/0/sequence/0/config/base'],
+    [m([seg([-1], [{ operation: 'op_cid', config: { nope: 'x' } }])]), '/segments/0/sequence/0/config/nope'],
+    [m([cid, cid]), '/segments/0'],
+    [m([]), '/segments'],
+    [m(Array.from({ length: 129 }, (_, i) => (i === 0 ? seg([-1], ['op_utf8']) : seg([i - 1], ['op_concat'])))), '/segments'],
+    [{ ...m([cid]), surprise: true }, '/surprise'],
+  ];
+  for (const [manifest, pointer] of invalid) {
+    for (const [path, body] of [['/v1/validate', manifest], ['/v1/workflows', { manifest }]]) {
+      const res = await post(path, body);
+      const problem = await res.json();
+      assert.equal(res.status, 422, `${path} ${pointer}: ${JSON.stringify(problem)}`);
+      assert.ok(problem.diagnostics.some((d) => d.pointer === pointer), `${pointer} in ${JSON.stringify(problem.diagnostics)}`);
+    }
+  }
+});
+
+test('a build over its time limit is stopped and fails, with no artifacts', async () => {
+  const data2 = mkdtempSync(join(tmpdir(), 'braid-timeout-'));
+  const child = spawn(braid, ['serve', '--addr', '127.0.0.1:0', '--data', data2, '--api-key', KEY, '--build-timeout', '1'], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+    detached: true,
+  });
+  try {
+    const url = await new Promise((resolve, reject) => {
+      let seen = '';
+      child.stderr.on('data', (c) => {
+        seen += c;
+        const m = seen.match(/listening on (http:\/\/[0-9.:]+)\n/);
+        if (m) resolve(m[1]);
+      });
+      child.on('exit', () => reject(new Error(seen)));
+    });
+    const body = { manifest: { ...manifest('cidv1_from_bytes'), name: `slow_${Date.now()}` }, targets: ['native', 'node'] };
+    const res = await fetch(`${url}/v1/workflows`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': KEY }, body: JSON.stringify(body) });
+    const { job_id, workflow_id } = await res.json();
+    let job;
+    for (;;) {
+      job = await (await fetch(`${url}/v1/jobs/${job_id}`)).json();
+      if (job.state === 'failed' || job.state === 'succeeded') break;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    assert.equal(job.state, 'failed');
+    assert.match(job.error, /took longer than 1 s and was stopped/);
+    const wf = await (await fetch(`${url}/v1/workflows/${workflow_id}`)).json();
+    assert.equal(wf.state, 'failed');
+    assert.deepEqual(wf.artifacts, []);
+  } finally {
+    killHard(child);
+  }
 });
 
 test('50 parallel submissions of 5 distinct manifests make exactly 5 builds, all succeed', async () => {

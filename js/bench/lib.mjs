@@ -1,0 +1,36 @@
+// Small helpers for the benchmarks: medians and spreads of repeated timings.
+export function stats(samples) {
+  const s = [...samples].sort((a, b) => a - b);
+  const q = (p) => s[Math.min(s.length - 1, Math.floor(p * s.length))];
+  return { median: q(0.5), p10: q(0.1), p90: q(0.9), n: s.length };
+}
+
+/** Times `fn` (sync or async) `n` times after `warmup` calls; microseconds. */
+export async function time(fn, { n = 500, warmup = 50 } = {}) {
+  for (let i = 0; i < warmup; i++) await fn();
+  const out = [];
+  for (let i = 0; i < n; i++) {
+    const t = performance.now();
+    await fn();
+    out.push((performance.now() - t) * 1e3);
+  }
+  return stats(out);
+}
+
+/** Times several variants interleaved in rounds (A B C A B C ...), so that
+ * drift in the machine's speed affects all of them alike; microseconds. */
+export async function compare(variants, { n = 500, rounds = 5, warmup = 50 } = {}) {
+  const samples = Object.fromEntries(Object.keys(variants).map((k) => [k, []]));
+  for (const fn of Object.values(variants)) for (let i = 0; i < warmup; i++) await fn();
+  const per = Math.max(1, Math.floor(n / rounds));
+  for (let r = 0; r < rounds; r++) {
+    for (const [name, fn] of Object.entries(variants)) {
+      for (let i = 0; i < per; i++) {
+        const t = performance.now();
+        await fn();
+        samples[name].push((performance.now() - t) * 1e3);
+      }
+    }
+  }
+  return Object.fromEntries(Object.entries(samples).map(([k, v]) => [k, stats(v)]));
+}

@@ -1,0 +1,59 @@
+// `make bench`: runs the benchmarks in one process, side by side, and writes
+// bench/results.json (medians, spreads, ratios) and bench/REPORT.md.
+// These 2-core machines are noisy: compare ratios from the same run.
+import { writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import os from 'node:os';
+import * as workflows from './workflows.mjs';
+import * as service from './service.mjs';
+
+const root = fileURLToPath(new URL('../..', import.meta.url)).replace(/\/$/, '');
+const cold = !process.argv.includes('--no-cold');
+const results = {
+  when: new Date().toISOString(),
+  machine: { cpus: os.cpus().length, model: os.cpus()[0]?.model, node: process.version },
+  workflows: await workflows.run(),
+  service: await service.run({ cold }),
+};
+writeFileSync(`${root}/bench/results.json`, JSON.stringify(results, null, 2) + '\n');
+
+const us = (x) => `${x.toFixed(1)} µs`;
+const lines = [
+  '# Braid benchmarks',
+  '',
+  `Measured ${results.when} on ${results.machine.cpus} × ${results.machine.model}, Node ${results.machine.node}.`,
+  'Medians (p10–p90 in brackets); ratios are against the fused workflow\'s `run` in the same run; the Wasm variants are measured interleaved in rounds. Regenerate with `make bench`.',
+  '',
+  '## CIDv1 (blake3, raw, base32) in Node',
+  '',
+  '| input | fused `run` | fused `new Workflow().next` | op_multihash → op_cid packages (`executeSync`) | the same, `await execute` | pure JS (multiformats + noble) |',
+  '|---|---|---|---|---|---|',
+];
+for (const [size, row] of Object.entries(results.workflows.sizes)) {
+  const cell = (r) => `${us(r.median)} [${us(r.p10)}–${us(r.p90)}] ×${r.ratio_to_fused_run.toFixed(2)}`;
+  lines.push(`| ${size} | ${cell(row.fused_run)} | ${cell(row.fused_next)} | ${cell(row.chained_ops)} | ${cell(row.chained_ops_async)} | ${cell(row.pure_js)} |`);
+}
+const w = results.workflows;
+lines.push(
+  '',
+  `- Per-call overhead (empty input, \`run\`): ${us(w.per_call_overhead_us.median)}.`,
+  `- Cold start (fresh process: load the package, first 16 KiB result): ${w.cold_start_ms.toFixed(1)} ms (median of 7).`,
+  `- \`wf_cidv1_from_bytes_bg.wasm\`: ${w.wasm_bytes.raw} bytes, ${w.wasm_bytes.gzip} gzipped.`,
+  `- Anagolay's 2022 write-up: 0.27 ms for 16 KiB; fused \`run\` here: ${(w.sizes['16KiB'].fused_run.median / 1000).toFixed(3)} ms (×${(270 / w.sizes['16KiB'].fused_run.median).toFixed(1)} faster).`,
+  '',
+  '## Publish service',
+  '',
+  `- \`POST /v1/validate\`: ${results.service.validate_rps.toFixed(0)} requests/s (8 concurrent clients, 3 s).`,
+  `- Cached \`POST /v1/workflows\` (200 from an earlier build): ${us(results.service.cached_post_us.median)} [${us(results.service.cached_post_us.p10)}–${us(results.service.cached_post_us.p90)}].`,
+  results.service.cold_build_s === undefined
+    ? '- Cold build: skipped (`--no-cold`).'
+    : `- Cold build through the service (empty cargo target directory, all five targets): ${results.service.cold_build_s.toFixed(1)} s.`,
+  `- Warm build (a new workflow over operations already built, all five targets): ${results.service.warm_build_s.toFixed(1)} s.`,
+  '',
+  '## Not measured yet',
+  '',
+  'Chromium, the serde_json and serde-wasm-bindgen variants, a hand-written single-function floor, and native criterion benchmarks (see the open benchmarks issue).',
+  '',
+);
+writeFileSync(`${root}/bench/REPORT.md`, lines.join('\n'));
+console.log(lines.join('\n'));

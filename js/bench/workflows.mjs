@@ -1,0 +1,62 @@
+// Benchmarks of a generated workflow package in Node, side by side in one
+// run: CIDv1 (blake3, raw, base32) through the fused workflow (`run` and
+// `next`), through the two standalone operation packages called one after
+// the other (the multihash crossing the boundary), and in pure JS
+// (multiformats + @noble/hashes). Also the per-call overhead (empty input),
+// cold start in a fresh process, and the .wasm size.
+import { gzipSync } from 'node:zlib';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { cid as referenceCid, input } from '../lib/reference.mjs';
+import { compare, time } from './lib.mjs';
+
+const require = createRequire(import.meta.url);
+const root = fileURLToPath(new URL('../..', import.meta.url)).replace(/\/$/, '');
+const wfDir = process.env.BRAID_WF_OUT ?? `${root}/target/wf`;
+const opsDir = process.env.BRAID_OP_PKGS ?? `${root}/target/npm`;
+const pkg = `${wfDir}/cidv1_from_bytes/pkg/node/wf_cidv1_from_bytes.js`;
+
+export async function run() {
+  const wf = require(pkg);
+  const mh = require(`${opsDir}/op_multihash/node/op_multihash.js`);
+  const cid = require(`${opsDir}/op_cid/node/op_cid.js`);
+  const sizes = { '16KiB': 16 * 1024, '64KiB': 64 * 1024, '800KiB': 800 * 1024 };
+  const results = { sizes: {} };
+  for (const [label, size] of Object.entries(sizes)) {
+    const bytes = input(size);
+    const expected = referenceCid(bytes);
+    if ((await wf.run([bytes])) !== expected) throw new Error('fused workflow disagrees with the reference');
+    const n = size > 100_000 ? 100 : 500;
+    const row = await compare(
+      {
+        fused_run: () => wf.run([bytes]),
+        fused_next: () => new wf.Workflow().next([bytes]),
+        chained_ops: () => cid.executeSync(mh.executeSync(bytes)),
+        chained_ops_async: async () => cid.execute(await mh.execute(bytes)),
+      },
+      { n },
+    );
+    row.pure_js = await time(() => referenceCid(bytes), { n: Math.max(20, n / 5) });
+    for (const r of Object.values(row)) r.ratio_to_fused_run = r.median / row.fused_run.median;
+    results.sizes[label] = row;
+  }
+  results.per_call_overhead_us = await time(() => wf.run([new Uint8Array(0)]), { n: 2000, warmup: 200 });
+  // Cold start: a fresh Node process loads the package and gets a first result.
+  const script = `const t = performance.now(); const wf = require(${JSON.stringify(pkg)});
+    wf.run([new Uint8Array(16384)]).then(() => console.log(performance.now() - t));`;
+  const cold = [];
+  for (let i = 0; i < 7; i++) {
+    cold.push(Number(spawnSync(process.execPath, ['-e', script], { encoding: 'utf8' }).stdout));
+  }
+  cold.sort((a, b) => a - b);
+  results.cold_start_ms = cold[3];
+  const wasm = readFileSync(`${wfDir}/cidv1_from_bytes/pkg/node/wf_cidv1_from_bytes_bg.wasm`);
+  results.wasm_bytes = { raw: wasm.length, gzip: gzipSync(wasm, { level: 9 }).length };
+  return results;
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  console.log(JSON.stringify(await run(), null, 2));
+}
