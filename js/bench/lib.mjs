@@ -21,7 +21,13 @@ export async function time(fn, { n = 500, warmup = 50 } = {}) {
  * drift in the machine's speed affects all of them alike; microseconds. */
 export async function compare(variants, { n = 500, rounds = 5, warmup = 50 } = {}) {
   const samples = Object.fromEntries(Object.keys(variants).map((k) => [k, []]));
-  for (const fn of Object.values(variants)) for (let i = 0; i < warmup; i++) await fn();
+  // Warm up by time as well as by count: V8 runs Wasm in its baseline tier
+  // (Liftoff) first and tiers up hot functions later; a few calls of a long
+  // hash may not be enough for that.
+  for (const fn of Object.values(variants)) {
+    const until = performance.now() + 400;
+    for (let i = 0; i < warmup || performance.now() < until; i++) await fn();
+  }
   const per = Math.max(1, Math.floor(n / rounds));
   for (let r = 0; r < rounds; r++) {
     for (const [name, fn] of Object.entries(variants)) {
