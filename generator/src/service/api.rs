@@ -296,13 +296,9 @@ async fn submit_workflow(
     let workflow_id = crate::op_manifest::version_id(braid_support::json::canonical(&key).as_bytes());
     let canonical_manifest =
         braid_support::json::canonical(&serde_json::to_value(&workflow.manifest).map_err(Problem::internal)?);
-    let store = state.store.clone();
     let (id, name) = (workflow_id.clone(), workflow.manifest.name.clone());
     let names = target_names.clone();
-    let submission = tokio::task::spawn_blocking(move || store.submit(&id, &name, &canonical_manifest, &names))
-        .await
-        .map_err(Problem::internal)?
-        .map_err(Problem::internal)?;
+    let submission = with_store(&state, move |store| store.submit(&id, &name, &canonical_manifest, &names)).await?;
     let (status, body) = match submission {
         Submission::Built { artifacts } => {
             state.metrics.cache_hits.fetch_add(1, Ordering::Relaxed);
@@ -326,6 +322,16 @@ async fn submit_workflow(
     Ok((status, Json(body)).into_response())
 }
 
+/// Runs a store call off the async threads (SQLite blocks).
+async fn with_store<T, F>(state: &AppState, f: F) -> Result<T, Problem>
+where
+    T: Send + 'static,
+    F: FnOnce(&super::store::Store) -> Result<T, super::store::StoreError> + Send + 'static,
+{
+    let store = state.store.clone();
+    tokio::task::spawn_blocking(move || f(&store)).await.map_err(Problem::internal)?.map_err(Problem::internal)
+}
+
 fn is_job_id(id: &str) -> bool {
     id.len() == 32 && id.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
 }
@@ -338,11 +344,7 @@ async fn get_job(State(state): State<Arc<AppState>>, id: Result<Path<String>, Pa
     if !is_job_id(&id) {
         return Err(Problem::bad_request("a job id is 32 lowercase hex digits, as POST /v1/workflows returns it"));
     }
-    let store = state.store.clone();
-    let job = tokio::task::spawn_blocking(move || store.job(&id))
-        .await
-        .map_err(Problem::internal)?
-        .map_err(Problem::internal)?;
+    let job = with_store(&state, move |store| store.job(&id)).await?;
     let job = job.ok_or_else(|| Problem::not_found("no job with this id"))?;
     Ok(Json(job).into_response())
 }
@@ -372,11 +374,7 @@ async fn get_workflow(State(state): State<Arc<AppState>>, id: Result<Path<String
     if !super::cas::is_cid(&id) {
         return Err(Problem::bad_request("a workflow id is a CIDv1 (bafkr4i...), as POST /v1/workflows returns it"));
     }
-    let store = state.store.clone();
-    let row = tokio::task::spawn_blocking(move || store.workflow(&id))
-        .await
-        .map_err(Problem::internal)?
-        .map_err(Problem::internal)?;
+    let row = with_store(&state, move |store| store.workflow(&id)).await?;
     let row = row.ok_or_else(|| Problem::not_found("no workflow with this id"))?;
     let report = row.report.unwrap_or_default();
     Ok(Json(WorkflowInfo {
@@ -405,12 +403,8 @@ async fn get_artifact(
         return Err(Problem::bad_request("an artifact id is a CIDv1 (bafkr4i..., 59 characters)"));
     }
     let etag = format!("\"{cid}\"");
-    let store = state.store.clone();
     let c = cid.clone();
-    let media_type = tokio::task::spawn_blocking(move || store.artifact(&c))
-        .await
-        .map_err(Problem::internal)?
-        .map_err(Problem::internal)?;
+    let media_type = with_store(&state, move |store| store.artifact(&c)).await?;
     let media_type = media_type.ok_or_else(|| Problem::not_found("no artifact with this id"))?;
     if headers.get(header::IF_NONE_MATCH).and_then(|v| v.to_str().ok()) == Some(etag.as_str()) {
         return Ok((StatusCode::NOT_MODIFIED, [(header::ETAG, etag)]).into_response());
@@ -433,10 +427,6 @@ async fn healthz() -> Json<Value> {
 /// Prometheus metrics: requests, jobs by state, build durations, cache hits.
 #[utoipa::path(get, path = "/metrics", responses((status = 200, content_type = "text/plain", body = String)))]
 async fn metrics(State(state): State<Arc<AppState>>) -> ApiResult {
-    let store = state.store.clone();
-    let jobs = tokio::task::spawn_blocking(move || store.job_counts())
-        .await
-        .map_err(Problem::internal)?
-        .map_err(Problem::internal)?;
+    let jobs = with_store(&state, move |store| store.job_counts()).await?;
     Ok(([(header::CONTENT_TYPE, "text/plain; version=0.0.4")], state.metrics.render(&jobs)).into_response())
 }
