@@ -39,10 +39,9 @@ export type Step =
   | {{ done: false; output: undefined; segmentTime?: number; totalTime?: number }}
   | {{ done: true; output: Output; segmentTime?: number; totalTime?: number }};
 
-/** A running instance of workflow `{name}`. */
+/** A running instance of workflow `{name}`. (It also has `[Symbol.dispose]`; not declared, so consumers need no `esnext` lib.) */
 export class Workflow {{
   free(): void;
-  [Symbol.dispose](): void;
   constructor();
   /** Runs segments until one needs external input or the workflow is done. Rejects with an `Error` saying what was expected on wrong inputs, or when already done. */
   next(inputs: Inputs): Promise<Step>;

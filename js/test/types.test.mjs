@@ -1,0 +1,73 @@
+// TypeScript consumers of the generated packages: a correct one type-checks
+// with `tsc --strict --noEmit`; consumers passing wrong types fail to.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('../..', import.meta.url)).replace(/\/$/, '');
+const out = process.env.BRAID_WF_OUT ?? `${root}/target/wf`;
+const ops = process.env.BRAID_OP_PKGS ?? `${root}/target/npm`;
+const tsc = `${root}/js/node_modules/.bin/tsc`;
+
+/** Type-checks `source` in a fresh project; returns tsc's exit code and output. */
+function check(source) {
+  const dir = mkdtempSync(join(tmpdir(), 'braid-tsc-'));
+  writeFileSync(join(dir, 'consumer.ts'), source);
+  writeFileSync(
+    join(dir, 'tsconfig.json'),
+    JSON.stringify({
+      compilerOptions: { strict: true, noEmit: true, target: 'es2022', module: 'esnext', moduleResolution: 'bundler', lib: ['es2022', 'dom'], skipLibCheck: false, types: [] },
+      files: ['consumer.ts'],
+    }),
+  );
+  const r = spawnSync(tsc, ['-p', dir], { encoding: 'utf8' });
+  return { status: r.status, output: r.stdout + r.stderr };
+}
+
+const salted = `${out}/salted_cid/pkg/node/wf_salted_cid.js`;
+const dual = `${out}/dual_cid_of_text/pkg/web/wf_dual_cid_of_text.js`;
+
+test('a correct consumer of the workflow packages type-checks under --strict', () => {
+  const r = check(`
+    import { Workflow, run, type Step, type Output, type Inputs } from ${JSON.stringify(salted)};
+    import init, { run as runDual } from ${JSON.stringify(dual)};
+    import { execute } from ${JSON.stringify(`${ops}/op_multihash/node/op_multihash.js`)};
+    export async function main(): Promise<string> {
+      const wf = new Workflow();
+      const first: Step = await wf.next(['salt:']);
+      if (first.done) throw new Error('not yet');
+      const inputs: Inputs = [new Uint8Array([1, 2, 3])];
+      const last = await wf.next(inputs);
+      const state: Uint8Array = wf.suspend();
+      Workflow.resume(state).free();
+      const out: Output = await run(['salt:', new Uint8Array(3)]);
+      await init();
+      const both: string[] = await runDual(['text']);
+      const mh: Uint8Array = await execute(new Uint8Array(1), { hasher: 'sha2-256' });
+      return last.done ? last.output + out + both.join() + mh.length : out;
+    }
+  `);
+  assert.equal(r.status, 0, r.output);
+});
+
+test('consumers passing wrong types fail to type-check, at the wrong value', () => {
+  const cases = [
+    [`import { run } from ${JSON.stringify(salted)}; run([42, new Uint8Array()]);`, /Type 'number' is not assignable to type 'string'/],
+    [`import { run } from ${JSON.stringify(salted)}; run(['only one']);`, /Source has 1 element\(s\) but target requires 2|not assignable/],
+    [`import { Workflow } from ${JSON.stringify(salted)}; new Workflow().next([null]);`, /not assignable/],
+    [`import { run } from ${JSON.stringify(salted)}; const s: number = await run(['a', new Uint8Array()]);`, /Type 'string' is not assignable to type 'number'/],
+    [`import { Workflow } from ${JSON.stringify(salted)}; const s = await new Workflow().next(['a']); const o: string = s.output;`, /undefined/],
+    [`import { execute } from ${JSON.stringify(`${ops}/op_multihash/node/op_multihash.js`)}; execute(new Uint8Array(), { hasher: 'md5' });`, /"md5"/],
+    [`import { execute } from ${JSON.stringify(`${ops}/op_multihash/node/op_multihash.js`)}; execute('text');`, /Argument of type 'string' is not assignable to parameter of type 'Uint8Array/],
+  ];
+  for (const [source, message] of cases) {
+    const r = check(`export {};\n${source}\n`);
+    assert.notEqual(r.status, 0, `should not type-check:\n${source}`);
+    assert.match(r.output, message, source);
+    assert.match(r.output, /consumer\.ts\(2,/, 'the error points at the consumer line');
+  }
+});
