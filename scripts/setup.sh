@@ -4,8 +4,10 @@
 #   - rustup targets wasm32-unknown-unknown, thumbv7em-none-eabihf
 #   - wasm-bindgen-cli 0.2.130 (must equal the crates' wasm-bindgen pin)
 #   - wasm-pack 0.15.1
+#   - Debian's chromium (browser tests)
 #   - js/node_modules: binaryen 132 (wasm-opt; Debian's 108 breaks
-#     wasm-bindgen output), multiformats and @noble/hashes (test oracles)
+#     wasm-bindgen output), multiformats and @noble/hashes (test oracles),
+#     playwright-core (drives chromium), esbuild (bundler test), typescript
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PATH"
@@ -41,6 +43,16 @@ cargo_install() { # crate version
 }
 has_version wasm-bindgen "$WASM_BINDGEN_VERSION" || cargo_install wasm-bindgen-cli "$WASM_BINDGEN_VERSION"
 has_version wasm-pack "$WASM_PACK_VERSION" || cargo_install wasm-pack "$WASM_PACK_VERSION"
+
+# Debian's Chromium for the browser tests (never a browser download: the
+# network here reaches package registries only).
+if ! command -v chromium >/dev/null 2>&1; then
+  log "apt-get install chromium"
+  sudo=""
+  [ "$(id -u)" = 0 ] || sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq chromium >/dev/null
+fi
 
 # npm ci when node_modules is missing or older than the lock file.
 if [ ! -x js/node_modules/.bin/wasm-opt ] || [ js/package-lock.json -nt js/node_modules/.package-lock.json ]; then
