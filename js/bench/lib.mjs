@@ -40,3 +40,16 @@ export async function compare(variants, { n = 500, rounds = 5, warmup = 50 } = {
   }
   return Object.fromEntries(Object.entries(samples).map(([k, v]) => [k, stats(v)]));
 }
+
+/** Per-call time of a cheap `fn` in microseconds: timed in batches (a single
+ * call is below the timer's resolution), median over batches. */
+export async function perCall(fn, { batch = 10_000, batches = 15 } = {}) {
+  for (let i = 0; i < batch; i++) await fn();
+  const out = [];
+  for (let b = 0; b < batches; b++) {
+    const t = performance.now();
+    for (let i = 0; i < batch; i++) await fn();
+    out.push(((performance.now() - t) * 1e3) / batch);
+  }
+  return stats(out);
+}

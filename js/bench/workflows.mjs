@@ -10,7 +10,7 @@ import { createRequire } from 'node:module';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { cid as referenceCid, input } from '../lib/reference.mjs';
-import { compare, time } from './lib.mjs';
+import { compare, perCall, time } from './lib.mjs';
 
 const require = createRequire(import.meta.url);
 const root = fileURLToPath(new URL('../..', import.meta.url)).replace(/\/$/, '');
@@ -42,7 +42,9 @@ export async function run() {
     for (const r of Object.values(row)) r.ratio_to_fused_run = r.median / row.fused_run.median;
     results.sizes[label] = row;
   }
-  results.per_call_overhead_us = await time(() => wf.run([new Uint8Array(0)]), { n: 2000, warmup: 200 });
+  const empty = new Uint8Array(0);
+  results.per_call_overhead_us = await perCall(() => wf.run([empty]));
+  results.per_call_chained_ops_us = await perCall(() => cid.executeSync(mh.executeSync(empty)));
   // Cold start: a fresh Node process loads the package and gets a first result.
   const script = `const t = performance.now(); const wf = require(${JSON.stringify(pkg)});
     wf.run([new Uint8Array(16384)]).then(() => console.log(performance.now() - t));`;

@@ -72,13 +72,16 @@ bincode::impl_borrow_decode!(Cid);
 
 impl Encode for Config {
     fn encode<E: bincode::enc::Encoder>(&self, e: &mut E) -> Result<(), bincode::error::EncodeError> {
-        self.entries.encode(e)
+        let pairs: Vec<(&str, &str)> = self.iter().collect();
+        pairs.encode(e)
     }
 }
 
 impl<C> Decode<C> for Config {
     fn decode<D: bincode::de::Decoder<Context = C>>(d: &mut D) -> Result<Self, bincode::error::DecodeError> {
-        Ok(Config { entries: Decode::decode(d)? })
+        let pairs: Vec<(String, String)> = Decode::decode(d)?;
+        let pairs: Vec<(&str, &str)> = pairs.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+        Ok(Config::from_checked(&pairs))
     }
 }
 bincode::impl_borrow_decode!(Config);
@@ -95,6 +98,8 @@ mod tests {
         assert_eq!(decode::<Multihash>(&encode(&mh).unwrap()).unwrap(), mh);
         let cid = Cid::from_text("bafkqaaa".into()).unwrap();
         assert_eq!(decode::<Cid>(&encode(&cid).unwrap()).unwrap(), cid);
+        let config = Config::from_static(&[("a", "1"), ("b", "2")]);
+        assert_eq!(decode::<Config>(&encode(&config).unwrap()).unwrap(), config);
         let v: Vec<Vec<u8>> = vec![vec![1, 2], vec![]];
         assert_eq!(decode::<Vec<Vec<u8>>>(&encode(&v).unwrap()).unwrap(), v);
     }

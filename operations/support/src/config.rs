@@ -19,10 +19,34 @@ pub struct ConfigKey {
 }
 
 /// A resolved config: every declared key maps to an allowed value.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+///
+/// Generated workflows build theirs from static pairs ([`Config::from_static`]),
+/// which allocates nothing; configs resolved at run time own their strings.
+#[derive(Debug, Clone)]
 pub struct Config {
-    pub(crate) entries: BTreeMap<String, String>,
+    entries: Entries,
 }
+
+/// Pairs sorted by key.
+#[derive(Debug, Clone)]
+enum Entries {
+    Static(&'static [(&'static str, &'static str)]),
+    Owned(Vec<(String, String)>),
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Self { entries: Entries::Static(&[]) }
+    }
+}
+
+impl PartialEq for Config {
+    fn eq(&self, other: &Self) -> bool {
+        self.iter().eq(other.iter())
+    }
+}
+
+impl Eq for Config {}
 
 impl Config {
     /// An empty config (for operations that declare no keys).
@@ -61,24 +85,35 @@ impl Config {
                 entries.entry(decl.name.into()).or_insert_with(|| String::from(*default));
             }
         }
-        Ok(Self { entries })
+        Ok(Self { entries: Entries::Owned(entries.into_iter().collect()) })
     }
 
-    /// A config from pairs already checked against the operation's keys
-    /// (generated workflows: the generator validated them). Later pairs
-    /// replace earlier ones with the same key.
+    /// A config from static pairs already checked against the operation's
+    /// keys and sorted by key (generated workflows: the generator validated
+    /// them). Allocates nothing.
+    pub const fn from_static(pairs: &'static [(&'static str, &'static str)]) -> Self {
+        Self { entries: Entries::Static(pairs) }
+    }
+
+    /// A config from checked pairs (any order; a later pair replaces an
+    /// earlier one with the same key).
     pub fn from_checked(pairs: &[(&str, &str)]) -> Self {
-        Self { entries: pairs.iter().map(|(k, v)| (String::from(*k), String::from(*v))).collect() }
+        let map: BTreeMap<String, String> = pairs.iter().map(|(k, v)| (String::from(*k), String::from(*v))).collect();
+        Self { entries: Entries::Owned(map.into_iter().collect()) }
     }
 
     /// The value of `key`, if set.
     pub fn get(&self, key: &str) -> Option<&str> {
-        self.entries.get(key).map(String::as_str)
+        self.iter().find(|(k, _)| *k == key).map(|(_, v)| v)
     }
 
     /// All entries, sorted by key.
     pub fn iter(&self) -> impl Iterator<Item = (&str, &str)> {
-        self.entries.iter().map(|(k, v)| (k.as_str(), v.as_str()))
+        let (fixed, owned): (&[(&str, &str)], &[(String, String)]) = match &self.entries {
+            Entries::Static(pairs) => (pairs, &[]),
+            Entries::Owned(pairs) => (&[], pairs),
+        };
+        fixed.iter().copied().chain(owned.iter().map(|(k, v)| (k.as_str(), v.as_str())))
     }
 }
 
@@ -104,6 +139,19 @@ mod tests {
         assert_eq!(c.get("hasher"), Some("blake3"));
         let c = Config::resolve("op", KEYS, [("hasher", "sha2-256")]).unwrap();
         assert_eq!(c.get("hasher"), Some("sha2-256"));
+    }
+
+    #[test]
+    fn static_and_resolved_configs_agree() {
+        let fixed = Config::from_static(&[("hasher", "sha2-256")]);
+        let resolved = Config::resolve("op", KEYS, [("hasher", "sha2-256")]).unwrap();
+        assert_eq!(fixed, resolved);
+        assert_eq!(fixed.get("hasher"), Some("sha2-256"));
+        assert_eq!(fixed.get("nope"), None);
+        assert_eq!(
+            Config::from_checked(&[("b", "1"), ("a", "2"), ("b", "3")]).iter().collect::<Vec<_>>(),
+            [("a", "2"), ("b", "3")]
+        );
     }
 
     #[test]
