@@ -109,9 +109,13 @@ impl Config {
 
     /// All entries, sorted by key.
     pub fn iter(&self) -> impl Iterator<Item = (&str, &str)> {
-        let (fixed, owned): (&[(&str, &str)], &[(String, String)]) = match &self.entries {
-            Entries::Static(pairs) => (pairs, &[]),
-            Entries::Owned(pairs) => (&[], pairs),
+        let fixed: &[(&str, &str)] = match &self.entries {
+            Entries::Static(pairs) => pairs,
+            Entries::Owned(_) => &[],
+        };
+        let owned: &[(String, String)] = match &self.entries {
+            Entries::Static(_) => &[],
+            Entries::Owned(pairs) => pairs,
         };
         fixed.iter().copied().chain(owned.iter().map(|(k, v)| (k.as_str(), v.as_str())))
     }
