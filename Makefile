@@ -90,6 +90,7 @@ test-node: test-wasm test-workflows
 ## bench: numbers, not tests: bench/results.json and bench/REPORT.md
 bench: test-wasm
 	BRAID_DENY_WARNINGS=1 $(BRAID) build workflows/cidv1_from_bytes.json -o $(WF_OUT)/cidv1_from_bytes
+	wasm-pack --quiet build --release --target nodejs bench/baselines --out-dir ../../target/bench/baselines
 	cd js && BRAID_OP_PKGS=$(CURDIR)/$(NPM_OPS) BRAID_WF_OUT=$(CURDIR)/$(WF_OUT) BRAID_BIN=$(CURDIR)/$(BRAID) node bench/main.mjs
 
 ## bless: rewrite committed manifests and trybuild expectations; review the diff

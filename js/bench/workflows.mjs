@@ -22,6 +22,7 @@ export async function run() {
   const wf = require(pkg);
   const mh = require(`${opsDir}/op_multihash/node/op_multihash.js`);
   const cid = require(`${opsDir}/op_cid/node/op_cid.js`);
+  const baselines = require(process.env.BRAID_BASELINES ?? `${root}/target/bench/baselines/braid_bench_baselines.js`);
   const sizes = { '16KiB': 16 * 1024, '64KiB': 64 * 1024, '800KiB': 800 * 1024 };
   const results = { sizes: {} };
   for (const [label, size] of Object.entries(sizes)) {
@@ -29,17 +30,30 @@ export async function run() {
     const expected = referenceCid(bytes);
     if ((await wf.run([bytes])) !== expected) throw new Error('fused workflow disagrees with the reference');
     const n = size > 100_000 ? 100 : 500;
+    const json = JSON.stringify([...bytes]);
+    for (const [name, got] of [
+      ['floor', baselines.cid_floor(bytes)],
+      ['serde_json', JSON.parse(baselines.cid_serde_json(json))],
+      ['serde_wasm_bindgen', baselines.cid_serde_wasm_bindgen(bytes)],
+    ]) {
+      if (got !== expected) throw new Error(`${name} disagrees with the reference`);
+    }
     const row = await compare(
       {
+        floor: () => baselines.cid_floor(bytes),
         fused_run: () => wf.run([bytes]),
         fused_next: () => new wf.Workflow().next([bytes]),
         chained_ops: () => cid.executeSync(mh.executeSync(bytes)),
         chained_ops_async: async () => cid.execute(await mh.execute(bytes)),
+        serde_wasm_bindgen: () => baselines.cid_serde_wasm_bindgen(bytes),
+        // Anagolay-style: JSON in and out (the JS side serializes too).
+        serde_json: () => JSON.parse(baselines.cid_serde_json(JSON.stringify(Array.from(bytes)))),
       },
-      { n },
+      { n: size > 100_000 ? 40 : n },
     );
     row.pure_js = await time(() => referenceCid(bytes), { n: Math.max(20, n / 5) });
-    for (const r of Object.values(row)) r.ratio_to_fused_run = r.median / row.fused_run.median;
+    row.pure_js.ratio_to_floor = row.pure_js.median / row.floor.median;
+    for (const r of Object.values(row)) r.ratio_to_floor = r.median / row.floor.median;
     results.sizes[label] = row;
   }
   const empty = new Uint8Array(0);
