@@ -91,6 +91,9 @@ test-node: test-wasm test-workflows
 bench: test-wasm
 	BRAID_DENY_WARNINGS=1 $(BRAID) build workflows/cidv1_from_bytes.json -o $(WF_OUT)/cidv1_from_bytes
 	wasm-pack --quiet build --release --target nodejs bench/baselines --out-dir ../../target/bench/baselines
+	cp $(WF_OUT)/cidv1_from_bytes/crate/Cargo.lock bench/native/Cargo.lock
+	CRITERION_HOME=$(CURDIR)/target/bench/criterion cargo bench --quiet --manifest-path bench/native/Cargo.toml \
+	  --target-dir $(BRAID_TARGET_DIR) --bench cid -- --warm-up-time 1 --measurement-time 3 >/dev/null
 	cd js && BRAID_OP_PKGS=$(CURDIR)/$(NPM_OPS) BRAID_WF_OUT=$(CURDIR)/$(WF_OUT) BRAID_BIN=$(CURDIR)/$(BRAID) node bench/main.mjs
 
 ## bless: rewrite committed manifests and trybuild expectations; review the diff

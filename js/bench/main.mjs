@@ -1,7 +1,7 @@
 // `make bench`: runs the benchmarks in one process, side by side, and writes
 // bench/results.json (medians, spreads, ratios) and bench/REPORT.md.
 // These 2-core machines are noisy: compare ratios from the same run.
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import os from 'node:os';
 import * as workflows from './workflows.mjs';
@@ -9,11 +9,29 @@ import * as service from './service.mjs';
 
 const root = fileURLToPath(new URL('../..', import.meta.url)).replace(/\/$/, '');
 const cold = !process.argv.includes('--no-cold');
+/** Criterion's medians (ns) for the native benchmarks, from CRITERION_HOME. */
+function native() {
+  const dir = process.env.CRITERION_HOME ?? `${root}/target/bench/criterion`;
+  const rows = {};
+  for (const size of ['16KiB', '64KiB', '800KiB']) {
+    const median = (id) => JSON.parse(readFileSync(`${dir}/cid/${id}/${size}/new/estimates.json`, 'utf8')).median.point_estimate;
+    try {
+      const generated = median('generated');
+      const byHand = median('by_hand');
+      rows[size] = { generated_ns: generated, by_hand_ns: byHand, ratio: generated / byHand };
+    } catch {
+      return undefined;
+    }
+  }
+  return rows;
+}
+
 const results = {
   when: new Date().toISOString(),
   machine: { cpus: os.cpus().length, model: os.cpus()[0]?.model, node: process.version },
   workflows: await workflows.run(),
   service: await service.run({ cold }),
+  native: native(),
 };
 writeFileSync(`${root}/bench/results.json`, JSON.stringify(results, null, 2) + '\n');
 
@@ -43,6 +61,16 @@ lines.push(
   `- Anagolay's 2022 write-up: 0.27 ms for 16 KiB; fused \`run\` here: ${(w.sizes['16KiB'].fused_run.median / 1000).toFixed(3)} ms (×${(270 / w.sizes['16KiB'].fused_run.median).toFixed(1)} faster).`,
   `- Fused \`run\` against the floor: ${Object.entries(w.sizes).map(([k, r]) => `${k} ×${r.fused_run.ratio_to_floor.toFixed(2)}`).join(', ')} (target ≤ 1.10).`,
   '',
+  '## Native (criterion)',
+  '',
+  ...(results.native
+    ? [
+        '| input | generated crate (`run_sync`) | hand-written chain | ratio |',
+        '|---|---|---|---|',
+        ...Object.entries(results.native).map(([k, r]) => `| ${k} | ${(r.generated_ns / 1000).toFixed(2)} µs | ${(r.by_hand_ns / 1000).toFixed(2)} µs | ×${r.ratio.toFixed(2)} |`),
+      ]
+    : ['Not measured (run `make bench`).']),
+  '',
   '## Publish service',
   '',
   `- \`POST /v1/validate\`: ${results.service.validate_rps.toFixed(0)} requests/s (8 concurrent clients, 3 s).`,
@@ -54,7 +82,7 @@ lines.push(
   '',
   '## Not measured yet',
   '',
-  'Chromium timings, native criterion benchmarks and a chart (see the open benchmarks issue).',
+  'Timings in Chromium (its correctness is tested, its speed not yet measured) and a chart (see the open benchmarks issue).',
   '',
 );
 writeFileSync(`${root}/bench/REPORT.md`, lines.join('\n'));

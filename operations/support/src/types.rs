@@ -20,9 +20,42 @@ pub type Bool = bool;
 
 /// A self-describing hash: `varint(code) ++ varint(len) ++ digest`, as in the
 /// multiformats multihash spec. JS: `Uint8Array` (the encoded bytes).
-#[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+///
+/// Stored inline (no heap allocation): a multihash is at most
+/// [`MAX_ENCODED_LEN`] bytes.
+#[derive(Clone)]
 pub struct Multihash {
-    bytes: Vec<u8>,
+    len: u8,
+    bytes: [u8; MAX_ENCODED_LEN],
+}
+
+/// Longest encoded multihash: a 9-byte code, a 1-byte length, 64 bytes of digest.
+pub const MAX_ENCODED_LEN: usize = 9 + 1 + MAX_DIGEST_LEN;
+
+impl PartialEq for Multihash {
+    fn eq(&self, other: &Self) -> bool {
+        self.as_bytes() == other.as_bytes()
+    }
+}
+
+impl Eq for Multihash {}
+
+impl core::hash::Hash for Multihash {
+    fn hash<H: core::hash::Hasher>(&self, state: &mut H) {
+        self.as_bytes().hash(state);
+    }
+}
+
+impl PartialOrd for Multihash {
+    fn partial_cmp(&self, other: &Self) -> Option<core::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Multihash {
+    fn cmp(&self, other: &Self) -> core::cmp::Ordering {
+        self.as_bytes().cmp(other.as_bytes())
+    }
 }
 
 /// Largest digest length Braid accepts in a multihash (64 bytes: sha2-512).
@@ -31,17 +64,20 @@ pub const MAX_DIGEST_LEN: usize = 64;
 impl Multihash {
     /// Wraps a digest computed with the hash function of multicodec `code`.
     pub fn wrap(code: u64, digest: &[u8]) -> Result<Self, Error> {
+        if code >= 1 << 63 {
+            // Multiformats varints are at most 9 bytes (63 bits).
+            return Err(Error::invalid_input("multihash", alloc::format!("hash code 0x{code:x} is too large")));
+        }
         if digest.len() > MAX_DIGEST_LEN {
             return Err(Error::invalid_input(
                 "multihash",
                 alloc::format!("digest of {} bytes is longer than the {MAX_DIGEST_LEN} bytes supported", digest.len()),
             ));
         }
-        let mut bytes = Vec::with_capacity(digest.len() + 4);
-        write_varint(&mut bytes, code);
-        write_varint(&mut bytes, digest.len() as u64);
-        bytes.extend_from_slice(digest);
-        Ok(Self { bytes })
+        let mut head = [0u8; 10];
+        let mut n = write_varint_into(&mut head, code);
+        n += write_varint_into(&mut head[n..], digest.len() as u64);
+        Ok(Self::inline(&[&head[..n], digest]))
     }
 
     /// Parses encoded multihash bytes, checking that the length prefix
@@ -59,29 +95,40 @@ impl Multihash {
                 ),
             ));
         }
-        Ok(Self { bytes: bytes.to_vec() })
+        Ok(Self::inline(&[bytes]))
+    }
+
+    /// Copies validated parts (at most [`MAX_ENCODED_LEN`] bytes in all).
+    fn inline(parts: &[&[u8]]) -> Self {
+        let mut bytes = [0u8; MAX_ENCODED_LEN];
+        let mut len = 0;
+        for part in parts {
+            bytes[len..len + part.len()].copy_from_slice(part);
+            len += part.len();
+        }
+        Self { len: len as u8, bytes }
     }
 
     /// The multicodec code of the hash function.
     pub fn code(&self) -> u64 {
         // Invariant: `bytes` was validated on construction.
-        read_varint(&self.bytes).map_or(0, |(code, _)| code)
+        read_varint(self.as_bytes()).map_or(0, |(code, _)| code)
     }
 
     /// The raw digest.
     pub fn digest(&self) -> &[u8] {
-        let rest = read_varint(&self.bytes).map_or(&[][..], |(_, rest)| rest);
+        let rest = read_varint(self.as_bytes()).map_or(&[][..], |(_, rest)| rest);
         read_varint(rest).map_or(&[][..], |(_, digest)| digest)
     }
 
     /// The encoded multihash.
     pub fn as_bytes(&self) -> &[u8] {
-        &self.bytes
+        &self.bytes[..usize::from(self.len)]
     }
 
     /// The encoded multihash, by value.
     pub fn into_bytes(self) -> Vec<u8> {
-        self.bytes
+        self.as_bytes().to_vec()
     }
 }
 
@@ -141,13 +188,17 @@ impl fmt::Debug for Cid {
     }
 }
 
-/// Appends `value` as an unsigned LEB128 varint (multiformats unsigned-varint).
-pub(crate) fn write_varint(out: &mut Vec<u8>, mut value: u64) {
+/// Writes `value` as an unsigned varint at the start of `out` (which holds
+/// at least 10 bytes); returns how many bytes it took.
+fn write_varint_into(out: &mut [u8], mut value: u64) -> usize {
+    let mut i = 0;
     while value >= 0x80 {
-        out.push((value as u8) | 0x80);
+        out[i] = (value as u8) | 0x80;
         value >>= 7;
+        i += 1;
     }
-    out.push(value as u8);
+    out[i] = value as u8;
+    i + 1
 }
 
 /// Reads an unsigned varint of at most 9 bytes (the multiformats limit) and
@@ -175,14 +226,14 @@ mod tests {
     #[test]
     fn varint_round_trips() {
         for v in [0u64, 1, 127, 128, 255, 300, 0x1e, 0x1b, 16384, u64::from(u32::MAX), (1 << 63) - 1] {
-            let mut buf = Vec::new();
-            write_varint(&mut buf, v);
-            assert_eq!(read_varint(&buf), Some((v, &[][..])), "value {v}");
+            let mut buf = [0u8; 10];
+            let n = write_varint_into(&mut buf, v);
+            assert_eq!(read_varint(&buf[..n]), Some((v, &[][..])), "value {v}");
         }
         // Spec examples: 300 = ac 02, 16384 = 80 80 01.
-        let mut buf = Vec::new();
-        write_varint(&mut buf, 300);
-        assert_eq!(buf, [0xac, 0x02]);
+        let mut buf = [0u8; 10];
+        let n = write_varint_into(&mut buf, 300);
+        assert_eq!(&buf[..n], [0xac, 0x02]);
     }
 
     #[test]
@@ -207,6 +258,10 @@ mod tests {
         let err = Multihash::from_bytes(&[0x12, 0x20, 1, 2, 3]).unwrap_err();
         assert!(err.to_string().contains("says 32 bytes but 3 follow"), "{err}");
         assert!(Multihash::wrap(0x12, &[0; 65]).is_err());
+        assert!(Multihash::wrap(u64::MAX, &[0; 64]).is_err());
+        let big = Multihash::wrap((1 << 63) - 1, &[7; 64]).unwrap();
+        assert_eq!(big.as_bytes().len(), MAX_ENCODED_LEN);
+        assert_eq!(Multihash::from_bytes(big.as_bytes()).unwrap(), big);
         assert!(Multihash::from_bytes(&[]).is_err());
     }
 
