@@ -91,6 +91,7 @@ test-node: test-wasm test-workflows
 bench: test-wasm
 	BRAID_DENY_WARNINGS=1 $(BRAID) build workflows/cidv1_from_bytes.json -o $(WF_OUT)/cidv1_from_bytes
 	wasm-pack --quiet build --release --target nodejs bench/baselines --out-dir ../../target/bench/baselines
+	wasm-pack --quiet build --release --target web bench/baselines --out-dir ../../target/bench/baselines-web
 	cp $(WF_OUT)/cidv1_from_bytes/crate/Cargo.lock bench/native/Cargo.lock
 	CRITERION_HOME=$(CURDIR)/target/bench/criterion cargo bench --quiet --manifest-path bench/native/Cargo.toml \
 	  --target-dir $(BRAID_TARGET_DIR) --bench cid -- --warm-up-time 1 --measurement-time 3 >/dev/null

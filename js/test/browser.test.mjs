@@ -5,57 +5,37 @@
 // and native builds are checked against.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { createServer } from 'node:http';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { extname, join, normalize } from 'node:path';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import { build } from 'esbuild';
 import { wasmModules } from '../lib/esbuild-wasm.mjs';
+import { CHROMIUM, CHROMIUM_FLAGS, serve } from '../lib/static-server.mjs';
 
 const root = fileURLToPath(new URL('../..', import.meta.url)).replace(/\/$/, '');
 const out = process.env.BRAID_WF_OUT ?? `${root}/target/wf`;
 const vectors = JSON.parse(readFileSync(`${root}/workflows/vectors.json`, 'utf8')).cases;
-const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
-const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-  '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 const app = mkdtempSync(join(tmpdir(), 'braid-app-'));
-const TYPES = { '.js': 'text/javascript', '.mjs': 'text/javascript', '.wasm': 'application/wasm', '.html': 'text/html', '.json': 'application/json' };
-
-// /wf/<name>/... -> target/wf/<name>/pkg/web/...; /app/... -> the bundled app;
-// /page.html -> a page that runs a script given in the query.
-const server = createServer((req, res) => {
-  const url = new URL(req.url, 'http://x');
-  let file;
-  if (url.pathname === '/page.html') {
-    res.writeHead(200, { 'content-type': 'text/html' });
-    res.end(`<!doctype html><meta charset="utf-8"><script type="module" src="${url.searchParams.get('script')}"></script>`);
-    return;
-  }
-  const m = url.pathname.match(/^\/wf\/([a-z0-9_]+)\/(.+)$/);
-  if (m) file = join(out, m[1], 'pkg/web', normalize(m[2]));
-  else if (url.pathname.startsWith('/app/')) file = join(app, normalize(url.pathname.slice(5)));
-  else if (url.pathname.startsWith('/tests/')) file = join(app, 'tests', normalize(url.pathname.slice(7)));
-  if (!file || !existsSync(file)) {
-    res.writeHead(404).end();
-    return;
-  }
-  res.writeHead(200, { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream' });
-  res.end(readFileSync(file));
-});
 
 let browser;
 let base;
+let server;
 
+// /wf/<name>/... -> target/wf/<name>/pkg/web/...; /app/... -> the bundled app
+// and the test scripts; /page.html?script=... runs one of them.
 before(async () => {
-  await new Promise((r) => server.listen(0, '127.0.0.1', r));
-  base = `http://127.0.0.1:${server.address().port}`;
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: FLAGS, headless: true });
+  const wfs = ['cidv1_from_bytes', 'cidv1_sha2_256', 'dual_cid_of_text', 'salted_cid'];
+  const mounts = { '/app/': app };
+  for (const w of wfs) mounts[`/wf/${w}/`] = join(out, w, 'pkg/web');
+  server = await serve(mounts);
+  base = server.base;
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_FLAGS, headless: true });
 });
 after(async () => {
   await browser?.close();
-  server.close();
+  server?.close();
 });
 
 /** Runs `script` (an ES module at /tests/...) in a fresh page; returns window.result. */
@@ -67,7 +47,7 @@ async function inPage(name, source) {
   const errors = [];
   page.on('pageerror', (e) => errors.push(String(e)));
   try {
-    await page.goto(`${base}/page.html?script=/tests/${name}.mjs`);
+    await page.goto(`${base}/page.html?script=/app/tests/${name}.mjs`);
     await page.waitForFunction(() => window.result !== undefined, null, { timeout: 60_000 });
     const result = await page.evaluate(() => window.result);
     assert.deepEqual(errors, []);
