@@ -227,7 +227,7 @@ pub fn build(
             license: String::new(),
             features: vec!["wasm".into()],
             target_dir: options.target_dir.clone(),
-            remap: remaps(&crate_dir, sources.root()),
+            remap: remaps(sources.root(), Some(&crate_dir)),
             deny_warnings: options.deny_warnings,
         };
         let mut wasm = PathBuf::new();
@@ -272,9 +272,10 @@ pub fn build(
     Ok(report)
 }
 
-/// Absolute paths that must not end up in the `.wasm`. rustc applies the
-/// last matching prefix, so the most specific (the crate) comes last.
-pub fn remaps(crate_dir: &Path, braid_root: &Path) -> Vec<(PathBuf, String)> {
+/// Absolute paths that must not end up in the `.wasm`: cargo's home, the
+/// Braid repository and, when building a generated crate, its directory.
+/// rustc applies the last matching prefix, so the most specific comes last.
+pub fn remaps(braid_root: &Path, crate_dir: Option<&Path>) -> Vec<(PathBuf, String)> {
     let mut remap = Vec::new();
     let cargo_home = std::env::var_os("CARGO_HOME")
         .map(PathBuf::from)
@@ -283,7 +284,9 @@ pub fn remaps(crate_dir: &Path, braid_root: &Path) -> Vec<(PathBuf, String)> {
         remap.push((home, "/cargo".to_string()));
     }
     remap.push((braid_root.to_path_buf(), "/braid".to_string()));
-    remap.push((crate_dir.canonicalize().unwrap_or(crate_dir.to_path_buf()), "/wf".to_string()));
+    if let Some(dir) = crate_dir {
+        remap.push((dir.canonicalize().unwrap_or(dir.to_path_buf()), "/wf".to_string()));
+    }
     remap
 }
 

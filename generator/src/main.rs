@@ -355,7 +355,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                     license: op.manifest.license.clone(),
                     features: vec!["wasm".into()],
                     target_dir: root.join("target"),
-                    remap: remaps(&root),
+                    remap: build::remaps(&root, None),
                     deny_warnings: false,
                 };
                 let wasm = wasm_pkg::compile(&spec)?;
@@ -420,16 +420,4 @@ fn emit(text: &str) -> std::io::Result<()> {
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
         other => other,
     }
-}
-
-/// Absolute paths that must not end up in binaries.
-fn remaps(root: &std::path::Path) -> Vec<(PathBuf, String)> {
-    let mut remap = vec![(root.to_path_buf(), "/braid".to_string())];
-    let cargo_home = std::env::var_os("CARGO_HOME")
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo")));
-    if let Some(home) = cargo_home {
-        remap.push((home, "/cargo".to_string()));
-    }
-    remap
 }
