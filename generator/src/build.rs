@@ -225,7 +225,7 @@ pub fn build(
             version: workflow.manifest.version.clone(),
             description: workflow.manifest.description.clone(),
             license: String::new(),
-            features: vec!["wasm".into()],
+            features: vec!["wasm".into(), "wasm-allocator".into()],
             target_dir: options.target_dir.clone(),
             remap: remaps(sources.root(), Some(&crate_dir)),
             deny_warnings: options.deny_warnings,

@@ -353,7 +353,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                     version: op.manifest.version.clone(),
                     description: op.manifest.description.clone(),
                     license: op.manifest.license.clone(),
-                    features: vec!["wasm".into()],
+                    features: vec!["wasm".into(), "braid-support/wasm-allocator".into()],
                     target_dir: root.join("target"),
                     remap: build::remaps(&root, None),
                     deny_warnings: false,

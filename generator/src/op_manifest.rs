@@ -112,8 +112,7 @@ impl OperationManifest {
 /// content ids of artifacts.
 pub fn version_id(bytes: &[u8]) -> String {
     let multihash = op_multihash::hash("blake3", bytes).expect("blake3 is a built-in hasher");
-    let base = op_cid::BASES[0].1; // base32
-    op_cid::cid_v1(0x55, base, &multihash).expect("a blake3 multihash always makes a CID").into_string()
+    op_cid::cid_v1(0x55, "base32", &multihash).expect("a blake3 multihash always makes a CID").into_string()
 }
 
 #[cfg(test)]

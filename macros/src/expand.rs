@@ -14,6 +14,7 @@ pub fn operation(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStrea
     let func: ItemFn = syn::parse2(item)?;
     let sig = signature::parse(&func)?;
     let info = CrateInfo::load().map_err(|e| syn::Error::new(func.sig.ident.span(), e))?;
+    manifest::check_value_features(&info, &args)?;
     let manifest = manifest::build(&info, &args, &sig).map_err(|e| syn::Error::new(func.sig.ident.span(), e))?;
     let manifest_json = manifest::canonical(&manifest);
 

@@ -195,7 +195,14 @@ fn template_data(w: &Workflow) -> Value {
         .enumerate()
         .map(|(i, s)| json!({ "index": i, "rust": s.output.rust_type(), "last_use": last_use[i] }))
         .collect();
-    let operations: Vec<Value> = w.operations.iter().map(|op| json!({ "name": op.info.name })).collect();
+    let operations: Vec<Value> = w
+        .operations
+        .iter()
+        .map(|op| {
+            let features: Vec<String> = w.value_features(op.info.name).iter().map(|f| literal::toml_str(f)).collect();
+            json!({ "name": op.info.name, "features": features.join(", ") })
+        })
+        .collect();
     let std_features: Vec<String> = std::iter::once("\"braid-support/std\"".to_string())
         .chain(
             w.operations

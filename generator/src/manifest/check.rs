@@ -78,6 +78,22 @@ impl Workflow {
     pub fn supports(&self, target: &str) -> bool {
         self.targets.iter().any(|t| t == target)
     }
+
+    /// The cargo features of operation `name` that compile in the config
+    /// values its steps use (`braid_support::value_feature`), for the
+    /// operations that gate values behind features; sorted, no repeats.
+    pub fn value_features(&self, name: &str) -> Vec<String> {
+        let steps = self.segments.iter().flat_map(|s| &s.steps).filter(|s| s.operation.info.name == name);
+        let features: std::collections::BTreeSet<String> = steps
+            .flat_map(|step| {
+                step.config
+                    .iter()
+                    .map(|(key, value)| braid_support::value_feature(key, value))
+                    .filter(|feature| step.operation.manifest.features.contains(feature))
+            })
+            .collect();
+        features.into_iter().collect()
+    }
 }
 
 /// Parses and checks `text`. Diagnostics carry line and column.

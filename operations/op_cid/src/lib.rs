@@ -1,25 +1,24 @@
 //! `op_cid`: `Multihash -> Cid`, a CIDv1 in the multibase of config `base`
 //! (base32 by default) with the content codec of config `codec` (raw by
-//! default). Encoding is done by the `cid` crate (multiformats' Rust
-//! implementation); this crate only maps config names to codes.
+//! default). The CID's bytes come from the `cid` crate (multiformats' Rust
+//! implementation); the text is the multibase prefix and the bytes encoded
+//! by `data-encoding` (base32, base64url) or `base-x` (base58btc), each
+//! base behind its cargo feature `base-<name>` so that a workflow links
+//! only the base it names (the `multibase` crate would link all 24).
 #![no_std]
 #![forbid(unsafe_code)]
 
 extern crate alloc;
+
+use alloc::string::String;
 
 use braid_support::{Cid, Config, Error, Multihash};
 
 /// Content codecs offered, with their multicodec codes; the first is the default.
 pub const CODECS: &[(&str, u64)] = &[("raw", 0x55), ("dag-pb", 0x70), ("dag-cbor", 0x71), ("json", 0x0200)];
 
-/// Multibases offered; the first is the default.
-pub const BASES: &[(&str, multibase::Base)] = &[
-    ("base32", multibase::Base::Base32Lower),
-    ("base58btc", multibase::Base::Base58Btc),
-    ("base64url", multibase::Base::Base64Url),
-];
-
-use cid::multibase;
+/// Multibases offered, with their prefix characters; the first is the default.
+pub const BASES: &[(&str, char)] = &[("base32", 'b'), ("base58btc", 'z'), ("base64url", 'u')];
 
 /// Wraps `input` in a CIDv1 and encodes it as text.
 #[braid_macros::operation(
@@ -28,32 +27,64 @@ use cid::multibase;
 )]
 pub async fn execute(input: &Multihash, config: &Config) -> Result<Cid, Error> {
     let codec = lookup(CODECS, "codec", config)?;
-    let base = lookup(BASES, "base", config)?;
+    let base = config.get("base").unwrap_or(BASES[0].0);
     cid_v1(codec, base, input)
 }
 
 fn lookup<T: Copy>(table: &[(&str, T)], key: &str, config: &Config) -> Result<T, Error> {
     let value = config.get(key).unwrap_or(table[0].0);
-    table.iter().find(|(name, _)| *name == value).map(|(_, v)| *v).ok_or_else(|| Error::InvalidConfigValue {
+    table.iter().find(|(name, _)| *name == value).map(|(_, v)| *v).ok_or_else(|| invalid(table, key, value))
+}
+
+fn invalid<T>(table: &[(&str, T)], key: &str, value: &str) -> Error {
+    Error::InvalidConfigValue {
         operation: OPERATION.name.into(),
         key: key.into(),
         found: value.into(),
         expected: table.iter().map(|(n, _)| *n).collect::<alloc::vec::Vec<_>>().join(", "),
-    })
+    }
 }
 
-/// The CIDv1 text of `multihash` with content codec `codec` in `base`.
-pub fn cid_v1(codec: u64, base: multibase::Base, multihash: &Multihash) -> Result<Cid, Error> {
+/// The CIDv1 text of `multihash` with content codec `codec` in multibase
+/// `base` (one of [`BASES`]).
+pub fn cid_v1(codec: u64, base: &str, multihash: &Multihash) -> Result<Cid, Error> {
     let mh = multihash::Multihash::<64>::from_bytes(multihash.as_bytes())
         .map_err(|e| Error::invalid_input(OPERATION.name, alloc::format!("not a multihash: {e}")))?;
-    let cid = cid::Cid::new_v1(codec, mh);
-    let text = cid
-        .to_string_of_base(base)
-        .map_err(|e| Error::invalid_input(OPERATION.name, alloc::format!("cannot encode the CID: {e}")))?;
-    Cid::from_text(text)
+    let bytes = cid::Cid::new_v1(codec, mh).to_bytes();
+    Cid::from_text(multibase(base, &bytes)?)
 }
 
-#[cfg(test)]
+/// `bytes` in multibase `base`: the prefix character, then the encoding.
+fn multibase(base: &str, bytes: &[u8]) -> Result<String, Error> {
+    // Unused when no base is compiled in.
+    let _ = bytes;
+    match base {
+        // RFC 4648 base32 without padding, in lower case.
+        #[cfg(feature = "base-base32")]
+        "base32" => Ok(prefixed('b', data_encoding::BASE32_NOPAD.encode(bytes)).to_ascii_lowercase()),
+        #[cfg(feature = "base-base58btc")]
+        "base58btc" => {
+            Ok(prefixed('z', base_x::encode("123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz", bytes)))
+        }
+        #[cfg(feature = "base-base64url")]
+        "base64url" => Ok(prefixed('u', data_encoding::BASE64URL_NOPAD.encode(bytes))),
+        known if BASES.iter().any(|(name, _)| *name == known) => {
+            Err(Error::not_compiled_in(OPERATION.name, "base", known))
+        }
+        other => Err(invalid(BASES, "base", other)),
+    }
+}
+
+#[cfg(any(feature = "base-base32", feature = "base-base58btc", feature = "base-base64url"))]
+fn prefixed(prefix: char, body: String) -> String {
+    let mut text = String::with_capacity(1 + body.len());
+    text.push(prefix);
+    text.push_str(&body);
+    text
+}
+
+// Tests of every base: with the default features.
+#[cfg(all(test, feature = "base-base32", feature = "base-base58btc", feature = "base-base64url"))]
 mod tests {
     use super::*;
     use alloc::vec::Vec;
@@ -95,5 +126,23 @@ mod tests {
         let mh = op_multihash::execute_sync(&Vec::from(&b"x"[..]), &op_multihash::config([]).unwrap()).unwrap();
         let cid = execute_sync(&mh, &config([]).unwrap()).unwrap();
         assert_eq!(cid.as_str(), cid_of(b"x", "blake3", "base32", "raw"));
+    }
+}
+
+// `make test` also runs the tests with base32 alone.
+#[cfg(all(test, feature = "base-base32", not(feature = "base-base58btc")))]
+mod base32_only {
+    use super::*;
+    use alloc::string::ToString;
+
+    #[test]
+    fn a_base_left_out_says_which_feature_compiles_it_in() {
+        let mh = Multihash::wrap(0x1e, &[7; 32]).unwrap();
+        assert!(execute_sync(&mh, &config([]).unwrap()).unwrap().as_str().starts_with("bafkr4i"));
+        let err = execute_sync(&mh, &config([("base", "base58btc")]).unwrap()).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "op_cid: config `base` = `base58btc` is not compiled in; enable the cargo feature `base-base58btc`"
+        );
     }
 }

@@ -30,16 +30,47 @@ const CONFIG: Cfg = bincode::config::standard().with_limit::<MAX_DECODED_BYTES>(
 
 /// Encodes `value`.
 pub fn encode<T: Encode>(value: &T) -> Result<Vec<u8>, Error> {
-    bincode::encode_to_vec(value, CONFIG).map_err(|e| Error::Codec(format!("encode: {e}")))
+    bincode::encode_to_vec(value, CONFIG).map_err(|e| Error::Codec(format!("encode: {}", encode_error(&e))))
 }
 
 /// Decodes a `T` from all of `bytes`; trailing bytes are an error.
 pub fn decode<T: Decode<()>>(bytes: &[u8]) -> Result<T, Error> {
-    let (value, used) = bincode::decode_from_slice(bytes, CONFIG).map_err(|e| Error::Codec(format!("decode: {e}")))?;
+    let (value, used) =
+        bincode::decode_from_slice(bytes, CONFIG).map_err(|e| Error::Codec(format!("decode: {}", decode_error(&e))))?;
     if used != bytes.len() {
         return Err(Error::Codec(format!("decode: {} trailing bytes after the value", bytes.len() - used)));
     }
     Ok(value)
+}
+
+// bincode's errors display through their `Debug` impls, which would link
+// core's Debug machinery (about 15 KB of Wasm) into every workflow that can
+// suspend; these say the same in words.
+
+fn encode_error(e: &bincode::error::EncodeError) -> String {
+    use bincode::error::EncodeError as E;
+    match e {
+        E::UnexpectedEnd => "the buffer is full".into(),
+        E::Other(reason) => (*reason).into(),
+        E::OtherString(reason) => reason.clone(),
+        _ => "a value cannot be encoded".into(),
+    }
+}
+
+fn decode_error(e: &bincode::error::DecodeError) -> String {
+    use bincode::error::DecodeError as D;
+    match e {
+        D::UnexpectedEnd { additional } => format!("the data ends {additional} byte(s) too early"),
+        D::LimitExceeded => format!("a length exceeds the limit of {} MiB", MAX_DECODED_BYTES >> 20),
+        D::UnexpectedVariant { type_name, found, .. } => format!("{type_name} has no variant {found}"),
+        D::Utf8 { .. } => "a string is not UTF-8".into(),
+        D::InvalidBooleanValue(found) => format!("{found} is not a boolean"),
+        D::ArrayLengthMismatch { required, found } => format!("an array has {found} items, not {required}"),
+        D::OutsideUsizeRange(found) => format!("{found} does not fit in usize"),
+        D::Other(reason) => (*reason).into(),
+        D::OtherString(reason) => reason.clone(),
+        _ => "malformed data".into(),
+    }
 }
 
 impl Encode for Multihash {

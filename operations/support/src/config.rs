@@ -18,6 +18,18 @@ pub struct ConfigKey {
     pub allowed: &'static [&'static str],
 }
 
+/// The cargo feature that compiles in config value `value` of `key`:
+/// `key-value` (e.g. `hasher-blake3`).
+///
+/// An operation may put the code of each allowed value of a key behind
+/// such a feature (every value or none: `#[operation]` checks). Generated
+/// workflows then enable only the values they configure, so a workflow
+/// that hashes with blake3 does not link sha2. A value whose feature is off
+/// fails with [`Error::NotCompiledIn`].
+pub fn value_feature(key: &str, value: &str) -> String {
+    alloc::format!("{key}-{value}")
+}
+
 /// A resolved config: every declared key maps to an allowed value.
 ///
 /// Generated workflows build theirs from static pairs ([`Config::from_static`]),

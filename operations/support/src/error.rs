@@ -31,6 +31,19 @@ pub enum Error {
         /// The allowed values, comma-separated.
         expected: String,
     },
+    /// An allowed config value whose code this build left out: the
+    /// operation gates it behind a cargo feature that is not enabled.
+    #[error("{operation}: config `{key}` = `{value}` is not compiled in; enable the cargo feature `{feature}`")]
+    NotCompiledIn {
+        /// The operation.
+        operation: String,
+        /// The key.
+        key: String,
+        /// The value given.
+        value: String,
+        /// The feature that compiles it in.
+        feature: String,
+    },
     /// The wrong number of inputs.
     #[error("{operation}: expected {expected} input(s), found {found}")]
     Arity {
@@ -100,6 +113,16 @@ impl Error {
         Self::InvalidInput { operation: operation.into(), reason }
     }
 
+    /// An [`Error::NotCompiledIn`] for value `value` of config `key`.
+    pub fn not_compiled_in(operation: &str, key: &str, value: &str) -> Self {
+        Self::NotCompiledIn {
+            operation: operation.into(),
+            key: key.into(),
+            value: value.into(),
+            feature: crate::value_feature(key, value),
+        }
+    }
+
     /// An [`Error::Type`].
     pub fn type_mismatch(context: &str, expected: &str, found: String) -> Self {
         Self::Type { context: context.into(), expected: expected.into(), found }
@@ -110,7 +133,9 @@ impl Error {
 /// marking the cut with `...`.
 pub(crate) fn truncate(text: &str, max: usize) -> String {
     match text.char_indices().nth(max) {
-        Some((cut, _)) => alloc::format!("{}...", &text[..cut]),
+        // `get` rather than indexing: `cut` is a char boundary, and the
+        // panicking path would link core's char-escaping tables into Wasm.
+        Some((cut, _)) => alloc::format!("{}...", text.get(..cut).unwrap_or(text)),
         None => text.into(),
     }
 }
