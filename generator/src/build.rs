@@ -1,8 +1,9 @@
 //! Building a generated crate for its targets: native (`cargo build
 //! --release`), `no_std` (`thumbv7em-none-eabihf`, default features off) and
 //! the npm packages (node, web, bundler) through [`crate::wasm_pkg`]. All
-//! builds share one target directory, so a new workflow over operations
-//! already built compiles only itself. Writes `report.json` with targets,
+//! builds share one target directory and compile in its staging directory
+//! ([`crate::staging`]), so a new workflow over operations already built
+//! compiles only itself. Writes `report.json` with targets,
 //! timings, sizes and the CID of every artifact.
 
 use std::collections::BTreeMap;
@@ -15,6 +16,7 @@ use serde::Serialize;
 use crate::codegen::{crate_name, Generator};
 use crate::manifest::Workflow;
 use crate::project::{self, GenerateError};
+use crate::staging::Staging;
 use crate::vendor::Sources;
 use crate::wasm_pkg::{self, BuildError as PkgError, JsTarget, PackageSpec, Toolchain};
 
@@ -191,7 +193,10 @@ pub fn build(
         project::write(workflow, generator, sources, &crate_dir)?;
         Ok(())
     })?;
-    let manifest_path = crate_dir.join("Cargo.toml");
+    // Compiled in the staging directory, where the vendored crates keep
+    // their path from one workflow to the next (see `staging`).
+    let staging = Staging::sync(&crate_dir, &options.target_dir).map_err(io(&options.target_dir))?;
+    let manifest_path = staging.dir().join("Cargo.toml");
     let cargo = |args: &[&str], target: Option<&str>| -> Result<(), BuildError> {
         let mut cmd = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
         cmd.arg("build").arg("--quiet").arg("--release").arg("--manifest-path").arg(&manifest_path);
@@ -227,7 +232,7 @@ pub fn build(
             license: String::new(),
             features: vec!["wasm".into(), "wasm-allocator".into()],
             target_dir: options.target_dir.clone(),
-            remap: remaps(sources.root(), Some(&crate_dir)),
+            remap: remaps(sources.root(), Some(staging.dir())),
             deny_warnings: options.deny_warnings,
         };
         let mut wasm = PathBuf::new();

@@ -11,6 +11,7 @@ pub mod project;
 pub mod registry;
 pub mod runner;
 pub mod service;
+pub mod staging;
 pub mod vendor;
 pub mod wasm_pkg;
 

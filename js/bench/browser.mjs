@@ -32,6 +32,7 @@ try {
     const variants = {
       floor: () => base.cid_floor(bytes),
       fused_run: () => wf.run([bytes]),
+      fused_run_sync: () => wf.runSync([bytes]),
       fused_next: () => new wf.Workflow().next([bytes]),
       chained_ops: () => cid.executeSync(mh.executeSync(bytes)),
       chained_ops_async: async () => cid.execute(await mh.execute(bytes)),

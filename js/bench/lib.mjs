@@ -18,9 +18,12 @@ export async function time(fn, { n = 500, warmup = 50 } = {}) {
 }
 
 /** Times several variants interleaved in rounds (A B C A B C ...), so that
- * drift in the machine's speed affects all of them alike; microseconds. */
+ * drift in the machine's speed affects all of them alike; microseconds.
+ * Each variant's stats also keep its median in every round (`rounds`), for
+ * paired comparisons ([`paired`]). */
 export async function compare(variants, { n = 500, rounds = 5, warmup = 50 } = {}) {
   const samples = Object.fromEntries(Object.keys(variants).map((k) => [k, []]));
+  const perRound = Object.fromEntries(Object.keys(variants).map((k) => [k, []]));
   // Warm up by time as well as by count: V8 runs Wasm in its baseline tier
   // (Liftoff) first and tiers up hot functions later; a few calls of a long
   // hash may not be enough for that.
@@ -31,14 +34,26 @@ export async function compare(variants, { n = 500, rounds = 5, warmup = 50 } = {
   const per = Math.max(1, Math.floor(n / rounds));
   for (let r = 0; r < rounds; r++) {
     for (const [name, fn] of Object.entries(variants)) {
+      const round = [];
       for (let i = 0; i < per; i++) {
         const t = performance.now();
         await fn();
-        samples[name].push((performance.now() - t) * 1e3);
+        round.push((performance.now() - t) * 1e3);
       }
+      samples[name].push(...round);
+      perRound[name].push(stats(round).median);
     }
   }
-  return Object.fromEntries(Object.entries(samples).map(([k, v]) => [k, stats(v)]));
+  return Object.fromEntries(Object.entries(samples).map(([k, v]) => [k, { ...stats(v), rounds: perRound[k] }]));
+}
+
+/** A against B measured in the same rounds: the median over rounds of
+ * A's round median / B's, and the share of rounds in which A was faster.
+ * Pairing by round cancels the machine's drift, which at 800 KiB is larger
+ * than a difference of one call. */
+export function paired(a, b) {
+  const ratios = a.rounds.map((x, i) => x / b.rounds[i]);
+  return { ratio: stats(ratios).median, faster_share: ratios.filter((r) => r < 1).length / ratios.length, rounds: ratios.length };
 }
 
 /** Per-call time of a cheap `fn` in microseconds: timed in batches (a single

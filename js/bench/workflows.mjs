@@ -10,7 +10,7 @@ import { createRequire } from 'node:module';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { cid as referenceCid, input } from '../lib/reference.mjs';
-import { compare, perCall, time } from './lib.mjs';
+import { compare, paired, perCall, time } from './lib.mjs';
 
 const require = createRequire(import.meta.url);
 const root = fileURLToPath(new URL('../..', import.meta.url)).replace(/\/$/, '');
@@ -42,6 +42,7 @@ export async function run() {
       {
         floor: () => baselines.cid_floor(bytes),
         fused_run: () => wf.run([bytes]),
+        fused_run_sync: () => wf.runSync([bytes]),
         fused_next: () => new wf.Workflow().next([bytes]),
         chained_ops: () => cid.executeSync(mh.executeSync(bytes)),
         chained_ops_async: async () => cid.execute(await mh.execute(bytes)),
@@ -49,11 +50,17 @@ export async function run() {
         // Anagolay-style: JSON in and out (the JS side serializes too).
         serde_json: () => JSON.parse(baselines.cid_serde_json(JSON.stringify(Array.from(bytes)))),
       },
-      { n: size > 100_000 ? 40 : n },
+      // Many short rounds, for the paired comparisons.
+      size > 100_000 ? { n: 120, rounds: 20 } : { n, rounds: 25 },
     );
     row.pure_js = await time(() => referenceCid(bytes), { n: Math.max(20, n / 5) });
     row.pure_js.ratio_to_floor = row.pure_js.median / row.floor.median;
     for (const r of Object.values(row)) r.ratio_to_floor = r.median / row.floor.median;
+    // Fused against chained, sync against sync and async against async.
+    row.paired = {
+      run_sync_vs_execute_sync: paired(row.fused_run_sync, row.chained_ops),
+      run_vs_await_execute: paired(row.fused_run, row.chained_ops_async),
+    };
     results.sizes[label] = row;
   }
   const empty = new Uint8Array(0);

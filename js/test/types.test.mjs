@@ -33,7 +33,7 @@ const dual = `${out}/dual_cid_of_text/pkg/web/wf_dual_cid_of_text.js`;
 
 test('a correct consumer of the workflow packages type-checks under --strict', () => {
   const r = check(`
-    import { Workflow, run, type Step, type Output, type Inputs } from ${JSON.stringify(salted)};
+    import { Workflow, run, type Step, type Output, type Inputs, runSync } from ${JSON.stringify(salted)};
     import init, { run as runDual } from ${JSON.stringify(dual)};
     import { execute } from ${JSON.stringify(`${ops}/op_multihash/node/op_multihash.js`)};
     export async function main(): Promise<string> {
@@ -45,10 +45,11 @@ test('a correct consumer of the workflow packages type-checks under --strict', (
       const state: Uint8Array = wf.suspend();
       Workflow.resume(state).free();
       const out: Output = await run(['salt:', new Uint8Array(3)]);
+      const same: string = runSync(['salt:', new Uint8Array(3)]);
       await init();
       const both: string[] = await runDual(['text']);
       const mh: Uint8Array = await execute(new Uint8Array(1), { hasher: 'sha2-256' });
-      return last.done ? last.output + out + both.join() + mh.length : out;
+      return last.done ? last.output + out + same + both.join() + mh.length : out;
     }
   `);
   assert.equal(r.status, 0, r.output);
@@ -57,6 +58,7 @@ test('a correct consumer of the workflow packages type-checks under --strict', (
 test('consumers passing wrong types fail to type-check, at the wrong value', () => {
   const cases = [
     [`import { run } from ${JSON.stringify(salted)}; run([42, new Uint8Array()]);`, /Type 'number' is not assignable to type 'string'/],
+    [`import { runSync } from ${JSON.stringify(salted)}; const n: number = runSync(['a', new Uint8Array()]);`, /Type 'string' is not assignable to type 'number'/],
     [`import { run } from ${JSON.stringify(salted)}; run(['only one']);`, /Source has 1 element\(s\) but target requires 2|not assignable/],
     [`import { Workflow } from ${JSON.stringify(salted)}; new Workflow().next([null]);`, /not assignable/],
     [`import { run } from ${JSON.stringify(salted)}; const s: number = await run(['a', new Uint8Array()]);`, /Type 'string' is not assignable to type 'number'/],

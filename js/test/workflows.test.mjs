@@ -54,6 +54,7 @@ test('Node packages give the reference outputs through next() and run()', async 
       assert.ok(step.totalTime >= step.segmentTime);
     }
     assert.deepEqual(await mod.run(calls.flat()), c.output, `${c.workflow} run`);
+    assert.deepEqual(mod.runSync(calls.flat()), c.output, `${c.workflow} runSync`);
   }
 });
 
@@ -108,6 +109,8 @@ test('bad calls reject with an Error saying what was expected; the instance keep
   await assert.rejects(wf.next([new Uint8Array(1)]), /the workflow is done; create a new Workflow/);
   await assert.rejects(mod.run(['only one']), /run inputs: expected 2 input\(s\), found 1/);
   await assert.rejects(mod.run([1, new Uint8Array()]), /salted_cid input 0: expected string, found a number/);
+  assert.throws(() => mod.runSync(['only one']), /run inputs: expected 2 input\(s\), found 1/);
+  assert.throws(() => mod.runSync([1, new Uint8Array()]), /salted_cid input 0: expected string, found a number/);
 });
 
 test('a workflow suspended in one process resumes in another', () => {

@@ -147,30 +147,39 @@ fn template_data(w: &Workflow) -> Value {
         if !externals.is_empty() {
             external_segments.push(json!({ "index": i, "count": externals.len(), "inputs": externals }));
         }
-        // Arguments of the first operation: memoised outputs by reference,
-        // external inputs by reference to the local.
-        let first_args: Vec<String> = segment
-            .inputs
-            .iter()
-            .map(|input| match input {
-                SegmentInput::External { slot, .. } => format!("&input{slot}"),
-                SegmentInput::Segment { index, .. } => format!("memo(&self.state.s{index}, {index})?"),
-            })
-            .collect();
+        // Arguments of the first operation: external inputs by reference to
+        // the local; earlier segments' outputs by reference to the memo in
+        // `next`, and to the local `s<N>` in `run`.
+        let first_args_with = |memo: &dyn Fn(usize) -> String| -> Vec<String> {
+            segment
+                .inputs
+                .iter()
+                .map(|input| match input {
+                    SegmentInput::External { slot, .. } => format!("&input{slot}"),
+                    SegmentInput::Segment { index, .. } => memo(*index),
+                })
+                .collect()
+        };
+        let first_args = first_args_with(&|i| format!("memo(&self.state.s{i}, {i})?"));
+        let run_first_args = first_args_with(&|i| format!("&s{i}"));
         let mut steps = Vec::new();
         for (j, step) in segment.steps.iter().enumerate() {
             let flow = step.operation.manifest.is_flow_control();
-            let args = if j == 0 {
-                if flow {
-                    format!("&[{}], ", first_args.join(", "))
+            let args_from = |first: &[String]| {
+                if j == 0 {
+                    if flow {
+                        format!("&[{}], ", first.join(", "))
+                    } else {
+                        first.iter().map(|a| format!("{a}, ")).collect()
+                    }
+                } else if flow {
+                    format!("&[&v{i}_{}], ", j - 1)
                 } else {
-                    first_args.iter().map(|a| format!("{a}, ")).collect()
+                    format!("&v{i}_{}, ", j - 1)
                 }
-            } else if flow {
-                format!("&[&v{i}_{}], ", j - 1)
-            } else {
-                format!("&v{i}_{}, ", j - 1)
             };
+            let args = args_from(&first_args);
+            let run_args = args_from(&run_first_args);
             let crate_ident = step.operation.info.name;
             assert!(literal::is_plain_ident(crate_ident), "registry crate names are identifiers");
             let pairs: Vec<String> = step
@@ -178,7 +187,13 @@ fn template_data(w: &Workflow) -> Value {
                 .iter()
                 .map(|(k, v)| format!("({}, {})", literal::rust_str(k), literal::rust_str(v)))
                 .collect();
-            steps.push(json!({ "step": j, "crate": crate_ident, "args": args, "out": format!("v{i}_{j}") }));
+            steps.push(json!({
+                "step": j,
+                "crate": crate_ident,
+                "args": args,
+                "run_args": run_args,
+                "out": format!("v{i}_{j}"),
+            }));
             steps_flat.push(json!({ "segment": i, "step": j, "config_pairs": pairs.join(", ") }));
         }
         segments.push(json!({
@@ -187,6 +202,8 @@ fn template_data(w: &Workflow) -> Value {
             "externals": externals,
             "steps": steps,
             "result": format!("v{i}_{}", segment.steps.len() - 1),
+            // Outputs of earlier segments no later one needs: `run` drops them here.
+            "dropped": (0..i).filter(|&k| last_use[k] == i).collect::<Vec<_>>(),
             "last": i == last,
         }));
     }

@@ -55,6 +55,9 @@ export class Workflow {{
 
 /** Runs the whole workflow with every external input at once. */
 export function run(inputs: RunInputs): Promise<Output>;
+
+/** `run`, synchronously: throws an `Error` instead of rejecting. */
+export function runSync(inputs: RunInputs): Output;
 "#,
         inputs = inputs.join(" | "),
         run = tuple(all.iter().collect()),

@@ -61,13 +61,15 @@ fn multibase(base: &str, bytes: &[u8]) -> Result<String, Error> {
     match base {
         // RFC 4648 base32 without padding, in lower case.
         #[cfg(feature = "base-base32")]
-        "base32" => Ok(prefixed('b', data_encoding::BASE32_NOPAD.encode(bytes)).to_ascii_lowercase()),
+        "base32" => Ok(rfc4648('b', &data_encoding::BASE32_NOPAD, bytes, true)),
         #[cfg(feature = "base-base58btc")]
         "base58btc" => {
-            Ok(prefixed('z', base_x::encode("123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz", bytes)))
+            let mut text = String::from("z");
+            text.push_str(&base_x::encode("123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz", bytes));
+            Ok(text)
         }
         #[cfg(feature = "base-base64url")]
-        "base64url" => Ok(prefixed('u', data_encoding::BASE64URL_NOPAD.encode(bytes))),
+        "base64url" => Ok(rfc4648('u', &data_encoding::BASE64URL_NOPAD, bytes, false)),
         known if BASES.iter().any(|(name, _)| *name == known) => {
             Err(Error::not_compiled_in(OPERATION.name, "base", known))
         }
@@ -75,11 +77,15 @@ fn multibase(base: &str, bytes: &[u8]) -> Result<String, Error> {
     }
 }
 
-#[cfg(any(feature = "base-base32", feature = "base-base58btc", feature = "base-base64url"))]
-fn prefixed(prefix: char, body: String) -> String {
-    let mut text = String::with_capacity(1 + body.len());
+/// `prefix` then `bytes` in `encoding`, in one allocation.
+#[cfg(any(feature = "base-base32", feature = "base-base64url"))]
+fn rfc4648(prefix: char, encoding: &data_encoding::Encoding, bytes: &[u8], lower: bool) -> String {
+    let mut text = String::with_capacity(1 + encoding.encode_len(bytes.len()));
     text.push(prefix);
-    text.push_str(&body);
+    encoding.encode_append(bytes, &mut text);
+    if lower {
+        text.make_ascii_lowercase();
+    }
     text
 }
 

@@ -1,0 +1,123 @@
+//! The staging directory where generated crates are compiled: one per cargo
+//! target directory, reused by every build, so that the vendored support
+//! crate and operations keep the same path from one workflow to the next.
+//! Cargo identifies a path dependency by its path and decides whether it is
+//! fresh by its files' modification times; syncing writes only the files
+//! whose bytes changed, so a new workflow over operations already built
+//! compiles only its own crate. A lock file serialises builds that share a
+//! target directory (cargo would serialise them on its own lock anyway).
+
+use std::collections::BTreeSet;
+use std::fs::File;
+use std::path::{Path, PathBuf};
+
+/// A locked staging directory holding a copy of one generated crate.
+#[derive(Debug)]
+pub struct Staging {
+    dir: PathBuf,
+    // Held for the life of the value; the OS releases it when dropped.
+    _lock: File,
+}
+
+impl Staging {
+    /// Locks the staging directory of `target_dir` (waiting for other
+    /// builds) and makes it a copy of `crate_dir`.
+    pub fn sync(crate_dir: &Path, target_dir: &Path) -> std::io::Result<Self> {
+        let dir = target_dir.join("braid-staging");
+        std::fs::create_dir_all(&dir)?;
+        let lock = File::create(target_dir.join("braid-staging.lock"))?;
+        lock.lock()?;
+        let wanted = files(crate_dir)?;
+        for rel in &wanted {
+            let from = crate_dir.join(rel);
+            let to = dir.join(rel);
+            let bytes = std::fs::read(&from)?;
+            if std::fs::read(&to).ok().as_deref() != Some(&bytes[..]) {
+                if let Some(parent) = to.parent() {
+                    std::fs::create_dir_all(parent)?;
+                }
+                std::fs::write(&to, &bytes)?;
+            }
+        }
+        // Files of an earlier crate go, except whole vendored crates this one
+        // does not use: they stay (unreferenced, so not compiled) so that a
+        // later workflow using them again finds them unchanged.
+        let used: BTreeSet<String> = wanted.iter().filter_map(|rel| vendored_crate(rel)).collect();
+        for rel in files(&dir)? {
+            let keep = vendored_crate(&rel).is_some_and(|name| !used.contains(&name));
+            if !keep && !wanted.contains(&rel) {
+                std::fs::remove_file(dir.join(&rel))?;
+            }
+        }
+        Ok(Self { dir, _lock: lock })
+    }
+
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+}
+
+/// `vendor/<name>/...` -> `<name>`.
+fn vendored_crate(rel: &Path) -> Option<String> {
+    let mut parts = rel.components();
+    match (parts.next(), parts.next(), parts.next()) {
+        (Some(v), Some(name), Some(_)) if v.as_os_str() == "vendor" => Some(name.as_os_str().to_string_lossy().into()),
+        _ => None,
+    }
+}
+
+/// Every file under `root`, relative to it.
+fn files(root: &Path) -> std::io::Result<BTreeSet<PathBuf>> {
+    let mut out = BTreeSet::new();
+    let mut todo = vec![root.to_path_buf()];
+    while let Some(dir) = todo.pop() {
+        for entry in std::fs::read_dir(&dir)? {
+            let entry = entry?;
+            let path = entry.path();
+            if entry.file_type()?.is_dir() {
+                todo.push(path);
+            } else {
+                out.insert(path.strip_prefix(root).expect("under root").to_path_buf());
+            }
+        }
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn write(root: &Path, rel: &str, text: &str) {
+        let path = root.join(rel);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+
+    #[test]
+    fn unchanged_files_keep_their_mtime_and_stale_ones_go() {
+        let tmp = std::env::temp_dir().join(format!("braid-staging-test-{}", std::process::id()));
+        let (a, b, target) = (tmp.join("a"), tmp.join("b"), tmp.join("target"));
+        write(&a, "Cargo.toml", "a");
+        write(&a, "src/lib.rs", "a");
+        write(&a, "vendor/op_x/src/lib.rs", "x");
+        write(&a, "vendor/op_y/src/lib.rs", "y");
+        write(&a, "vendor/op_y/src/old.rs", "old");
+        write(&b, "Cargo.toml", "b");
+        write(&b, "src/lib.rs", "b");
+        write(&b, "vendor/op_y/src/lib.rs", "y");
+
+        let staged = |rel: &str| target.join("braid-staging").join(rel);
+        let mtime = |rel: &str| std::fs::metadata(staged(rel)).unwrap().modified().unwrap();
+        drop(Staging::sync(&a, &target).unwrap());
+        let before = mtime("vendor/op_y/src/lib.rs");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        let s = Staging::sync(&b, &target).unwrap();
+        assert_eq!(std::fs::read_to_string(s.dir().join("src/lib.rs")).unwrap(), "b");
+        assert_eq!(mtime("vendor/op_y/src/lib.rs"), before, "an unchanged file was rewritten");
+        assert!(!staged("vendor/op_y/src/old.rs").exists(), "a stale file of a used crate stayed");
+        assert!(staged("vendor/op_x/src/lib.rs").exists(), "an unused vendored crate was removed");
+        drop(s);
+        std::fs::remove_dir_all(&tmp).unwrap();
+    }
+}
