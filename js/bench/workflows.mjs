@@ -10,7 +10,7 @@ import { createRequire } from 'node:module';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { cid as referenceCid, input } from '../lib/reference.mjs';
-import { compare, paired, perCall, time } from './lib.mjs';
+import { compare, paired, perCall, stats, time } from './lib.mjs';
 
 const require = createRequire(import.meta.url);
 const root = fileURLToPath(new URL('../..', import.meta.url)).replace(/\/$/, '');
@@ -56,25 +56,43 @@ export async function run() {
     row.pure_js = await time(() => referenceCid(bytes), { n: Math.max(20, n / 5) });
     row.pure_js.ratio_to_floor = row.pure_js.median / row.floor.median;
     for (const r of Object.values(row)) r.ratio_to_floor = r.median / row.floor.median;
-    // Fused against chained, sync against sync and async against async.
+    // Fused against chained, sync against sync and async against async: a
+    // comparison of its own, in many short rounds (A B C D A B C D ...),
+    // since at 800 KiB the difference (about one call) is far below the
+    // machine's drift over the rounds above.
+    const pair = await compare(
+      {
+        fused_run_sync: () => wf.runSync([bytes]),
+        chained_ops: () => cid.executeSync(mh.executeSync(bytes)),
+        fused_run: () => wf.run([bytes]),
+        chained_ops_async: async () => cid.execute(await mh.execute(bytes)),
+      },
+      size > 100_000 ? { n: 1000, rounds: 200 } : { n: 4000, rounds: 200 },
+    );
     row.paired = {
-      run_sync_vs_execute_sync: paired(row.fused_run_sync, row.chained_ops),
-      run_vs_await_execute: paired(row.fused_run, row.chained_ops_async),
+      run_sync_vs_execute_sync: paired(pair.fused_run_sync, pair.chained_ops),
+      run_vs_await_execute: paired(pair.fused_run, pair.chained_ops_async),
     };
     results.sizes[label] = row;
   }
   const empty = new Uint8Array(0);
   results.per_call_overhead_us = await perCall(() => wf.run([empty]));
   results.per_call_chained_ops_us = await perCall(() => cid.executeSync(mh.executeSync(empty)));
-  // Cold start: a fresh Node process loads the package and gets a first result.
-  const script = `const t = performance.now(); const wf = require(${JSON.stringify(pkg)});
-    wf.run([new Uint8Array(16384)]).then(() => console.log(performance.now() - t));`;
-  const cold = [];
-  for (let i = 0; i < 7; i++) {
-    cold.push(Number(spawnSync(process.execPath, ['-e', script], { encoding: 'utf8' }).stdout));
+  // Cold start: a fresh Node process loads the package and gets a first
+  // result. The hand-written floor's package is timed the same way,
+  // interleaved, since most of this is Node and V8 starting Wasm.
+  const coldScript = (file, call) =>
+    `const t = performance.now(); const m = require(${JSON.stringify(file)});
+    Promise.resolve(m.${call}).then(() => console.log(performance.now() - t));`;
+  const coldOf = (script) => Number(spawnSync(process.execPath, ['-e', script], { encoding: 'utf8' }).stdout);
+  const baselinesFile = process.env.BRAID_BASELINES ?? `${root}/target/bench/baselines/braid_bench_baselines.js`;
+  const cold = { fused: [], floor: [] };
+  for (let i = 0; i < 15; i++) {
+    cold.fused.push(coldOf(coldScript(pkg, 'run([new Uint8Array(16384)])')));
+    cold.floor.push(coldOf(coldScript(baselinesFile, 'cid_floor(new Uint8Array(16384))')));
   }
-  cold.sort((a, b) => a - b);
-  results.cold_start_ms = cold[3];
+  results.cold_start_ms = stats(cold.fused).median;
+  results.cold_start_floor_ms = stats(cold.floor).median;
   const wasm = readFileSync(`${wfDir}/cidv1_from_bytes/pkg/node/wf_cidv1_from_bytes_bg.wasm`);
   results.wasm_bytes = { raw: wasm.length, gzip: gzipSync(wasm, { level: 9 }).length };
   return results;
