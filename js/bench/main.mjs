@@ -107,6 +107,17 @@ lines.push(
     return `| ${k} | ${cell(r.paired.run_sync_vs_execute_sync)} | ${cell(r.paired.run_vs_await_execute)} |`;
   }),
   '',
+  '## CIDv1 of a text (op_utf8 → op_multihash → op_cid) in Node',
+  '',
+  'Here chaining moves the UTF-8 bytes out of op_utf8 into JS and into op_multihash; fused, they stay in the module (`bench/workflows/cid_of_text.json`). Paired by round, 100 rounds.',
+  '',
+  '| text | fused `runSync` | chained `executeSync` ×3 | ratio (paired) | fused `await run` | chained `await execute` ×3 | ratio (paired) |',
+  '|---|---|---|---|---|---|---|',
+  ...Object.entries(w.text.sizes).map(([k, r]) => {
+    const p = (x) => `×${x.ratio.toFixed(3)} (faster in ${Math.round(x.faster_share * x.rounds)} of ${x.rounds})`;
+    return `| ${k} | ${us(r.fused_run_sync.median)} | ${us(r.chained_ops.median)} | ${p(r.paired.run_sync_vs_execute_sync)} | ${us(r.fused_run.median)} | ${us(r.chained_ops_async.median)} | ${p(r.paired.run_vs_await_execute)} |`;
+  }),
+  '',
   '## Native (criterion)',
   '',
   ...(results.native

@@ -76,6 +76,7 @@ export async function run() {
     results.sizes[label] = row;
   }
   const empty = new Uint8Array(0);
+  results.text = await textWorkflow(mh, cid);
   results.per_call_overhead_us = await perCall(() => wf.run([empty]));
   results.per_call_chained_ops_us = await perCall(() => cid.executeSync(mh.executeSync(empty)));
   // Cold start: a fresh Node process loads the package and gets a first
@@ -96,6 +97,38 @@ export async function run() {
   const wasm = readFileSync(`${wfDir}/cidv1_from_bytes/pkg/node/wf_cidv1_from_bytes_bg.wasm`);
   results.wasm_bytes = { raw: wasm.length, gzip: gzipSync(wasm, { level: 9 }).length };
   return results;
+}
+
+/** CIDv1 of a text's UTF-8 bytes (bench/workflows/cid_of_text.json), where
+ * chaining moves the bytes out of op_utf8 into JS and into op_multihash. */
+export async function textWorkflow(mh, cid) {
+  const dir = process.env.BRAID_TEXT_WF ?? `${root}/target/bench/cid_of_text/pkg/node`;
+  const wf = require(`${dir}/wf_cid_of_text.js`);
+  const utf8 = require(`${opsDir}/op_utf8/node/op_utf8.js`);
+  const out = { sizes: {} };
+  for (const [label, size] of [['16KiB', 16 * 1024], ['64KiB', 64 * 1024], ['800KiB', 800 * 1024]]) {
+    const text = Array.from({ length: size }, (_, i) => String.fromCharCode(97 + ((i * 7) % 26))).join('');
+    const expected = referenceCid(new TextEncoder().encode(text));
+    if (wf.runSync([text]) !== expected || cid.executeSync(mh.executeSync(utf8.executeSync(text))) !== expected) {
+      throw new Error('text workflow disagrees with the reference');
+    }
+    const row = await compare(
+      {
+        fused_run_sync: () => wf.runSync([text]),
+        chained_ops: () => cid.executeSync(mh.executeSync(utf8.executeSync(text))),
+        fused_run: () => wf.run([text]),
+        chained_ops_async: async () => cid.execute(await mh.execute(await utf8.execute(text))),
+      },
+      size > 100_000 ? { n: 400, rounds: 100 } : { n: 2000, rounds: 100 },
+    );
+    row.paired = {
+      run_sync_vs_execute_sync: paired(row.fused_run_sync, row.chained_ops),
+      run_vs_await_execute: paired(row.fused_run, row.chained_ops_async),
+    };
+    for (const r of [row.fused_run_sync, row.chained_ops, row.fused_run, row.chained_ops_async]) delete r.rounds;
+    out.sizes[label] = row;
+  }
+  return out;
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
