@@ -78,6 +78,8 @@ export async function run() {
   const empty = new Uint8Array(0);
   results.text = await textWorkflow(mh, cid);
   results.per_call_overhead_us = await perCall(() => wf.run([empty]));
+  results.per_call_run_sync_us = await perCall(() => wf.runSync([empty]));
+  results.per_call_floor_us = await perCall(() => baselines.cid_floor(empty));
   results.per_call_chained_ops_us = await perCall(() => cid.executeSync(mh.executeSync(empty)));
   // Cold start: a fresh Node process loads the package and gets a first
   // result. The hand-written floor's package is timed the same way,

@@ -268,11 +268,12 @@ pub fn settle(result: Result<JsValue, Error>) -> js_sys::Promise {
 }
 
 /// Reads a JS array of exactly `expected` items, for positional inputs.
-pub fn positional(value: &JsValue, expected: usize, what: &str) -> Result<Array, Error> {
+/// Borrows `value` (a clone would cost a call into JS on every `run`).
+pub fn positional<'a>(value: &'a JsValue, expected: usize, what: &str) -> Result<&'a Array, Error> {
     if !Array::is_array(value) {
         return Err(Error::type_mismatch(what, "an Array of inputs", describe(value)));
     }
-    let array: Array = value.clone().unchecked_into();
+    let array: &Array = value.unchecked_ref();
     let found = array.length() as usize;
     if found != expected {
         return Err(Error::Arity { operation: what.into(), expected: expected.to_string(), found });
