@@ -83,7 +83,9 @@ enum Command {
         /// An API key for writes (repeatable); also BRAID_API_KEYS=k1,k2. Without any, one is generated and printed.
         #[arg(long = "api-key", value_name = "KEY")]
         api_keys: Vec<String>,
-        /// Concurrent builds (default: half the cores, at least 1).
+        /// Concurrent builds (default: half the cores, at least 1). Builds that
+        /// share a target directory take turns compiling: cargo locks it, and
+        /// so does Braid's staging directory in it.
         #[arg(long)]
         workers: Option<usize>,
         /// Seconds a build may take before it is stopped.
