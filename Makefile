@@ -102,11 +102,12 @@ bench: test-wasm
 	wasm-pack --quiet build --release --target nodejs bench/baselines --out-dir ../../target/bench/baselines
 	wasm-pack --quiet build --release --target web bench/baselines --out-dir ../../target/bench/baselines-web
 	cp $(WF_OUT)/cidv1_from_bytes/crate/Cargo.lock bench/native/Cargo.lock
-	@# Five criterion runs: the ratio is taken per run, then the median over runs
-	@# (one run measures the two functions minutes apart, and this machine drifts).
+	@# Five criterion runs, the order of the two functions swapped every other
+	@# run: the ratio is taken per run, then the median over runs (one run
+	@# measures the two functions seconds apart, and this machine drifts).
 	rm -rf target/bench/criterion
 	for run in 1 2 3 4 5; do \
-	  CRITERION_HOME=$(CURDIR)/target/bench/criterion/run$$run cargo bench --quiet --manifest-path bench/native/Cargo.toml \
+	  BRAID_BENCH_SWAP=$$((run % 2 == 0)) CRITERION_HOME=$(CURDIR)/target/bench/criterion/run$$run cargo bench --quiet --manifest-path bench/native/Cargo.toml \
 	    --target-dir $(BRAID_TARGET_DIR) --bench cid -- --warm-up-time 1 --measurement-time 2 >/dev/null || exit 1; \
 	done
 	cd js && BRAID_OP_PKGS=$(CURDIR)/$(NPM_OPS) BRAID_WF_OUT=$(CURDIR)/$(WF_OUT) BRAID_BIN=$(CURDIR)/$(BRAID) node bench/main.mjs
