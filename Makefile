@@ -86,6 +86,15 @@ test-workflows: $(BRAID)
 	@# A Rust user of a generated crate; its lock starts from the crate's.
 	cp $(WF_OUT)/salted_cid/crate/Cargo.lock generator/tests/consumer/Cargo.lock
 	cargo test --quiet --manifest-path generator/tests/consumer/Cargo.toml --target-dir $(BRAID_TARGET_DIR)
+	@# A new workflow over operations already built compiles only itself: the
+	@# operations' Wasm rlibs are not rewritten.
+	@sed 's/"cidv1_from_bytes"/"reuse_check"/' workflows/cidv1_from_bytes.json > target/reuse_check.json
+	@rlibs() { ls -l --time-style=full-iso $(BRAID_TARGET_DIR)/wasm32-unknown-unknown/release/deps/libop_multihash-*.rlib \
+	    $(BRAID_TARGET_DIR)/wasm32-unknown-unknown/release/deps/libbraid_support-*.rlib; }; \
+	  before=$$(rlibs) && \
+	  BRAID_DENY_WARNINGS=1 $(BRAID) build target/reuse_check.json --targets node -o target/wf-reuse >/dev/null 2>&1 && \
+	  [ "$$before" = "$$(rlibs)" ] || { echo "a new workflow recompiled its operations"; exit 1; }
+	@echo "a new workflow reuses the operations already built"
 	@# Another output and another cargo target (so another staging) directory.
 	@BRAID_DENY_WARNINGS=1 BRAID_TARGET_DIR=$(CURDIR)/target/braid-again $(BRAID) build workflows/cidv1_from_bytes.json --targets node -o target/wf-again >/dev/null 2>&1
 	cmp $(WF_OUT)/cidv1_from_bytes/pkg/node/wf_cidv1_from_bytes_bg.wasm target/wf-again/pkg/node/wf_cidv1_from_bytes_bg.wasm

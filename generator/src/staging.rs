@@ -1,11 +1,14 @@
 //! The staging directory where generated crates are compiled: one per cargo
-//! target directory, reused by every build, so that the vendored support
-//! crate and operations keep the same path from one workflow to the next.
-//! Cargo identifies a path dependency by its path and decides whether it is
-//! fresh by its files' modification times; syncing writes only the files
-//! whose bytes changed, so a new workflow over operations already built
-//! compiles only its own crate. A lock file serialises builds that share a
-//! target directory (cargo would serialise them on its own lock anyway).
+//! target directory, reused by every build. The Wasm build's compiler flags
+//! name the crate's directory (`--remap-path-prefix`, so the `.wasm` holds
+//! no absolute path); built where each workflow was generated, those flags
+//! would differ for every workflow, and cargo rebuilds every crate of the
+//! target, registry crates included, when the flags change. In one fixed
+//! directory the flags, and the vendored crates' paths, stay the same, so a
+//! new workflow over operations already built compiles only its own crate.
+//! Syncing writes only the files whose bytes changed. A lock file
+//! serialises builds that share a target directory (cargo would serialise
+//! their compiling on its own lock anyway).
 
 use std::collections::BTreeSet;
 use std::fs::File;
