@@ -119,6 +119,9 @@ bench: test-wasm
 	  BRAID_BENCH_SWAP=$$((run % 2 == 0)) CRITERION_HOME=$(CURDIR)/target/bench/criterion/run$$run cargo bench --quiet --manifest-path bench/native/Cargo.toml \
 	    --target-dir $(BRAID_TARGET_DIR) --bench cid -- --warm-up-time 1 --measurement-time 2 >/dev/null || exit 1; \
 	done
+	@# The same pair interleaved in 200 short rounds (the ratio the target uses).
+	cargo bench --quiet --manifest-path bench/native/Cargo.toml --target-dir $(BRAID_TARGET_DIR) --bench paired \
+	  > target/bench/native-paired.json
 	cd js && BRAID_OP_PKGS=$(CURDIR)/$(NPM_OPS) BRAID_WF_OUT=$(CURDIR)/$(WF_OUT) BRAID_BIN=$(CURDIR)/$(BRAID) node bench/main.mjs
 
 ## bless: rewrite committed manifests and trybuild expectations; review the diff
