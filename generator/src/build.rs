@@ -193,8 +193,9 @@ pub fn build(
         project::write(workflow, generator, sources, &crate_dir)?;
         Ok(())
     })?;
-    // Compiled in the staging directory, where the vendored crates keep
-    // their path from one workflow to the next (see `staging`).
+    // Compiled in the staging directory, so the remapped paths in the Wasm
+    // build's flags, and with them cargo's artifacts, stay the same from one
+    // workflow to the next (see `staging`).
     let staging = Staging::sync(&crate_dir, &options.target_dir).map_err(io(&options.target_dir))?;
     let manifest_path = staging.dir().join("Cargo.toml");
     let cargo = |args: &[&str], target: Option<&str>| -> Result<(), BuildError> {

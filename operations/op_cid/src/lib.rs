@@ -33,16 +33,7 @@ pub async fn execute(input: &Multihash, config: &Config) -> Result<Cid, Error> {
 
 fn lookup<T: Copy>(table: &[(&str, T)], key: &str, config: &Config) -> Result<T, Error> {
     let value = config.get(key).unwrap_or(table[0].0);
-    table.iter().find(|(name, _)| *name == value).map(|(_, v)| *v).ok_or_else(|| invalid(table, key, value))
-}
-
-fn invalid<T>(table: &[(&str, T)], key: &str, value: &str) -> Error {
-    Error::InvalidConfigValue {
-        operation: OPERATION.name.into(),
-        key: key.into(),
-        found: value.into(),
-        expected: table.iter().map(|(n, _)| *n).collect::<alloc::vec::Vec<_>>().join(", "),
-    }
+    table.iter().find(|(name, _)| *name == value).map(|(_, v)| *v).ok_or_else(|| OPERATION.config_error(key, value))
 }
 
 /// The CIDv1 text of `multihash` with content codec `codec` in multibase
@@ -70,10 +61,7 @@ fn multibase(base: &str, bytes: &[u8]) -> Result<String, Error> {
         }
         #[cfg(feature = "base-base64url")]
         "base64url" => Ok(rfc4648('u', &data_encoding::BASE64URL_NOPAD, bytes, false)),
-        known if BASES.iter().any(|(name, _)| *name == known) => {
-            Err(Error::not_compiled_in(OPERATION.name, "base", known))
-        }
-        other => Err(invalid(BASES, "base", other)),
+        other => Err(OPERATION.config_error("base", other)),
     }
 }
 

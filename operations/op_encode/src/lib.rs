@@ -16,14 +16,7 @@ pub async fn execute(input: &[u8], config: &Config) -> Result<String, Error> {
         "hex" => &data_encoding::HEXLOWER,
         "base64" => &data_encoding::BASE64,
         "base64url" => &data_encoding::BASE64URL_NOPAD,
-        other => {
-            return Err(Error::InvalidConfigValue {
-                operation: OPERATION.name.into(),
-                key: "encoding".into(),
-                found: other.into(),
-                expected: "hex, base64, base64url".into(),
-            })
-        }
+        other => return Err(OPERATION.config_error("encoding", other)),
     };
     Ok(encoding.encode(input))
 }

@@ -38,15 +38,7 @@ pub fn hash(hasher: &str, data: &[u8]) -> Result<Multihash, Error> {
         "sha3-256" => Multihash::wrap(0x16, &<sha3::Sha3_256 as sha3::Digest>::digest(data)),
         #[cfg(feature = "hasher-keccak-256")]
         "keccak-256" => Multihash::wrap(0x1b, &<sha3::Keccak256 as sha3::Digest>::digest(data)),
-        known if HASHERS.iter().any(|(name, _)| *name == known) => {
-            Err(Error::not_compiled_in(OPERATION.name, "hasher", known))
-        }
-        other => Err(Error::InvalidConfigValue {
-            operation: OPERATION.name.into(),
-            key: "hasher".into(),
-            found: other.into(),
-            expected: "blake3, sha2-256, sha2-512, sha3-256, keccak-256".into(),
-        }),
+        other => Err(OPERATION.config_error("hasher", other)),
     }
 }
 

@@ -133,7 +133,7 @@ impl Config {
     }
 }
 
-fn join<'a>(items: impl Iterator<Item = &'a str>) -> String {
+pub(crate) fn join<'a>(items: impl Iterator<Item = &'a str>) -> String {
     let items: Vec<&str> = items.collect();
     if items.is_empty() {
         String::from("(none: this operation takes no config)")

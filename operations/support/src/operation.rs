@@ -2,7 +2,7 @@
 //! its `execute` fn (`OPERATION`), so registries and generated code can
 //! learn an operation's shape without parsing its manifest.
 
-use crate::ConfigKey;
+use crate::{ConfigKey, Error};
 
 /// What `#[operation]` knows about an operation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -23,4 +23,52 @@ pub struct OperationInfo {
     /// The operation manifest as canonical JSON (sorted keys, no
     /// whitespace); its blake3 CIDv1 is the operation's version id.
     pub manifest_json: &'static str,
+}
+
+impl OperationInfo {
+    /// The error for config `key` = `value` that the operation's code does
+    /// not handle: [`Error::NotCompiledIn`] when the value is declared (its
+    /// cargo feature is off), else [`Error::InvalidConfigValue`] listing the
+    /// declared values. For the fallback arm of an operation's `match`.
+    pub fn config_error(&self, key: &str, value: &str) -> Error {
+        let allowed = self.config.iter().find(|k| k.name == key).map_or(&[][..], |k| k.allowed);
+        if allowed.contains(&value) {
+            Error::not_compiled_in(self.name, key, value)
+        } else {
+            Error::InvalidConfigValue {
+                operation: self.name.into(),
+                key: key.into(),
+                found: value.into(),
+                expected: crate::config::join(allowed.iter().copied()),
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use alloc::string::ToString;
+
+    const OP: OperationInfo = OperationInfo {
+        name: "op",
+        version: "0.1.0",
+        inputs: &["Bytes"],
+        output: "Bytes",
+        config: &[ConfigKey { name: "hasher", allowed: &["blake3", "sha2-256"] }],
+        flow_control: false,
+        manifest_json: "{}",
+    };
+
+    #[test]
+    fn config_errors_tell_a_value_left_out_from_an_unknown_one() {
+        assert_eq!(
+            OP.config_error("hasher", "sha2-256").to_string(),
+            "op: config `hasher` = `sha2-256` is not compiled in; enable the cargo feature `hasher-sha2-256`"
+        );
+        assert_eq!(
+            OP.config_error("hasher", "md5").to_string(),
+            "op: config `hasher` cannot be `md5`; expected one of: blake3, sha2-256"
+        );
+    }
 }
