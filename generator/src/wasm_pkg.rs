@@ -176,6 +176,9 @@ pub fn compile(spec: &PackageSpec) -> Result<PathBuf, BuildError> {
         "--crate-type",
         "cdylib",
     ])
+    // Unwinding buys nothing in these packages and costs size; Braid's own
+    // workspace profile unwinds (for the service), so say it here.
+    .args(["--config", "profile.release.panic=\"abort\""])
     .arg("--manifest-path")
     .arg(&spec.manifest_path)
     .args(["-p", &spec.package])
