@@ -71,7 +71,7 @@ impl Diagnostic {
         let pointer = if self.pointer.is_empty() { "(the whole document)" } else { &self.pointer };
         let _ = writeln!(out, "  --> {pointer}");
         if let (Some(src), Some(l), Some(c)) = (source, self.line, self.column) {
-            if let Some(text) = src.lines().nth(l - 1) {
+            if let Some(text) = l.checked_sub(1).and_then(|i| src.lines().nth(i)) {
                 let shown: String = text.chars().take(160).collect();
                 let gutter = l.to_string().len();
                 let _ = writeln!(out, "{:gutter$} |", "");
@@ -110,48 +110,62 @@ pub fn quote(text: &str) -> String {
     format!("\"{}\"", s.escape_debug())
 }
 
-/// Where each value of a JSON document starts: JSON pointer -> (line, column).
-/// Built by a small scanner over text that serde_json has already accepted.
+/// Line and column (1-based) of the values that diagnostics point at.
+///
+/// Built by one pass of a small scanner over the text, which may be any
+/// bytes (the text of a manifest that is too large, or not JSON, is scanned
+/// too): it never indexes past the end, never recurses deeper than the
+/// pointers it was asked about, and skips everything else iteratively, so it
+/// is linear in the text and its memory in the number of pointers.
 #[derive(Debug, Default)]
 pub struct Locations {
-    positions: HashMap<String, (usize, usize)>,
+    root: Node,
+}
+
+/// A trie of the reference tokens of the pointers asked about; each node
+/// gets the position of its value if the scanner meets it.
+#[derive(Debug, Default)]
+struct Node {
+    position: Option<(usize, usize)>,
+    children: HashMap<String, Node>,
 }
 
 impl Locations {
-    pub fn scan(text: &str) -> Self {
-        let mut scanner = Scanner { bytes: text.as_bytes(), pos: 0, positions: HashMap::new() };
-        scanner.skip_ws();
-        scanner.value(String::new(), 0);
-        let line_starts: Vec<usize> = std::iter::once(0).chain(text.match_indices('\n').map(|(i, _)| i + 1)).collect();
-        let positions = scanner
-            .positions
-            .into_iter()
-            .map(|(ptr, offset)| {
-                let line = line_starts.partition_point(|&s| s <= offset);
-                let start = line_starts[line - 1];
-                let column = text[start..offset].chars().count() + 1;
-                (ptr, (line, column))
-            })
-            .collect();
-        Self { positions }
-    }
-
-    /// The position of `pointer`, or of its nearest ancestor that exists.
-    pub fn find(&self, pointer: &str) -> Option<(usize, usize)> {
-        let mut p = pointer;
-        loop {
-            if let Some(pos) = self.positions.get(p) {
-                return Some(*pos);
+    /// Finds the values `pointers` (and their ancestors) name in `text`.
+    pub fn scan<'p>(text: &str, pointers: impl IntoIterator<Item = &'p str>) -> Self {
+        let mut root = Node::default();
+        for pointer in pointers {
+            let mut node = &mut root;
+            for token in tokens(pointer).take(MAX_POINTER_DEPTH) {
+                node = node.children.entry(token).or_default();
             }
-            let cut = p.rfind('/')?;
-            p = &p[..cut];
         }
+        let mut scanner = Scanner { bytes: text.as_bytes(), pos: 0, cursor: Cursor::default() };
+        scanner.skip_ws();
+        scanner.value(&mut root, 0);
+        Self { root }
     }
 
-    /// Fills in line and column of each diagnostic.
-    pub fn annotate(&self, diagnostics: &mut [Diagnostic]) {
-        for d in diagnostics {
-            if let Some((l, c)) = self.find(&d.pointer) {
+    /// The position of `pointer`, or of its nearest ancestor that was found.
+    pub fn find(&self, pointer: &str) -> Option<(usize, usize)> {
+        let mut node = &self.root;
+        let mut found = node.position;
+        for token in tokens(pointer) {
+            match node.children.get(&token) {
+                Some(child) => node = child,
+                None => break,
+            }
+            found = node.position.or(found);
+        }
+        found
+    }
+
+    /// Fills in line and column of each diagnostic that has none.
+    pub fn annotate(text: &str, diagnostics: &mut [Diagnostic]) {
+        let missing = diagnostics.iter().filter(|d| d.line.is_none()).map(|d| d.pointer.as_str());
+        let locations = Self::scan(text, missing);
+        for d in diagnostics.iter_mut().filter(|d| d.line.is_none()) {
+            if let Some((l, c)) = locations.find(&d.pointer) {
                 d.line = Some(l);
                 d.column = Some(c);
             }
@@ -159,15 +173,51 @@ impl Locations {
     }
 }
 
+/// The unescaped reference tokens of an RFC 6901 pointer (`""` has none).
+fn tokens(pointer: &str) -> impl Iterator<Item = String> + '_ {
+    pointer.split('/').skip(1).map(|t| t.replace("~1", "/").replace("~0", "~"))
+}
+
+/// Pointers deeper than this are located at their ancestor of this depth
+/// (manifest diagnostics are at most a few levels deep).
+const MAX_POINTER_DEPTH: usize = 32;
+
 struct Scanner<'a> {
     bytes: &'a [u8],
     pos: usize,
-    positions: HashMap<String, usize>,
+    cursor: Cursor,
+}
+
+/// Line and column of a byte offset, advanced forward only: the scanner
+/// records offsets in increasing order, so locating them all is linear.
+#[derive(Default)]
+struct Cursor {
+    offset: usize,
+    line: usize,
+    /// Characters since the start of the line.
+    chars: usize,
+}
+
+impl Cursor {
+    /// 1-based line and column of `offset` (at or after the last one).
+    fn locate(&mut self, bytes: &[u8], offset: usize) -> (usize, usize) {
+        for &b in &bytes[self.offset.min(bytes.len())..offset.min(bytes.len())] {
+            if b == b'\n' {
+                self.line += 1;
+                self.chars = 0;
+            } else if b & 0xC0 != 0x80 {
+                // Not a UTF-8 continuation byte: a new character.
+                self.chars += 1;
+            }
+        }
+        self.offset = self.offset.max(offset);
+        (self.line + 1, self.chars + 1)
+    }
 }
 
 impl Scanner<'_> {
     fn skip_ws(&mut self) {
-        while self.pos < self.bytes.len() && matches!(self.bytes[self.pos], b' ' | b'\t' | b'\n' | b'\r') {
+        while matches!(self.peek(), Some(b' ' | b'\t' | b'\n' | b'\r')) {
             self.pos += 1;
         }
     }
@@ -176,24 +226,28 @@ impl Scanner<'_> {
         self.bytes.get(self.pos).copied()
     }
 
-    /// Records the value at `pointer` and skips it. Depth is bounded by
-    /// serde_json's own limit, which the text already passed.
-    fn value(&mut self, pointer: String, depth: usize) {
-        if depth > 256 {
+    /// Records where the value at `node` starts, then reads it: into the
+    /// children the trie asks about, skipping the rest. Recursion follows
+    /// the trie only, so its depth is at most [`MAX_POINTER_DEPTH`].
+    /// Consumes at least one byte unless at the end or at `,`, `}` or `]`,
+    /// so callers' loops advance.
+    fn value(&mut self, node: &mut Node, depth: usize) {
+        node.position = Some(self.cursor.locate(self.bytes, self.pos));
+        if node.children.is_empty() || depth >= MAX_POINTER_DEPTH {
+            self.skip_value();
             return;
         }
-        self.positions.insert(pointer.clone(), self.pos);
         match self.peek() {
             Some(b'{') => {
                 self.pos += 1;
                 loop {
                     self.skip_ws();
                     match self.peek() {
+                        None => return,
                         Some(b'}') => {
                             self.pos += 1;
                             return;
                         }
-                        Some(b',') => self.pos += 1,
                         Some(b'"') => {
                             let key = self.string();
                             self.skip_ws();
@@ -201,61 +255,98 @@ impl Scanner<'_> {
                                 self.pos += 1;
                             }
                             self.skip_ws();
-                            self.value(format!("{pointer}/{}", escape_token(&key)), depth + 1);
+                            match key.and_then(|k| node.children.get_mut(&k)) {
+                                Some(child) => self.value(child, depth + 1),
+                                None => self.skip_value(),
+                            }
                         }
-                        _ => return,
+                        // `,`, and any stray byte of text that is not JSON.
+                        Some(_) => self.pos += 1,
                     }
                 }
             }
             Some(b'[') => {
                 self.pos += 1;
-                let mut index = 0;
+                let mut index = 0usize;
                 loop {
                     self.skip_ws();
                     match self.peek() {
+                        None => return,
                         Some(b']') => {
                             self.pos += 1;
                             return;
                         }
-                        Some(b',') => self.pos += 1,
+                        // `,`, and a stray `}` of text that is not JSON.
+                        Some(b',' | b'}') => self.pos += 1,
                         Some(_) => {
-                            self.value(format!("{pointer}/{index}"), depth + 1);
+                            match node.children.get_mut(&index.to_string()) {
+                                Some(child) => self.value(child, depth + 1),
+                                None => self.skip_value(),
+                            }
                             index += 1;
                         }
-                        None => return,
                     }
                 }
             }
-            Some(b'"') => {
-                self.string();
-            }
-            Some(_) => {
-                while self.pos < self.bytes.len()
-                    && !matches!(self.bytes[self.pos], b',' | b'}' | b']' | b' ' | b'\n' | b'\r' | b'\t')
-                {
-                    self.pos += 1;
-                }
-            }
-            None => {}
+            _ => self.skip_value(),
         }
     }
 
-    /// Reads a string literal starting at `"`, returning its decoded value.
-    fn string(&mut self) -> String {
-        let start = self.pos;
-        self.pos += 1;
-        while self.pos < self.bytes.len() {
-            match self.bytes[self.pos] {
-                b'\\' => self.pos += 2,
-                b'"' => {
+    /// Skips one value without recursion: a string, a bracketed value
+    /// (brackets counted, strings inside skipped whole) or a scalar.
+    fn skip_value(&mut self) {
+        let mut depth = 0usize;
+        loop {
+            match self.peek() {
+                None => return,
+                Some(b'"') => self.skip_string(),
+                Some(b'{' | b'[') => {
+                    depth += 1;
                     self.pos += 1;
-                    break;
                 }
-                _ => self.pos += 1,
+                Some(b'}' | b']') => {
+                    if depth == 0 {
+                        return; // the end of the enclosing value
+                    }
+                    depth -= 1;
+                    self.pos += 1;
+                }
+                Some(b',') if depth == 0 => return,
+                Some(_) => self.pos += 1,
+            }
+            if depth == 0 && !self.scalar_continues() {
+                return;
             }
         }
-        let raw = &self.bytes[start..self.pos.min(self.bytes.len())];
-        serde_json::from_slice::<String>(raw).unwrap_or_default()
+    }
+
+    /// After a token at depth 0: whether the same scalar goes on.
+    fn scalar_continues(&self) -> bool {
+        let previous = self.pos.checked_sub(1).and_then(|i| self.bytes.get(i)).copied();
+        let closed = matches!(previous, Some(b'"' | b'}' | b']'));
+        !closed && !matches!(self.peek(), None | Some(b',' | b'}' | b']' | b' ' | b'\n' | b'\r' | b'\t'))
+    }
+
+    /// Skips a string literal starting at `"`; an unterminated one runs to
+    /// the end of the text.
+    fn skip_string(&mut self) {
+        self.pos = (self.pos + 1).min(self.bytes.len());
+        while let Some(b) = self.peek() {
+            self.pos += 1;
+            match b {
+                b'"' => return,
+                b'\\' => self.pos = (self.pos + 1).min(self.bytes.len()),
+                _ => {}
+            }
+        }
+    }
+
+    /// Reads a string literal starting at `"`: its value, or `None` when it
+    /// is not a valid JSON string.
+    fn string(&mut self) -> Option<String> {
+        let start = self.pos;
+        self.skip_string();
+        serde_json::from_slice::<String>(&self.bytes[start..self.pos]).ok()
     }
 }
 
@@ -266,7 +357,7 @@ mod tests {
     #[test]
     fn locates_pointers() {
         let text = "{\n  \"a\": [1, {\"b/c\": \"x\"}],\n  \"é\": true\n}";
-        let loc = Locations::scan(text);
+        let loc = Locations::scan(text, ["", "/a/1/b~1c", "/é", "/a/1/zzz"]);
         assert_eq!(loc.find(""), Some((1, 1)));
         assert_eq!(loc.find("/a"), Some((2, 8)));
         assert_eq!(loc.find("/a/1"), Some((2, 12)));

@@ -99,3 +99,25 @@ fn generate_is_deterministic_and_never_overwrites_foreign_directories() {
     assert_eq!(std::fs::read_to_string(foreign.join("notes.txt")).unwrap(), "mine");
     let _ = std::fs::remove_dir_all(&base);
 }
+
+#[test]
+fn validate_reads_no_more_than_a_manifest_and_refuses_invalid_utf8() {
+    // Read until memory ran out before; now at most one byte over the limit.
+    let (code, _, err) = braid(&["validate", "/dev/zero"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("the manifest is too large"), "{err}");
+
+    // Replaced with U+FFFD and exit 0 before; now a diagnostic at the byte.
+    let dir = std::env::temp_dir().join(format!("braid-cli-utf8-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("latin1.json");
+    let mut bytes = std::fs::read(workflow("cidv1_from_bytes")).unwrap();
+    let at = bytes.windows(4).position(|w| w == b"CIDv").unwrap();
+    bytes[at] = 0xe9; // Latin-1 "é"
+    std::fs::write(&path, &bytes).unwrap();
+    let (code, _, err) = braid(&["validate", path.to_str().unwrap()]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains(&format!("invalid byte at offset {at}")), "{err}");
+    assert!(err.contains("found: byte 0xe9"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -8,6 +8,7 @@ use braid_support::typename::TypeName;
 
 use super::model::{OperationRef, WorkflowManifest, EXTERNAL};
 use super::parse::{parse, similar};
+use super::{MAX_DIAGNOSTICS, MAX_EXTERNAL_INPUTS, MAX_OPERATIONS, MAX_TYPE_NESTING};
 use crate::diagnostic::{quote, Diagnostic, Locations};
 use crate::registry::{RegisteredOperation, Registry};
 
@@ -96,7 +97,15 @@ impl Workflow {
     }
 }
 
-/// Parses and checks `text`. Diagnostics carry line and column.
+/// Reads untrusted bytes ([`super::text`]: size, UTF-8), then
+/// [`validate`]s them.
+pub fn validate_bytes(bytes: &[u8], registry: &Registry) -> Result<Workflow, Vec<Diagnostic>> {
+    validate(super::text(bytes).map_err(|d| vec![d])?, registry)
+}
+
+/// Parses and checks `text`. Diagnostics carry line and column, in reading
+/// order, at most [`MAX_DIAGNOSTICS`] of them (then one that says how many
+/// more there were).
 pub fn validate(text: &str, registry: &Registry) -> Result<Workflow, Vec<Diagnostic>> {
     let (manifest, mut diagnostics) = parse(text);
     let workflow = manifest.and_then(|m| {
@@ -108,11 +117,18 @@ pub fn validate(text: &str, registry: &Registry) -> Result<Workflow, Vec<Diagnos
     match workflow {
         Some(w) if diagnostics.is_empty() => Ok(w),
         _ => {
-            if diagnostics.first().is_some_and(|d| d.line.is_none()) {
-                Locations::scan(text).annotate(&mut diagnostics);
-            }
-            // Reading order, as a compiler would print them.
+            // The parser and checker report in document order, so the
+            // first ones are kept; then reading order, as a compiler prints.
+            let total = diagnostics.len();
+            diagnostics.truncate(MAX_DIAGNOSTICS);
+            Locations::annotate(text, &mut diagnostics);
             diagnostics.sort_by_key(|d| (d.line, d.column));
+            if total > MAX_DIAGNOSTICS {
+                diagnostics.push(
+                    Diagnostic::new("", format!("{} more problem(s) not shown", total - MAX_DIAGNOSTICS))
+                        .hint("fix the ones above and validate again"),
+                );
+            }
             Err(diagnostics)
         }
     }
@@ -132,6 +148,26 @@ impl Checker<'_> {
     }
 
     fn check(&mut self, manifest: WorkflowManifest) -> Option<Workflow> {
+        let externals = manifest.segments.iter().flat_map(|s| &s.inputs).filter(|&&n| n == EXTERNAL).count();
+        if externals > MAX_EXTERNAL_INPUTS {
+            self.error(
+                Diagnostic::new("/segments", "too many external inputs")
+                    .expected(format!("at most {MAX_EXTERNAL_INPUTS} inputs of -1 over all segments"))
+                    .found(externals.to_string())
+                    .hint("pass many values as one input of a list type, e.g. a Vec<Bytes>"),
+            );
+        }
+        let operations = manifest.segments.iter().map(|s| s.sequence.len()).sum::<usize>();
+        if operations > MAX_OPERATIONS {
+            self.error(
+                Diagnostic::new("/segments", "too many operations")
+                    .expected(format!("at most {MAX_OPERATIONS} operations over all segments"))
+                    .found(operations.to_string()),
+            );
+        }
+        if !self.diagnostics.is_empty() {
+            return None;
+        }
         let mut segments: Vec<Option<ResolvedSegment>> = Vec::new();
         let mut used = vec![false; manifest.segments.len()];
         let mut slot = 0;
@@ -219,6 +255,34 @@ impl Checker<'_> {
                 );
                 return None;
             };
+            if let Some(req_text) = &r.version {
+                let version = semver::Version::parse(op.info.version).expect("crate versions are semver");
+                match semver::VersionReq::parse(req_text) {
+                    Err(e) => {
+                        self.error(
+                            Diagnostic::new(format!("{pointer}/version"), format!("not a version requirement: {e}"))
+                                .expected("a semver requirement such as \"^0.1\", or no `version` with `versionId`")
+                                .found(quote(req_text)),
+                        );
+                        return None;
+                    }
+                    Ok(req) if !req.matches(&version) => {
+                        self.error(
+                            Diagnostic::new(
+                                format!("{pointer}/version"),
+                                format!(
+                                    "`version` and `versionId` disagree: the versionId is {} {version}",
+                                    op.info.name
+                                ),
+                            )
+                            .expected(format!("a requirement that {version} satisfies, or no `version`"))
+                            .found(quote(req_text)),
+                        );
+                        return None;
+                    }
+                    Ok(_) => {}
+                }
+            }
             if let Some(name) = &r.operation {
                 if name != op.info.name {
                     self.error(
@@ -454,6 +518,15 @@ impl Checker<'_> {
                     }
                 }
             }
+            if nesting(&out) > MAX_TYPE_NESTING {
+                self.error(
+                    Diagnostic::new(&p, format!("{name} would output a type nested too deeply"))
+                        .expected(format!("at most {MAX_TYPE_NESTING} levels of Vec"))
+                        .found(format!("{} levels", nesting(&out)))
+                        .hint("collect fewer times in a row"),
+                );
+                return None;
+            }
             previous = Some(out.clone());
             steps.push(ResolvedStep {
                 operation: op.clone(),
@@ -464,6 +537,17 @@ impl Checker<'_> {
         }
         Some(ResolvedSegment { inputs: segment_inputs, output: previous?, steps })
     }
+}
+
+/// How many `Vec`s a type is nested in (`Vec<Vec<Bytes>>` is 2).
+fn nesting(ty: &TypeName) -> usize {
+    let mut depth = 0;
+    let mut ty = ty;
+    while let TypeName::Vec(inner) = ty {
+        depth += 1;
+        ty = inner;
+    }
+    depth
 }
 
 fn join(types: &[TypeName]) -> String {

@@ -8,17 +8,41 @@ use std::collections::BTreeMap;
 use serde_json::{Map, Value};
 
 use super::model::{OperationRef, Segment, WorkflowManifest};
-use super::{MAX_MANIFEST_BYTES, MAX_OPERATIONS_PER_SEGMENT, MAX_SEGMENTS};
+use super::{MAX_MANIFEST_BYTES, MAX_OPERATIONS_PER_SEGMENT, MAX_SEGMENTS, MAX_SEGMENT_INPUTS};
 use crate::diagnostic::{escape_token, quote, Diagnostic};
+
+/// Reads untrusted bytes as manifest text: the size limit first, then
+/// UTF-8. Bytes that are not UTF-8 get a diagnostic at the first bad byte
+/// (offset, line and column), never a silent replacement.
+pub fn text(bytes: &[u8]) -> Result<&str, Diagnostic> {
+    if bytes.len() > MAX_MANIFEST_BYTES {
+        return Err(too_large(bytes.len()));
+    }
+    std::str::from_utf8(bytes).map_err(|e| {
+        let offset = e.valid_up_to();
+        let valid = std::str::from_utf8(&bytes[..offset]).expect("valid up to here");
+        let line_start = valid.rfind('\n').map_or(0, |i| i + 1);
+        let mut d = Diagnostic::new("", format!("the manifest is not UTF-8 text: invalid byte at offset {offset}"))
+            .expected("a JSON document in UTF-8")
+            .found(format!("byte 0x{:02x} at offset {offset}", bytes[offset]))
+            .hint("save the file as UTF-8");
+        d.line = Some(valid.matches('\n').count() + 1);
+        d.column = Some(valid[line_start..].chars().count() + 1);
+        d
+    })
+}
+
+fn too_large(len: usize) -> Diagnostic {
+    Diagnostic::new("", "the manifest is too large")
+        .expected(format!("at most {MAX_MANIFEST_BYTES} bytes (1 MiB)"))
+        .found(if len > MAX_MANIFEST_BYTES + 1 { format!("{len} bytes") } else { "more than that".to_string() })
+}
 
 /// Parses `text`. Returns the manifest (possibly partial) and diagnostics;
 /// the manifest is `None` when the text is not a JSON object at all.
 pub fn parse(text: &str) -> (Option<WorkflowManifest>, Vec<Diagnostic>) {
     if text.len() > MAX_MANIFEST_BYTES {
-        let d = Diagnostic::new("", "the manifest is too large")
-            .expected(format!("at most {MAX_MANIFEST_BYTES} bytes (1 MiB)"))
-            .found(format!("{} bytes", text.len()));
-        return (None, vec![d]);
+        return (None, vec![too_large(text.len())]);
     }
     let value: Value = match serde_json::from_str(text) {
         Ok(v) => v,
@@ -125,15 +149,17 @@ impl Parser {
             self.check_name(&name);
         }
         let version = self.string(map, "version", "", true).unwrap_or_default();
-        if map.get("version").is_some_and(Value::is_string) && semver::Version::parse(&version).is_err() {
-            self.error(
-                Diagnostic::new("/version", "`version` is not a semantic version")
-                    .expected("MAJOR.MINOR.PATCH, e.g. 0.1.0")
-                    .found(quote(&version)),
-            );
+        if map.get("version").is_some_and(Value::is_string) {
+            if let Err(problem) = package_version(&version) {
+                self.error(
+                    Diagnostic::new("/version", format!("`version` {problem}"))
+                        .expected("MAJOR.MINOR.PATCH valid for cargo and npm, e.g. 0.1.0")
+                        .found(quote(&version)),
+                );
+            }
         }
         let description = self.string(map, "description", "", false).unwrap_or_default();
-        if let Some(c) = description.chars().find(|c| c.is_control() && !matches!(c, '\n' | '\r' | '\t')) {
+        if let Some(c) = description.chars().find(|c| c.is_control() && !matches!(c, '\n' | '\t')) {
             // Cargo hands the description to rustc in an environment
             // variable, which cannot hold NUL; no control character is text.
             self.error(
@@ -224,24 +250,35 @@ impl Parser {
         };
         self.unknown_keys(map, &pointer, &["inputs", "sequence"]);
         let inputs = match map.get("inputs") {
-            Some(Value::Array(items)) => items
-                .iter()
-                .enumerate()
-                .filter_map(|(i, v)| match v.as_i64() {
-                    Some(n) if n >= -1 => Some(n),
-                    _ => {
-                        self.error(
-                            Diagnostic::new(
-                                format!("{pointer}/inputs/{i}"),
-                                "an input is -1 or the index of an earlier segment",
-                            )
-                            .expected("-1 (external input) or the index of an earlier segment")
-                            .found(kind(v)),
-                        );
-                        None
-                    }
-                })
-                .collect(),
+            Some(Value::Array(items)) => {
+                if items.len() > MAX_SEGMENT_INPUTS {
+                    self.error(
+                        Diagnostic::new(format!("{pointer}/inputs"), "too many inputs in a segment")
+                            .expected(format!("at most {MAX_SEGMENT_INPUTS} inputs"))
+                            .found(format!("{}", items.len()))
+                            .hint("collect the values in stages: segments of up to 64 inputs, then a segment over their outputs"),
+                    );
+                }
+                items
+                    .iter()
+                    .take(MAX_SEGMENT_INPUTS)
+                    .enumerate()
+                    .filter_map(|(i, v)| match v.as_i64() {
+                        Some(n) if n >= -1 => Some(n),
+                        _ => {
+                            self.error(
+                                Diagnostic::new(
+                                    format!("{pointer}/inputs/{i}"),
+                                    "an input is -1 or the index of an earlier segment",
+                                )
+                                .expected("-1 (external input) or the index of an earlier segment")
+                                .found(kind(v)),
+                            );
+                            None
+                        }
+                    })
+                    .collect()
+            }
             Some(other) => {
                 self.error(
                     Diagnostic::new(format!("{pointer}/inputs"), "`inputs` must be an array of numbers")
@@ -335,6 +372,21 @@ impl Parser {
         }
         OperationRef { operation, version, version_id, config }
     }
+}
+
+/// Checks a workflow version: semver (cargo) and within npm's bounds (at
+/// most 256 characters; each number at most 2^53 - 1, since npm reads them
+/// as JavaScript numbers). Says what is wrong.
+fn package_version(text: &str) -> Result<(), &'static str> {
+    const MAX_SAFE_INTEGER: u64 = (1 << 53) - 1;
+    let v = semver::Version::parse(text).map_err(|_| "is not a semantic version")?;
+    if text.len() > 256 {
+        return Err("is longer than npm allows (256 characters)");
+    }
+    if [v.major, v.minor, v.patch].iter().any(|&n| n > MAX_SAFE_INTEGER) {
+        return Err("has a number larger than npm allows (2^53 - 1)");
+    }
+    Ok(())
 }
 
 fn is_group(s: &str) -> bool {
