@@ -83,6 +83,9 @@ test-workflows: $(BRAID)
 	  if grep -rl "$(CURDIR)" $$dir/crate; then echo "absolute path in the generated crate"; exit 1; fi && \
 	  (cd $$dir/crate && cargo build --quiet --offline --target-dir $(BRAID_TARGET_DIR)) && \
 	  echo "standalone crate builds in $$dir" && rm -rf $$dir
+	@# Every manifest that validates builds: manifests at each limit and
+	@# near them, for every target, no compiler process over 2 GiB.
+	cargo test --quiet -p braid --test limits -- --ignored
 	@# A Rust user of a generated crate; its lock starts from the crate's.
 	cp $(WF_OUT)/salted_cid/crate/Cargo.lock generator/tests/consumer/Cargo.lock
 	cargo test --quiet --manifest-path generator/tests/consumer/Cargo.toml --target-dir $(BRAID_TARGET_DIR)

@@ -174,3 +174,16 @@ fn diagnostics_are_capped_with_a_count_of_the_rest() {
     assert_eq!(diagnostics.len(), manifest::MAX_DIAGNOSTICS + 1);
     assert!(diagnostics.last().unwrap().message.contains("4900 more problem(s)"), "{:?}", diagnostics.last());
 }
+
+/// With `panic = "abort"` in the release profile, one panicking request
+/// handler stopped the whole service before `CatchPanicLayer` could answer
+/// 500. The `braid` binary must unwind (Wasm packages set abort themselves).
+#[test]
+fn the_release_binary_unwinds_on_panic() {
+    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../Cargo.toml")).unwrap();
+    let workspace: toml::Table = text.parse().unwrap();
+    for profile in ["release", "dev"] {
+        let panic = workspace.get("profile").and_then(|p| p.get(profile)).and_then(|p| p.get("panic"));
+        assert!(panic.is_none_or(|p| p.as_str() == Some("unwind")), "profile.{profile}.panic = {panic:?}");
+    }
+}

@@ -147,39 +147,40 @@ fn template_data(w: &Workflow) -> Value {
         if !externals.is_empty() {
             external_segments.push(json!({ "index": i, "count": externals.len(), "inputs": externals }));
         }
-        // Arguments of the first operation: external inputs by reference to
-        // the local; earlier segments' outputs by reference to the memo in
-        // `next`, and to the local `s<N>` in `run`.
-        let first_args_with = |memo: &dyn Fn(usize) -> String| -> Vec<String> {
+        // Each segment is a function of its inputs (`x<k>`, by reference);
+        // `next` passes external inputs and memoised outputs, `run` its
+        // locals `input<N>` and `s<N>`.
+        let params: Vec<Value> = segment
+            .inputs
+            .iter()
+            .enumerate()
+            .map(|(k, input)| json!({ "ident": format!("x{k}"), "rust": input.ty().rust_type() }))
+            .collect();
+        let call_args = |memo: &dyn Fn(usize) -> String| -> String {
             segment
                 .inputs
                 .iter()
                 .map(|input| match input {
-                    SegmentInput::External { slot, .. } => format!("&input{slot}"),
-                    SegmentInput::Segment { index, .. } => memo(*index),
+                    SegmentInput::External { slot, .. } => format!("&input{slot}, "),
+                    SegmentInput::Segment { index, .. } => format!("{}, ", memo(*index)),
                 })
                 .collect()
         };
-        let first_args = first_args_with(&|i| format!("memo(&self.state.s{i}, {i})?"));
-        let run_first_args = first_args_with(&|i| format!("&s{i}"));
         let mut steps = Vec::new();
         for (j, step) in segment.steps.iter().enumerate() {
             let flow = step.operation.manifest.is_flow_control();
-            let args_from = |first: &[String]| {
-                if j == 0 {
-                    if flow {
-                        format!("&[{}], ", first.join(", "))
-                    } else {
-                        first.iter().map(|a| format!("{a}, ")).collect()
-                    }
-                } else if flow {
-                    format!("&[&v{i}_{}], ", j - 1)
+            let args = if j == 0 {
+                let first: Vec<String> = (0..segment.inputs.len()).map(|k| format!("x{k}")).collect();
+                if flow {
+                    format!("&[{}], ", first.join(", "))
                 } else {
-                    format!("&v{i}_{}, ", j - 1)
+                    first.iter().map(|a| format!("{a}, ")).collect()
                 }
+            } else if flow {
+                format!("&[&v{}], ", j - 1)
+            } else {
+                format!("&v{}, ", j - 1)
             };
-            let args = args_from(&first_args);
-            let run_args = args_from(&run_first_args);
             let crate_ident = step.operation.info.name;
             assert!(literal::is_plain_ident(crate_ident), "registry crate names are identifiers");
             let pairs: Vec<String> = step
@@ -187,21 +188,19 @@ fn template_data(w: &Workflow) -> Value {
                 .iter()
                 .map(|(k, v)| format!("({}, {})", literal::rust_str(k), literal::rust_str(v)))
                 .collect();
-            steps.push(json!({
-                "step": j,
-                "crate": crate_ident,
-                "args": args,
-                "run_args": run_args,
-                "out": format!("v{i}_{j}"),
-            }));
+            steps.push(json!({ "step": j, "crate": crate_ident, "args": args, "out": format!("v{j}") }));
             steps_flat.push(json!({ "segment": i, "step": j, "config_pairs": pairs.join(", ") }));
         }
         segments.push(json!({
             "index": i,
             "external": !externals.is_empty(),
             "externals": externals,
+            "params": params,
+            "output_rust": segment.output.rust_type(),
+            "next_args": call_args(&|k| format!("memo(&self.state.s{k}, {k})?")),
+            "run_args": call_args(&|k| format!("&s{k}")),
             "steps": steps,
-            "result": format!("v{i}_{}", segment.steps.len() - 1),
+            "result": format!("v{}", segment.steps.len() - 1),
             // Outputs of earlier segments no later one needs: `run` drops them here.
             "dropped": (0..i).filter(|&k| last_use[k] == i).collect::<Vec<_>>(),
             "last": i == last,

@@ -100,7 +100,7 @@ impl Workflow {
 /// Reads untrusted bytes ([`super::text`]: size, UTF-8), then
 /// [`validate`]s them.
 pub fn validate_bytes(bytes: &[u8], registry: &Registry) -> Result<Workflow, Vec<Diagnostic>> {
-    validate(super::text(bytes).map_err(|d| vec![d])?, registry)
+    validate(super::text(bytes)?, registry)
 }
 
 /// Parses and checks `text`. Diagnostics carry line and column, in reading

@@ -13,10 +13,11 @@ use crate::diagnostic::{escape_token, quote, Diagnostic};
 
 /// Reads untrusted bytes as manifest text: the size limit first, then
 /// UTF-8. Bytes that are not UTF-8 get a diagnostic at the first bad byte
-/// (offset, line and column), never a silent replacement.
-pub fn text(bytes: &[u8]) -> Result<&str, Diagnostic> {
+/// (offset, line and column), never a silent replacement. The error is
+/// one diagnostic, as a list like [`super::validate`]'s.
+pub fn text(bytes: &[u8]) -> Result<&str, Vec<Diagnostic>> {
     if bytes.len() > MAX_MANIFEST_BYTES {
-        return Err(too_large(bytes.len()));
+        return Err(vec![too_large(bytes.len())]);
     }
     std::str::from_utf8(bytes).map_err(|e| {
         let offset = e.valid_up_to();
@@ -28,7 +29,7 @@ pub fn text(bytes: &[u8]) -> Result<&str, Diagnostic> {
             .hint("save the file as UTF-8");
         d.line = Some(valid.matches('\n').count() + 1);
         d.column = Some(valid[line_start..].chars().count() + 1);
-        d
+        vec![d]
     })
 }
 
