@@ -255,34 +255,6 @@ impl Checker<'_> {
                 );
                 return None;
             };
-            if let Some(req_text) = &r.version {
-                let version = semver::Version::parse(op.info.version).expect("crate versions are semver");
-                match semver::VersionReq::parse(req_text) {
-                    Err(e) => {
-                        self.error(
-                            Diagnostic::new(format!("{pointer}/version"), format!("not a version requirement: {e}"))
-                                .expected("a semver requirement such as \"^0.1\", or no `version` with `versionId`")
-                                .found(quote(req_text)),
-                        );
-                        return None;
-                    }
-                    Ok(req) if !req.matches(&version) => {
-                        self.error(
-                            Diagnostic::new(
-                                format!("{pointer}/version"),
-                                format!(
-                                    "`version` and `versionId` disagree: the versionId is {} {version}",
-                                    op.info.name
-                                ),
-                            )
-                            .expected(format!("a requirement that {version} satisfies, or no `version`"))
-                            .found(quote(req_text)),
-                        );
-                        return None;
-                    }
-                    Ok(_) => {}
-                }
-            }
             if let Some(name) = &r.operation {
                 if name != op.info.name {
                     self.error(
@@ -310,38 +282,12 @@ impl Checker<'_> {
                 self.error(d);
                 return None;
             };
-            let req_text = r.version.as_deref().unwrap_or("*");
-            match semver::VersionReq::parse(req_text) {
-                Err(e) => {
-                    self.error(
-                        Diagnostic::new(format!("{pointer}/version"), format!("not a version requirement: {e}"))
-                            .expected("a semver requirement such as \"^0.1\"")
-                            .found(quote(req_text)),
-                    );
-                    return None;
-                }
-                Ok(req) => {
-                    let version = semver::Version::parse(op.info.version).expect("crate versions are semver");
-                    if !req.matches(&version) {
-                        self.error(
-                            Diagnostic::new(
-                                format!("{pointer}/version"),
-                                format!("no version of {name} matches {}", quote(req_text)),
-                            )
-                            .expected(format!(
-                                "a requirement that {} {} satisfies, e.g. \"^{}\"",
-                                name,
-                                version,
-                                short(&version)
-                            ))
-                            .found(quote(req_text)),
-                        );
-                        return None;
-                    }
-                }
-            }
             op.clone()
         };
+        // The `version` requirement, if any; next to a `versionId` too.
+        if !self.version_matches(&op, r.version.as_deref(), r.version_id.is_some(), pointer) {
+            return None;
+        }
         // Config.
         let keys = op.info.config;
         let mut ok = true;
@@ -379,6 +325,40 @@ impl Checker<'_> {
                 .ok()?;
         let config = config.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
         Some((op, config))
+    }
+
+    /// Whether `op` satisfies the requirement `requirement` (none: any
+    /// version); reports why not. `pinned`: `op` was named by `versionId`.
+    fn version_matches(
+        &mut self,
+        op: &RegisteredOperation,
+        requirement: Option<&str>,
+        pinned: bool,
+        pointer: &str,
+    ) -> bool {
+        let Some(text) = requirement else { return true };
+        let name = op.info.name;
+        let version = semver::Version::parse(op.info.version).expect("crate versions are semver");
+        let d = match semver::VersionReq::parse(text) {
+            Err(e) => Diagnostic::new(format!("{pointer}/version"), format!("not a version requirement: {e}"))
+                .expected(if pinned {
+                    "a semver requirement such as \"^0.1\", or no `version` with `versionId`"
+                } else {
+                    "a semver requirement such as \"^0.1\""
+                }),
+            Ok(req) if req.matches(&version) => return true,
+            Ok(_) if pinned => Diagnostic::new(
+                format!("{pointer}/version"),
+                format!("`version` and `versionId` disagree: the versionId is {name} {version}"),
+            )
+            .expected(format!("a requirement that {version} satisfies, or no `version`")),
+            Ok(_) => {
+                Diagnostic::new(format!("{pointer}/version"), format!("no version of {name} matches {}", quote(text)))
+                    .expected(format!("a requirement that {name} {version} satisfies, e.g. \"^{}\"", short(&version)))
+            }
+        };
+        self.error(d.found(quote(text)));
+        false
     }
 
     fn type_segment(
