@@ -1,27 +1,34 @@
 //! The HTTP API: routes, handlers and the OpenAPI document generated from
 //! them (utoipa). Every error is a [`Problem`]; ids in paths are checked
 //! against their exact format before any lookup, so `../` and encoded
-//! traversal never reach the store or the file system.
+//! traversal never reach the store or the file system. Request bodies are
+//! read whole, within the body timeout, before a handler runs; CPU-heavy
+//! work (checking manifests, generating crates, hashing artifacts) runs on
+//! blocking threads, a bounded number at once ([`Checks`]).
 
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
-use axum::body::Bytes;
+use axum::body::{Body, Bytes};
 use axum::extract::rejection::{BytesRejection, PathRejection};
-use axum::extract::{DefaultBodyLimit, Path, Request, State};
+use axum::extract::{DefaultBodyLimit, MatchedPath, Path, Request, State};
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
+use http_body_util::BodyExt as _;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use utoipa::OpenApi;
 
 use super::problem::Problem;
 use super::store::{Artifact, Job, Submission};
 use super::AppState;
 use crate::build::{self, Target};
+use crate::diagnostic::Diagnostic;
+use crate::lockfile::LockSeed;
 use crate::manifest::{validate, Workflow};
 
 type ApiResult = Result<Response, Problem>;
@@ -48,21 +55,38 @@ type ApiResult = Result<Response, Problem>;
 )]
 pub struct ApiDoc;
 
+/// The route templates: the `route` label of the request metrics.
+const ROUTES: [&str; 11] = [
+    "/v1/openapi.json",
+    "/v1/operations",
+    "/v1/operations/{name}",
+    "/v1/validate",
+    "/v1/generate",
+    "/v1/workflows",
+    "/v1/workflows/{id}",
+    "/v1/jobs/{id}",
+    "/v1/artifacts/{cid}",
+    "/healthz",
+    "/metrics",
+];
+
 /// The router, with state; no socket (tests can call it directly).
 pub fn app(state: Arc<AppState>) -> Router {
     let limit = state.config.max_body;
+    let [openapi_doc, operations, operation, validate_path, generate, workflows, workflow, job, artifact, health, metrics_path] =
+        ROUTES;
     Router::new()
-        .route("/v1/openapi.json", get(openapi))
-        .route("/v1/operations", get(list_operations))
-        .route("/v1/operations/{name}", get(get_operation))
-        .route("/v1/validate", post(validate_manifest))
-        .route("/v1/generate", post(generate_crate))
-        .route("/v1/workflows", post(submit_workflow))
-        .route("/v1/workflows/{id}", get(get_workflow))
-        .route("/v1/jobs/{id}", get(get_job))
-        .route("/v1/artifacts/{cid}", get(get_artifact))
-        .route("/healthz", get(healthz))
-        .route("/metrics", get(metrics))
+        .route(openapi_doc, get(openapi))
+        .route(operations, get(list_operations))
+        .route(operation, get(get_operation))
+        .route(validate_path, post(validate_manifest))
+        .route(generate, post(generate_crate))
+        .route(workflows, post(submit_workflow))
+        .route(workflow, get(get_workflow))
+        .route(job, get(get_job))
+        .route(artifact, get(get_artifact))
+        .route(health, get(healthz))
+        .route(metrics_path, get(metrics))
         .fallback(|| async { Problem::not_found("no such endpoint; GET /v1/openapi.json describes the API") })
         .method_not_allowed_fallback(|| async {
             Problem::new(
@@ -71,6 +95,7 @@ pub fn app(state: Arc<AppState>) -> Router {
             )
         })
         .layer(DefaultBodyLimit::max(limit))
+        .layer(middleware::from_fn_with_state(state.clone(), read_body))
         .layer(middleware::from_fn_with_state(state.clone(), count))
         .layer(tower_http::catch_panic::CatchPanicLayer::custom(|_| {
             Problem::internal("a handler panicked").into_response()
@@ -78,11 +103,93 @@ pub fn app(state: Arc<AppState>) -> Router {
         .with_state(state)
 }
 
+/// Counts the request by method, route template and status (closed sets).
 async fn count(State(state): State<Arc<AppState>>, request: Request, next: Next) -> Response {
-    let method = request.method().to_string();
+    let method = request.method().clone();
+    let route = request
+        .extensions()
+        .get::<MatchedPath>()
+        .and_then(|m| ROUTES.iter().find(|r| **r == m.as_str()))
+        .copied()
+        .unwrap_or("unmatched");
     let response = next.run(request).await;
-    state.metrics.request(&method, response.status().as_u16());
+    state.metrics.request(&method, route, response.status().as_u16());
     response
+}
+
+fn too_large() -> Problem {
+    Problem::new(StatusCode::PAYLOAD_TOO_LARGE, "the request body is too large; a manifest is at most 1 MiB")
+}
+
+/// Reads the whole request body within `--body-timeout` (408 after it) and
+/// at most `--max-body` bytes (413), so a client that sends slowly holds a
+/// connection for a bounded time and handlers never wait on the network.
+async fn read_body(State(state): State<Arc<AppState>>, request: Request, next: Next) -> Response {
+    let (parts, body) = request.into_parts();
+    let limit = state.config.max_body;
+    let declared = parts.headers.get(header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()?.parse::<u64>().ok());
+    if declared.is_some_and(|n| n > limit as u64) {
+        return too_large().into_response();
+    }
+    let read = http_body_util::Limited::new(body, limit).collect();
+    let bytes = match tokio::time::timeout(state.config.body_timeout, read).await {
+        Ok(Ok(collected)) => collected.to_bytes(),
+        Ok(Err(e)) if e.is::<http_body_util::LengthLimitError>() => return too_large().into_response(),
+        Ok(Err(e)) => return Problem::bad_request(format!("the request body could not be read: {e}")).into_response(),
+        Err(_) => {
+            let mut response = Problem::new(
+                StatusCode::REQUEST_TIMEOUT,
+                format!("the request body took longer than {} s to arrive", state.config.body_timeout.as_secs()),
+            )
+            .into_response();
+            response.headers_mut().insert(header::CONNECTION, header::HeaderValue::from_static("close"));
+            return response;
+        }
+    };
+    next.run(Request::from_parts(parts, Body::from(bytes))).await
+}
+
+/// Bounds the CPU-heavy requests: `running` at once on blocking threads,
+/// up to `queued` more waiting for them; beyond that, 503 + `Retry-After`.
+pub struct Checks {
+    running: Arc<Semaphore>,
+    admitted: Arc<Semaphore>,
+    limit: usize,
+}
+
+impl Checks {
+    pub fn new(running: usize, queued: usize) -> Self {
+        let running = running.max(1);
+        Self {
+            running: Arc::new(Semaphore::new(running)),
+            admitted: Arc::new(Semaphore::new(running + queued)),
+            limit: running + queued,
+        }
+    }
+
+    /// Takes every slot (tests fill the service this way).
+    pub fn fill(&self) -> (OwnedSemaphorePermit, OwnedSemaphorePermit) {
+        let admitted = self.admitted.clone().try_acquire_many_owned(self.limit as u32).expect("no check running");
+        let running = self.running.clone().try_acquire_many_owned(self.running.available_permits() as u32).expect("free");
+        (admitted, running)
+    }
+}
+
+/// Runs `work` on a blocking thread under [`Checks`].
+async fn heavy<T: Send + 'static>(state: &AppState, work: impl FnOnce() -> T + Send + 'static) -> Result<T, Problem> {
+    let admitted = state.checks.admitted.clone().try_acquire_owned().map_err(|_| {
+        Problem::unavailable(
+            format!("the server is busy ({} heavy requests in progress or waiting); retry shortly", state.checks.limit),
+            Some(1),
+        )
+    })?;
+    let running = state.checks.running.clone().acquire_owned().await.map_err(Problem::internal)?;
+    tokio::task::spawn_blocking(move || {
+        let _slots = (admitted, running);
+        work()
+    })
+    .await
+    .map_err(Problem::internal)
 }
 
 async fn openapi() -> Json<utoipa::openapi::OpenApi> {
@@ -132,9 +239,7 @@ async fn get_operation(State(state): State<Arc<AppState>>, name: Result<Path<Str
 /// Reads a JSON request body: content type, size and syntax checked.
 fn json_body(headers: &HeaderMap, body: Result<Bytes, BytesRejection>) -> Result<String, Problem> {
     let body = body.map_err(|e| match e.status() {
-        StatusCode::PAYLOAD_TOO_LARGE => {
-            Problem::new(StatusCode::PAYLOAD_TOO_LARGE, "the request body is too large; a manifest is at most 1 MiB")
-        }
+        StatusCode::PAYLOAD_TOO_LARGE => too_large(),
         status => Problem::new(status, e.body_text()),
     })?;
     let content_type = headers.get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or("");
@@ -158,8 +263,9 @@ pub struct Valid {
     targets: Vec<String>,
 }
 
+/// Validates a manifest (CPU-heavy: call it inside [`heavy`]).
 fn check(state: &AppState, text: &str) -> Result<Workflow, Problem> {
-    if serde_json::from_str::<Value>(text).is_err() {
+    if serde_json::from_str::<serde::de::IgnoredAny>(text).is_err() {
         let d = validate(text, &state.registry).err().unwrap_or_default();
         return Err(Problem::bad_request(format!(
             "the body is not JSON: {}",
@@ -167,6 +273,47 @@ fn check(state: &AppState, text: &str) -> Result<Workflow, Problem> {
         )));
     }
     validate(text, &state.registry).map_err(Problem::invalid_manifest)
+}
+
+/// The operations' lock, resolved once per registry (the first call runs
+/// cargo; a failure is not kept, so a later call tries again).
+pub async fn lock_seed(state: &Arc<AppState>) -> Result<&LockSeed, Problem> {
+    state
+        .lock_seed
+        .get_or_try_init(|| async {
+            let s = state.clone();
+            tokio::task::spawn_blocking(move || {
+                let ops: Vec<&str> = s.registry.iter().map(|op| op.info.name).collect();
+                let scratch = s.config.data.join("tmp").join(format!("lock-seed-{}", uuid::Uuid::new_v4().simple()));
+                LockSeed::resolve(&s.sources, &ops, &scratch)
+            })
+            .await
+            .map_err(Problem::internal)?
+            .map_err(|e| {
+                tracing::error!("resolving the operations' dependencies: {e}");
+                Problem::unavailable("the service could not prepare lock files yet; try again later", Some(30))
+            })
+        })
+        .await
+}
+
+/// Every file of the generated crate, its lock included, refused when
+/// larger than `--max-crate-bytes` (CPU-heavy: call it inside [`heavy`]).
+fn crate_files(state: &AppState, workflow: &Workflow, seed: &LockSeed) -> Result<Vec<crate::codegen::File>, Problem> {
+    let files = crate::project::files_with_lock(workflow, &state.generator, &state.sources, seed)
+        .map_err(Problem::internal)?;
+    let size: usize = files.iter().map(|f| f.contents.len()).sum();
+    let max = state.config.max_crate_bytes;
+    if size > max {
+        return Err(Problem::new(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            format!(
+                "the crate generated from this manifest would be {size} bytes; this service generates at most {max} \
+                 (--max-crate-bytes): use fewer inputs or operations"
+            ),
+        ));
+    }
+    Ok(files)
 }
 
 /// Validates a manifest (the body); 422 lists every diagnostic with its JSON pointer.
@@ -178,7 +325,8 @@ async fn validate_manifest(
     body: Result<Bytes, BytesRejection>,
 ) -> ApiResult {
     let text = json_body(&headers, body)?;
-    let w = check(&state, &text)?;
+    let s = state.clone();
+    let w = heavy(&state, move || check(&s, &text)).await??;
     Ok(Json(Valid { valid: true, id: w.id, targets: w.targets }).into_response())
 }
 
@@ -191,31 +339,53 @@ async fn generate_crate(
     body: Result<Bytes, BytesRejection>,
 ) -> ApiResult {
     let text = json_body(&headers, body)?;
-    let workflow = check(&state, &text)?;
-    let state2 = state.clone();
-    let bytes = tokio::task::spawn_blocking(move || -> Result<Vec<u8>, String> {
-        let dir = state2.config.data.join("tmp").join(uuid::Uuid::new_v4().simple().to_string());
-        let result = (|| {
-            crate::project::write(&workflow, &state2.generator, &state2.sources, &dir).map_err(|e| e.to_string())?;
-            super::pack::tar_gz(&dir, &crate::codegen::crate_name(&workflow.manifest.name)).map_err(|e| e.to_string())
-        })();
-        let _ = std::fs::remove_dir_all(&dir);
-        result
+    lock_seed(&state).await?;
+    let s = state.clone();
+    // In memory: no files written, no process started.
+    let bytes = heavy(&state, move || {
+        let workflow = check(&s, &text)?;
+        let seed = s.lock_seed.get().expect("resolved above");
+        let files = crate_files(&s, &workflow, seed)?;
+        let name = crate::codegen::crate_name(&workflow.manifest.name);
+        super::pack::tar_gz_entries(files.iter().map(|f| (f.path.as_str(), f.contents.as_bytes())), &name)
+            .map_err(Problem::internal)
     })
-    .await
-    .map_err(Problem::internal)?
-    .map_err(Problem::internal)?;
+    .await??;
     Ok(([(header::CONTENT_TYPE, "application/gzip")], bytes).into_response())
 }
 
-/// `POST /v1/workflows`.
-#[derive(Deserialize, utoipa::ToSchema)]
-#[serde(deny_unknown_fields)]
+/// `POST /v1/workflows`. Describes the body in the OpenAPI document; the
+/// handler reads it as [`SubmitBody`], keeping the manifest's own text.
+#[derive(utoipa::ToSchema)]
+#[allow(dead_code)]
 pub struct SubmitRequest {
     #[schema(value_type = Object)]
     manifest: Value,
     /// Of native, nostd, node, web, bundler; default: every target the operations allow.
     targets: Option<Vec<String>>,
+}
+
+/// [`SubmitRequest`] as read: the manifest's own text, as the client sent it.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SubmitBody<'a> {
+    #[serde(borrow)]
+    manifest: &'a serde_json::value::RawValue,
+    targets: Option<Vec<String>>,
+}
+
+/// Moves diagnostics about the manifest text that starts at byte `offset`
+/// of `body` to line and column of `body` itself.
+fn relocate(diagnostics: &mut [Diagnostic], body: &str, offset: usize) {
+    let before = &body[..offset];
+    let line = before.matches('\n').count() + 1;
+    let column = before.rsplit('\n').next().unwrap_or("").chars().count() + 1;
+    for d in diagnostics {
+        if d.line == Some(1) {
+            d.column = d.column.map(|c| c + column - 1);
+        }
+        d.line = d.line.map(|l| l + line - 1);
+    }
 }
 
 /// A submission's answer: a job to poll (202) or the finished build (200).
@@ -255,35 +425,52 @@ async fn submit_workflow(
 ) -> ApiResult {
     authorize(&state, &headers)?;
     let text = json_body(&headers, body)?;
-    let request: SubmitRequest = serde_json::from_str(&text)
-        .map_err(|e| Problem::bad_request(format!("expected {{\"manifest\": {{...}}, \"targets\": [...]}}: {e}")))?;
-    let manifest_text = serde_json::to_string_pretty(&request.manifest).map_err(Problem::internal)?;
-    let workflow = check(&state, &manifest_text)?;
-    let targets = match &request.targets {
-        None => build::default_targets(&workflow),
-        Some(names) => names
-            .iter()
-            .map(|t| {
-                Target::parse(t).ok_or_else(|| {
-                    Problem::new(
-                        StatusCode::UNPROCESSABLE_ENTITY,
-                        format!("unknown target {t:?}; expected native, nostd, node, web or bundler"),
-                    )
+    let s = state.clone();
+    let checked = heavy(&state, move || -> Result<_, Problem> {
+        let request: SubmitBody = serde_json::from_str(&text).map_err(|e| {
+            Problem::bad_request(format!("expected {{\"manifest\": {{...}}, \"targets\": [...]}}: {e}"))
+        })?;
+        // The manifest's own bytes are checked (their size, line and column),
+        // not a re-serialization of them.
+        let manifest = request.manifest.get();
+        let workflow = validate(manifest, &s.registry).map_err(|mut d| {
+            let offset = (manifest.as_ptr() as usize).saturating_sub(text.as_ptr() as usize);
+            relocate(&mut d, &text, offset);
+            Problem::invalid_manifest(d)
+        })?;
+        let targets = match &request.targets {
+            None => build::default_targets(&workflow),
+            Some(names) => names
+                .iter()
+                .map(|t| {
+                    Target::parse(t).ok_or_else(|| {
+                        Problem::new(
+                            StatusCode::UNPROCESSABLE_ENTITY,
+                            format!("unknown target {t:?}; expected native, nostd, node, web or bundler"),
+                        )
+                    })
                 })
-            })
-            .collect::<Result<Vec<_>, _>>()?,
-    };
-    let mut targets = targets;
-    targets.sort();
-    targets.dedup();
-    if targets.is_empty() {
-        return Err(Problem::new(
-            StatusCode::UNPROCESSABLE_ENTITY,
-            "`targets` is empty; leave it out for every allowed target",
-        ));
-    }
-    build::check_targets(&workflow, &targets)
-        .map_err(|e| Problem::new(StatusCode::UNPROCESSABLE_ENTITY, e.to_string()))?;
+                .collect::<Result<Vec<_>, _>>()?,
+        };
+        let mut targets = targets;
+        targets.sort();
+        targets.dedup();
+        if targets.is_empty() {
+            return Err(Problem::new(
+                StatusCode::UNPROCESSABLE_ENTITY,
+                "`targets` is empty; leave it out for every allowed target",
+            ));
+        }
+        build::check_targets(&workflow, &targets)
+            .map_err(|e| Problem::new(StatusCode::UNPROCESSABLE_ENTITY, e.to_string()))?;
+        Ok((workflow, targets))
+    })
+    .await??;
+    let (workflow, targets) = checked;
+    // Refused now rather than by the build: the crate would be too large.
+    lock_seed(&state).await?;
+    let (s, w) = (state.clone(), workflow.clone());
+    heavy(&state, move || crate_files(&s, &w, s.lock_seed.get().expect("resolved above")).map(drop)).await??;
     let target_names: Vec<String> = targets.iter().map(|t| t.name().to_string()).collect();
     let operations: serde_json::Map<String, Value> =
         workflow.operations.iter().map(|op| (op.info.name.to_string(), Value::from(op.version_id.clone()))).collect();
@@ -298,7 +485,20 @@ async fn submit_workflow(
         braid_support::json::canonical(&serde_json::to_value(&workflow.manifest).map_err(Problem::internal)?);
     let (id, name) = (workflow_id.clone(), workflow.manifest.name.clone());
     let names = target_names.clone();
-    let submission = with_store(&state, move |store| store.submit(&id, &name, &canonical_manifest, &names)).await?;
+    let submit = move |store: &super::store::Store| store.submit(&id, &name, &canonical_manifest, &names);
+    let submit = Arc::new(submit);
+    let again = submit.clone();
+    let mut submission = with_store(&state, move |store| submit(store)).await?;
+    if let Submission::Built { artifacts } = &submission {
+        // An artifact damaged or gone on disk is forgotten, and the
+        // workflow built again, rather than pointed at.
+        let bad = damaged(&state, artifacts).await?;
+        if !bad.is_empty() {
+            tracing::warn!(workflow = %workflow_id, "rebuilding: artifacts damaged or missing on disk: {bad:?}");
+            with_store(&state, move |store| store.forget_artifacts(&bad)).await?;
+            submission = with_store(&state, move |store| again(store)).await?;
+        }
+    }
     let (status, body) = match submission {
         Submission::Built { artifacts } => {
             state.metrics.cache_hits.fetch_add(1, Ordering::Relaxed);
@@ -329,7 +529,32 @@ where
     F: FnOnce(&super::store::Store) -> Result<T, super::store::StoreError> + Send + 'static,
 {
     let store = state.store.clone();
-    tokio::task::spawn_blocking(move || f(&store)).await.map_err(Problem::internal)?.map_err(Problem::internal)
+    tokio::task::spawn_blocking(move || f(&store)).await.map_err(Problem::internal)?.map_err(Problem::from_store)
+}
+
+/// The artifacts among `artifacts` whose file is missing or no longer
+/// hashes to its CID; their files are removed.
+async fn damaged(state: &AppState, artifacts: &[Artifact]) -> Result<Vec<String>, Problem> {
+    let cas = state.cas.clone();
+    let cids: Vec<String> = artifacts.iter().map(|a| a.cid.clone()).collect();
+    heavy(state, move || {
+        cids.into_iter()
+            .filter(|cid| match cas.get(cid) {
+                Ok(Some(_)) => false,
+                Ok(None) => true,
+                Err(super::cas::CasError::Corrupt(_)) => {
+                    cas.remove(cid);
+                    true
+                }
+                // Unreadable for another reason: left alone, not rebuilt.
+                Err(e) => {
+                    tracing::error!("checking artifact {cid}: {e}");
+                    false
+                }
+            })
+            .collect()
+    })
+    .await
 }
 
 fn is_job_id(id: &str) -> bool {
@@ -406,22 +631,51 @@ async fn get_artifact(
     let c = cid.clone();
     let media_type = with_store(&state, move |store| store.artifact(&c)).await?;
     let media_type = media_type.ok_or_else(|| Problem::not_found("no artifact with this id"))?;
+    // Verified before a 304 too: a client must not keep a CID whose bytes
+    // the server no longer has.
+    let cas = state.cas.clone();
+    let c = cid.clone();
+    let bytes = match heavy(&state, move || cas.get(&c)).await? {
+        Ok(Some(bytes)) => bytes,
+        Ok(None) | Err(super::cas::CasError::Corrupt(_)) => {
+            tracing::error!("artifact {cid} is damaged or missing on disk: removed; its workflows build again");
+            state.cas.remove(&cid);
+            let c = vec![cid.clone()];
+            with_store(&state, move |store| store.forget_artifacts(&c)).await?;
+            return Err(Problem::not_found(
+                "this artifact was damaged on the server and has been removed; submit its workflow again to rebuild it",
+            ));
+        }
+        Err(e) => return Err(Problem::internal(e)),
+    };
     if headers.get(header::IF_NONE_MATCH).and_then(|v| v.to_str().ok()) == Some(etag.as_str()) {
         return Ok((StatusCode::NOT_MODIFIED, [(header::ETAG, etag)]).into_response());
     }
-    let cas = state.cas.clone();
-    let bytes = tokio::task::spawn_blocking(move || cas.get(&cid))
-        .await
-        .map_err(Problem::internal)?
-        .map_err(Problem::internal)?;
-    let bytes = bytes.ok_or_else(|| Problem::not_found("no artifact with this id"))?;
     Ok(([(header::CONTENT_TYPE, media_type), (header::ETAG, etag)], bytes).into_response())
 }
 
-/// Liveness.
-#[utoipa::path(get, path = "/healthz", responses((status = 200, body = Object)))]
-async fn healthz() -> Json<Value> {
-    Json(json!({ "status": "ok" }))
+/// Health: 200 `{"status": "ok"}`, or 503 `{"status": "degraded",
+/// "problems": [...]}` when the data directory takes no write (a full disk,
+/// a read-only mount) or the database file was deleted or replaced.
+#[utoipa::path(get, path = "/healthz", responses((status = 200, body = Object), (status = 503, body = Object)))]
+async fn healthz(State(state): State<Arc<AppState>>) -> Response {
+    let cas = state.cas.clone();
+    // Not under `Checks`: health must answer when the service is busy.
+    let probe = tokio::task::spawn_blocking(move || cas.probe()).await;
+    let mut problems = Vec::new();
+    match probe {
+        Ok(Ok(())) => {}
+        Ok(Err(e)) => problems.push(format!("the data directory takes no writes: {e}")),
+        Err(e) => problems.push(format!("the write probe failed: {e}")),
+    }
+    let store = state.store.clone();
+    if let Ok(Err(e)) = tokio::task::spawn_blocking(move || store.check_file()).await {
+        problems.push(e.to_string());
+    }
+    if problems.is_empty() {
+        return Json(json!({ "status": "ok" })).into_response();
+    }
+    (StatusCode::SERVICE_UNAVAILABLE, Json(json!({ "status": "degraded", "problems": problems }))).into_response()
 }
 
 /// Prometheus metrics: requests, jobs by state, build durations, cache hits.

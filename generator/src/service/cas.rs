@@ -1,7 +1,8 @@
 //! The content-addressed artifact store: each artifact is a file named by
 //! the CIDv1 (raw, blake3, base32) of its bytes, computed with Braid's own
-//! operations, written atomically (temporary file, fsync, rename) and
-//! verified again when read.
+//! operations, written atomically (temporary file, fsync, rename; the
+//! temporary file is removed when any step fails) and verified again when
+//! read.
 
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
@@ -49,12 +50,38 @@ impl Cas {
             return Ok(cid);
         }
         let tmp = self.dir.join(format!(".{cid}.{}.tmp", uuid::Uuid::new_v4().simple()));
-        let io = |source| CasError::Io { path: tmp.clone(), source };
-        let mut file = std::fs::File::create(&tmp).map_err(io)?;
-        file.write_all(bytes).map_err(io)?;
-        file.sync_all().map_err(io)?;
-        std::fs::rename(&tmp, &path).map_err(|source| CasError::Io { path: path.clone(), source })?;
+        let written = (|| {
+            let mut file = std::fs::File::create(&tmp)?;
+            file.write_all(bytes)?;
+            file.sync_all()?;
+            std::fs::rename(&tmp, &path)
+        })();
+        if let Err(source) = written {
+            let _ = std::fs::remove_file(&tmp);
+            return Err(CasError::Io { path: tmp, source });
+        }
         Ok(cid)
+    }
+
+    /// Removes the file of `cid` (found damaged), so that a rebuild writes it
+    /// anew.
+    pub fn remove(&self, cid: &str) {
+        if is_cid(cid) {
+            let _ = std::fs::remove_file(self.path(cid));
+        }
+    }
+
+    /// Whether the store's directory takes a write: a small file written,
+    /// synced and removed. The error says why not (e.g. no space left).
+    pub fn probe(&self) -> std::io::Result<()> {
+        let tmp = self.dir.join(format!(".probe.{}.tmp", uuid::Uuid::new_v4().simple()));
+        let written = (|| {
+            let mut file = std::fs::File::create(&tmp)?;
+            file.write_all(&[0u8; 4096])?;
+            file.sync_all()
+        })();
+        let _ = std::fs::remove_file(&tmp);
+        written
     }
 
     /// The bytes of `cid`, checked against their name; `None` if absent.
