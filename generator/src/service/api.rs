@@ -20,7 +20,7 @@ use axum::{Json, Router};
 use http_body_util::BodyExt as _;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
-use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+use tokio::sync::Semaphore;
 use utoipa::OpenApi;
 
 use super::problem::Problem;
@@ -166,13 +166,6 @@ impl Checks {
             limit: running + queued,
         }
     }
-
-    /// Takes every slot (tests fill the service this way).
-    pub fn fill(&self) -> (OwnedSemaphorePermit, OwnedSemaphorePermit) {
-        let admitted = self.admitted.clone().try_acquire_many_owned(self.limit as u32).expect("no check running");
-        let running = self.running.clone().try_acquire_many_owned(self.running.available_permits() as u32).expect("free");
-        (admitted, running)
-    }
 }
 
 /// Runs `work` on a blocking thread under [`Checks`].
@@ -300,8 +293,8 @@ pub async fn lock_seed(state: &Arc<AppState>) -> Result<&LockSeed, Problem> {
 /// Every file of the generated crate, its lock included, refused when
 /// larger than `--max-crate-bytes` (CPU-heavy: call it inside [`heavy`]).
 fn crate_files(state: &AppState, workflow: &Workflow, seed: &LockSeed) -> Result<Vec<crate::codegen::File>, Problem> {
-    let files = crate::project::files_with_lock(workflow, &state.generator, &state.sources, seed)
-        .map_err(Problem::internal)?;
+    let files =
+        crate::project::files_with_lock(workflow, &state.generator, &state.sources, seed).map_err(Problem::internal)?;
     let size: usize = files.iter().map(|f| f.contents.len()).sum();
     let max = state.config.max_crate_bytes;
     if size > max {
@@ -683,4 +676,70 @@ async fn healthz(State(state): State<Arc<AppState>>) -> Response {
 async fn metrics(State(state): State<Arc<AppState>>) -> ApiResult {
     let jobs = with_store(&state, move |store| store.job_counts()).await?;
     Ok(([(header::CONTENT_TYPE, "text/plain; version=0.0.4")], state.metrics.render(&jobs)).into_response())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use axum::http::Request as HttpRequest;
+    use tower::ServiceExt as _;
+
+    async fn call(app: &Router, method: &str, uri: &str, body: &str) -> Response {
+        let request = HttpRequest::builder()
+            .method(method)
+            .uri(uri)
+            .header(header::CONTENT_TYPE, "application/json")
+            .body(Body::from(body.to_string()))
+            .unwrap();
+        app.clone().oneshot(request).await.unwrap()
+    }
+
+    const MANIFEST: &str = r#"{"name":"t","version":"0.1.0","segments":[{"inputs":[-1],"sequence":[{"operation":"op_multihash"},{"operation":"op_cid"}]}]}"#;
+
+    /// While heavy requests hold every slot (blocked on blocking threads),
+    /// another is refused at once with 503 + Retry-After, and health and
+    /// reads still answer: the async threads are free.
+    #[tokio::test(flavor = "current_thread")]
+    async fn heavy_requests_are_capped_and_leave_the_async_threads_free() {
+        let dir = std::env::temp_dir().join(format!("braid-api-{}", uuid::Uuid::new_v4().simple()));
+        let state = super::super::open(super::super::Config::for_tests(dir.clone())).unwrap();
+        let app = app(state.clone());
+        let (release_running, running) = std::sync::mpsc::channel::<()>();
+        let (release_queued, queued) = std::sync::mpsc::channel::<()>();
+        let s = state.clone();
+        let first = tokio::spawn(async move { heavy(&s, move || running.recv().is_ok()).await });
+        let s = state.clone();
+        let second = tokio::spawn(async move { heavy(&s, move || queued.recv().is_ok()).await });
+        while state.checks.admitted.available_permits() > 0 {
+            tokio::task::yield_now().await;
+        }
+        let busy = call(&app, "POST", "/v1/validate", MANIFEST).await;
+        assert_eq!(busy.status(), StatusCode::SERVICE_UNAVAILABLE);
+        assert_eq!(busy.headers()[header::RETRY_AFTER], "1");
+        assert_eq!(busy.headers()[header::CONTENT_TYPE], "application/problem+json");
+        let problem: Value = serde_json::from_slice(&busy.into_body().collect().await.unwrap().to_bytes()).unwrap();
+        assert!(problem["detail"].as_str().unwrap().contains("busy"), "{problem}");
+        assert_eq!(call(&app, "GET", "/healthz", "").await.status(), StatusCode::OK);
+        assert_eq!(call(&app, "GET", "/v1/operations", "").await.status(), StatusCode::OK);
+        release_running.send(()).unwrap();
+        release_queued.send(()).unwrap();
+        assert!(first.await.unwrap().unwrap() && second.await.unwrap().unwrap());
+        assert_eq!(call(&app, "POST", "/v1/validate", MANIFEST).await.status(), StatusCode::OK);
+        drop(app);
+        drop(state);
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn diagnostics_point_into_the_body_as_sent() {
+        let body = "{\"targets\": null,\n  \"manifest\": {\"name\": 1}}";
+        let offset = body.find("{\"name").unwrap();
+        let mut d = vec![Diagnostic::new("/name", "x"), Diagnostic::new("/", "y")];
+        (d[0].line, d[0].column) = (Some(1), Some(10));
+        (d[1].line, d[1].column) = (Some(2), Some(3));
+        relocate(&mut d, body, offset);
+        assert_eq!((d[0].line, d[0].column), (Some(2), Some(24)));
+        assert_eq!(&body.lines().nth(1).unwrap()[23..24], "1");
+        assert_eq!((d[1].line, d[1].column), (Some(3), Some(3)));
+    }
 }

@@ -53,6 +53,10 @@ struct Activity {
     idle_since: Instant,
     /// When the first byte of the next request arrived.
     request_started: Option<Instant>,
+    /// The task last waiting to read: woken when the connection becomes
+    /// idle, so that it sets the idle deadline (hyper would otherwise wait
+    /// for bytes without polling again).
+    reader: Option<std::task::Waker>,
 }
 
 type Shared = Arc<Mutex<Activity>>;
@@ -80,6 +84,9 @@ impl Drop for InFlight {
         if a.in_flight == 0 {
             a.idle_since = Instant::now();
             a.request_started = None;
+            if let Some(reader) = a.reader.take() {
+                reader.wake();
+            }
         }
     }
 }
@@ -132,7 +139,8 @@ impl<S: AsyncRead + Unpin> AsyncRead for Guarded<S> {
             }
             Poll::Pending => {
                 let deadline = {
-                    let a = lock(&this.shared);
+                    let mut a = lock(&this.shared);
+                    a.reader = Some(cx.waker().clone());
                     match (a.in_flight, a.request_started) {
                         // A handler is working, or the body is being read
                         // (under the body timeout): no read deadline here.
@@ -159,7 +167,8 @@ impl<S: AsyncWrite + Unpin> AsyncWrite for Guarded<S> {
         match Pin::new(&mut this.io).poll_write(cx, data) {
             Poll::Pending => {
                 let since = *this.write_stalled_since.get_or_insert_with(Instant::now);
-                if let Some(e) = expired(&mut this.write_timer, since + this.limits.idle_timeout, cx, "client stopped reading")
+                if let Some(e) =
+                    expired(&mut this.write_timer, since + this.limits.idle_timeout, cx, "client stopped reading")
                 {
                     return Poll::Ready(Err(e));
                 }
@@ -208,8 +217,12 @@ pub async fn serve(listener: TcpListener, app: Router, limits: Limits, shutdown:
             },
         };
         let _ = stream.set_nodelay(true);
-        let shared: Shared =
-            Arc::new(Mutex::new(Activity { in_flight: 0, idle_since: Instant::now(), request_started: None }));
+        let shared: Shared = Arc::new(Mutex::new(Activity {
+            in_flight: 0,
+            idle_since: Instant::now(),
+            request_started: None,
+            reader: None,
+        }));
         let io = TokioIo::new(Guarded::new(stream, shared.clone(), limits));
         let app = app.clone();
         let service = hyper::service::service_fn(move |request: hyper::Request<hyper::body::Incoming>| {

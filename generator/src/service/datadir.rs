@@ -28,7 +28,8 @@ impl DataLock {
     pub fn acquire(data: &Path) -> Result<Self, LockError> {
         let path = data.join("braid.lock");
         let io = |source| LockError::Io { path: path.clone(), source };
-        let mut file = OpenOptions::new().read(true).write(true).create(true).truncate(false).open(&path).map_err(io)?;
+        let mut file =
+            OpenOptions::new().read(true).write(true).create(true).truncate(false).open(&path).map_err(io)?;
         match file.try_lock() {
             Ok(()) => {}
             Err(TryLockError::WouldBlock) => {

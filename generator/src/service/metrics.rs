@@ -104,8 +104,14 @@ mod tests {
         }
         m.request(&Method::GET, "/healthz", 200);
         let text = m.render(&[]);
-        assert!(text.contains("braid_http_requests_total{method=\"other\",route=\"unmatched\",status=\"405\"} 100"), "{text}");
-        assert!(text.contains("braid_http_requests_total{method=\"GET\",route=\"/healthz\",status=\"200\"} 1"), "{text}");
+        assert!(
+            text.contains("braid_http_requests_total{method=\"other\",route=\"unmatched\",status=\"405\"} 100"),
+            "{text}"
+        );
+        assert!(
+            text.contains("braid_http_requests_total{method=\"GET\",route=\"/healthz\",status=\"200\"} 1"),
+            "{text}"
+        );
         assert_eq!(text.matches("braid_http_requests_total{").count(), 2, "{text}");
     }
 }

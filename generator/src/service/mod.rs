@@ -66,6 +66,30 @@ impl Config {
     pub fn default_checks() -> usize {
         std::thread::available_parallelism().map_or(1, |n| n.get())
     }
+
+    /// A configuration for unit tests: `data`, one worker, short limits.
+    #[cfg(test)]
+    pub(crate) fn for_tests(data: PathBuf) -> Self {
+        Self {
+            addr: "127.0.0.1:0".parse().expect("an address"),
+            data,
+            api_keys: vec!["k".into()],
+            workers: 1,
+            build_timeout: Duration::from_secs(60),
+            target_dir: PathBuf::from("/var/cache/braid/target"),
+            braid_exe: PathBuf::from("/usr/bin/braid"),
+            max_body: 2 << 20,
+            max_checks: 1,
+            check_queue: 1,
+            max_crate_bytes: 16 << 20,
+            limits: conn::Limits {
+                header_timeout: Duration::from_secs(1),
+                idle_timeout: Duration::from_secs(1),
+                max_connections: 4,
+            },
+            body_timeout: Duration::from_secs(1),
+        }
+    }
 }
 
 /// Shared by handlers and workers.

@@ -26,7 +26,10 @@ pub fn tar_gz(dir: &Path, prefix: &str) -> std::io::Result<Vec<u8>> {
 /// Packs files given as (path relative to the archive's root, bytes),
 /// sorted by path, below `prefix/`: the same bytes as [`tar_gz`] of a
 /// directory holding them, without writing them anywhere.
-pub fn tar_gz_entries<'a>(entries: impl IntoIterator<Item = (&'a str, &'a [u8])>, prefix: &str) -> std::io::Result<Vec<u8>> {
+pub fn tar_gz_entries<'a>(
+    entries: impl IntoIterator<Item = (&'a str, &'a [u8])>,
+    prefix: &str,
+) -> std::io::Result<Vec<u8>> {
     let mut entries: Vec<(&str, &[u8])> = entries.into_iter().collect();
     entries.sort_by(|a, b| a.0.cmp(b.0));
     let gz = GzEncoder::new(Vec::new(), Compression::best());

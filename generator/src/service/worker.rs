@@ -377,25 +377,8 @@ mod tests {
 
     #[test]
     fn paths_are_relative_to_the_build_or_named() {
-        let config = super::super::Config {
-            addr: "127.0.0.1:0".parse().unwrap(),
-            data: PathBuf::from("/srv/braid-data"),
-            api_keys: vec![],
-            workers: 1,
-            build_timeout: Duration::from_secs(1),
-            target_dir: PathBuf::from("/var/cache/braid/target"),
-            braid_exe: PathBuf::from("/usr/bin/braid"),
-            max_body: 1,
-            max_checks: 1,
-            check_queue: 0,
-            max_crate_bytes: 1,
-            limits: super::super::conn::Limits {
-                header_timeout: Duration::from_secs(1),
-                idle_timeout: Duration::from_secs(1),
-                max_connections: 1,
-            },
-            body_timeout: Duration::from_secs(1),
-        };
+        let mut config = super::super::Config::for_tests(PathBuf::from("/srv/braid-data"));
+        config.target_dir = PathBuf::from("/var/cache/braid/target");
         let r = Redact::new(&config, Path::new("/opt/braid"), Path::new("/srv/braid-data/builds/abc.1"));
         let home = std::env::var("HOME").unwrap_or_default();
         let log = format!(
