@@ -68,22 +68,8 @@ impl LockSeed {
     /// each of them, seeded with Braid's own lock file.
     pub fn resolve(sources: &Sources, crates: &[&str], scratch: &Path) -> Result<Self, LockError> {
         let result = (|| {
-            let mut all: Vec<&str> = crates.to_vec();
-            all.push("braid-support");
-            for file in sources.vendor(&all)? {
-                write(&scratch.join(&file.path), file.contents.as_bytes())?;
-            }
-            let mut manifest = String::from(
-                "[package]\nname = \"braid-lock-seed\"\nversion = \"0.0.0\"\nedition = \"2021\"\n\n[lib]\npath = \"lib.rs\"\n\n[dependencies]\n",
-            );
-            for name in &all {
-                let _ = writeln!(manifest, "{name} = {{ path = \"vendor/{name}\", default-features = false }}");
-            }
-            manifest.push_str("\n[workspace]\n");
-            write(&scratch.join("Cargo.toml"), manifest.as_bytes())?;
-            write(&scratch.join("lib.rs"), b"")?;
-            write(&scratch.join("Cargo.lock"), sources.lockfile()?.as_bytes())?;
-            metadata(&scratch.join("Cargo.toml"))?;
+            let manifest = seeded_crate(sources, crates, "braid-lock-seed", "0.0.0", scratch)?;
+            metadata(&manifest)?;
             let lock = scratch.join("Cargo.lock");
             Self::parse(&std::fs::read_to_string(&lock).map_err(io(&lock))?)
         })();
@@ -202,6 +188,34 @@ fn find(packages: &[Package], by_name: &BTreeMap<&str, Vec<usize>>, spec: &str) 
     })
 }
 
+/// Writes into `dir` a crate `name` `version` that vendors `crates` and
+/// `braid-support` and depends on each (as a generated crate does), with
+/// Braid's lock file as its seed; returns its `Cargo.toml`.
+fn seeded_crate(
+    sources: &Sources,
+    crates: &[&str],
+    name: &str,
+    version: &str,
+    dir: &Path,
+) -> Result<PathBuf, LockError> {
+    let mut all: Vec<&str> = crates.to_vec();
+    all.push("braid-support");
+    for file in sources.vendor(&all)? {
+        write(&dir.join(&file.path), file.contents.as_bytes())?;
+    }
+    let mut manifest = format!(
+        "[package]\nname = \"{name}\"\nversion = \"{version}\"\nedition = \"2021\"\n\n[lib]\npath = \"lib.rs\"\n\n[dependencies]\n"
+    );
+    for name in &all {
+        let _ = writeln!(manifest, "{name} = {{ path = \"vendor/{name}\", default-features = false }}");
+    }
+    manifest.push_str("\n# A workspace of its own, whose members are every vendored crate.\n[workspace]\n");
+    write(&dir.join("Cargo.toml"), manifest.as_bytes())?;
+    write(&dir.join("lib.rs"), b"")?;
+    write(&dir.join("Cargo.lock"), sources.lockfile()?.as_bytes())?;
+    Ok(dir.join("Cargo.toml"))
+}
+
 fn write(path: &Path, bytes: &[u8]) -> Result<(), LockError> {
     if let Some(parent) = path.parent() {
         std::fs::create_dir_all(parent).map_err(io(parent))?;
@@ -240,20 +254,7 @@ mod tests {
     /// What cargo itself writes for a crate depending on `ops`.
     fn cargo_lock(sources: &Sources, ops: &[&str]) -> String {
         let dir = scratch("cargo");
-        let mut all = ops.to_vec();
-        all.push("braid-support");
-        for f in sources.vendor(&all).unwrap() {
-            write(&dir.join(&f.path), f.contents.as_bytes()).unwrap();
-        }
-        let mut manifest = String::from("[package]\nname = \"wf_t\"\nversion = \"0.3.0\"\nedition = \"2021\"\n[lib]\npath = \"lib.rs\"\n[dependencies]\n");
-        for name in &all {
-            let _ = writeln!(manifest, "{name} = {{ path = \"vendor/{name}\", default-features = false }}");
-        }
-        manifest.push_str("[workspace]\n");
-        write(&dir.join("Cargo.toml"), manifest.as_bytes()).unwrap();
-        write(&dir.join("lib.rs"), b"").unwrap();
-        write(&dir.join("Cargo.lock"), sources.lockfile().unwrap().as_bytes()).unwrap();
-        metadata(&dir.join("Cargo.toml")).unwrap();
+        metadata(&seeded_crate(sources, ops, "wf_t", "0.3.0", &dir).unwrap()).unwrap();
         let lock = std::fs::read_to_string(dir.join("Cargo.lock")).unwrap();
         std::fs::remove_dir_all(&dir).unwrap();
         lock

@@ -47,20 +47,12 @@ pub fn files(workflow: &Workflow, generator: &Generator, sources: &Sources) -> R
     Ok(files)
 }
 
-/// Every file of the crate, `Cargo.lock` included, without running cargo:
-/// the lock is pruned from `seed` (see [`crate::lockfile`]).
-pub fn files_with_lock(
-    workflow: &Workflow,
-    generator: &Generator,
-    sources: &Sources,
-    seed: &LockSeed,
-) -> Result<Vec<File>, GenerateError> {
-    let mut files = files(workflow, generator, sources)?;
+/// The crate's `Cargo.lock` without running cargo: pruned from `seed` (see
+/// [`crate::lockfile`]).
+pub fn lock_file(workflow: &Workflow, seed: &LockSeed) -> Result<File, GenerateError> {
     let name = crate::codegen::crate_name(&workflow.manifest.name);
-    let lock = seed.prune(&name, &workflow.manifest.version, &dependencies(workflow))?;
-    files.push(File { path: "Cargo.lock".into(), contents: lock });
-    files.sort_by(|a, b| a.path.cmp(&b.path));
-    Ok(files)
+    let contents = seed.prune(&name, &workflow.manifest.version, &dependencies(workflow))?;
+    Ok(File { path: "Cargo.lock".into(), contents })
 }
 
 /// Writes the crate into `dir` (created if missing) and its `Cargo.lock`.

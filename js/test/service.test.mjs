@@ -370,6 +370,7 @@ test('kill -9 during a build, restart: the job runs again and only whole artifac
 });
 
 test('metrics are Prometheus text', async () => {
+  assert.equal((await api('/healthz')).status, 200);
   const text = await (await api('/metrics')).text();
   for (const m of ['braid_http_requests_total{method="GET",route="/healthz",status="200"}', 'braid_jobs{state="succeeded"}', 'braid_build_duration_seconds_count', 'braid_cache_hits_total']) {
     assert.ok(text.includes(m), m);

@@ -290,11 +290,11 @@ pub async fn lock_seed(state: &Arc<AppState>) -> Result<&LockSeed, Problem> {
         .await
 }
 
-/// Every file of the generated crate, its lock included, refused when
-/// larger than `--max-crate-bytes` (CPU-heavy: call it inside [`heavy`]).
-fn crate_files(state: &AppState, workflow: &Workflow, seed: &LockSeed) -> Result<Vec<crate::codegen::File>, Problem> {
-    let files =
-        crate::project::files_with_lock(workflow, &state.generator, &state.sources, seed).map_err(Problem::internal)?;
+/// Every file of the generated crate but its lock, refused when larger
+/// than `--max-crate-bytes` (CPU-heavy: call it inside [`heavy`]). The lock
+/// is left out of the bound: its size depends only on the registry.
+fn crate_files(state: &AppState, workflow: &Workflow) -> Result<Vec<crate::codegen::File>, Problem> {
+    let files = crate::project::files(workflow, &state.generator, &state.sources).map_err(Problem::internal)?;
     let size: usize = files.iter().map(|f| f.contents.len()).sum();
     let max = state.config.max_crate_bytes;
     if size > max {
@@ -337,8 +337,9 @@ async fn generate_crate(
     // In memory: no files written, no process started.
     let bytes = heavy(&state, move || {
         let workflow = check(&s, &text)?;
+        let mut files = crate_files(&s, &workflow)?;
         let seed = s.lock_seed.get().expect("resolved above");
-        let files = crate_files(&s, &workflow, seed)?;
+        files.push(crate::project::lock_file(&workflow, seed).map_err(Problem::internal)?);
         let name = crate::codegen::crate_name(&workflow.manifest.name);
         super::pack::tar_gz_entries(files.iter().map(|f| (f.path.as_str(), f.contents.as_bytes())), &name)
             .map_err(Problem::internal)
@@ -456,14 +457,12 @@ async fn submit_workflow(
         }
         build::check_targets(&workflow, &targets)
             .map_err(|e| Problem::new(StatusCode::UNPROCESSABLE_ENTITY, e.to_string()))?;
+        // Refused now rather than by the build: the crate would be too large.
+        crate_files(&s, &workflow)?;
         Ok((workflow, targets))
     })
     .await??;
     let (workflow, targets) = checked;
-    // Refused now rather than by the build: the crate would be too large.
-    lock_seed(&state).await?;
-    let (s, w) = (state.clone(), workflow.clone());
-    heavy(&state, move || crate_files(&s, &w, s.lock_seed.get().expect("resolved above")).map(drop)).await??;
     let target_names: Vec<String> = targets.iter().map(|t| t.name().to_string()).collect();
     let operations: serde_json::Map<String, Value> =
         workflow.operations.iter().map(|op| (op.info.name.to_string(), Value::from(op.version_id.clone()))).collect();

@@ -334,7 +334,7 @@ impl Redact {
                 }
             }
         }
-        rules.sort_by(|a, b| b.0.len().cmp(&a.0.len()));
+        rules.sort_by_key(|(prefix, _)| std::cmp::Reverse(prefix.len()));
         Self { rules }
     }
 
