@@ -453,7 +453,7 @@ function closedByServer(socket, message, ms = 20_000) {
   });
 }
 
-test('idle, slow-header and slow-body clients are cut off; the server keeps answering', async () => {
+test('idle, slow-header and slow-body clients are cut off; past the connection cap new ones wait their turn', async () => {
   const s = await spawnServer({
     dataDir: mkdtempSync(join(tmpdir(), 'braid-slow-')),
     args: ['--header-timeout', '1', '--idle-timeout', '2', '--body-timeout', '1', '--max-connections', '6'],
@@ -461,8 +461,13 @@ test('idle, slow-header and slow-body clients are cut off; the server keeps answ
   const { port } = new URL(s.url);
   const open = () => connect({ host: '127.0.0.1', port: Number(port) });
   const timers = [];
+  const events = [];
   try {
-    const idle = Array.from({ length: 6 }, open); // fills the cap: later ones wait for these to go
+    // Six idle connections fill the cap; a request after them waits until one is closed.
+    const idle = Array.from({ length: 6 }, open);
+    await Promise.all(idle.map((c) => new Promise((r) => c.on('connect', r))));
+    const idleClosed = idle.map((c) => closedByServer(c, 'an idle connection was not closed').then((r) => (events.push('idle closed'), r)));
+    const answered = fetch(`${s.url}/healthz`).then((res) => (events.push('answered'), res.status));
     const slowHeaders = Array.from({ length: 3 }, () => {
       const c = open();
       c.write('GET /healthz HTTP/1.1\r\n');
@@ -474,17 +479,17 @@ test('idle, slow-header and slow-body clients are cut off; the server keeps answ
     timers.push(setInterval(() => slowBody.writable && slowBody.write(' '), 200));
     const keptAlive = open();
     keptAlive.write('GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n');
-    const closes = [
-      ...idle.map((c) => closedByServer(c, 'an idle connection was not closed')),
+    const received = await Promise.all([
+      ...idleClosed,
       ...slowHeaders.map((c) => closedByServer(c, 'a slowloris connection was not closed')),
       closedByServer(slowBody, 'a slow body was not cut off'),
       closedByServer(keptAlive, 'an idle kept-alive connection was not closed'),
-    ];
-    const received = await Promise.all(closes);
+    ]);
     assert.match(received.at(-2), /^HTTP\/1\.1 408 /, 'the slow body gets 408');
     assert.match(received.at(-1), /^HTTP\/1\.1 200 /, 'the kept-alive connection got its answer first');
-    const res = await fetch(`${s.url}/healthz`);
-    assert.equal(res.status, 200, 'new requests are still answered');
+    assert.equal(await answered, 200, 'the request past the cap is answered');
+    assert.ok(events.indexOf('idle closed') < events.indexOf('answered'), `past the cap, answered before a slot was free: ${events}`);
+    assert.equal((await fetch(`${s.url}/healthz`)).status, 200, 'new requests are still answered');
   } finally {
     timers.forEach(clearInterval);
     killHard(s.child);

@@ -132,4 +132,34 @@ mod tests {
         assert!(matches!(cas.get(&cid), Err(CasError::Corrupt(_))));
         std::fs::remove_dir_all(dir).unwrap();
     }
+
+    /// On a full disk (a real one: a 64 KiB tmpfs, which needs root; the
+    /// test says so and passes where it cannot mount) a failed write leaves
+    /// no temporary file, and the space it took is free again.
+    #[test]
+    fn a_write_that_fails_leaves_no_temporary_file() {
+        let dir = std::env::temp_dir().join(format!("braid-cas-full-{}", uuid::Uuid::new_v4().simple()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let mounted = std::process::Command::new("mount")
+            .args(["-t", "tmpfs", "-o", "size=64k", "tmpfs"])
+            .arg(&dir)
+            .stderr(std::process::Stdio::null())
+            .status();
+        if !mounted.is_ok_and(|s| s.success()) {
+            eprintln!("skipped: mounting a tmpfs needs root");
+            std::fs::remove_dir_all(&dir).unwrap();
+            return;
+        }
+        let cas = Cas::open(&dir.join("artifacts")).unwrap();
+        let result = cas.put(&vec![7u8; 1 << 20]);
+        let leftovers: Vec<_> =
+            std::fs::read_dir(dir.join("artifacts")).unwrap().flatten().map(|e| e.file_name()).collect();
+        let probe = cas.probe();
+        let _ = std::process::Command::new("umount").arg(&dir).status();
+        let _ = std::fs::remove_dir_all(&dir);
+        let err = result.unwrap_err().to_string();
+        assert!(err.contains("No space left on device"), "{err}");
+        assert!(leftovers.is_empty(), "{leftovers:?}");
+        assert!(probe.is_ok(), "the space of the failed write is free again: {probe:?}");
+    }
 }
