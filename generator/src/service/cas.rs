@@ -20,6 +20,8 @@ pub enum CasError {
 #[derive(Debug, Clone)]
 pub struct Cas {
     dir: PathBuf,
+    /// When [`Cas::probe`] last succeeded.
+    probed: std::sync::Arc<std::sync::Mutex<Option<std::time::Instant>>>,
 }
 
 /// Whether `cid` looks like a CID this store names files by: `b` + base32
@@ -34,7 +36,7 @@ pub fn is_cid(cid: &str) -> bool {
 impl Cas {
     pub fn open(dir: &Path) -> Result<Self, CasError> {
         std::fs::create_dir_all(dir).map_err(|source| CasError::Io { path: dir.to_path_buf(), source })?;
-        Ok(Self { dir: dir.to_path_buf() })
+        Ok(Self { dir: dir.to_path_buf(), probed: Default::default() })
     }
 
     fn path(&self, cid: &str) -> PathBuf {
@@ -72,8 +74,21 @@ impl Cas {
     }
 
     /// Whether the store's directory takes a write: a small file written,
-    /// synced and removed. The error says why not (e.g. no space left).
+    /// synced and removed. The error says why not (e.g. no space left). A
+    /// success counts for a second, so that frequent health checks do not
+    /// each write and sync a file.
     pub fn probe(&self) -> std::io::Result<()> {
+        let recent =
+            |at: &Option<std::time::Instant>| at.is_some_and(|t| t.elapsed() < std::time::Duration::from_secs(1));
+        if recent(&self.probed.lock().unwrap_or_else(|e| e.into_inner())) {
+            return Ok(());
+        }
+        self.probe_now()?;
+        *self.probed.lock().unwrap_or_else(|e| e.into_inner()) = Some(std::time::Instant::now());
+        Ok(())
+    }
+
+    fn probe_now(&self) -> std::io::Result<()> {
         let tmp = self.dir.join(format!(".probe.{}.tmp", uuid::Uuid::new_v4().simple()));
         let written = (|| {
             let mut file = std::fs::File::create(&tmp)?;
