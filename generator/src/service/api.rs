@@ -311,7 +311,8 @@ fn crate_files(state: &AppState, workflow: &Workflow) -> Result<Vec<crate::codeg
 
 /// Validates a manifest (the body); 422 lists every diagnostic with its JSON pointer.
 #[utoipa::path(post, path = "/v1/validate", request_body(content = Object, content_type = "application/json"),
-    responses((status = 200, body = Valid), (status = 422, body = Problem), (status = 400, body = Problem)))]
+    responses((status = 200, body = Valid), (status = 422, body = Problem), (status = 400, body = Problem),
+        (status = 503, body = Problem, description = "busy: retry after Retry-After seconds")))]
 async fn validate_manifest(
     State(state): State<Arc<AppState>>,
     headers: HeaderMap,
@@ -325,7 +326,8 @@ async fn validate_manifest(
 
 /// The crate generated from a manifest (the body), as `.tar.gz`, without building it.
 #[utoipa::path(post, path = "/v1/generate", request_body(content = Object, content_type = "application/json"),
-    responses((status = 200, content_type = "application/gzip", body = Vec<u8>), (status = 422, body = Problem)))]
+    responses((status = 200, content_type = "application/gzip", body = Vec<u8>), (status = 422, body = Problem),
+        (status = 503, body = Problem, description = "busy: retry after Retry-After seconds")))]
 async fn generate_crate(
     State(state): State<Arc<AppState>>,
     headers: HeaderMap,
@@ -411,7 +413,8 @@ fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
 #[utoipa::path(post, path = "/v1/workflows", request_body = SubmitRequest,
     params(("x-api-key" = String, Header, description = "API key")),
     responses((status = 200, body = Submitted), (status = 202, body = Submitted), (status = 401, body = Problem),
-        (status = 403, body = Problem), (status = 422, body = Problem)))]
+        (status = 403, body = Problem), (status = 422, body = Problem),
+        (status = 503, body = Problem, description = "busy, disk full, or the database is gone")))]
 async fn submit_workflow(
     State(state): State<Arc<AppState>>,
     headers: HeaderMap,
@@ -459,24 +462,26 @@ async fn submit_workflow(
             .map_err(|e| Problem::new(StatusCode::UNPROCESSABLE_ENTITY, e.to_string()))?;
         // Refused now rather than by the build: the crate would be too large.
         crate_files(&s, &workflow)?;
-        Ok((workflow, targets))
+        let target_names: Vec<String> = targets.iter().map(|t| t.name().to_string()).collect();
+        let operations: serde_json::Map<String, Value> = workflow
+            .operations
+            .iter()
+            .map(|op| (op.info.name.to_string(), Value::from(op.version_id.clone())))
+            .collect();
+        let manifest = serde_json::to_value(&workflow.manifest).map_err(Problem::internal)?;
+        let key = json!({
+            "manifest": manifest,
+            "targets": target_names,
+            "operations": operations,
+            "toolchain": s.toolchain,
+        });
+        let workflow_id = crate::op_manifest::version_id(braid_support::json::canonical(&key).as_bytes());
+        let canonical_manifest = braid_support::json::canonical(&key["manifest"]);
+        Ok((workflow_id, workflow.manifest.name, canonical_manifest, target_names))
     })
     .await??;
-    let (workflow, targets) = checked;
-    let target_names: Vec<String> = targets.iter().map(|t| t.name().to_string()).collect();
-    let operations: serde_json::Map<String, Value> =
-        workflow.operations.iter().map(|op| (op.info.name.to_string(), Value::from(op.version_id.clone()))).collect();
-    let key = json!({
-        "manifest": serde_json::to_value(&workflow.manifest).map_err(Problem::internal)?,
-        "targets": target_names,
-        "operations": operations,
-        "toolchain": state.toolchain,
-    });
-    let workflow_id = crate::op_manifest::version_id(braid_support::json::canonical(&key).as_bytes());
-    let canonical_manifest =
-        braid_support::json::canonical(&serde_json::to_value(&workflow.manifest).map_err(Problem::internal)?);
-    let (id, name) = (workflow_id.clone(), workflow.manifest.name.clone());
-    let names = target_names.clone();
+    let (workflow_id, name, canonical_manifest, names) = checked;
+    let id = workflow_id.clone();
     let submit = move |store: &super::store::Store| store.submit(&id, &name, &canonical_manifest, &names);
     let submit = Arc::new(submit);
     let again = submit.clone();
@@ -609,7 +614,8 @@ async fn get_workflow(State(state): State<Arc<AppState>>, id: Result<Path<String
 
 /// An artifact's bytes, verified against its content id (the `ETag`).
 #[utoipa::path(get, path = "/v1/artifacts/{cid}", params(("cid" = String, Path)),
-    responses((status = 200, body = Vec<u8>), (status = 400, body = Problem), (status = 404, body = Problem)))]
+    responses((status = 200, body = Vec<u8>), (status = 304, description = "If-None-Match: the bytes were verified and are unchanged"),
+        (status = 400, body = Problem), (status = 404, body = Problem), (status = 503, body = Problem)))]
 async fn get_artifact(
     State(state): State<Arc<AppState>>,
     headers: HeaderMap,
