@@ -5,6 +5,7 @@
 pub mod build;
 pub mod codegen;
 pub mod diagnostic;
+pub mod lockfile;
 pub mod manifest;
 pub mod op_manifest;
 pub mod project;

@@ -91,11 +91,32 @@ enum Command {
         /// Seconds a build may take before it is stopped.
         #[arg(long, default_value_t = 1800)]
         build_timeout: u64,
-        /// Largest request body, in bytes.
+        /// Largest request body, in bytes (413 beyond).
         #[arg(long, default_value_t = 2 << 20)]
         max_body: usize,
         #[arg(long)]
         target_dir: Option<PathBuf>,
+        /// CPU-heavy requests (validate, generate, publish, artifact reads) run at once (default: one per core).
+        #[arg(long)]
+        max_checks: Option<usize>,
+        /// Heavy requests that may wait for a free slot; beyond, 503 with Retry-After.
+        #[arg(long, default_value_t = 64)]
+        check_queue: usize,
+        /// Largest generated crate, all files together, in bytes (422 beyond).
+        #[arg(long, default_value_t = 16 << 20)]
+        max_crate_bytes: usize,
+        /// Seconds from a request's first byte to the end of its headers (the connection is closed after).
+        #[arg(long, default_value_t = 10)]
+        header_timeout: u64,
+        /// Seconds to send a whole request body (408 after).
+        #[arg(long, default_value_t = 30)]
+        body_timeout: u64,
+        /// Seconds a connection may wait with no byte moving: no new request, or a response the client does not read.
+        #[arg(long, default_value_t = 60)]
+        idle_timeout: u64,
+        /// Open connections at most; more wait to be accepted.
+        #[arg(long, default_value_t = 512)]
+        max_connections: usize,
     },
     /// Build operations alone as npm packages (their `wasm` feature).
     OpPackage {
@@ -295,7 +316,22 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             emit(&output.stdout)?;
             eprint!("{}", output.stderr);
         }
-        Command::Serve { addr, data, mut api_keys, workers, build_timeout, max_body, target_dir } => {
+        Command::Serve {
+            addr,
+            data,
+            mut api_keys,
+            workers,
+            build_timeout,
+            max_body,
+            target_dir,
+            max_checks,
+            check_queue,
+            max_crate_bytes,
+            header_timeout,
+            body_timeout,
+            idle_timeout,
+            max_connections,
+        } => {
             tracing_subscriber::fmt()
                 .with_env_filter(
                     tracing_subscriber::EnvFilter::try_from_default_env()
@@ -320,6 +356,15 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 target_dir: target_dir.unwrap_or_else(build::default_target_dir),
                 braid_exe: std::env::current_exe().context("cannot find the braid executable")?,
                 max_body,
+                max_checks: max_checks.unwrap_or_else(braid::service::Config::default_checks).max(1),
+                check_queue,
+                max_crate_bytes,
+                limits: braid::service::conn::Limits {
+                    header_timeout: std::time::Duration::from_secs(header_timeout),
+                    idle_timeout: std::time::Duration::from_secs(idle_timeout),
+                    max_connections: max_connections.max(1),
+                },
+                body_timeout: std::time::Duration::from_secs(body_timeout),
             };
             tokio::runtime::Builder::new_multi_thread()
                 .enable_all()

@@ -1,11 +1,18 @@
 // The publish service end to end: a real `braid serve` on a loopback port.
 // Publishes each example workflow, polls its job, downloads the npm tarball,
 // installs it with npm in a temp dir and runs it; dedup, auth, bad input,
-// kill -9 during a build and restart, and 50 parallel submissions.
+// kill -9 during a build and restart, and 50 parallel submissions. Then the
+// service under abuse and faults: slow and idle clients, hostile methods, a
+// second server on the same data, a full disk, a deleted database, damaged
+// artifacts, builds outliving the server, SIGTERM.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync, chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync,
+} from 'node:fs';
+import { connect } from 'node:net';
+import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -22,30 +29,64 @@ const manifest = (name) => JSON.parse(readFileSync(`${root}/workflows/${name}.js
 let server;
 let base;
 
-/** Starts `braid serve` on a free port; resolves once it listens. */
-function start() {
+/**
+ * Starts `braid serve` on a free port with `args`; resolves once it listens
+ * to { child, url, log() } (log: its stderr so far).
+ */
+function spawnServer({ dataDir, args = [], env = {} }) {
   return new Promise((resolve, reject) => {
-    const child = spawn(braid, ['serve', '--addr', '127.0.0.1:0', '--data', data, '--api-key', KEY, '--workers', '1'], {
+    const child = spawn(braid, ['serve', '--addr', '127.0.0.1:0', '--data', dataDir, '--api-key', KEY, ...args], {
       stdio: ['ignore', 'ignore', 'pipe'],
-      detached: true, // its own process group, so kill -9 takes its builds too
+      detached: true, // its own process group (its builds have theirs)
+      env: { ...process.env, ...env },
     });
     let seen = '';
+    let url;
     child.stderr.on('data', (chunk) => {
       seen += chunk;
       const m = seen.match(/listening on (http:\/\/[0-9.:]+)\n/);
-      if (m && !base) {
-        base = m[1];
-        resolve(child);
+      if (m && !url) {
+        url = m[1];
+        resolve({ child, url, log: () => seen });
       }
     });
     child.on('exit', (code) => reject(new Error(`braid serve exited (${code}):\n${seen}`)));
   });
 }
 
+/** The main server of this file (restarted by the kill -9 test). */
+async function start() {
+  const s = await spawnServer({ dataDir: data, args: ['--workers', '1'] });
+  base = s.url;
+  return s.child;
+}
+
 function killHard(child) {
   try {
     process.kill(-child.pid, 'SIGKILL');
   } catch {}
+}
+
+/** Polls `check` every 100 ms until it is true; fails with `message` after `ms`. */
+async function until(check, message, ms = 30_000) {
+  const start = Date.now();
+  while (!(await check())) {
+    if (Date.now() - start > ms) throw new Error(message);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** Command lines of the processes that mention `text` (e.g. a job id). */
+function processesMentioning(text) {
+  const found = [];
+  for (const pid of readdirSync('/proc')) {
+    if (!/^\d+$/.test(pid) || Number(pid) === process.pid) continue;
+    try {
+      const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ');
+      if (cmdline.includes(text)) found.push(cmdline);
+    } catch {}
+  }
+  return found;
 }
 
 before(async () => {
@@ -61,13 +102,20 @@ const post = (path, body, headers = {}) =>
     body: typeof body === 'string' ? body : JSON.stringify(body),
   });
 
-async function waitJob(jobId, { until = ['succeeded', 'failed'], timeoutMs = 600_000 } = {}) {
+async function waitJob(jobId, { until = ['succeeded', 'failed'], timeoutMs = 600_000, url } = {}) {
   const start = Date.now();
   for (;;) {
-    const job = await (await api(`/v1/jobs/${jobId}`)).json();
+    const job = await (await fetch(`${url ?? base}/v1/jobs/${jobId}`)).json();
     if (until.includes(job.state)) return job;
     if (Date.now() - start > timeoutMs) throw new Error(`job ${jobId} still ${job.state}: ${job.progress}`);
     await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+/** No absolute path of the server in `text`: not the data directory, the repository, or the home directory. */
+function assertNoServerPaths(text, what) {
+  for (const path of [data, root, process.env.HOME].filter((p) => p && p.length > 1)) {
+    assert.ok(!text.includes(path), `${what} shows the server path ${path}:\n${text}`);
   }
 }
 
@@ -77,6 +125,7 @@ async function publish(body) {
   if (res.status === 202) {
     const job = await waitJob(answer.job_id);
     assert.equal(job.state, 'succeeded', `${job.error}\n${job.log_tail}`);
+    assertNoServerPaths(job.log_tail, 'the public job log');
   } else {
     assert.equal(res.status, 200, JSON.stringify(answer));
   }
@@ -258,36 +307,21 @@ test('every kind of invalid manifest is a 422 with diagnostics, from validate an
   }
 });
 
-test('a build over its time limit is stopped and fails, with no artifacts', async () => {
+test('a build over its time limit is stopped and fails, with no artifacts and no build directory left', async () => {
   const data2 = mkdtempSync(join(tmpdir(), 'braid-timeout-'));
-  const child = spawn(braid, ['serve', '--addr', '127.0.0.1:0', '--data', data2, '--api-key', KEY, '--build-timeout', '1'], {
-    stdio: ['ignore', 'ignore', 'pipe'],
-    detached: true,
-  });
+  const { child, url } = await spawnServer({ dataDir: data2, args: ['--build-timeout', '1'] });
   try {
-    const url = await new Promise((resolve, reject) => {
-      let seen = '';
-      child.stderr.on('data', (c) => {
-        seen += c;
-        const m = seen.match(/listening on (http:\/\/[0-9.:]+)\n/);
-        if (m) resolve(m[1]);
-      });
-      child.on('exit', () => reject(new Error(seen)));
-    });
     const body = { manifest: { ...manifest('cidv1_from_bytes'), name: `slow_${Date.now()}` }, targets: ['native', 'node'] };
     const res = await fetch(`${url}/v1/workflows`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': KEY }, body: JSON.stringify(body) });
     const { job_id, workflow_id } = await res.json();
-    let job;
-    for (;;) {
-      job = await (await fetch(`${url}/v1/jobs/${job_id}`)).json();
-      if (job.state === 'failed' || job.state === 'succeeded') break;
-      await new Promise((r) => setTimeout(r, 200));
-    }
+    const job = await waitJob(job_id, { url });
     assert.equal(job.state, 'failed');
     assert.match(job.error, /took longer than 1 s and was stopped/);
     const wf = await (await fetch(`${url}/v1/workflows/${workflow_id}`)).json();
     assert.equal(wf.state, 'failed');
     assert.deepEqual(wf.artifacts, []);
+    const builds = join(data2, 'builds');
+    assert.deepEqual(existsSync(builds) ? readdirSync(builds) : [], [], 'the failed build left its directory');
   } finally {
     killHard(child);
   }
@@ -336,8 +370,341 @@ test('kill -9 during a build, restart: the job runs again and only whole artifac
 });
 
 test('metrics are Prometheus text', async () => {
+  assert.equal((await api('/healthz')).status, 200);
   const text = await (await api('/metrics')).text();
-  for (const m of ['braid_http_requests_total{method="GET",status="200"}', 'braid_jobs{state="succeeded"}', 'braid_build_duration_seconds_count', 'braid_cache_hits_total']) {
+  for (const m of ['braid_http_requests_total{method="GET",route="/healthz",status="200"}', 'braid_jobs{state="succeeded"}', 'braid_build_duration_seconds_count', 'braid_cache_hits_total']) {
     assert.ok(text.includes(m), m);
+  }
+});
+
+// ---- The service under abuse and faults (issue 9) ----
+
+/** POST to another server than the main one. */
+const postTo = (url, path, body, headers = {}) =>
+  fetch(`${url}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-api-key': KEY, ...headers },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
+
+/** A fresh manifest (its own build) computing a CID natively. */
+const fresh = (prefix) => ({ ...manifest('cidv1_from_bytes'), name: `${prefix}_${Date.now()}_${Math.floor(Math.random() * 1e6)}` });
+
+test('a second server on the same data directory exits at once, naming the first', async () => {
+  const second = spawnSync(braid, ['serve', '--addr', '127.0.0.1:0', '--data', data, '--api-key', KEY], { encoding: 'utf8', timeout: 30_000 });
+  assert.notEqual(second.status, 0, `the second server ran:\n${second.stderr}`);
+  assert.equal(second.signal, null, 'it exited by itself');
+  assert.match(second.stderr, new RegExp(`in use by another braid serve \\(pid ${server.pid}, address ${base.replace(/[.]/g, '\\.')}\\)`));
+  assert.equal((await api('/healthz')).status, 200, 'the first still serves');
+});
+
+test('/v1/generate starts no process (the lock is pruned in memory) and gives the lock cargo would', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'braid-cargo-count-'));
+  const count = join(dir, 'count');
+  const realCargo = spawnSync('sh', ['-c', 'command -v cargo'], { encoding: 'utf8' }).stdout.trim();
+  writeFileSync(join(dir, 'cargo'), `#!/bin/sh\necho "$*" >> '${count}'\nexec '${realCargo}' "$@"\n`);
+  chmodSync(join(dir, 'cargo'), 0o755);
+  const s = await spawnServer({ dataDir: join(dir, 'data'), env: { CARGO: join(dir, 'cargo') } });
+  try {
+    const names = ['cidv1_from_bytes', 'dual_cid_of_text', 'salted_cid', 'cid_of_file'];
+    const answers = await Promise.all(
+      Array.from({ length: 24 }, (_, i) => postTo(s.url, '/v1/generate', manifest(names[i % 4]))),
+    );
+    for (const a of answers) assert.equal(a.status, 200, await a.text());
+    const ran = readFileSync(count, 'utf8').trim().split('\n');
+    assert.equal(ran.length, 1, `cargo ran ${ran.length} times for 24 requests:\n${ran.join('\n')}`);
+    // The lock in the tarball is the one `braid generate` (cargo) writes.
+    const tgz = new Uint8Array(await (await postTo(s.url, '/v1/generate', manifest('salted_cid'))).arrayBuffer());
+    writeFileSync(join(dir, 'crate.tar.gz'), tgz);
+    const served = spawnSync('tar', ['xzOf', 'crate.tar.gz', 'wf_salted_cid/Cargo.lock'], { cwd: dir, encoding: 'utf8' }).stdout;
+    const cli = spawnSync(braid, ['generate', `${root}/workflows/salted_cid.json`, '-o', join(dir, 'cli')], { encoding: 'utf8' });
+    assert.equal(cli.status, 0, cli.stderr);
+    assert.equal(served, readFileSync(join(dir, 'cli', 'Cargo.lock'), 'utf8'));
+  } finally {
+    killHard(s.child);
+  }
+});
+
+test('a generated crate over --max-crate-bytes is refused with a problem, by generate and by publish', async () => {
+  const s = await spawnServer({ dataDir: mkdtempSync(join(tmpdir(), 'braid-crate-size-')), args: ['--max-crate-bytes', '50000'] });
+  try {
+    for (const [path, body] of [['/v1/generate', manifest('cidv1_from_bytes')], ['/v1/workflows', { manifest: manifest('cidv1_from_bytes') }]]) {
+      const res = await postTo(s.url, path, body);
+      const problem = await res.json();
+      assert.equal(res.status, 422, `${path}: ${JSON.stringify(problem)}`);
+      assert.match(problem.detail, /would be \d+ bytes; this service generates at most 50000 \(--max-crate-bytes\)/);
+    }
+  } finally {
+    killHard(s.child);
+  }
+});
+
+/** Resolves when `socket` is closed by the server (or fails with `message` after `ms`). */
+function closedByServer(socket, message, ms = 20_000) {
+  return new Promise((resolve, reject) => {
+    let received = '';
+    socket.on('data', (d) => (received += d));
+    const timer = setTimeout(() => reject(new Error(message)), ms);
+    socket.on('close', () => {
+      clearTimeout(timer);
+      resolve(received);
+    });
+    socket.on('error', () => {});
+  });
+}
+
+test('idle, slow-header and slow-body clients are cut off; past the connection cap new ones wait their turn', async () => {
+  const s = await spawnServer({
+    dataDir: mkdtempSync(join(tmpdir(), 'braid-slow-')),
+    args: ['--header-timeout', '1', '--idle-timeout', '2', '--body-timeout', '1', '--max-connections', '6'],
+  });
+  const { port } = new URL(s.url);
+  const open = () => connect({ host: '127.0.0.1', port: Number(port) });
+  const timers = [];
+  const events = [];
+  try {
+    // Six idle connections fill the cap; a request after them waits until one is closed.
+    const idle = Array.from({ length: 6 }, open);
+    await Promise.all(idle.map((c) => new Promise((r) => c.on('connect', r))));
+    const idleClosed = idle.map((c) => closedByServer(c, 'an idle connection was not closed').then((r) => (events.push('idle closed'), r)));
+    const answered = fetch(`${s.url}/healthz`).then((res) => (events.push('answered'), res.status));
+    const slowHeaders = Array.from({ length: 3 }, () => {
+      const c = open();
+      c.write('GET /healthz HTTP/1.1\r\n');
+      timers.push(setInterval(() => c.writable && c.write('X-Slow: 1\r\n'), 200));
+      return c;
+    });
+    const slowBody = open();
+    slowBody.write('POST /v1/validate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{');
+    timers.push(setInterval(() => slowBody.writable && slowBody.write(' '), 200));
+    const keptAlive = open();
+    keptAlive.write('GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n');
+    const received = await Promise.all([
+      ...idleClosed,
+      ...slowHeaders.map((c) => closedByServer(c, 'a slowloris connection was not closed')),
+      closedByServer(slowBody, 'a slow body was not cut off'),
+      closedByServer(keptAlive, 'an idle kept-alive connection was not closed'),
+    ]);
+    assert.match(received.at(-2), /^HTTP\/1\.1 408 /, 'the slow body gets 408');
+    assert.match(received.at(-1), /^HTTP\/1\.1 200 /, 'the kept-alive connection got its answer first');
+    assert.equal(await answered, 200, 'the request past the cap is answered');
+    assert.ok(events.indexOf('idle closed') < events.indexOf('answered'), `past the cap, answered before a slot was free: ${events}`);
+    assert.equal((await fetch(`${s.url}/healthz`)).status, 200, 'new requests are still answered');
+  } finally {
+    timers.forEach(clearInterval);
+    killHard(s.child);
+  }
+});
+
+/** A request with any method (fetch refuses some), resolved with the status. */
+function rawRequest(url, method, path) {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(`${url}${path}`, { method }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+test('/metrics labels come from a closed set: distinct long methods add nothing', async () => {
+  await rawRequest(base, 'XMETHOD', '/v1/operations'); // the one series this may add
+  const before = await (await api('/metrics')).text();
+  for (let i = 0; i < 40; i++) {
+    const status = await rawRequest(base, `X${'M'.repeat(2000)}${i}`, i % 2 ? '/v1/operations' : '/v1/nope');
+    assert.ok(status === 405 || status === 404, `${status}`);
+  }
+  const after = await (await api('/metrics')).text();
+  assert.ok(!after.includes('MMMM'), 'a method name became a label');
+  const series = (text) => text.split('\n').filter((l) => l.startsWith('braid_http_requests_total{')).map((l) => l.replace(/ \d+$/, ''));
+  const added = series(after).filter((l) => !series(before).includes(l));
+  assert.ok(added.length <= 2, `new series: ${added.join('\n')}`);
+  assert.ok(after.includes('braid_http_requests_total{method="other",route="/v1/operations",status="405"}'), after);
+});
+
+test('a 500 shows no server path', async () => {
+  const wf = await publish({ manifest: fresh('paths'), targets: ['native'] });
+  const cid = wf.artifacts[0].cid;
+  const file = join(data, 'artifacts', cid);
+  rmSync(file);
+  mkdirSync(file); // unreadable as a file: the server fails to read it
+  try {
+    const res = await api(`/v1/artifacts/${cid}`);
+    const body = await res.text();
+    assert.equal(res.status, 500, body);
+    assert.match(JSON.parse(body).detail, /reference [0-9a-f]{12}/);
+    assertNoServerPaths(body, 'a 500 body');
+  } finally {
+    rmSync(file, { recursive: true });
+  }
+});
+
+test('a damaged artifact is never confirmed (no 304) and is built again on the next submission', async () => {
+  const body = { manifest: fresh('damaged'), targets: ['native'] };
+  const wf = await publish(body);
+  const { cid } = wf.artifacts[0];
+  const file = join(data, 'artifacts', cid);
+  // Found by a submission: rebuilt.
+  writeFileSync(file, 'not the artifact');
+  const again = await post('/v1/workflows', body);
+  assert.equal(again.status, 202, 'a submission of a build with a damaged artifact builds again');
+  const job = await waitJob((await again.json()).job_id);
+  assert.equal(job.state, 'succeeded', job.error);
+  assert.deepEqual(await download(wf.artifacts[0]), new Uint8Array(readFileSync(file)), 'rebuilt with the same bytes');
+  // Found by a conditional GET: no 304, removed, rebuilt on the next submission.
+  writeFileSync(file, 'damaged again');
+  const cached = await api(`/v1/artifacts/${cid}`, { headers: { 'if-none-match': `"${cid}"` } });
+  assert.notEqual(cached.status, 304, 'a damaged artifact was confirmed with 304');
+  assert.equal(cached.status, 404);
+  assert.match((await cached.json()).detail, /damaged.*submit its workflow again/);
+  const third = await post('/v1/workflows', body);
+  assert.equal(third.status, 202);
+  assert.equal((await waitJob((await third.json()).job_id)).state, 'succeeded');
+  await download(wf.artifacts[0]);
+});
+
+test('/v1/workflows checks the manifest as sent: its size, line and column', async () => {
+  // One line: the diagnostic's column points into this very body.
+  const text = '{"manifest":{"name":"x","version":"0.1.0","segments":[{"inputs":[-1],"sequence":[{"operation":"op_nope"}]}]}}';
+  const res = await post('/v1/workflows', text);
+  const problem = await res.json();
+  assert.equal(res.status, 422);
+  const d = problem.diagnostics.find((x) => x.pointer === '/segments/0/sequence/0/operation');
+  assert.deepEqual([d.line, d.column], [1, text.indexOf('"op_nope"') + 1], JSON.stringify(d));
+  // A large manifest, compact as sent: /v1/validate and /v1/workflows agree.
+  // (Pretty-printed, as the service used to, it is over the 1 MiB limit.)
+  const pair = [{ operation: 'op_utf8', version: '^0.1' }, { operation: 'op_encode', version: '^0.1' }];
+  const segment = (inputs) => ({ inputs, sequence: Array.from({ length: 64 }, () => pair).flat() });
+  const big = JSON.stringify({
+    name: 'big',
+    version: '0.1.0',
+    segments: Array.from({ length: 100 }, (_, i) => segment([i - 1])),
+  });
+  assert.ok(big.length > 300_000 && big.length < 1 << 20 && JSON.stringify(JSON.parse(big), null, 2).length > 1 << 20);
+  const validated = await post('/v1/validate', big);
+  const submitted = await post('/v1/workflows', `{"manifest":${big},"targets":["riscv"]}`);
+  const answer = await submitted.json();
+  assert.equal(submitted.status, 422);
+  if (validated.status === 200) {
+    assert.match(answer.detail, /unknown target "riscv"/, `the manifest valid for /v1/validate was refused: ${answer.detail}`);
+  } else {
+    const v = await validated.json();
+    assert.deepEqual(answer.diagnostics.map((x) => [x.pointer, x.message]), v.diagnostics.map((x) => [x.pointer, x.message]));
+  }
+});
+
+test('builds die with the server (kill -9), never share a directory, and SIGTERM stops the server gracefully', async () => {
+  const data3 = mkdtempSync(join(tmpdir(), 'braid-orphans-'));
+  const target = mkdtempSync(join(tmpdir(), 'braid-orphans-target-'));
+  // Holding the staging lock keeps the build waiting inside `braid build`.
+  const holder = spawn('flock', [join(target, 'braid-staging.lock'), 'sleep', '600'], { stdio: 'ignore' });
+  await until(() => existsSync(join(target, 'braid-staging.lock')), 'flock did not start');
+  let s = await spawnServer({ dataDir: data3, args: ['--target-dir', target] });
+  try {
+    const res = await postTo(s.url, '/v1/workflows', { manifest: fresh('orphan'), targets: ['native'] });
+    const { job_id } = await res.json();
+    // Past its last line of output, waiting for the lock (so it cannot die of a broken pipe).
+    const waiting = async () => (await (await fetch(`${s.url}/v1/jobs/${job_id}`)).json()).log_tail.includes('generate done');
+    await until(waiting, 'the build did not reach the staging lock');
+    assert.ok(processesMentioning(job_id).length > 0, 'the build runs');
+    process.kill(s.child.pid, 'SIGKILL');
+    await until(() => processesMentioning(job_id).length === 0, 'the build outlived the server killed by kill -9');
+    // Restarted: the job runs again, in a directory of its own.
+    s = await spawnServer({ dataDir: data3, args: ['--target-dir', target] });
+    await until(() => processesMentioning(`${job_id}.2/`).length > 0, 'the job did not run again');
+    assert.ok(!existsSync(join(data3, 'builds', `${job_id}.1`)), 'the first attempt left its directory');
+    // SIGTERM: the server stops its build, finishes, exits 0.
+    const exited = new Promise((resolve) => s.child.on('exit', (code, signal) => resolve({ code, signal })));
+    process.kill(s.child.pid, 'SIGTERM');
+    assert.deepEqual(await exited, { code: 0, signal: null }, s.log());
+    assert.match(s.log(), /shutting down/);
+    await until(() => processesMentioning(job_id).length === 0, 'the build outlived the server stopped by SIGTERM');
+    holder.kill();
+    // The next start (warm target directory) runs the job to the end.
+    s = await spawnServer({ dataDir: data3 });
+    const job = await waitJob(job_id, { url: s.url });
+    assert.equal(job.state, 'succeeded', `${job.error}\n${job.log_tail}`);
+  } finally {
+    holder.kill();
+    killHard(s.child);
+  }
+});
+
+test('a deleted database: writes get 503, health is degraded, reads go on', async () => {
+  const data4 = mkdtempSync(join(tmpdir(), 'braid-nodb-'));
+  const s = await spawnServer({ dataDir: data4 });
+  try {
+    rmSync(join(data4, 'braid.sqlite'));
+    const res = await postTo(s.url, '/v1/workflows', { manifest: fresh('nodb'), targets: ['native'] });
+    const problem = await res.json();
+    assert.equal(res.status, 503, JSON.stringify(problem));
+    assert.match(problem.detail, /braid\.sqlite was deleted or replaced/);
+    const health = await fetch(`${s.url}/healthz`);
+    assert.equal(health.status, 503);
+    const body = await health.json();
+    assert.equal(body.status, 'degraded');
+    assert.match(body.problems.join('\n'), /deleted or replaced/);
+    assert.equal((await fetch(`${s.url}/v1/operations`)).status, 200);
+    assert.match(s.log(), /braid\.sqlite was deleted or replaced while the server ran/);
+  } finally {
+    killHard(s.child);
+  }
+});
+
+test('a full disk ends the job with a reason and leaves no file; health says so; once freed, the same submission builds', async (t) => {
+  const mnt = mkdtempSync(join(tmpdir(), 'braid-full-'));
+  const mounted = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=16m', 'tmpfs', mnt], { encoding: 'utf8' });
+  if (mounted.status !== 0) {
+    t.skip(`mounting a small tmpfs needs root: ${mounted.stderr.trim()}`);
+    return;
+  }
+  const filler = join(mnt, 'filler');
+  /** Fills the file system, then frees `leave` bytes. */
+  const fill = (leave) => {
+    for (const chunk of [1 << 20, 1 << 16, 1 << 12]) {
+      try {
+        for (;;) appendFileSync(filler, Buffer.alloc(chunk));
+      } catch (e) {
+        if (e.code !== 'ENOSPC') throw e;
+      }
+    }
+    if (leave > 0) truncateSync(filler, statSync(filler).size - leave);
+  };
+  const dataDir = join(mnt, 'data');
+  let s;
+  try {
+    s = await spawnServer({ dataDir });
+    // The lock seed is resolved (in a scratch directory under the data) first.
+    assert.equal((await postTo(s.url, '/v1/generate', manifest('cidv1_from_bytes'))).status, 200);
+    fill(64 * 1024); // room for the submission, not for the build
+    const body = { manifest: fresh('full'), targets: ['native'] };
+    const res = await postTo(s.url, '/v1/workflows', body);
+    assert.equal(res.status, 202, await res.clone().text());
+    const first = await res.json();
+    const job = await waitJob(first.job_id, { url: s.url, timeoutMs: 60_000 });
+    assert.equal(job.state, 'failed');
+    assert.match(job.error, /No space left on device/);
+    assert.ok(!job.error.includes(mnt), job.error);
+    assert.deepEqual(existsSync(join(dataDir, 'builds')) ? readdirSync(join(dataDir, 'builds')) : [], []);
+    assert.deepEqual(readdirSync(join(dataDir, 'artifacts')).filter((f) => f.endsWith('.tmp')), []);
+    fill(0);
+    let degraded;
+    await until(async () => (degraded = await fetch(`${s.url}/healthz`)).status === 503, 'a full disk is not reported');
+    const health = await degraded.json();
+    assert.equal(health.status, 'degraded');
+    assert.match(health.problems.join('\n'), /No space left on device/);
+    rmSync(filler);
+    assert.equal((await fetch(`${s.url}/healthz`)).status, 200);
+    const again = await postTo(s.url, '/v1/workflows', body);
+    assert.equal(again.status, 202);
+    const second = await again.json();
+    assert.notEqual(second.job_id, first.job_id, 'joined the failed job');
+    const rebuilt = await waitJob(second.job_id, { url: s.url });
+    assert.equal(rebuilt.state, 'succeeded', `${rebuilt.error}\n${rebuilt.log_tail}`);
+  } finally {
+    if (s) killHard(s.child);
+    await new Promise((r) => setTimeout(r, 200));
+    spawnSync('umount', ['-l', mnt]);
   }
 });

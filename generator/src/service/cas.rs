@@ -1,7 +1,8 @@
 //! The content-addressed artifact store: each artifact is a file named by
 //! the CIDv1 (raw, blake3, base32) of its bytes, computed with Braid's own
-//! operations, written atomically (temporary file, fsync, rename) and
-//! verified again when read.
+//! operations, written atomically (temporary file, fsync, rename; the
+//! temporary file is removed when any step fails) and verified again when
+//! read.
 
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
@@ -19,6 +20,8 @@ pub enum CasError {
 #[derive(Debug, Clone)]
 pub struct Cas {
     dir: PathBuf,
+    /// When [`Cas::probe`] last succeeded.
+    probed: std::sync::Arc<std::sync::Mutex<Option<std::time::Instant>>>,
 }
 
 /// Whether `cid` looks like a CID this store names files by: `b` + base32
@@ -33,7 +36,7 @@ pub fn is_cid(cid: &str) -> bool {
 impl Cas {
     pub fn open(dir: &Path) -> Result<Self, CasError> {
         std::fs::create_dir_all(dir).map_err(|source| CasError::Io { path: dir.to_path_buf(), source })?;
-        Ok(Self { dir: dir.to_path_buf() })
+        Ok(Self { dir: dir.to_path_buf(), probed: Default::default() })
     }
 
     fn path(&self, cid: &str) -> PathBuf {
@@ -49,12 +52,51 @@ impl Cas {
             return Ok(cid);
         }
         let tmp = self.dir.join(format!(".{cid}.{}.tmp", uuid::Uuid::new_v4().simple()));
-        let io = |source| CasError::Io { path: tmp.clone(), source };
-        let mut file = std::fs::File::create(&tmp).map_err(io)?;
-        file.write_all(bytes).map_err(io)?;
-        file.sync_all().map_err(io)?;
-        std::fs::rename(&tmp, &path).map_err(|source| CasError::Io { path: path.clone(), source })?;
+        let written = (|| {
+            let mut file = std::fs::File::create(&tmp)?;
+            file.write_all(bytes)?;
+            file.sync_all()?;
+            std::fs::rename(&tmp, &path)
+        })();
+        if let Err(source) = written {
+            let _ = std::fs::remove_file(&tmp);
+            return Err(CasError::Io { path: tmp, source });
+        }
         Ok(cid)
+    }
+
+    /// Removes the file of `cid` (found damaged), so that a rebuild writes it
+    /// anew.
+    pub fn remove(&self, cid: &str) {
+        if is_cid(cid) {
+            let _ = std::fs::remove_file(self.path(cid));
+        }
+    }
+
+    /// Whether the store's directory takes a write: a small file written,
+    /// synced and removed. The error says why not (e.g. no space left). A
+    /// success counts for a second, so that frequent health checks do not
+    /// each write and sync a file.
+    pub fn probe(&self) -> std::io::Result<()> {
+        let recent =
+            |at: &Option<std::time::Instant>| at.is_some_and(|t| t.elapsed() < std::time::Duration::from_secs(1));
+        if recent(&self.probed.lock().unwrap_or_else(|e| e.into_inner())) {
+            return Ok(());
+        }
+        self.probe_now()?;
+        *self.probed.lock().unwrap_or_else(|e| e.into_inner()) = Some(std::time::Instant::now());
+        Ok(())
+    }
+
+    fn probe_now(&self) -> std::io::Result<()> {
+        let tmp = self.dir.join(format!(".probe.{}.tmp", uuid::Uuid::new_v4().simple()));
+        let written = (|| {
+            let mut file = std::fs::File::create(&tmp)?;
+            file.write_all(&[0u8; 4096])?;
+            file.sync_all()
+        })();
+        let _ = std::fs::remove_file(&tmp);
+        written
     }
 
     /// The bytes of `cid`, checked against their name; `None` if absent.
@@ -104,5 +146,35 @@ mod tests {
         std::fs::write(dir.join(&cid), b"tampered").unwrap();
         assert!(matches!(cas.get(&cid), Err(CasError::Corrupt(_))));
         std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    /// On a full disk (a real one: a 64 KiB tmpfs, which needs root; the
+    /// test says so and passes where it cannot mount) a failed write leaves
+    /// no temporary file, and the space it took is free again.
+    #[test]
+    fn a_write_that_fails_leaves_no_temporary_file() {
+        let dir = std::env::temp_dir().join(format!("braid-cas-full-{}", uuid::Uuid::new_v4().simple()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let mounted = std::process::Command::new("mount")
+            .args(["-t", "tmpfs", "-o", "size=64k", "tmpfs"])
+            .arg(&dir)
+            .stderr(std::process::Stdio::null())
+            .status();
+        if !mounted.is_ok_and(|s| s.success()) {
+            eprintln!("skipped: mounting a tmpfs needs root");
+            std::fs::remove_dir_all(&dir).unwrap();
+            return;
+        }
+        let cas = Cas::open(&dir.join("artifacts")).unwrap();
+        let result = cas.put(&vec![7u8; 1 << 20]);
+        let leftovers: Vec<_> =
+            std::fs::read_dir(dir.join("artifacts")).unwrap().flatten().map(|e| e.file_name()).collect();
+        let probe = cas.probe();
+        let _ = std::process::Command::new("umount").arg(&dir).status();
+        let _ = std::fs::remove_dir_all(&dir);
+        let err = result.unwrap_err().to_string();
+        assert!(err.contains("No space left on device"), "{err}");
+        assert!(leftovers.is_empty(), "{leftovers:?}");
+        assert!(probe.is_ok(), "the space of the failed write is free again: {probe:?}");
     }
 }

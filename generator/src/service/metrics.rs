@@ -1,15 +1,35 @@
-//! Counters for `GET /metrics` (Prometheus text format): requests by method
-//! and status, builds started and their durations, cache hits; jobs by
-//! state are read from the store when scraped.
+//! Counters for `GET /metrics` (Prometheus text format): requests by method,
+//! route and status, builds started and their durations, cache hits; jobs
+//! by state are read from the store when scraped. Every label comes from a
+//! closed set (the standard methods or `other`, the route templates or
+//! `unmatched`, the statuses the server answers with), so no request can
+//! add a series.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 
+/// The method label: a standard method, else `other`.
+pub fn method_label(method: &axum::http::Method) -> &'static str {
+    match method.as_str() {
+        "GET" => "GET",
+        "HEAD" => "HEAD",
+        "POST" => "POST",
+        "PUT" => "PUT",
+        "DELETE" => "DELETE",
+        "PATCH" => "PATCH",
+        "OPTIONS" => "OPTIONS",
+        "CONNECT" => "CONNECT",
+        "TRACE" => "TRACE",
+        _ => "other",
+    }
+}
+
 #[derive(Default)]
 pub struct Metrics {
-    requests: Mutex<BTreeMap<(String, u16), u64>>,
+    /// (method label, route template or `unmatched`, status).
+    requests: Mutex<BTreeMap<(&'static str, &'static str, u16), u64>>,
     pub builds_started: AtomicU64,
     pub builds_succeeded: AtomicU64,
     pub builds_failed: AtomicU64,
@@ -22,9 +42,11 @@ pub struct Metrics {
 }
 
 impl Metrics {
-    pub fn request(&self, method: &str, status: u16) {
+    /// Counts a request. `route` is a route template of the router (a
+    /// `&'static str`, so it cannot come from the request).
+    pub fn request(&self, method: &axum::http::Method, route: &'static str, status: u16) {
         let mut map = self.requests.lock().unwrap_or_else(|e| e.into_inner());
-        *map.entry((method.to_string(), status)).or_default() += 1;
+        *map.entry((method_label(method), route, status)).or_default() += 1;
     }
 
     pub fn build_finished(&self, millis: u64, ok: bool) {
@@ -35,10 +57,13 @@ impl Metrics {
 
     pub fn render(&self, jobs: &[(String, i64)]) -> String {
         let mut out = String::new();
-        let _ = writeln!(out, "# HELP braid_http_requests_total HTTP requests by method and status.");
+        let _ = writeln!(out, "# HELP braid_http_requests_total HTTP requests by method, route and status.");
         let _ = writeln!(out, "# TYPE braid_http_requests_total counter");
-        for ((method, status), n) in self.requests.lock().unwrap_or_else(|e| e.into_inner()).iter() {
-            let _ = writeln!(out, "braid_http_requests_total{{method=\"{method}\",status=\"{status}\"}} {n}");
+        for ((method, route, status), n) in self.requests.lock().unwrap_or_else(|e| e.into_inner()).iter() {
+            let _ = writeln!(
+                out,
+                "braid_http_requests_total{{method=\"{method}\",route=\"{route}\",status=\"{status}\"}} {n}"
+            );
         }
         let _ = writeln!(out, "# HELP braid_jobs Build jobs by state.");
         let _ = writeln!(out, "# TYPE braid_jobs gauge");
@@ -62,5 +87,31 @@ impl Metrics {
         let _ = writeln!(out, "braid_build_duration_seconds_sum {sum}");
         let _ = writeln!(out, "braid_build_duration_seconds_count {}", self.build_count.load(Ordering::Relaxed));
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use axum::http::Method;
+
+    #[test]
+    fn labels_come_from_a_closed_set() {
+        let m = Metrics::default();
+        for i in 0..100 {
+            let method = Method::from_bytes(format!("X{}", "A".repeat(i)).as_bytes()).unwrap();
+            m.request(&method, "unmatched", 405);
+        }
+        m.request(&Method::GET, "/healthz", 200);
+        let text = m.render(&[]);
+        assert!(
+            text.contains("braid_http_requests_total{method=\"other\",route=\"unmatched\",status=\"405\"} 100"),
+            "{text}"
+        );
+        assert!(
+            text.contains("braid_http_requests_total{method=\"GET\",route=\"/healthz\",status=\"200\"} 1"),
+            "{text}"
+        );
+        assert_eq!(text.matches("braid_http_requests_total{").count(), 2, "{text}");
     }
 }

@@ -2,11 +2,14 @@
 //! validates, generates and builds workflows and serves their artifacts by
 //! content id. State lives in SQLite under the data directory, artifacts in
 //! a content-addressed store beside it, builds run in a bounded worker pool
-//! fed by the persisted queue. [`app`] builds the router without a socket
-//! (for tests); [`serve`] binds and runs it.
+//! fed by the persisted queue. [`api::app`] builds the router without a
+//! socket (for tests); [`serve`] locks the data directory, binds and runs it
+//! until SIGINT or SIGTERM.
 
 pub mod api;
 pub mod cas;
+pub mod conn;
+pub mod datadir;
 pub mod metrics;
 pub mod pack;
 pub mod problem;
@@ -39,6 +42,17 @@ pub struct Config {
     pub braid_exe: PathBuf,
     /// Largest request body accepted.
     pub max_body: usize,
+    /// CPU-heavy requests (validate, generate, publish, artifact reads)
+    /// running at once, off the async threads.
+    pub max_checks: usize,
+    /// Heavy requests waiting for one of those; beyond, 503.
+    pub check_queue: usize,
+    /// Largest generated crate, all its files together, in bytes.
+    pub max_crate_bytes: usize,
+    /// Connection limits: header, idle timeouts and the connection cap.
+    pub limits: conn::Limits,
+    /// Time to send a whole request body.
+    pub body_timeout: Duration,
 }
 
 impl Config {
@@ -46,6 +60,35 @@ impl Config {
     /// parallel), at least one.
     pub fn default_workers() -> usize {
         std::thread::available_parallelism().map_or(1, |n| (n.get() / 2).max(1))
+    }
+
+    /// Heavy requests at once: one per core.
+    pub fn default_checks() -> usize {
+        std::thread::available_parallelism().map_or(1, |n| n.get())
+    }
+
+    /// A configuration for unit tests: `data`, one worker, short limits.
+    #[cfg(test)]
+    pub(crate) fn for_tests(data: PathBuf) -> Self {
+        Self {
+            addr: "127.0.0.1:0".parse().expect("an address"),
+            data,
+            api_keys: vec!["k".into()],
+            workers: 1,
+            build_timeout: Duration::from_secs(60),
+            target_dir: PathBuf::from("/var/cache/braid/target"),
+            braid_exe: PathBuf::from("/usr/bin/braid"),
+            max_body: 2 << 20,
+            max_checks: 1,
+            check_queue: 1,
+            max_crate_bytes: 16 << 20,
+            limits: conn::Limits {
+                header_timeout: Duration::from_secs(1),
+                idle_timeout: Duration::from_secs(1),
+                max_connections: 4,
+            },
+            body_timeout: Duration::from_secs(1),
+        }
     }
 }
 
@@ -62,6 +105,14 @@ pub struct AppState {
     pub wake: tokio::sync::Notify,
     /// Identifies the toolchain in build keys: a new toolchain builds anew.
     pub toolchain: String,
+    /// Bounds the CPU-heavy requests.
+    pub checks: api::Checks,
+    /// The operations' resolved lock, once per registry (see [`crate::lockfile`]).
+    pub lock_seed: tokio::sync::OnceCell<crate::lockfile::LockSeed>,
+    /// Set to `true` when the server shuts down: workers stop their builds.
+    pub shutdown: tokio::sync::watch::Sender<bool>,
+    /// Held while the server runs.
+    pub data_lock: datadir::DataLock,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -76,6 +127,8 @@ pub enum ServeError {
     Sources(#[from] crate::vendor::VendorError),
     #[error("cannot listen on {addr}: {source}")]
     Bind { addr: SocketAddr, source: std::io::Error },
+    #[error(transparent)]
+    Locked(#[from] datadir::LockError),
 }
 
 /// Opens the data directory (recovering from a crash) and builds the state.
@@ -85,6 +138,8 @@ pub fn open(config: Config) -> Result<Arc<AppState>, ServeError> {
         move |source| ServeError::Io { path, source }
     };
     std::fs::create_dir_all(&config.data).map_err(io(&config.data))?;
+    // Before anything is read or cleaned: another server may be using it.
+    let data_lock = datadir::DataLock::acquire(&config.data)?;
     let store = store::Store::open(&config.data.join("braid.sqlite"))?;
     let (retried, failed) = store.recover()?;
     if retried + failed > 0 {
@@ -92,9 +147,11 @@ pub fn open(config: Config) -> Result<Arc<AppState>, ServeError> {
     }
     let cas = cas::Cas::open(&config.data.join("artifacts"))?;
     cas.sweep();
-    // Build directories of interrupted jobs: their jobs start over.
-    let builds = config.data.join("builds");
-    let _ = std::fs::remove_dir_all(&builds);
+    // Build directories of interrupted jobs (their jobs start over in new
+    // ones) and scratch files.
+    for dir in ["builds", "tmp"] {
+        let _ = std::fs::remove_dir_all(config.data.join(dir));
+    }
     let toolchain = toolchain();
     Ok(Arc::new(AppState {
         store: Arc::new(store),
@@ -105,6 +162,10 @@ pub fn open(config: Config) -> Result<Arc<AppState>, ServeError> {
         metrics: metrics::Metrics::default(),
         wake: tokio::sync::Notify::new(),
         toolchain,
+        checks: api::Checks::new(config.max_checks, config.check_queue),
+        lock_seed: tokio::sync::OnceCell::new(),
+        shutdown: tokio::sync::watch::Sender::new(false),
+        data_lock,
         config,
     }))
 }
@@ -123,20 +184,55 @@ fn toolchain() -> String {
     )
 }
 
-/// Binds `config.addr`, starts the workers and serves until Ctrl-C.
-/// Prints `braid serve: listening on http://ADDR` once ready.
+/// Locks the data directory, binds `config.addr`, starts the workers and
+/// serves until SIGINT or SIGTERM; then stops accepting, lets open requests
+/// finish, stops running builds (their jobs wait in the queue for the next
+/// start) and returns. Prints `braid serve: listening on http://ADDR` once
+/// ready.
 pub async fn serve(config: Config) -> Result<(), ServeError> {
     let addr = config.addr;
     let workers = config.workers;
+    let limits = config.limits;
     let state = open(config)?;
-    worker::spawn(state.clone(), workers);
     let listener = tokio::net::TcpListener::bind(addr).await.map_err(|source| ServeError::Bind { addr, source })?;
     let local = listener.local_addr().map_err(|source| ServeError::Bind { addr, source })?;
+    state.data_lock.record(&format!("http://{local}"))?;
+    let workers = worker::spawn(state.clone(), workers);
+    // The lock seed now, so that the first /v1/generate does not wait for it.
+    let early = state.clone();
+    tokio::spawn(async move {
+        if let Err(e) = api::lock_seed(&early).await {
+            tracing::warn!("preparing lock files: {}", e.detail);
+        }
+    });
     eprintln!("braid serve: listening on http://{local}");
-    axum::serve(listener, api::app(state))
-        .with_graceful_shutdown(async {
-            let _ = tokio::signal::ctrl_c().await;
-        })
-        .await
-        .map_err(|source| ServeError::Io { path: PathBuf::from("(socket)"), source })
+    let stop = state.shutdown.clone();
+    let shutdown = async move {
+        signalled().await;
+        eprintln!("braid serve: shutting down");
+        let _ = stop.send(true);
+    };
+    conn::serve(listener, api::app(state.clone()), limits, shutdown).await;
+    for w in workers {
+        let _ = w.await;
+    }
+    eprintln!("braid serve: stopped");
+    Ok(())
+}
+
+/// SIGINT (Ctrl-C) or SIGTERM.
+async fn signalled() {
+    let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
+    let term = async {
+        match term.as_mut() {
+            Some(t) => {
+                t.recv().await;
+            }
+            None => std::future::pending().await,
+        }
+    };
+    tokio::select! {
+        _ = tokio::signal::ctrl_c() => {}
+        () = term => {}
+    }
 }

@@ -16,12 +16,26 @@ const MTIME: u64 = 499_162_500;
 pub fn tar_gz(dir: &Path, prefix: &str) -> std::io::Result<Vec<u8>> {
     let mut files = Vec::new();
     collect(dir, dir, &mut files)?;
-    files.sort();
+    let entries = files
+        .into_iter()
+        .map(|rel| std::fs::read(dir.join(&rel)).map(|bytes| (rel, bytes)))
+        .collect::<std::io::Result<Vec<_>>>()?;
+    tar_gz_entries(entries.iter().map(|(rel, bytes)| (rel.as_str(), bytes.as_slice())), prefix)
+}
+
+/// Packs files given as (path relative to the archive's root, bytes),
+/// sorted by path, below `prefix/`: the same bytes as [`tar_gz`] of a
+/// directory holding them, without writing them anywhere.
+pub fn tar_gz_entries<'a>(
+    entries: impl IntoIterator<Item = (&'a str, &'a [u8])>,
+    prefix: &str,
+) -> std::io::Result<Vec<u8>> {
+    let mut entries: Vec<(&str, &[u8])> = entries.into_iter().collect();
+    entries.sort_by(|a, b| a.0.cmp(b.0));
     let gz = GzEncoder::new(Vec::new(), Compression::best());
     let mut tar = tar::Builder::new(gz);
     tar.mode(tar::HeaderMode::Deterministic);
-    for rel in files {
-        let bytes = std::fs::read(dir.join(&rel))?;
+    for (rel, bytes) in entries {
         let mut header = tar::Header::new_ustar();
         header.set_size(bytes.len() as u64);
         header.set_mode(0o644);
@@ -29,7 +43,7 @@ pub fn tar_gz(dir: &Path, prefix: &str) -> std::io::Result<Vec<u8>> {
         header.set_uid(0);
         header.set_gid(0);
         header.set_entry_type(tar::EntryType::Regular);
-        tar.append_data(&mut header, format!("{prefix}/{rel}"), bytes.as_slice())?;
+        tar.append_data(&mut header, format!("{prefix}/{rel}"), bytes)?;
     }
     tar.into_inner()?.finish()
 }
@@ -66,6 +80,8 @@ mod tests {
         let names: Vec<String> =
             archive.entries().unwrap().map(|e| e.unwrap().path().unwrap().to_string_lossy().into_owned()).collect();
         assert_eq!(names, ["package/package.json", "package/src/a.js"]);
+        let in_memory: [(&str, &[u8]); 2] = [("src/a.js", b"x"), ("package.json", b"{}")];
+        assert_eq!(a, tar_gz_entries(in_memory, "package").unwrap(), "the same bytes without a directory");
         std::fs::remove_dir_all(dir).unwrap();
     }
 }

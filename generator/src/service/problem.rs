@@ -1,6 +1,8 @@
 //! Errors of the HTTP API as `application/problem+json` (RFC 9457): a status,
 //! a short title and a `detail` that says what to fix; validation failures
-//! also carry the diagnostics.
+//! also carry the diagnostics. A 500 says nothing of the server's insides
+//! (no paths, no error chain): the detail goes to the server's log under a
+//! reference the body gives. A 503 carries `Retry-After` when waiting helps.
 
 use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
@@ -21,6 +23,9 @@ pub struct Problem {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schema(value_type = Option<Vec<Object>>)]
     pub diagnostics: Option<Vec<Diagnostic>>,
+    /// Seconds, for the `Retry-After` header.
+    #[serde(skip)]
+    pub retry_after: Option<u64>,
 }
 
 impl Problem {
@@ -31,6 +36,7 @@ impl Problem {
             status: status.as_u16(),
             detail: detail.into(),
             diagnostics: None,
+            retry_after: None,
         }
     }
 
@@ -42,9 +48,38 @@ impl Problem {
         Self::new(StatusCode::NOT_FOUND, detail)
     }
 
+    /// A failure of the server: the detail is logged, not sent.
     pub fn internal(detail: impl std::fmt::Display) -> Self {
-        tracing::error!("internal error: {detail}");
-        Self::new(StatusCode::INTERNAL_SERVER_ERROR, format!("the server failed: {detail}"))
+        let reference = uuid::Uuid::new_v4().simple().to_string()[..12].to_string();
+        tracing::error!(reference, "internal error: {detail}");
+        Self::new(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            format!("the server failed; its log has the details under reference {reference}"),
+        )
+    }
+
+    /// 503: the service cannot take this now; `retry_after` seconds when
+    /// waiting helps.
+    pub fn unavailable(detail: impl Into<String>, retry_after: Option<u64>) -> Self {
+        let mut p = Self::new(StatusCode::SERVICE_UNAVAILABLE, detail);
+        p.retry_after = retry_after;
+        p
+    }
+
+    /// A store error as the client should see it: a database that was
+    /// deleted or a full disk is a 503, anything else a 500.
+    pub fn from_store(e: super::store::StoreError) -> Self {
+        if e.is_disk_full() {
+            tracing::error!("database: {e}");
+            return Self::unavailable("the server's disk is full; try again later", Some(30));
+        }
+        match e {
+            super::store::StoreError::Gone(_) => Self::unavailable(
+                format!("{e}; the service answers reads but takes no writes until an operator restarts it"),
+                None,
+            ),
+            e => Self::internal(e),
+        }
     }
 
     pub fn invalid_manifest(diagnostics: Vec<Diagnostic>) -> Self {
@@ -62,6 +97,10 @@ impl IntoResponse for Problem {
     fn into_response(self) -> Response {
         let status = StatusCode::from_u16(self.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
         let body = serde_json::to_vec(&self).unwrap_or_default();
-        (status, [(header::CONTENT_TYPE, "application/problem+json")], body).into_response()
+        let mut response = (status, [(header::CONTENT_TYPE, "application/problem+json")], body).into_response();
+        if let Some(seconds) = self.retry_after {
+            response.headers_mut().insert(header::RETRY_AFTER, seconds.into());
+        }
+        response
     }
 }

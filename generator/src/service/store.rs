@@ -1,8 +1,13 @@
 //! Service state in SQLite (WAL): workflows (one row per build key), jobs
 //! (the persisted queue) and artifacts. Submissions run in an immediate
 //! transaction, so identical manifests arriving together get one job.
+//! Before every write the database file is checked to still be the one
+//! opened: a file deleted or replaced under the server would otherwise take
+//! every later write silently into an unlinked inode.
 
-use std::path::Path;
+use std::os::unix::fs::MetadataExt as _;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -10,14 +15,33 @@ use rusqlite::{params, Connection, OptionalExtension};
 use serde::Serialize;
 
 #[derive(Debug, thiserror::Error)]
-#[error("database: {0}")]
-pub struct StoreError(#[from] rusqlite::Error);
+pub enum StoreError {
+    #[error("database: {0}")]
+    Sqlite(#[from] rusqlite::Error),
+    #[error("{path}: {source}")]
+    Io { path: PathBuf, source: std::io::Error },
+    /// The database file is no longer the one the server opened.
+    #[error("the database file {0} was deleted or replaced while the server ran; it takes no writes until the server is restarted")]
+    Gone(String),
+}
+
+impl StoreError {
+    /// SQLite could not write for lack of space.
+    pub fn is_disk_full(&self) -> bool {
+        matches!(self, StoreError::Sqlite(rusqlite::Error::SqliteFailure(e, _)) if e.code == rusqlite::ErrorCode::DiskFull)
+    }
+}
 
 /// How many times a build interrupted by a crash is started again.
 pub const MAX_ATTEMPTS: i64 = 2;
 
 pub struct Store {
     conn: Mutex<Connection>,
+    path: PathBuf,
+    /// Device and inode of the file opened.
+    identity: (u64, u64),
+    /// Set once the file is found deleted or replaced; never cleared.
+    gone: AtomicBool,
 }
 
 /// An artifact of a built workflow.
@@ -73,6 +97,8 @@ pub struct Claimed {
     pub workflow_id: String,
     pub manifest: String,
     pub targets: Vec<String>,
+    /// 1 for the first run, 2 after a restart interrupted it, ...
+    pub attempt: i64,
 }
 
 fn now() -> i64 {
@@ -109,7 +135,32 @@ impl Store {
              CREATE INDEX IF NOT EXISTS jobs_state ON jobs(state, seq);
              CREATE TABLE IF NOT EXISTS artifacts (cid TEXT PRIMARY KEY, size INTEGER NOT NULL, media_type TEXT NOT NULL);",
         )?;
-        Ok(Self { conn: Mutex::new(conn) })
+        let identity = file_identity(path).map_err(|source| StoreError::Io { path: path.to_path_buf(), source })?;
+        Ok(Self { conn: Mutex::new(conn), path: path.to_path_buf(), identity, gone: AtomicBool::new(false) })
+    }
+
+    /// The file was deleted or replaced since the server opened it.
+    pub fn is_gone(&self) -> bool {
+        self.gone.load(Ordering::Relaxed)
+    }
+
+    /// Refuses writes once the file on disk is not the one opened (checked
+    /// on every write, so the first write after a deletion already fails).
+    pub fn check_file(&self) -> Result<(), StoreError> {
+        let name = || self.path.file_name().map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+        if self.is_gone() {
+            return Err(StoreError::Gone(name()));
+        }
+        if file_identity(&self.path).ok() != Some(self.identity) {
+            if !self.gone.swap(true, Ordering::Relaxed) {
+                tracing::error!(
+                    "{} was deleted or replaced while the server ran: refusing every write from now on; restart the server",
+                    self.path.display()
+                );
+            }
+            return Err(StoreError::Gone(name()));
+        }
+        Ok(())
     }
 
     fn conn(&self) -> std::sync::MutexGuard<'_, Connection> {
@@ -118,10 +169,17 @@ impl Store {
         self.conn.lock().unwrap_or_else(|e| e.into_inner())
     }
 
+    /// The connection, for a write: the file is checked first.
+    fn writer(&self) -> Result<std::sync::MutexGuard<'_, Connection>, StoreError> {
+        let conn = self.conn();
+        self.check_file()?;
+        Ok(conn)
+    }
+
     /// After a crash: jobs left `running` were interrupted. They run again,
     /// unless they already had [`MAX_ATTEMPTS`]; then they fail.
     pub fn recover(&self) -> Result<(usize, usize), StoreError> {
-        let conn = self.conn();
+        let conn = self.writer()?;
         let retried = conn.execute(
             "UPDATE jobs SET state = 'queued', progress = 'requeued after a restart' WHERE state = 'running' AND attempts < ?1",
             params![MAX_ATTEMPTS],
@@ -143,7 +201,7 @@ impl Store {
     /// Records a submission: reuses a finished build, joins a pending one,
     /// or queues a new job.
     pub fn submit(&self, id: &str, name: &str, manifest: &str, targets: &[String]) -> Result<Submission, StoreError> {
-        let mut conn = self.conn();
+        let mut conn = self.writer()?;
         let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
         let existing: Option<(String, Option<String>)> = tx
             .query_row("SELECT state, artifacts FROM workflows WHERE id = ?1", params![id], |r| {
@@ -184,7 +242,7 @@ impl Store {
 
     /// Takes the oldest queued job, marking it running.
     pub fn claim(&self) -> Result<Option<Claimed>, StoreError> {
-        let mut conn = self.conn();
+        let mut conn = self.writer()?;
         let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
         let next: Option<(String, String)> = tx
             .query_row("SELECT id, workflow_id FROM jobs WHERE state = 'queued' ORDER BY seq LIMIT 1", [], |r| {
@@ -200,12 +258,47 @@ impl Store {
             tx.query_row("SELECT manifest, targets FROM workflows WHERE id = ?1", params![workflow_id], |r| {
                 Ok((r.get(0)?, r.get(1)?))
             })?;
+        let attempt: i64 = tx.query_row("SELECT attempts FROM jobs WHERE id = ?1", params![job_id], |r| r.get(0))?;
         tx.commit()?;
-        Ok(Some(Claimed { job_id, workflow_id, manifest, targets: serde_json::from_str(&targets).unwrap_or_default() }))
+        Ok(Some(Claimed {
+            job_id,
+            workflow_id,
+            manifest,
+            targets: serde_json::from_str(&targets).unwrap_or_default(),
+            attempt,
+        }))
+    }
+
+    /// Puts a running job back in the queue without counting the attempt
+    /// (the server is shutting down; the next start runs it).
+    pub fn requeue(&self, job_id: &str) -> Result<(), StoreError> {
+        self.writer()?.execute(
+            "UPDATE jobs SET state = 'queued', attempts = MAX(attempts - 1, 0), progress = 'requeued: the server shut down'
+             WHERE id = ?1 AND state = 'running'",
+            params![job_id],
+        )?;
+        Ok(())
+    }
+
+    /// Forgets artifacts found damaged or missing on disk: their rows go, and
+    /// every build listing one of them is `missing`, so that the next
+    /// identical submission builds again.
+    pub fn forget_artifacts(&self, cids: &[String]) -> Result<(), StoreError> {
+        let mut conn = self.writer()?;
+        let tx = conn.transaction()?;
+        for cid in cids {
+            tx.execute("DELETE FROM artifacts WHERE cid = ?1", params![cid])?;
+            tx.execute(
+                "UPDATE workflows SET state = 'missing' WHERE state = 'succeeded' AND instr(artifacts, ?1) > 0",
+                params![format!("\"{cid}\"")],
+            )?;
+        }
+        tx.commit()?;
+        Ok(())
     }
 
     pub fn progress(&self, job_id: &str, progress: &str, log: &str) -> Result<(), StoreError> {
-        self.conn().execute(
+        self.writer()?.execute(
             "UPDATE jobs SET progress = ?2, log = ?3 WHERE id = ?1",
             params![job_id, progress, tail(log, 64 * 1024)],
         )?;
@@ -219,7 +312,7 @@ impl Store {
         report: &serde_json::Value,
         artifacts: &[Artifact],
     ) -> Result<(), StoreError> {
-        let mut conn = self.conn();
+        let mut conn = self.writer()?;
         let tx = conn.transaction()?;
         for a in artifacts {
             tx.execute(
@@ -240,7 +333,7 @@ impl Store {
     }
 
     pub fn fail(&self, job_id: &str, workflow_id: &str, error: &str) -> Result<(), StoreError> {
-        let mut conn = self.conn();
+        let mut conn = self.writer()?;
         let tx = conn.transaction()?;
         tx.execute(
             "UPDATE jobs SET state = 'failed', error = ?2, finished_at = ?3 WHERE id = ?1",
@@ -312,6 +405,11 @@ impl Store {
     }
 }
 
+fn file_identity(path: &Path) -> std::io::Result<(u64, u64)> {
+    let meta = std::fs::metadata(path)?;
+    Ok((meta.dev(), meta.ino()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -320,6 +418,45 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("braid-store-{}", uuid::Uuid::new_v4().simple()));
         std::fs::create_dir_all(&dir).unwrap();
         Store::open(&dir.join("db.sqlite")).unwrap()
+    }
+
+    #[test]
+    fn a_deleted_database_takes_no_more_writes() {
+        let s = store();
+        s.submit("w1", "a", "{}", &[]).unwrap();
+        std::fs::remove_file(&s.path).unwrap();
+        let err = s.submit("w2", "a", "{}", &[]).unwrap_err();
+        assert!(matches!(err, StoreError::Gone(_)), "{err}");
+        assert!(s.is_gone());
+        assert!(matches!(s.claim(), Err(StoreError::Gone(_))));
+        // A new file at the same path is not the database either.
+        std::fs::write(&s.path, b"").unwrap();
+        assert!(matches!(s.submit("w3", "a", "{}", &[]), Err(StoreError::Gone(_))));
+        assert!(s.job_counts().is_ok(), "reads still answer");
+    }
+
+    #[test]
+    fn forgotten_artifacts_make_their_builds_run_again() {
+        let s = store();
+        let t = vec!["native".to_string()];
+        let Submission::Queued { job_id } = s.submit("w1", "a", "{}", &t).unwrap() else { panic!() };
+        s.claim().unwrap().unwrap();
+        let a = Artifact { name: "x.wasm".into(), cid: "c1".into(), size: 1, media_type: "application/wasm".into() };
+        s.succeed(&job_id, "w1", &serde_json::json!({}), std::slice::from_ref(&a)).unwrap();
+        s.forget_artifacts(&["c1".into()]).unwrap();
+        assert_eq!(s.artifact("c1").unwrap(), None);
+        assert_eq!(s.workflow("w1").unwrap().unwrap().state, "missing");
+        assert!(matches!(s.submit("w1", "a", "{}", &t).unwrap(), Submission::Queued { .. }));
+    }
+
+    #[test]
+    fn a_requeued_job_keeps_its_attempts() {
+        let s = store();
+        let Submission::Queued { job_id } = s.submit("w", "a", "{}", &[]).unwrap() else { panic!() };
+        assert_eq!(s.claim().unwrap().unwrap().attempt, 1);
+        s.requeue(&job_id).unwrap();
+        assert_eq!(s.job(&job_id).unwrap().unwrap().state, "queued");
+        assert_eq!(s.claim().unwrap().unwrap().attempt, 1, "a shutdown does not count as an attempt");
     }
 
     #[test]

@@ -1,83 +1,165 @@
 //! Build workers: a bounded pool that takes jobs from the persisted queue
-//! and runs each as a `braid build` child process in its own process group
-//! (so a timeout kills cargo and everything under it), streams its progress
-//! and log into the job, then packs the outputs into the artifact store and
+//! and runs each as a `braid build` child in its own process group (so a
+//! timeout kills cargo and everything under it), streams its progress and
+//! log into the job, then packs the outputs into the artifact store and
 //! records them in one transaction.
+//!
+//! Every way a build can end ends its job: success or failure is recorded
+//! (retried until the store takes it, e.g. once a full disk has room
+//! again), the attempt's own directory `builds/<job>.<attempt>` is removed
+//! on every path, and logs and errors are stored with the server's paths
+//! made relative (the build directory) or named (`<data>`, `<target-dir>`,
+//! `~`). The child runs under a small `sh` that kills its whole process
+//! group when the server dies (`PR_SET_PDEATHSIG`), even by `kill -9`; on
+//! SIGTERM or SIGINT the running build is stopped and its job queued again.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use tokio::io::{AsyncBufReadExt, BufReader};
 
-use super::store::{Artifact, Claimed};
+use super::store::{Artifact, Claimed, Store, StoreError};
 use super::{pack, AppState};
 
-/// Starts `n` workers.
-pub fn spawn(state: Arc<AppState>, n: usize) {
-    for i in 0..n {
-        let state = state.clone();
-        tokio::spawn(async move {
-            loop {
-                let store = state.store.clone();
-                let claimed = tokio::task::spawn_blocking(move || store.claim()).await;
-                match claimed {
-                    Ok(Ok(Some(job))) => {
-                        tracing::info!(worker = i, job = %job.job_id, "build started");
-                        run(&state, job).await;
-                    }
-                    Ok(Ok(None)) => {
-                        // Woken by a submission, or poll now and then.
-                        let _ = tokio::time::timeout(std::time::Duration::from_secs(2), state.wake.notified()).await;
-                    }
-                    Ok(Err(e)) => {
-                        tracing::error!("claiming a job: {e}");
-                        tokio::time::sleep(std::time::Duration::from_secs(1)).await;
-                    }
-                    Err(e) => tracing::error!("worker task: {e}"),
+/// Starts `n` workers; each returns once the server shuts down.
+pub fn spawn(state: Arc<AppState>, n: usize) -> Vec<tokio::task::JoinHandle<()>> {
+    (0..n).map(|i| tokio::spawn(work(state.clone(), i))).collect()
+}
+
+async fn work(state: Arc<AppState>, i: usize) {
+    let mut stop = state.shutdown.subscribe();
+    while !*stop.borrow() {
+        let store = state.store.clone();
+        match tokio::task::spawn_blocking(move || store.claim()).await {
+            Ok(Ok(Some(job))) => {
+                tracing::info!(worker = i, job = %job.job_id, attempt = job.attempt, "build started");
+                // A panic in the build's code must still end the job.
+                let run = tokio::spawn(run(state.clone(), job.clone())).await;
+                if let Err(e) = run {
+                    tracing::error!(job = %job.job_id, "the build task failed: {e}");
+                    let _ = tokio::fs::remove_dir_all(build_dir(&state, &job)).await;
+                    let (id, wf) = (job.job_id.clone(), job.workflow_id.clone());
+                    record(&state, move |s| s.fail(&id, &wf, "the build failed inside the server (see its log)")).await;
                 }
             }
-        });
+            Ok(Ok(None)) => {
+                // Woken by a submission, or poll now and then.
+                tokio::select! {
+                    () = state.wake.notified() => {}
+                    () = tokio::time::sleep(Duration::from_secs(2)) => {}
+                    _ = stop.changed() => {}
+                }
+            }
+            Ok(Err(e)) => {
+                tracing::error!("claiming a job: {e}");
+                tokio::select! {
+                    () = tokio::time::sleep(Duration::from_secs(5)) => {}
+                    _ = stop.changed() => {}
+                }
+            }
+            Err(e) => tracing::error!("worker task: {e}"),
+        }
     }
 }
 
-async fn run(state: &Arc<AppState>, job: Claimed) {
+/// How a build ended.
+enum Outcome {
+    Built(serde_json::Value, Vec<Artifact>),
+    Failed(String),
+    /// The server is shutting down.
+    Stopped,
+}
+
+fn build_dir(state: &AppState, job: &Claimed) -> PathBuf {
+    state.config.data.join("builds").join(format!("{}.{}", job.job_id, job.attempt))
+}
+
+async fn run(state: Arc<AppState>, job: Claimed) {
     state.metrics.builds_started.fetch_add(1, Ordering::Relaxed);
     let start = Instant::now();
-    let result = build(state, &job).await;
+    let dir = build_dir(&state, &job);
+    let outcome = build(&state, &job, &dir).await;
+    let _ = tokio::fs::remove_dir_all(&dir).await;
     let ms = start.elapsed().as_millis() as u64;
-    let store = state.store.clone();
-    let recorded = match result {
-        Ok((report, artifacts)) => {
+    let (id, wf) = (job.job_id.clone(), job.workflow_id.clone());
+    match outcome {
+        Outcome::Built(report, artifacts) => {
             state.metrics.build_finished(ms, true);
-            tokio::task::spawn_blocking(move || store.succeed(&job.job_id, &job.workflow_id, &report, &artifacts)).await
+            record(&state, move |s| s.succeed(&id, &wf, &report, &artifacts)).await;
         }
-        Err(error) => {
+        Outcome::Failed(error) => {
             state.metrics.build_finished(ms, false);
+            let error = Redact::new(&state.config, state.sources.root(), &dir).apply(&error);
             tracing::warn!(job = %job.job_id, "build failed: {}", error.lines().next().unwrap_or_default());
-            tokio::task::spawn_blocking(move || store.fail(&job.job_id, &job.workflow_id, &error)).await
+            record(&state, move |s| s.fail(&id, &wf, &error)).await;
         }
-    };
-    match recorded {
-        Ok(Ok(())) => {}
-        Ok(Err(e)) => tracing::error!("recording a finished build: {e}"),
-        Err(e) => tracing::error!("recording a finished build: {e}"),
+        Outcome::Stopped => {
+            tracing::info!(job = %job.job_id, "build stopped by the shutdown; it runs again at the next start");
+            let _ = tokio::task::spawn_blocking(move || state.store.requeue(&id)).await;
+        }
     }
 }
 
-/// Runs the build; returns the report and the stored artifacts, or the
-/// error with the end of the log.
-async fn build(state: &Arc<AppState>, job: &Claimed) -> Result<(serde_json::Value, Vec<Artifact>), String> {
-    let dir = state.config.data.join("builds").join(&job.job_id);
-    let _ = tokio::fs::remove_dir_all(&dir).await;
-    tokio::fs::create_dir_all(&dir).await.map_err(|e| format!("{}: {e}", dir.display()))?;
+/// Records how a job ended, retrying (1 s, 2 s, ... 30 s apart) until the
+/// store takes it: a full disk may have room again once the build's files
+/// are gone. Gives up only when the database is gone or the server stops
+/// (the job is then `running` in the store, and the next start retries it).
+async fn record(state: &Arc<AppState>, write: impl Fn(&Store) -> Result<(), StoreError> + Send + Sync + 'static) {
+    let write = Arc::new(write);
+    let mut stop = state.shutdown.subscribe();
+    let mut delay = Duration::from_secs(1);
+    loop {
+        let (store, w) = (state.store.clone(), write.clone());
+        let e = match tokio::task::spawn_blocking(move || w(&store)).await {
+            Ok(Ok(())) => return,
+            Ok(Err(e)) => e.to_string(),
+            Err(e) => e.to_string(),
+        };
+        if state.store.is_gone() {
+            tracing::error!("recording a finished build: {e}");
+            return;
+        }
+        tracing::error!("recording a finished build: {e}; trying again in {} s", delay.as_secs());
+        tokio::select! {
+            () = tokio::time::sleep(delay) => {}
+            () = stopped(&mut stop) => return,
+        }
+        delay = (delay * 2).min(Duration::from_secs(30));
+    }
+}
+
+/// Returns once the server shuts down.
+async fn stopped(stop: &mut tokio::sync::watch::Receiver<bool>) {
+    let _ = stop.wait_for(|stopped| *stopped).await;
+}
+
+/// The child: `sh` runs `braid build` in the background and, on SIGTERM
+/// (the parent-death signal set below), kills its whole process group.
+const SUPERVISOR: &str = r#"trap 'kill -s KILL 0' TERM; "$@" & wait $!"#;
+
+/// Runs the build in `dir`.
+async fn build(state: &Arc<AppState>, job: &Claimed, dir: &Path) -> Outcome {
+    match build_in(state, job, dir).await {
+        Ok(outcome) => outcome,
+        Err(error) => Outcome::Failed(error),
+    }
+}
+
+async fn build_in(state: &Arc<AppState>, job: &Claimed, dir: &Path) -> Result<Outcome, String> {
+    let _ = tokio::fs::remove_dir_all(dir).await;
+    tokio::fs::create_dir_all(dir).await.map_err(|e| format!("{}: {e}", dir.display()))?;
     let manifest = dir.join("manifest.json");
     tokio::fs::write(&manifest, &job.manifest).await.map_err(|e| format!("{}: {e}", manifest.display()))?;
     let out = dir.join("out");
 
-    let mut cmd = tokio::process::Command::new(&state.config.braid_exe);
-    cmd.arg("build")
+    let mut cmd = tokio::process::Command::new("/bin/sh");
+    cmd.arg("-c")
+        .arg(SUPERVISOR)
+        .arg("braid-build")
+        .arg(&state.config.braid_exe)
+        .arg("build")
         .arg(&manifest)
         .arg("-o")
         .arg(&out)
@@ -85,21 +167,41 @@ async fn build(state: &Arc<AppState>, job: &Claimed) -> Result<(serde_json::Valu
         .arg(job.targets.join(","))
         .arg("--target-dir")
         .arg(&state.config.target_dir)
+        // Marks every process of the build (tests look for it).
+        .env("BRAID_SERVE_JOB", &job.job_id)
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::piped())
         .process_group(0)
         .kill_on_drop(true);
-    let mut child = cmd.spawn().map_err(|e| format!("cannot start {}: {e}", state.config.braid_exe.display()))?;
-    let pid = child.id();
+    let server = std::process::id();
+    // SAFETY: the closure runs in the forked child before exec and calls
+    // only async-signal-safe functions (prctl, getppid); it allocates only
+    // on the error path, where the child is about to exit anyway.
+    unsafe {
+        cmd.pre_exec(move || {
+            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM as libc::c_ulong) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            // The server may have died before the signal was set.
+            if libc::getppid() as u32 != server {
+                return Err(std::io::Error::other("the server exited"));
+            }
+            Ok(())
+        });
+    }
+    let mut child = cmd.spawn().map_err(|e| format!("cannot start the build: {e}"))?;
+    let group = Group(child.id());
     let stderr = child.stderr.take().expect("stderr is piped");
     let store = state.store.clone();
     let job_id = job.job_id.clone();
+    let redact = Redact::new(&state.config, state.sources.root(), dir);
     let logger = tokio::spawn(async move {
         let mut lines = BufReader::new(stderr).lines();
         let mut log = String::new();
         let mut progress = String::from("starting");
         while let Ok(Some(line)) = lines.next_line().await {
+            let line = redact.apply(&line);
             if line.starts_with('[') {
                 progress = line.clone();
             }
@@ -110,13 +212,22 @@ async fn build(state: &Arc<AppState>, job: &Claimed) -> Result<(serde_json::Valu
         }
         log
     });
-    let status = match tokio::time::timeout(state.config.build_timeout, child.wait()).await {
+    let mut stop = state.shutdown.subscribe();
+    let status = tokio::select! {
+        status = tokio::time::timeout(state.config.build_timeout, child.wait()) => status,
+        () = stopped(&mut stop) => {
+            group.kill();
+            let _ = child.wait().await;
+            group.disarm();
+            return Ok(Outcome::Stopped);
+        }
+    };
+    let status = match status {
         Ok(status) => status.map_err(|e| format!("waiting for the build: {e}"))?,
         Err(_) => {
-            if let Some(pid) = pid {
-                kill_group(pid);
-            }
+            group.kill();
             let _ = child.wait().await;
+            group.disarm();
             let log = logger.await.unwrap_or_default();
             return Err(format!(
                 "the build took longer than {} s and was stopped\n{}",
@@ -125,14 +236,16 @@ async fn build(state: &Arc<AppState>, job: &Claimed) -> Result<(serde_json::Valu
             ));
         }
     };
+    group.disarm();
     let log = logger.await.unwrap_or_default();
     if !status.success() {
         return Err(format!("braid build failed ({status})\n{}", super::store::tail(&log, 4096)));
     }
     let state2 = state.clone();
-    let packed = tokio::task::spawn_blocking(move || collect(&state2, &out)).await.map_err(|e| e.to_string())??;
-    let _ = tokio::fs::remove_dir_all(&dir).await;
-    Ok(packed)
+    let out2 = out.clone();
+    let (report, artifacts) =
+        tokio::task::spawn_blocking(move || collect(&state2, &out2)).await.map_err(|e| e.to_string())??;
+    Ok(Outcome::Built(report, artifacts))
 }
 
 /// Packs `out/` into artifacts in the store.
@@ -167,10 +280,122 @@ fn collect(state: &AppState, out: &Path) -> Result<(serde_json::Value, Vec<Artif
     Ok((report, artifacts))
 }
 
-fn kill_group(pid: u32) {
-    // SAFETY: kill(2) with a negative pid signals the process group the
-    // child leads (process_group(0)); it touches no memory of ours.
-    unsafe {
-        libc::kill(-(pid as i32), libc::SIGKILL);
+/// The process group a build child leads; killed when dropped unless the
+/// child was waited for.
+struct Group(Option<u32>);
+
+impl Group {
+    fn kill(&self) {
+        if let Some(pid) = self.0 {
+            // SAFETY: kill(2) with a negative pid signals the process group
+            // the child leads (process_group(0)); it touches no memory of ours.
+            unsafe {
+                libc::kill(-(pid as i32), libc::SIGKILL);
+            }
+        }
+    }
+
+    fn disarm(mut self) {
+        self.0 = None;
+    }
+}
+
+impl Drop for Group {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+/// Makes the server's absolute paths in a build's log and error relative to
+/// the build directory, or names them: `<data>`, `<target-dir>`, `<braid>`
+/// (the operations' sources), `~` (the home directory).
+struct Redact {
+    /// (prefix, replacement), longest prefix first.
+    rules: Vec<(String, String)>,
+}
+
+impl Redact {
+    fn new(config: &super::Config, sources: &Path, build_dir: &Path) -> Self {
+        let mut named: Vec<(PathBuf, &str)> = vec![
+            (build_dir.to_path_buf(), "."),
+            (config.data.clone(), "<data>"),
+            (config.target_dir.clone(), "<target-dir>"),
+            (sources.to_path_buf(), "<braid>"),
+        ];
+        if let Some(home) = std::env::var_os("HOME") {
+            named.push((PathBuf::from(home), "~"));
+        }
+        let mut rules = Vec::new();
+        for (path, name) in named {
+            for p in [path.canonicalize().ok(), std::path::absolute(&path).ok(), Some(path)].into_iter().flatten() {
+                let p = p.to_string_lossy().trim_end_matches('/').to_string();
+                if p.len() > 1 && !rules.iter().any(|(q, _)| *q == p) {
+                    rules.push((p, name.to_string()));
+                }
+            }
+        }
+        rules.sort_by_key(|(prefix, _)| std::cmp::Reverse(prefix.len()));
+        Self { rules }
+    }
+
+    fn apply(&self, text: &str) -> String {
+        let mut text = text.to_string();
+        for (prefix, name) in &self.rules {
+            text = replace_path(&text, prefix, name);
+        }
+        text
+    }
+}
+
+/// Replaces `prefix` where it is a whole path or the start of one (followed
+/// by `/` or by a character that cannot continue a file name in a log).
+fn replace_path(text: &str, prefix: &str, name: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find(prefix) {
+        let after = &rest[at + prefix.len()..];
+        let whole = after.chars().next().is_none_or(|c| !(c.is_alphanumeric() || "_-.".contains(c)));
+        out.push_str(&rest[..at]);
+        if whole {
+            if name == "." && after.starts_with('/') {
+                rest = &after[1..];
+                continue;
+            }
+            out.push_str(name);
+        } else {
+            out.push_str(prefix);
+        }
+        rest = after;
+    }
+    out.push_str(rest);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_are_relative_to_the_build_or_named() {
+        let mut config = super::super::Config::for_tests(PathBuf::from("/srv/braid-data"));
+        config.target_dir = PathBuf::from("/var/cache/braid/target");
+        let r = Redact::new(&config, Path::new("/opt/braid"), Path::new("/srv/braid-data/builds/abc.1"));
+        let home = std::env::var("HOME").unwrap_or_default();
+        let log = format!(
+            "error: /srv/braid-data/builds/abc.1/out/crate/src/lib.rs:3\n\
+             built in /srv/braid-data/builds/abc.1; report: /srv/braid-data/builds/abc.1/out/report.json\n\
+             /srv/braid-data/artifacts/x.tmp: No space left on device\n\
+             --> /var/cache/braid/target/braid-staging/src/lib.rs and {home}/.cargo/registry/x.rs\n\
+             /srv/braid-data2/y is another directory"
+        );
+        let shown = r.apply(&log);
+        assert_eq!(
+            shown,
+            "error: out/crate/src/lib.rs:3\n\
+             built in .; report: out/report.json\n\
+             <data>/artifacts/x.tmp: No space left on device\n\
+             --> <target-dir>/braid-staging/src/lib.rs and ~/.cargo/registry/x.rs\n\
+             /srv/braid-data2/y is another directory"
+        );
     }
 }

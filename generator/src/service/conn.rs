@@ -1,0 +1,255 @@
+//! Serving connections: HTTP/1.1 (hyper) with a cap on open connections and
+//! deadlines on each one, so slow or idle clients cannot hold the server:
+//!
+//! - a connection waiting for a request (new, or kept alive after a
+//!   response) is closed when no byte comes for the idle timeout;
+//! - once a request's first byte is in, its headers must be complete within
+//!   the header timeout (a slowloris trickling bytes is closed);
+//! - a response the client stops reading is dropped when no byte can be
+//!   sent for the idle timeout;
+//! - the request body has its own deadline ([`super::api`] reads it whole,
+//!   within the body timeout, or answers 408).
+//!
+//! Past the connection cap, new connections wait in the listen backlog
+//! until one closes. Shutdown stops accepting and gives open requests a
+//! grace period.
+
+use std::convert::Infallible;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use axum::Router;
+use http_body_util::BodyExt as _;
+use hyper_util::rt::TokioIo;
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+use tokio::net::TcpListener;
+use tokio::time::{Instant, Sleep};
+use tower::ServiceExt as _;
+
+/// Connection limits (`braid serve` flags).
+#[derive(Debug, Clone, Copy)]
+pub struct Limits {
+    /// From a request's first byte to the end of its headers.
+    pub header_timeout: Duration,
+    /// No byte received while waiting for a request, or none sent while
+    /// writing a response.
+    pub idle_timeout: Duration,
+    /// Open connections at most.
+    pub max_connections: usize,
+}
+
+/// How long open requests may finish after shutdown begins.
+const SHUTDOWN_GRACE: Duration = Duration::from_secs(10);
+
+/// What one connection is doing, shared by its socket and its requests.
+#[derive(Debug)]
+struct Activity {
+    /// Requests whose response is not fully sent.
+    in_flight: usize,
+    /// When the connection last became idle (opened, or a response ended).
+    idle_since: Instant,
+    /// When the first byte of the next request arrived.
+    request_started: Option<Instant>,
+    /// The task last waiting to read: woken when the connection becomes
+    /// idle, so that it sets the idle deadline (hyper would otherwise wait
+    /// for bytes without polling again).
+    reader: Option<std::task::Waker>,
+}
+
+type Shared = Arc<Mutex<Activity>>;
+
+fn lock(a: &Shared) -> std::sync::MutexGuard<'_, Activity> {
+    a.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Marks a request in flight until dropped (with its response body).
+struct InFlight(Shared);
+
+impl InFlight {
+    fn start(shared: &Shared) -> Self {
+        let mut a = lock(shared);
+        a.in_flight += 1;
+        a.request_started = None;
+        Self(shared.clone())
+    }
+}
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        let mut a = lock(&self.0);
+        a.in_flight -= 1;
+        if a.in_flight == 0 {
+            a.idle_since = Instant::now();
+            a.request_started = None;
+            if let Some(reader) = a.reader.take() {
+                reader.wake();
+            }
+        }
+    }
+}
+
+/// A socket whose reads and writes fail with `TimedOut` past the deadlines.
+struct Guarded<S> {
+    io: S,
+    shared: Shared,
+    limits: Limits,
+    read_timer: Pin<Box<Sleep>>,
+    write_timer: Pin<Box<Sleep>>,
+    write_stalled_since: Option<Instant>,
+}
+
+impl<S> Guarded<S> {
+    fn new(io: S, shared: Shared, limits: Limits) -> Self {
+        let far = Instant::now() + Duration::from_secs(86_400 * 365);
+        Self {
+            io,
+            shared,
+            limits,
+            read_timer: Box::pin(tokio::time::sleep_until(far)),
+            write_timer: Box::pin(tokio::time::sleep_until(far)),
+            write_stalled_since: None,
+        }
+    }
+}
+
+/// Polls `timer` set to `deadline`: an error once it has passed.
+fn expired(timer: &mut Pin<Box<Sleep>>, deadline: Instant, cx: &mut Context<'_>, what: &str) -> Option<std::io::Error> {
+    if timer.deadline() != deadline {
+        timer.as_mut().reset(deadline);
+    }
+    timer.as_mut().poll(cx).is_ready().then(|| std::io::Error::new(std::io::ErrorKind::TimedOut, what.to_string()))
+}
+
+impl<S: AsyncRead + Unpin> AsyncRead for Guarded<S> {
+    fn poll_read(self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<std::io::Result<()>> {
+        let this = self.get_mut();
+        let before = buf.filled().len();
+        match Pin::new(&mut this.io).poll_read(cx, buf) {
+            Poll::Ready(Ok(())) => {
+                if buf.filled().len() > before {
+                    let mut a = lock(&this.shared);
+                    if a.in_flight == 0 && a.request_started.is_none() {
+                        a.request_started = Some(Instant::now());
+                    }
+                }
+                Poll::Ready(Ok(()))
+            }
+            Poll::Pending => {
+                let deadline = {
+                    let mut a = lock(&this.shared);
+                    a.reader = Some(cx.waker().clone());
+                    match (a.in_flight, a.request_started) {
+                        // A handler is working, or the body is being read
+                        // (under the body timeout): no read deadline here.
+                        (n, _) if n > 0 => None,
+                        (_, Some(started)) => Some((started + this.limits.header_timeout, "request headers too slow")),
+                        (_, None) => Some((a.idle_since + this.limits.idle_timeout, "idle connection")),
+                    }
+                };
+                if let Some((deadline, what)) = deadline {
+                    if let Some(e) = expired(&mut this.read_timer, deadline, cx, what) {
+                        return Poll::Ready(Err(e));
+                    }
+                }
+                Poll::Pending
+            }
+            other => other,
+        }
+    }
+}
+
+impl<S: AsyncWrite + Unpin> AsyncWrite for Guarded<S> {
+    fn poll_write(self: Pin<&mut Self>, cx: &mut Context<'_>, data: &[u8]) -> Poll<std::io::Result<usize>> {
+        let this = self.get_mut();
+        match Pin::new(&mut this.io).poll_write(cx, data) {
+            Poll::Pending => {
+                let since = *this.write_stalled_since.get_or_insert_with(Instant::now);
+                if let Some(e) =
+                    expired(&mut this.write_timer, since + this.limits.idle_timeout, cx, "client stopped reading")
+                {
+                    return Poll::Ready(Err(e));
+                }
+                Poll::Pending
+            }
+            ready => {
+                this.write_stalled_since = None;
+                ready
+            }
+        }
+    }
+
+    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        Pin::new(&mut self.get_mut().io).poll_flush(cx)
+    }
+
+    fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        Pin::new(&mut self.get_mut().io).poll_shutdown(cx)
+    }
+}
+
+/// Accepts connections on `listener` and serves `app` on each, until
+/// `shutdown` completes; then waits (at most [`SHUTDOWN_GRACE`]) for open
+/// requests.
+pub async fn serve(listener: TcpListener, app: Router, limits: Limits, shutdown: impl Future<Output = ()>) {
+    let slots = Arc::new(tokio::sync::Semaphore::new(limits.max_connections.max(1)));
+    let graceful = hyper_util::server::graceful::GracefulShutdown::new();
+    tokio::pin!(shutdown);
+    loop {
+        let slot = tokio::select! {
+            biased;
+            () = &mut shutdown => break,
+            slot = slots.clone().acquire_owned() => slot.expect("the semaphore is never closed"),
+        };
+        let stream = tokio::select! {
+            biased;
+            () = &mut shutdown => break,
+            accepted = listener.accept() => match accepted {
+                Ok((stream, _)) => stream,
+                Err(e) => {
+                    // Out of file descriptors, say: let some close.
+                    tracing::warn!("accepting a connection: {e}");
+                    tokio::time::sleep(Duration::from_millis(100)).await;
+                    continue;
+                }
+            },
+        };
+        let _ = stream.set_nodelay(true);
+        let shared: Shared = Arc::new(Mutex::new(Activity {
+            in_flight: 0,
+            idle_since: Instant::now(),
+            request_started: None,
+            reader: None,
+        }));
+        let io = TokioIo::new(Guarded::new(stream, shared.clone(), limits));
+        let app = app.clone();
+        let service = hyper::service::service_fn(move |request: hyper::Request<hyper::body::Incoming>| {
+            let in_flight = InFlight::start(&shared);
+            let app = app.clone();
+            async move {
+                let Ok(response) = app.oneshot(request.map(axum::body::Body::new)).await;
+                // The request stays in flight until its body is sent (or dropped).
+                Ok::<_, Infallible>(response.map(|body| {
+                    axum::body::Body::new(body.map_frame(move |frame| {
+                        let _ = &in_flight;
+                        frame
+                    }))
+                }))
+            }
+        });
+        let connection = hyper::server::conn::http1::Builder::new().serve_connection(io, service);
+        let connection = graceful.watch(connection);
+        tokio::spawn(async move {
+            if let Err(e) = connection.await {
+                tracing::debug!("connection closed: {e}");
+            }
+            drop(slot);
+        });
+    }
+    drop(listener);
+    if tokio::time::timeout(SHUTDOWN_GRACE, graceful.shutdown()).await.is_err() {
+        tracing::warn!("some requests were still open {} s after shutdown began", SHUTDOWN_GRACE.as_secs());
+    }
+}
