@@ -10,7 +10,7 @@ pub mod parse;
 
 pub use check::{validate, validate_bytes, Workflow};
 pub use model::WorkflowManifest;
-pub use parse::text;
+pub use parse::{text, utf8};
 
 // The limits. Each one keeps validation linear in the manifest's size and
 // every valid manifest buildable on every target its operations allow within

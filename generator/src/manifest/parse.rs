@@ -12,13 +12,18 @@ use super::{MAX_MANIFEST_BYTES, MAX_OPERATIONS_PER_SEGMENT, MAX_SEGMENTS, MAX_SE
 use crate::diagnostic::{escape_token, quote, Diagnostic};
 
 /// Reads untrusted bytes as manifest text: the size limit first, then
-/// UTF-8. Bytes that are not UTF-8 get a diagnostic at the first bad byte
-/// (offset, line and column), never a silent replacement. The error is
-/// one diagnostic, as a list like [`super::validate`]'s.
+/// UTF-8 ([`utf8`]). The error is one diagnostic, as a list like
+/// [`super::validate`]'s.
 pub fn text(bytes: &[u8]) -> Result<&str, Vec<Diagnostic>> {
     if bytes.len() > MAX_MANIFEST_BYTES {
         return Err(vec![too_large(bytes.len())]);
     }
+    utf8(bytes)
+}
+
+/// Reads bytes as UTF-8 text. Bytes that are not UTF-8 get a diagnostic at
+/// the first bad byte (offset, line and column), never a silent replacement.
+pub fn utf8(bytes: &[u8]) -> Result<&str, Vec<Diagnostic>> {
     std::str::from_utf8(bytes).map_err(|e| {
         let offset = e.valid_up_to();
         let valid = std::str::from_utf8(&bytes[..offset]).expect("valid up to here");

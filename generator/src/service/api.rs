@@ -72,10 +72,9 @@ const ROUTES: [&str; 11] = [
 
 /// The router, with state; no socket (tests can call it directly).
 pub fn app(state: Arc<AppState>) -> Router {
-    let limit = state.config.max_body;
     let [openapi_doc, operations, operation, validate_path, generate, workflows, workflow, job, artifact, health, metrics_path] =
         ROUTES;
-    Router::new()
+    let routes = Router::new()
         .route(openapi_doc, get(openapi))
         .route(operations, get(list_operations))
         .route(operation, get(get_operation))
@@ -86,7 +85,15 @@ pub fn app(state: Arc<AppState>) -> Router {
         .route(job, get(get_job))
         .route(artifact, get(get_artifact))
         .route(health, get(healthz))
-        .route(metrics_path, get(metrics))
+        .route(metrics_path, get(metrics));
+    harden(routes, state)
+}
+
+/// What every route gets: problem answers for unknown paths and methods,
+/// the body limits, the request metrics, and a 500 problem for a handler
+/// that panics (the `braid` binary unwinds, so the service goes on).
+fn harden(routes: Router<Arc<AppState>>, state: Arc<AppState>) -> Router {
+    routes
         .fallback(|| async { Problem::not_found("no such endpoint; GET /v1/openapi.json describes the API") })
         .method_not_allowed_fallback(|| async {
             Problem::new(
@@ -94,7 +101,7 @@ pub fn app(state: Arc<AppState>) -> Router {
                 "this endpoint does not take that method; see /v1/openapi.json",
             )
         })
-        .layer(DefaultBodyLimit::max(limit))
+        .layer(DefaultBodyLimit::max(state.config.max_body))
         .layer(middleware::from_fn_with_state(state.clone(), read_body))
         .layer(middleware::from_fn_with_state(state.clone(), count))
         .layer(tower_http::catch_panic::CatchPanicLayer::custom(|_| {
@@ -230,7 +237,7 @@ async fn get_operation(State(state): State<Arc<AppState>>, name: Result<Path<Str
 }
 
 /// Reads a JSON request body: content type, size and syntax checked.
-fn json_body(headers: &HeaderMap, body: Result<Bytes, BytesRejection>) -> Result<String, Problem> {
+fn json_body(headers: &HeaderMap, body: Result<Bytes, BytesRejection>) -> Result<Bytes, Problem> {
     let body = body.map_err(|e| match e.status() {
         StatusCode::PAYLOAD_TOO_LARGE => too_large(),
         status => Problem::new(status, e.body_text()),
@@ -243,7 +250,7 @@ fn json_body(headers: &HeaderMap, body: Result<Bytes, BytesRejection>) -> Result
             format!("send the body as application/json (got {:?})", content_type),
         ));
     }
-    String::from_utf8(body.to_vec()).map_err(|_| Problem::bad_request("the body is not UTF-8 text"))
+    Ok(body)
 }
 
 /// The manifest is valid.
@@ -256,8 +263,11 @@ pub struct Valid {
     targets: Vec<String>,
 }
 
-/// Validates a manifest (CPU-heavy: call it inside [`heavy`]).
-fn check(state: &AppState, text: &str) -> Result<Workflow, Problem> {
+/// Validates a manifest as sent: size and UTF-8 (a diagnostic at the bad
+/// byte, as the CLI gives), then JSON, then the checks (CPU-heavy: call it
+/// inside [`heavy`]).
+fn check(state: &AppState, bytes: &[u8]) -> Result<Workflow, Problem> {
+    let text = crate::manifest::text(bytes).map_err(Problem::invalid_manifest)?;
     if serde_json::from_str::<serde::de::IgnoredAny>(text).is_err() {
         let d = validate(text, &state.registry).err().unwrap_or_default();
         return Err(Problem::bad_request(format!(
@@ -424,7 +434,8 @@ async fn submit_workflow(
     let text = json_body(&headers, body)?;
     let s = state.clone();
     let checked = heavy(&state, move || -> Result<_, Problem> {
-        let request: SubmitBody = serde_json::from_str(&text).map_err(|e| {
+        let text = crate::manifest::utf8(&text).map_err(Problem::invalid_manifest)?;
+        let request: SubmitBody = serde_json::from_str(text).map_err(|e| {
             Problem::bad_request(format!("expected {{\"manifest\": {{...}}, \"targets\": [...]}}: {e}"))
         })?;
         // The manifest's own bytes are checked (their size, line and column),
@@ -432,7 +443,7 @@ async fn submit_workflow(
         let manifest = request.manifest.get();
         let workflow = validate(manifest, &s.registry).map_err(|mut d| {
             let offset = (manifest.as_ptr() as usize).saturating_sub(text.as_ptr() as usize);
-            relocate(&mut d, &text, offset);
+            relocate(&mut d, text, offset);
             Problem::invalid_manifest(d)
         })?;
         let targets = match &request.targets {
@@ -732,6 +743,60 @@ mod tests {
         assert_eq!(call(&app, "POST", "/v1/validate", MANIFEST).await.status(), StatusCode::OK);
         drop(app);
         drop(state);
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    fn test_state() -> (Arc<AppState>, std::path::PathBuf) {
+        let dir = std::env::temp_dir().join(format!("braid-api-{}", uuid::Uuid::new_v4().simple()));
+        (super::super::open(super::super::Config::for_tests(dir.clone())).unwrap(), dir)
+    }
+
+    async fn problem(response: Response) -> Value {
+        serde_json::from_slice(&response.into_body().collect().await.unwrap().to_bytes()).unwrap()
+    }
+
+    /// A handler that panics gets a 500 problem, and the next request is
+    /// served (with `panic = "abort"` the process died instead).
+    #[tokio::test(flavor = "current_thread")]
+    async fn a_panicking_handler_is_a_500_and_the_service_goes_on() {
+        let (state, dir) = test_state();
+        let routes: Router<Arc<AppState>> = Router::new()
+            .route("/boom", get(|| async { panic!("a bug") as &'static str }))
+            .route("/healthz", get(healthz));
+        let app = harden(routes, state.clone());
+        let response = call(&app, "GET", "/boom", "").await;
+        assert_eq!(response.status(), StatusCode::INTERNAL_SERVER_ERROR);
+        assert_eq!(response.headers()[header::CONTENT_TYPE], "application/problem+json");
+        assert!(!problem(response).await["detail"].as_str().unwrap().contains("a bug"));
+        assert_eq!(call(&app, "GET", "/healthz", "").await.status(), StatusCode::OK);
+        drop((app, state));
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    /// Bodies that are not UTF-8 were a bare 400 here and a silent U+FFFD
+    /// in the CLI; both now give the diagnostic at the bad byte.
+    #[tokio::test(flavor = "current_thread")]
+    async fn bodies_that_are_not_utf8_get_a_diagnostic_at_the_byte() {
+        let (state, dir) = test_state();
+        let app = app(state.clone());
+        let mut body = MANIFEST.as_bytes().to_vec();
+        let at = MANIFEST.find("\"t\"").unwrap() + 1;
+        body[at] = 0xff;
+        for uri in ["/v1/validate", "/v1/generate"] {
+            let request = HttpRequest::builder()
+                .method("POST")
+                .uri(uri)
+                .header(header::CONTENT_TYPE, "application/json")
+                .body(Body::from(body.clone()))
+                .unwrap();
+            let response = app.clone().oneshot(request).await.unwrap();
+            assert_eq!(response.status(), StatusCode::UNPROCESSABLE_ENTITY, "{uri}");
+            let problem = problem(response).await;
+            let d = &problem["diagnostics"][0];
+            assert!(d["message"].as_str().unwrap().contains(&format!("invalid byte at offset {at}")), "{problem}");
+            assert_eq!(d["column"], at + 1, "{problem}");
+        }
+        drop((app, state));
         std::fs::remove_dir_all(dir).unwrap();
     }
 
