@@ -114,10 +114,10 @@ test('bad calls in the browser reject with an Error, not a trap', async () => {
   assert.match(result[3], /^bafkrei/, 'still works after the errors');
 });
 
-test('hostile arguments in Chromium: plain Errors, real values, and right answers after 5,000 such calls', async () => {
+test('hostile arguments in Chromium: plain Errors, real values, and right answers after 5,000 such calls (and freed Workflows)', async () => {
   // The cases of js/test/hostile.test.mjs (js/lib/hostile.mjs), on the web packages.
   const problems = await inPage('hostile', `
-    import { check, storm, subjects } from '/lib/hostile.mjs';
+    import { check, freedCalls, storm, subjects } from '/lib/hostile.mjs';
     import initCid, * as cid from '/wf/cidv1_from_bytes/wf_cidv1_from_bytes.js';
     import initHex, * as concatHex from '/wf/concat_hex/wf_concat_hex.js';
     import initMultihash, * as opMultihash from '/ops/op_multihash/web/op_multihash.js';
@@ -129,6 +129,8 @@ test('hostile arguments in Chromium: plain Errors, real values, and right answer
       const problems = [];
       for (const subject of subjects(mods)) problems.push(...(await check(subject)));
       for (const subject of subjects(mods)) problems.push(...(await storm(subject, 5000)));
+      const bytes = new Uint8Array([1, 2, 3]);
+      problems.push(...(await freedCalls(cid, { args: () => [[bytes]], output: cid.runSync([bytes]) })));
       window.result = problems;
     } catch (e) {
       window.result = ['the page threw: ' + e];
