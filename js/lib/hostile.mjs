@@ -92,6 +92,13 @@ export class LyingEverything extends Uint8Array {
   }
 }
 
+/** A plain Uint8Array given an own `length` getter that claims 1 MiB. */
+export function OwnLength(buffer) {
+  const bytes = new Uint8Array(buffer);
+  Object.defineProperty(bytes, 'length', { get: () => 1 << 20 });
+  return bytes;
+}
+
 /** A plain `Error` made by the package (not a TypeError of the engine, not a trap). */
 export const isPlainError = (e) => e instanceof Error && Object.getPrototypeOf(e) === Error.prototype;
 
@@ -232,6 +239,7 @@ export function bytesCases(wrap, output, before = () => {}) {
     { name: 'Uint8Array whose length claims 8 KiB more', args: liar(LyingLength), output: output(real) },
     { name: 'Uint8Array whose length claims 2^31-1', args: liar(HugeLength), output: output(real) },
     { name: 'Uint8Array lying with every getter', args: liar(LyingEverything), output: output(real) },
+    { name: 'Uint8Array with an own length getter', args: liar(OwnLength), output: output(real) },
   ];
 }
 

@@ -18,18 +18,36 @@ const tagOf = getter(TypedArray, Symbol.toStringTag);
 const bufferOf = getter(TypedArray, 'buffer');
 const offsetOf = getter(TypedArray, 'byteOffset');
 const lengthOf = getter(TypedArray, 'byteLength');
+const { includes } = TypedArray;
 const { apply, getOwnPropertyDescriptor, getPrototypeOf } = Reflect;
 const { isArray } = Array;
-const { keys } = Object;
+const { hasOwn, keys } = Object;
 const Bytes = Uint8Array;
+const none = Object.freeze([]);
 
-/** A fresh view of exactly the bytes of a real Uint8Array; undefined for anything else or a detached one. */
+/**
+ * The bytes of a real Uint8Array (subclasses included), as a Uint8Array that
+ * holds exactly them and whose `length` tells so; undefined for anything
+ * else, or one whose buffer is detached. A plain Uint8Array without an own
+ * `length` is returned as it is (no getter of the caller's can answer for
+ * it); any other is copied into a fresh view.
+ */
 function bytesOf(value) {
-  if (apply(tagOf, value, []) !== 'Uint8Array') return undefined;
+  if (apply(tagOf, value, none) !== 'Uint8Array') return undefined;
+  const length = apply(lengthOf, value, none);
+  // A detached buffer's views have no bytes.
+  if (length === 0 && isDetached(value)) return undefined;
+  if (getPrototypeOf(value) === Bytes.prototype && !hasOwn(value, 'length')) return value;
+  return new Bytes(apply(bufferOf, value, none), apply(offsetOf, value, none), length);
+}
+
+/** Whether a view's buffer is detached: `includes` throws then (and reads nothing of an empty view). */
+function isDetached(view) {
   try {
-    return new Bytes(apply(bufferOf, value, []), apply(offsetOf, value, []), apply(lengthOf, value, []));
+    apply(includes, view, [0]);
+    return false;
   } catch {
-    return undefined; // its ArrayBuffer was detached (transferred)
+    return true;
   }
 }
 
@@ -44,17 +62,29 @@ function arrayKind(value) {
 
 const clip = (s) => (s.length > 200 ? `${s.slice(0, 200)}...` : s);
 
+// The bytes `braidByteLength` found (unless empty), for `braidReadBytes`
+// right after it (nothing runs in between), or forgotten.
+let found;
+
 /** The byte length of a Uint8Array; -1 for anything else. */
 export function braidByteLength(value) {
   const bytes = bytesOf(value);
-  return bytes === undefined ? -1 : apply(lengthOf, bytes, []);
+  if (bytes === undefined) return -1;
+  const length = apply(lengthOf, bytes, none);
+  if (length > 0) found = bytes;
+  return length;
 }
 
-/** The bytes of a Uint8Array, as a fresh Uint8Array (wasm-bindgen copies it into Wasm memory). */
-export function braidReadBytes(value) {
-  const bytes = bytesOf(value);
-  if (bytes === undefined) throw new TypeError('not a Uint8Array');
+/** The bytes `braidByteLength` found: wasm-bindgen copies them into Wasm memory. */
+export function braidReadBytes() {
+  const bytes = found;
+  found = undefined;
   return bytes;
+}
+
+/** Forgets the bytes `braidByteLength` found. */
+export function braidForgetBytes() {
+  found = undefined;
 }
 
 /** The length of an Array (a Proxy's trap may run); -1 for anything else; NaN if it is not a number. */
@@ -107,7 +137,7 @@ export function braidDescribe(value) {
       return 'a function';
   }
   if (value === null) return 'null';
-  const tag = apply(tagOf, value, []);
+  const tag = apply(tagOf, value, none);
   if (tag === 'Uint8Array' && bytesOf(value) === undefined) return 'a Uint8Array whose ArrayBuffer is detached';
   if (tag !== undefined) return `${tag.startsWith('Int') ? 'an' : 'a'} ${tag}`; // a Uint8Array, an Int8Array
   const kind = arrayKind(value);

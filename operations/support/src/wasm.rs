@@ -45,10 +45,15 @@ pub const MAX_ITEMS: usize = 1 << 20;
 
 #[wasm_bindgen::prelude::wasm_bindgen(module = "/src/wasm.js")]
 extern "C" {
-    #[wasm_bindgen(catch, js_name = braidByteLength)]
-    fn js_byte_length(value: &JsValue) -> Result<f64, JsValue>;
-    #[wasm_bindgen(catch, js_name = braidReadBytes)]
-    fn js_read_bytes(value: &JsValue) -> Result<Vec<u8>, JsValue>;
+    // Without `catch`: these three run no code of the caller's (intrinsic
+    // getters only) and do not throw. The bytes `braidByteLength` finds
+    // (unless empty) are read with `braidReadBytes`, or forgotten.
+    #[wasm_bindgen(js_name = braidByteLength)]
+    fn js_byte_length(value: &JsValue) -> f64;
+    #[wasm_bindgen(js_name = braidReadBytes)]
+    fn js_read_bytes() -> Vec<u8>;
+    #[wasm_bindgen(js_name = braidForgetBytes)]
+    fn js_forget_bytes();
     #[wasm_bindgen(catch, js_name = braidListLength)]
     fn js_list_length(value: &JsValue) -> Result<f64, JsValue>;
     #[wasm_bindgen(catch, js_name = braidItem)]
@@ -169,14 +174,18 @@ fn room_for(length: usize) -> bool {
 /// Reads the bytes of a `Uint8Array` (subclasses included) as they are,
 /// whatever its own getters say.
 fn read_bytes(value: &JsValue, place: Place<'_>, expected: &str) -> Result<Vec<u8>, Error> {
-    let length = js_byte_length(value).map_err(|e| threw(place, expected, &e))?;
-    if length.is_nan() || length < 0.0 {
+    let length = js_byte_length(value);
+    if length < 0.0 {
         return Err(mismatch(place, expected, value));
     }
+    if length == 0.0 {
+        return Ok(Vec::new());
+    }
     if length > MAX_BYTES as f64 || !room_for(length as usize) {
+        js_forget_bytes();
         return Err(fail(place, expected, LARGER_BYTES.into()));
     }
-    js_read_bytes(value).map_err(|e| threw(place, expected, &e))
+    Ok(js_read_bytes())
 }
 
 /// Reads a JS string as UTF-8 (lone surrogates become U+FFFD).
