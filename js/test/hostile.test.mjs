@@ -45,6 +45,16 @@ test('methods of a freed Workflow throw an Error, 10,000 times each, and the mod
   assert.deepEqual(await freedCalls(mods.cid, { args: () => [[bytes]], output: mods.cid.runSync([bytes]) }), []);
 });
 
+test('a Uint8Array over the 512 MiB limit gives an Error, and the module goes on', () => {
+  // Its pages are never touched: refused before any copy.
+  const big = new Uint8Array((512 << 20) + 1);
+  const limit = /input 0: expected Uint8Array, found a Uint8Array larger than the limit of 536870912 bytes or than Wasm memory has room for/;
+  assert.throws(() => mods.cid.runSync([big]), (e) => isPlainError(e) && limit.test(e.message));
+  assert.throws(() => mods.opMultihash.executeSync(big), (e) => isPlainError(e) && /op_multihash input 0: expected Uint8Array, found a Uint8Array larger/.test(e.message));
+  const bytes = new Uint8Array([1, 2, 3]);
+  assert.equal(mods.cid.runSync([bytes.subarray(1)]), mods.cid.runSync([new Uint8Array([2, 3])]));
+});
+
 test('Workflow.resume reads its state like any input', async () => {
   const { Workflow } = workflow('salted_cid');
   const wf = new Workflow();

@@ -12,7 +12,9 @@
 //! functions of `wasm.js`), so an exception comes back as an `Err` instead
 //! of unwinding through Rust frames, which would leave the instance borrowed
 //! and leak wasm-bindgen's stack. Bytes are located with the intrinsic
-//! `%TypedArray%` getters, never the value's own. Lengths are checked
+//! `%TypedArray%` getters, never the value's own (a `Uint8Array` subclass
+//! may lie about its `length`; it is read through a fresh view of its real
+//! bytes). Lengths are checked
 //! against [`MAX_BYTES`] and [`MAX_ITEMS`] before anything is allocated, an
 //! `Array` grows as its items are read (never from the length it claims),
 //! and the copies wasm-bindgen's glue allocates (with an allocator that
@@ -185,6 +187,7 @@ fn read_bytes(value: &JsValue, place: Place<'_>, expected: &str) -> Result<Vec<u
         js_forget_bytes();
         return Err(fail(place, expected, LARGER_BYTES.into()));
     }
+    // Nothing has run in JS since `braidByteLength`: the bytes it found.
     Ok(js_read_bytes())
 }
 
@@ -236,8 +239,7 @@ impl FromJs for u64 {
         if !value.is_bigint() {
             return Err(mismatch(place, Self::EXPECTED, value));
         }
-        u64::try_from(value.clone())
-            .map_err(|_| Error::type_mismatch(&place.to_string(), Self::EXPECTED, "a bigint out of range".into()))
+        u64::try_from(value.clone()).map_err(|_| fail(place, Self::EXPECTED, "a bigint out of range".into()))
     }
 }
 
