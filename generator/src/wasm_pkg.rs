@@ -2,7 +2,9 @@
 //! `wasm32-unknown-unknown`, `wasm-bindgen` for a JS target, `wasm-opt`
 //! (binaryen >= 116; Debian's 108 corrupts wasm-bindgen output), and a
 //! `package.json` in wasm-pack's layout. Paths are remapped so the `.wasm`
-//! holds no absolute path of this machine.
+//! holds no absolute path of this machine. Two touches to wasm-bindgen's
+//! JS: snippets become CommonJS in Node packages, and methods of a freed
+//! object throw in the glue rather than in Wasm.
 //!
 //! The crate-type is given on the command line rather than in Cargo.toml so
 //! the same crate also builds for targets without `cdylib` (no_std ones)
