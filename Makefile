@@ -71,11 +71,12 @@ test-nostd: $(BRAID)
 test-wasm: $(BRAID)
 	$(BRAID) op-package $$($(BRAID) ops --supports wasm --names) --targets node,web,bundler -o $(NPM_OPS)
 
-# Every example workflow (and a hostile one) generated and built for every
-# target its operations allow, warnings denied; the crate builds away from
-# the repository; a second build elsewhere gives the same .wasm.
+# Every example workflow (and two test ones: hostile strings, and an Array
+# as the external input for js/test/hostile.test.mjs) generated and built for
+# every target its operations allow, warnings denied; the crate builds away
+# from the repository; a second build elsewhere gives the same .wasm.
 test-workflows: $(BRAID)
-	@for w in $(WORKFLOWS) generator/tests/data/nasty.json; do \
+	@for w in $(WORKFLOWS) generator/tests/data/nasty.json generator/tests/data/concat_hex.json; do \
 	  n=$$(basename $$w .json); echo "braid build $$w"; \
 	  BRAID_DENY_WARNINGS=1 $(BRAID) build $$w -o $(WF_OUT)/$$n; \
 	done

@@ -2,7 +2,9 @@
 //! `wasm32-unknown-unknown`, `wasm-bindgen` for a JS target, `wasm-opt`
 //! (binaryen >= 116; Debian's 108 corrupts wasm-bindgen output), and a
 //! `package.json` in wasm-pack's layout. Paths are remapped so the `.wasm`
-//! holds no absolute path of this machine.
+//! holds no absolute path of this machine. Two touches to wasm-bindgen's
+//! JS: snippets become CommonJS in Node packages, and methods of a freed
+//! object throw in the glue rather than in Wasm.
 //!
 //! The crate-type is given on the command line rather than in Cargo.toml so
 //! the same crate also builds for targets without `cdylib` (no_std ones)
@@ -215,6 +217,17 @@ pub fn package(
         "--target",
         target.bindgen_target(),
     ]))?;
+    if target == JsTarget::Node {
+        snippets_to_commonjs(&out_dir.join("snippets"))?;
+    }
+    for glue in [format!("{name}.js"), format!("{name}_bg.js")] {
+        let path = out_dir.join(glue);
+        if let Ok(text) = std::fs::read_to_string(&path) {
+            if let Some(guarded) = guard_freed_objects(&text) {
+                std::fs::write(&path, guarded).map_err(io(&path))?;
+            }
+        }
+    }
     let bg = out_dir.join(format!("{name}_bg.wasm"));
     optimize(&bg, &spec.target_dir.join("braid-wasm-opt"), tools)?;
     let mut files: Vec<String> = std::fs::read_dir(out_dir)
@@ -255,6 +268,79 @@ pub fn package(
     std::fs::write(&path, text).map_err(io(&path))?;
     let wasm_bytes = std::fs::metadata(&bg).map_err(io(&bg))?.len();
     Ok(Package { dir: out_dir.to_path_buf(), wasm: bg, wasm_bytes })
+}
+
+/// wasm-bindgen's Node glue (CommonJS) `require`s the crates' JS snippets
+/// (`snippets/<crate>/...js`), which are ES modules, and Node before 20.19
+/// cannot `require` an ES module: each is rewritten to CommonJS here.
+fn snippets_to_commonjs(dir: &Path) -> Result<(), BuildError> {
+    let Ok(entries) = std::fs::read_dir(dir) else { return Ok(()) };
+    for entry in entries {
+        let path = entry.map_err(io(dir))?.path();
+        if path.is_dir() {
+            snippets_to_commonjs(&path)?;
+        } else if path.extension().is_some_and(|e| e == "js") {
+            let source = std::fs::read_to_string(&path).map_err(io(&path))?;
+            let Some(commonjs) = to_commonjs(&source) else {
+                return Err(BuildError::Io {
+                    path,
+                    source: std::io::Error::other("a JS snippet may only export `export function` declarations"),
+                });
+            };
+            std::fs::write(&path, commonjs).map_err(io(&path))?;
+        }
+    }
+    Ok(())
+}
+
+/// An ES module whose only exports are `export function NAME` lines (and
+/// that imports nothing) as CommonJS; `None` for any other module.
+fn to_commonjs(source: &str) -> Option<String> {
+    let mut names = Vec::new();
+    let mut out = String::with_capacity(source.len() + 64);
+    for line in source.lines() {
+        if let Some(rest) = line.strip_prefix("export function ") {
+            let name: String =
+                rest.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_' || *c == '$').collect();
+            if name.is_empty() {
+                return None;
+            }
+            names.push(name);
+            out.push_str("function ");
+            out.push_str(rest);
+        } else if line.starts_with("export") || line.starts_with("import") {
+            return None;
+        } else {
+            out.push_str(line);
+        }
+        out.push('\n');
+    }
+    out.push_str(&format!("module.exports = {{ {} }};\n", names.join(", ")));
+    Some(out)
+}
+
+/// How wasm-bindgen's glue passes an object's pointer to a method.
+const METHOD_CALL: &str = "(this.__wbg_ptr";
+
+/// A method of a freed object (`free()`) passes pointer 0 to Wasm, where
+/// wasm-bindgen's shim throws, and each throw leaks part of wasm-bindgen's
+/// stack in Wasm memory: a few thousand such calls break the module. The
+/// glue is made to check the pointer first, in JS; `None` when it has no
+/// methods.
+fn guard_freed_objects(glue: &str) -> Option<String> {
+    if !glue.contains(METHOD_CALL) {
+        return None;
+    }
+    let mut out = glue.replace(METHOD_CALL, "(braidLivePointer(this)");
+    out.push_str(
+        "\n// Added by Braid: a method of a freed object throws here, before Wasm.\n\
+         function braidLivePointer(object) {\n\
+         \x20   const ptr = object.__wbg_ptr;\n\
+         \x20   if (!ptr) throw new Error('this object was freed (free() was called), or is not one the package made');\n\
+         \x20   return ptr;\n\
+         }\n",
+    );
+    Some(out)
 }
 
 /// wasm-opt's flags: speed, with the features Rust 1.95 enables by default
@@ -306,4 +392,39 @@ pub fn run(cmd: &mut Command) -> Result<(), BuildError> {
         status: out.status.to_string(),
         output: tail.into_iter().rev().collect::<Vec<_>>().join("\n"),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn snippets_become_commonjs() {
+        let esm = "const a = 1;\nexport function braidOne(x) {\n  return x + a;\n}\nexport function two$() {}\n";
+        assert_eq!(
+            to_commonjs(esm).unwrap(),
+            "const a = 1;\nfunction braidOne(x) {\n  return x + a;\n}\nfunction two$() {}\nmodule.exports = { braidOne, two$ };\n"
+        );
+        // Anything else is refused rather than half converted.
+        assert_eq!(to_commonjs("export const a = 1;\n"), None);
+        assert_eq!(to_commonjs("export default function () {}\n"), None);
+        assert_eq!(to_commonjs("import x from 'y';\n"), None);
+        assert_eq!(to_commonjs("export function (x) {}\n"), None);
+    }
+
+    #[test]
+    fn methods_check_their_object_in_js() {
+        let glue = "    next(inputs) {\n        const ret = wasm.workflow_next(this.__wbg_ptr, inputs);\n        return ret;\n    }\n";
+        let guarded = guard_freed_objects(glue).unwrap();
+        assert!(guarded.contains("wasm.workflow_next(braidLivePointer(this), inputs);"), "{guarded}");
+        assert!(guarded.contains("function braidLivePointer(object) {"), "{guarded}");
+        assert_eq!(guard_freed_objects("export function run(inputs) {}\n"), None);
+    }
+
+    #[test]
+    fn braid_supports_snippet_converts() {
+        let source = include_str!("../../operations/support/src/wasm.js");
+        let commonjs = to_commonjs(source).unwrap();
+        assert!(commonjs.contains("module.exports = { braidByteLength, "), "{commonjs}");
+    }
 }

@@ -16,6 +16,7 @@ import { CHROMIUM, CHROMIUM_FLAGS, serve } from '../lib/static-server.mjs';
 
 const root = fileURLToPath(new URL('../..', import.meta.url)).replace(/\/$/, '');
 const out = process.env.BRAID_WF_OUT ?? `${root}/target/wf`;
+const ops = process.env.BRAID_OP_PKGS ?? `${root}/target/npm`;
 const vectors = JSON.parse(readFileSync(`${root}/workflows/vectors.json`, 'utf8')).cases;
 const app = mkdtempSync(join(tmpdir(), 'braid-app-'));
 
@@ -23,11 +24,12 @@ let browser;
 let base;
 let server;
 
-// /wf/<name>/... -> target/wf/<name>/pkg/web/...; /app/... -> the bundled app
-// and the test scripts; /page.html?script=... runs one of them.
+// /wf/<name>/... -> target/wf/<name>/pkg/web/...; /ops/<op>/web/... -> the
+// operation packages; /lib/... -> js/lib; /app/... -> the bundled app and the
+// test scripts; /page.html?script=... runs one of them.
 before(async () => {
-  const wfs = ['cidv1_from_bytes', 'cidv1_sha2_256', 'dual_cid_of_text', 'salted_cid'];
-  const mounts = { '/app/': app };
+  const wfs = ['cidv1_from_bytes', 'cidv1_sha2_256', 'dual_cid_of_text', 'salted_cid', 'concat_hex'];
+  const mounts = { '/app/': app, '/lib/': join(root, 'js/lib'), '/ops/': ops };
   for (const w of wfs) mounts[`/wf/${w}/`] = join(out, w, 'pkg/web');
   server = await serve(mounts);
   base = server.base;
@@ -110,6 +112,30 @@ test('bad calls in the browser reject with an Error, not a trap', async () => {
   assert.match(result[1], /expected an Array of inputs, found null/);
   assert.match(result[2], /expected 2 input\(s\), found 1/);
   assert.match(result[3], /^bafkrei/, 'still works after the errors');
+});
+
+test('hostile arguments in Chromium: plain Errors, real values, and right answers after 5,000 such calls (and freed Workflows)', async () => {
+  // The cases of js/test/hostile.test.mjs (js/lib/hostile.mjs), on the web packages.
+  const problems = await inPage('hostile', `
+    import { check, freedCalls, storm, subjects } from '/lib/hostile.mjs';
+    import initCid, * as cid from '/wf/cidv1_from_bytes/wf_cidv1_from_bytes.js';
+    import initHex, * as concatHex from '/wf/concat_hex/wf_concat_hex.js';
+    import initMultihash, * as opMultihash from '/ops/op_multihash/web/op_multihash.js';
+    import initConcat, * as opConcat from '/ops/op_concat/web/op_concat.js';
+    import initCollect, * as opCollect from '/ops/op_collect/web/op_collect.js';
+    try {
+      await Promise.all([initCid(), initHex(), initMultihash(), initConcat(), initCollect()]);
+      const mods = { cid, concatHex, opMultihash, opConcat, opCollect };
+      const problems = [];
+      for (const subject of subjects(mods)) problems.push(...(await check(subject)));
+      for (const subject of subjects(mods)) problems.push(...(await storm(subject, 5000)));
+      const bytes = new Uint8Array([1, 2, 3]);
+      problems.push(...(await freedCalls(cid, { args: () => [[bytes]], output: cid.runSync([bytes]) })));
+      window.result = problems;
+    } catch (e) {
+      window.result = ['the page threw: ' + e];
+    }`);
+  assert.deepEqual(problems, []);
 });
 
 test('an app importing pkg/bundler, bundled with esbuild, runs in Chromium', async () => {

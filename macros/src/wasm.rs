@@ -95,14 +95,14 @@ pub fn interface(info: &CrateInfo, args: &Args, sig: &Signature, manifest: &Valu
             pub async fn execute(#(#idents: JsValue,)* config: JsValue) -> ::core::result::Result<JsValue, JsError> {
                 let inputs = prepare(#(&#idents,)* &config).map_err(::braid_support::wasm::to_js_error)?;
                 #async_call
-                ::core::result::Result::Ok(::braid_support::wasm::IntoJs::into_js(output))
+                ::braid_support::wasm::IntoJs::into_js(output).map_err(#to_js_error)
             }
 
             #[#bindgen(js_name = "executeSync", skip_typescript, #paths)]
             pub fn execute_sync(#(#idents: JsValue,)* config: JsValue) -> ::core::result::Result<JsValue, JsError> {
                 let inputs = prepare(#(&#idents,)* &config).map_err(::braid_support::wasm::to_js_error)?;
                 #sync_call
-                ::core::result::Result::Ok(::braid_support::wasm::IntoJs::into_js(output))
+                ::braid_support::wasm::IntoJs::into_js(output).map_err(#to_js_error)
             }
 
             #[#bindgen(js_name = "manifest", skip_typescript, #paths)]

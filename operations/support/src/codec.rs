@@ -28,10 +28,26 @@ type Cfg = bincode::config::Configuration<
 
 const CONFIG: Cfg = bincode::config::standard().with_limit::<MAX_DECODED_BYTES>();
 
-/// Encodes `value`.
+/// The longest encoding [`encode`] gives: [`decode`] counts every byte
+/// string's length plus 8 bytes for its length prefix against
+/// [`MAX_DECODED_BYTES`], so a longer encoding could not be read back.
+/// (Lists of values can count more; `Workflow.resume` in Wasm is checked by
+/// decoding.)
+pub const MAX_ENCODED_BYTES: usize = MAX_DECODED_BYTES - 16;
+
+/// Encodes `value`; refuses an encoding over [`MAX_ENCODED_BYTES`].
 pub fn encode<T: Encode>(value: &T) -> Result<Vec<u8>, Error> {
-    bincode::encode_to_vec(value, CONFIG).map_err(|e| Error::Codec(format!("encode: {}", encode_error(&e))))
+    let bytes =
+        bincode::encode_to_vec(value, CONFIG).map_err(|e| Error::Codec(format!("encode: {}", encode_error(&e))))?;
+    if bytes.len() > MAX_ENCODED_BYTES {
+        let len = bytes.len();
+        return Err(Error::Codec(format!(
+            "encode: the encoding takes {len} bytes, more than the 64 MiB that decode accepts"
+        )));
+    }
+    Ok(bytes)
 }
+const _: () = assert!(MAX_DECODED_BYTES == 64 << 20, "the message above shows the limit");
 
 /// Decodes a `T` from all of `bytes`; trailing bytes are an error.
 pub fn decode<T: Decode<()>>(bytes: &[u8]) -> Result<T, Error> {
@@ -148,5 +164,22 @@ mod tests {
         // A length prefix far over the limit.
         let err = decode::<Vec<u8>>(&[0xfc, 0xff, 0xff, 0xff, 0xff]).unwrap_err();
         assert!(err.to_string().starts_with("codec: decode"), "{err}");
+    }
+
+    #[test]
+    fn what_encode_gives_decode_reads_back() {
+        // A suspended state's shape: (workflow id, encoded body). The
+        // largest pair encode gives (exactly MAX_ENCODED_BYTES) decodes.
+        let id = String::from("bafkr4iexample");
+        let body = vec![7u8; MAX_ENCODED_BYTES - 6 - id.len()];
+        let bytes = encode(&(id.clone(), body.clone())).unwrap();
+        assert_eq!(bytes.len(), MAX_ENCODED_BYTES);
+        assert_eq!(decode::<(String, Vec<u8>)>(&bytes).unwrap().1.len(), body.len());
+        // One byte more is refused, saying why.
+        let err = encode(&(id, vec![7u8; body.len() + 1])).unwrap_err().to_string();
+        assert!(
+            err.contains(&format!("takes {} bytes, more than the 64 MiB that decode accepts", MAX_ENCODED_BYTES + 1)),
+            "{err}"
+        );
     }
 }

@@ -1,15 +1,31 @@
 //! Moving values across the wasm-bindgen boundary without serde on the byte
-//! path: a `Uint8Array` input is copied into Wasm memory once
-//! (`Uint8Array::to_vec`), outputs become `Uint8Array`, `string`, `bigint`,
+//! path, and without trusting the JS caller: a `Uint8Array` input is copied
+//! into Wasm memory once, outputs become `Uint8Array`, `string`, `bigint`,
 //! `boolean` or `Array`. Wrong types become [`Error::Type`] naming where the
-//! value was and what was expected, so JS callers get an `Error`, never a trap.
+//! value was and what was expected, so JS callers get an `Error`, never a
+//! trap.
+//!
+//! Hostile values (a detached buffer, a revoked `Proxy`, a getter that
+//! throws, a `Uint8Array` subclass lying about its `length`, a claimed
+//! length of 2^31) are handled the same way. Every JS access that can run
+//! the caller's code or throw is an import with wasm-bindgen's `catch` (the
+//! functions of `wasm.js`), so an exception comes back as an `Err` instead
+//! of unwinding through Rust frames, which would leave the instance borrowed
+//! and leak wasm-bindgen's stack. Bytes are located with the intrinsic
+//! `%TypedArray%` getters, never the value's own (a `Uint8Array` subclass
+//! may lie about its `length`; it is read through a fresh view of its real
+//! bytes). Lengths are checked
+//! against [`MAX_BYTES`] and [`MAX_ITEMS`] before anything is allocated, an
+//! `Array` grows as its items are read (never from the length it claims),
+//! and the copies wasm-bindgen's glue allocates (with an allocator that
+//! traps when it fails) are first reserved and released here with
+//! `try_reserve`, so they find the room they need.
 
 use alloc::format;
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 use core::fmt;
 
-use js_sys::{Array, Object, Uint8Array};
 use wasm_bindgen::{JsCast, JsError, JsValue};
 
 use crate::{Cid, Config, ConfigKey, Error, Multihash};
@@ -17,6 +33,50 @@ use crate::{Cid, Config, ConfigKey, Error, Multihash};
 pub use js_sys;
 pub use wasm_bindgen;
 pub use wasm_bindgen_futures;
+
+/// The most bytes read from JS as one `Uint8Array` (512 MiB). Larger ones
+/// are an [`Error::Type`], like every limit here.
+pub const MAX_BYTES: usize = 512 << 20;
+
+/// The longest string read from JS, in UTF-16 units (its `length`): 2^29,
+/// more than V8 allows (2^29 - 24).
+pub const MAX_UNITS: usize = 1 << 29;
+
+/// The most items read from JS as one `Array` (1,048,576).
+pub const MAX_ITEMS: usize = 1 << 20;
+
+#[wasm_bindgen::prelude::wasm_bindgen(module = "/src/wasm.js")]
+extern "C" {
+    // Without `catch`: these three run no code of the caller's (intrinsic
+    // getters only) and do not throw. The bytes `braidByteLength` finds
+    // (unless empty) are read with `braidReadBytes`, or forgotten.
+    #[wasm_bindgen(js_name = braidByteLength)]
+    fn js_byte_length(value: &JsValue) -> f64;
+    #[wasm_bindgen(js_name = braidReadBytes)]
+    fn js_read_bytes() -> Vec<u8>;
+    #[wasm_bindgen(js_name = braidForgetBytes)]
+    fn js_forget_bytes();
+    #[wasm_bindgen(catch, js_name = braidListLength)]
+    fn js_list_length(value: &JsValue) -> Result<f64, JsValue>;
+    #[wasm_bindgen(catch, js_name = braidItem)]
+    fn js_item(list: &JsValue, index: u32) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(catch, js_name = braidEntries)]
+    fn js_entries(value: &JsValue, max: u32) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(catch, js_name = braidBytesOut)]
+    fn js_bytes_out(bytes: &[u8]) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(catch, js_name = braidStringOut)]
+    fn js_string_out(text: &str) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(catch, js_name = braidDescribe)]
+    fn js_describe(value: &JsValue) -> Result<String, JsValue>;
+    #[wasm_bindgen(catch, js_name = braidThrown)]
+    fn js_thrown(prefix: &str, exception: &JsValue) -> Result<String, JsValue>;
+}
+
+#[wasm_bindgen::prelude::wasm_bindgen]
+extern "C" {
+    #[wasm_bindgen(js_namespace = performance, js_name = now)]
+    fn performance_now() -> f64;
+}
 
 /// Where a value sits, for error messages: `op_cid input 0`, `inputs[2]`.
 #[derive(Clone, Copy)]
@@ -46,77 +106,130 @@ pub trait FromJs: Sized {
 
 /// A value that can be handed to JS.
 pub trait IntoJs {
-    /// Converts `self` into a JS value.
-    fn into_js(self) -> JsValue;
+    /// Converts `self` into a JS value; fails only when JS refuses to hold
+    /// it (a string or `Uint8Array` too large for the engine).
+    fn into_js(self) -> Result<JsValue, Error>;
+}
+
+/// An [`Error::Type`] at `place` (every error of this module is one).
+#[inline(never)]
+fn fail(place: Place<'_>, expected: &str, found: String) -> Error {
+    Error::type_mismatch(&place.to_string(), expected, found)
 }
 
 fn mismatch(place: Place<'_>, expected: &str, value: &JsValue) -> Error {
-    Error::type_mismatch(&place.to_string(), expected, describe(value))
+    fail(place, expected, describe(value))
 }
 
-/// Describes a JS value's type for an error message (`null`, `a string`, ...).
+/// The error for a value whose reading threw `exception`.
+fn threw(place: Place<'_>, expected: &str, exception: &JsValue) -> Error {
+    fail(place, expected, thrown("a value that threw while being read: ", exception))
+}
+
+/// What is found when a value is over its limit, or over what Wasm memory
+/// has room for (its size is not shown: it may not even fit in a `usize`).
+const LARGER_BYTES: &str = "a Uint8Array larger than the limit of 536870912 bytes or than Wasm memory has room for";
+const LONGER_STRING: &str = "a string longer than the limit of 536870912 UTF-16 units or than Wasm memory has room for";
+const MORE_ITEMS: &str = "an Array of more items than Wasm memory has room for";
+const _: () = assert!(MAX_BYTES == 536870912 && MAX_UNITS == 536870912, "the messages above show the limits");
+
+/// Describes a JS value's type for an error message (`null`, `a string`,
+/// `a revoked Proxy`, ...), without letting the value throw.
 pub fn describe(value: &JsValue) -> String {
-    if value.is_null() {
-        "null".into()
-    } else if value.is_undefined() {
-        "undefined".into()
-    } else if value.is_string() {
-        "a string".into()
-    } else if value.as_f64().is_some() {
-        "a number".into()
-    } else if value.is_bigint() {
-        "a bigint".into()
-    } else if value.as_bool().is_some() {
-        "a boolean".into()
-    } else if Array::is_array(value) {
-        "an Array".into()
-    } else if value.is_instance_of::<Uint8Array>() {
-        "a Uint8Array".into()
-    } else if value.is_function() {
-        "a function".into()
-    } else if value.is_object() {
-        let object: &Object = value.unchecked_ref();
-        let name: String = object.constructor().name().into();
-        if name.is_empty() || name == "Object" {
-            "an object".into()
-        } else {
-            format!("an object of class {name}")
-        }
-    } else {
-        format!("a {}", value.js_typeof().as_string().unwrap_or_default())
+    js_describe(value).unwrap_or_else(|_| "a value that cannot be described".into())
+}
+
+/// `prefix` and an exception as text, for an error message.
+fn thrown(prefix: &str, exception: &JsValue) -> String {
+    js_thrown(prefix, exception).unwrap_or_else(|_| prefix.into())
+}
+
+/// The number of items of a JS Array (or a Proxy of one).
+#[inline(never)]
+fn list_length(value: &JsValue, place: Place<'_>, expected: &str) -> Result<u32, Error> {
+    let length = js_list_length(value).map_err(|e| threw(place, expected, &e))?;
+    if length == -1.0 {
+        return Err(mismatch(place, expected, value));
     }
+    // A real Array's length is a u32; a Proxy's trap may claim anything.
+    let items = length as u32;
+    if items as f64 != length {
+        return Err(fail(place, expected, "an Array whose length is invalid".into()));
+    }
+    Ok(items)
+}
+
+/// Reads item `index` of a JS list as a `T` (the item's getter may run).
+pub fn read_item<T: FromJs>(list: &JsValue, index: u32, place: Place<'_>) -> Result<T, Error> {
+    let value = js_item(list, index).map_err(|e| threw(place, T::EXPECTED, &e))?;
+    T::from_js(&value, place)
+}
+
+/// Whether `length` bytes can be allocated, for wasm-bindgen's glue, whose
+/// allocations trap when they fail: reserved and released at once, the room
+/// is there for the glue's allocation that follows (nothing else allocates
+/// in between).
+fn room_for(length: usize) -> bool {
+    Vec::<u8>::new().try_reserve_exact(length).is_ok()
+}
+
+/// Reads the bytes of a `Uint8Array` (subclasses included) as they are,
+/// whatever its own getters say.
+fn read_bytes(value: &JsValue, place: Place<'_>, expected: &str) -> Result<Vec<u8>, Error> {
+    let length = js_byte_length(value);
+    if length < 0.0 {
+        return Err(mismatch(place, expected, value));
+    }
+    if length == 0.0 {
+        return Ok(Vec::new());
+    }
+    if length > MAX_BYTES as f64 || !room_for(length as usize) {
+        js_forget_bytes();
+        return Err(fail(place, expected, LARGER_BYTES.into()));
+    }
+    // Nothing has run in JS since `braidByteLength`: the bytes it found.
+    Ok(js_read_bytes())
+}
+
+/// Reads a JS string as UTF-8 (lone surrogates become U+FFFD).
+fn read_string(value: &JsValue, place: Place<'_>, expected: &str) -> Result<String, Error> {
+    if !value.is_string() {
+        return Err(mismatch(place, expected, value));
+    }
+    let units = value.unchecked_ref::<js_sys::JsString>().length() as usize;
+    // wasm-bindgen's glue allocates a byte per UTF-16 unit, then three per
+    // unit if the text is not ASCII (UTF-8 takes one to three).
+    if units > MAX_UNITS || !room_for(units * 3) {
+        return Err(fail(place, expected, LONGER_STRING.into()));
+    }
+    value.as_string().ok_or_else(|| mismatch(place, expected, value))
 }
 
 impl FromJs for Vec<u8> {
     const EXPECTED: &'static str = "Uint8Array";
     fn from_js(value: &JsValue, place: Place<'_>) -> Result<Self, Error> {
-        match value.dyn_ref::<Uint8Array>() {
-            Some(array) => Ok(array.to_vec()),
-            None => Err(mismatch(place, Self::EXPECTED, value)),
-        }
+        read_bytes(value, place, Self::EXPECTED)
     }
 }
 
 impl FromJs for Multihash {
     const EXPECTED: &'static str = "Uint8Array (an encoded multihash)";
     fn from_js(value: &JsValue, place: Place<'_>) -> Result<Self, Error> {
-        let bytes = Vec::<u8>::from_js(value, place).map_err(|_| mismatch(place, Self::EXPECTED, value))?;
-        Multihash::from_bytes(&bytes)
+        Multihash::from_bytes(&read_bytes(value, place, Self::EXPECTED)?)
     }
 }
 
 impl FromJs for String {
     const EXPECTED: &'static str = "string";
     fn from_js(value: &JsValue, place: Place<'_>) -> Result<Self, Error> {
-        value.as_string().ok_or_else(|| mismatch(place, Self::EXPECTED, value))
+        read_string(value, place, Self::EXPECTED)
     }
 }
 
 impl FromJs for Cid {
     const EXPECTED: &'static str = "string (a CID)";
     fn from_js(value: &JsValue, place: Place<'_>) -> Result<Self, Error> {
-        let text = value.as_string().ok_or_else(|| mismatch(place, Self::EXPECTED, value))?;
-        Cid::from_text(text)
+        Cid::from_text(read_string(value, place, Self::EXPECTED)?)
     }
 }
 
@@ -126,8 +239,7 @@ impl FromJs for u64 {
         if !value.is_bigint() {
             return Err(mismatch(place, Self::EXPECTED, value));
         }
-        u64::try_from(value.clone())
-            .map_err(|_| Error::type_mismatch(&place.to_string(), Self::EXPECTED, "a bigint out of range".into()))
+        u64::try_from(value.clone()).map_err(|_| fail(place, Self::EXPECTED, "a bigint out of range".into()))
     }
 }
 
@@ -141,61 +253,77 @@ impl FromJs for bool {
 impl<T: FromJs> FromJs for Vec<T> {
     const EXPECTED: &'static str = "Array";
     fn from_js(value: &JsValue, place: Place<'_>) -> Result<Self, Error> {
-        if !Array::is_array(value) {
-            return Err(mismatch(place, Self::EXPECTED, value));
+        let length = list_length(value, place, Self::EXPECTED)?;
+        if length as usize > MAX_ITEMS {
+            let expected = format!("{} of at most {MAX_ITEMS} items", Self::EXPECTED);
+            return Err(fail(place, &expected, format!("an Array of {length} items")));
         }
-        let array: &Array = value.unchecked_ref();
-        let mut out = Vec::with_capacity(array.length() as usize);
-        for i in 0..array.length() {
-            out.push(T::from_js(&array.get(i), Place::Item(&place, i as usize))?);
+        // Grown item by item: a claimed length reserves nothing.
+        let mut items = Vec::new();
+        for i in 0..length {
+            let item = read_item(value, i, Place::Item(&place, i as usize))?;
+            if items.try_reserve(1).is_err() {
+                return Err(fail(place, Self::EXPECTED, MORE_ITEMS.into()));
+            }
+            items.push(item);
         }
-        Ok(out)
+        Ok(items)
     }
 }
 
+/// The error for an output JS refused to hold (too large for the engine).
+fn refused(exception: &JsValue) -> Error {
+    fail(Place::Named("output"), "a value JS can hold", thrown("one it refused: ", exception))
+}
+
+fn bytes_into_js(bytes: &[u8]) -> Result<JsValue, Error> {
+    js_bytes_out(bytes).map_err(|e| refused(&e))
+}
+
 impl IntoJs for Vec<u8> {
-    fn into_js(self) -> JsValue {
-        Uint8Array::from(self.as_slice()).into()
+    fn into_js(self) -> Result<JsValue, Error> {
+        bytes_into_js(&self)
     }
 }
 
 impl IntoJs for Multihash {
-    fn into_js(self) -> JsValue {
-        Uint8Array::from(self.as_bytes()).into()
+    fn into_js(self) -> Result<JsValue, Error> {
+        bytes_into_js(self.as_bytes())
     }
 }
 
 impl IntoJs for String {
-    fn into_js(self) -> JsValue {
-        JsValue::from_str(&self)
+    fn into_js(self) -> Result<JsValue, Error> {
+        js_string_out(&self).map_err(|e| refused(&e))
     }
 }
 
 impl IntoJs for Cid {
-    fn into_js(self) -> JsValue {
-        JsValue::from_str(self.as_str())
+    fn into_js(self) -> Result<JsValue, Error> {
+        // At most about a hundred characters: no engine refuses that.
+        Ok(JsValue::from_str(self.as_str()))
     }
 }
 
 impl IntoJs for u64 {
-    fn into_js(self) -> JsValue {
-        JsValue::from(self)
+    fn into_js(self) -> Result<JsValue, Error> {
+        Ok(JsValue::from(self))
     }
 }
 
 impl IntoJs for bool {
-    fn into_js(self) -> JsValue {
-        JsValue::from_bool(self)
+    fn into_js(self) -> Result<JsValue, Error> {
+        Ok(JsValue::from_bool(self))
     }
 }
 
 impl<T: IntoJs> IntoJs for Vec<T> {
-    fn into_js(self) -> JsValue {
-        let array = Array::new_with_length(self.len() as u32);
+    fn into_js(self) -> Result<JsValue, Error> {
+        let array = js_sys::Array::new_with_length(self.len() as u32);
         for (i, item) in self.into_iter().enumerate() {
-            array.set(i as u32, item.into_js());
+            array.set(i as u32, item.into_js()?);
         }
-        array.into()
+        Ok(array.into())
     }
 }
 
@@ -212,8 +340,8 @@ impl FromJs for AnyValue {
 }
 
 impl IntoJs for AnyValue {
-    fn into_js(self) -> JsValue {
-        self.0
+    fn into_js(self) -> Result<JsValue, Error> {
+        Ok(self.0)
     }
 }
 
@@ -223,24 +351,27 @@ pub fn config_from_js(operation: &str, keys: &[ConfigKey], value: &JsValue) -> R
     if value.is_undefined() || value.is_null() {
         return Config::resolve(operation, keys, []);
     }
-    if !value.is_object() || Array::is_array(value) || value.is_function() {
-        return Err(Error::type_mismatch(
-            &format!("{operation} config"),
-            "an object such as { key: \"value\" }",
-            describe(value),
-        ));
+    const EXPECTED: &str = "an object such as { key: \"value\" }";
+    let place = format!("{operation} config");
+    let place = Place::Named(&place);
+    // Its own enumerable keys and values, flat in a fresh Array (reading
+    // that runs no caller code); one more pair than keys are declared is
+    // enough to report an unknown key.
+    let pairs = match value.is_object() {
+        true => js_entries(value, keys.len() as u32 + 1).map_err(|e| threw(place, EXPECTED, &e))?,
+        false => JsValue::UNDEFINED,
+    };
+    if pairs.is_undefined() {
+        return Err(mismatch(place, EXPECTED, value));
     }
-    let mut pairs: Vec<(String, String)> = Vec::new();
-    for entry in Object::entries(value.unchecked_ref()).iter() {
-        let entry: Array = entry.unchecked_into();
-        let key = entry.get(0).as_string().unwrap_or_default();
-        let raw = entry.get(1);
-        let Some(text) = raw.as_string() else {
-            return Err(Error::type_mismatch(&format!("{operation} config `{key}`"), "string", describe(&raw)));
-        };
-        pairs.push((key, text));
+    let count = list_length(&pairs, place, EXPECTED)?;
+    let mut resolved: Vec<(String, String)> = Vec::new();
+    for i in (0..count).step_by(2) {
+        let key: String = read_item(&pairs, i, place)?;
+        let text: String = read_item(&pairs, i + 1, Place::Named(&format!("{operation} config `{key}`")))?;
+        resolved.push((key, text));
     }
-    Config::resolve(operation, keys, pairs.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+    Config::resolve(operation, keys, resolved.iter().map(|(k, v)| (k.as_str(), v.as_str())))
 }
 
 /// Checks the number of positional inputs a JS caller passed.
@@ -267,24 +398,13 @@ pub fn settle(result: Result<JsValue, Error>) -> js_sys::Promise {
     }
 }
 
-/// Reads a JS array of exactly `expected` items, for positional inputs.
-/// Borrows `value` (a clone would cost a call into JS on every `run`).
-pub fn positional<'a>(value: &'a JsValue, expected: usize, what: &str) -> Result<&'a Array, Error> {
-    if !Array::is_array(value) {
-        return Err(Error::type_mismatch(what, "an Array of inputs", describe(value)));
-    }
-    let array: &Array = value.unchecked_ref();
-    let found = array.length() as usize;
-    if found != expected {
-        return Err(Error::Arity { operation: what.into(), expected: expected.to_string(), found });
-    }
-    Ok(array)
-}
-
-#[wasm_bindgen::prelude::wasm_bindgen]
-extern "C" {
-    #[wasm_bindgen(js_namespace = performance, js_name = now)]
-    fn performance_now() -> f64;
+/// Checks that `value` is a JS Array (or a Proxy of one) of exactly
+/// `expected` positional inputs; read them with [`read_item`].
+pub fn positional(value: &JsValue, expected: usize, what: &str) -> Result<(), Error> {
+    const EXPECTED: &str = "an Array of inputs";
+    let place = Place::Named(what);
+    let found = list_length(value, place, EXPECTED)?;
+    check_arity(what, expected, found as usize)
 }
 
 /// Milliseconds from `performance.now()` (Node and browsers).

@@ -1,0 +1,359 @@
+// Hostile arguments for the generated packages' JS API, and a checker that
+// runs them: the same module runs in Node (js/test/hostile.test.mjs) and in
+// Chromium (js/test/browser.test.mjs), so it imports nothing and reports
+// problems as strings instead of asserting.
+//
+// Every hostile call must throw (sync APIs) or reject (Promise APIs) a plain
+// JS `Error` whose message says where and what was expected, never a
+// `WebAssembly.RuntimeError` or an exception of the caller's own; a value
+// that only lies (a Uint8Array subclass with a false `length`) is read for
+// what it really is. Afterwards the same instance and module still give the
+// right answer.
+
+/** A Uint8Array whose buffer was transferred away (as by postMessage). */
+export function detached(n = 16) {
+  const bytes = new Uint8Array(n);
+  structuredClone(bytes.buffer, { transfer: [bytes.buffer] });
+  return bytes;
+}
+
+/** A revoked Proxy (of an Array by default): any operation on it throws. */
+export function revoked(target = []) {
+  const { proxy, revoke } = Proxy.revocable(target, {});
+  revoke();
+  return proxy;
+}
+
+/** An Array whose element 0 is a getter that throws. */
+export function throwingIndex(items) {
+  const list = [...items];
+  Object.defineProperty(list, 0, {
+    get() {
+      throw new TypeError('index getter says no');
+    },
+  });
+  return list;
+}
+
+/** A Proxy of an Array whose `length` throws. */
+export function throwingLength(items) {
+  return new Proxy([...items], {
+    get(target, key, receiver) {
+      if (key === 'length') throw new RangeError('length getter says no');
+      return Reflect.get(target, key, receiver);
+    },
+  });
+}
+
+/** A Proxy of an Array claiming `length` items, every one of them `item`. */
+export function claimingLength(length, item) {
+  return new Proxy([], {
+    get(target, key, receiver) {
+      if (key === 'length') return length;
+      if (typeof key === 'string' && /^[0-9]+$/.test(key)) return item;
+      return Reflect.get(target, key, receiver);
+    },
+  });
+}
+
+/** A Uint8Array subclass whose own getters claim 8 KiB more than it holds. */
+export class LyingLength extends Uint8Array {
+  get length() {
+    return super.length + 8192;
+  }
+  get byteLength() {
+    return super.byteLength + 8192;
+  }
+}
+
+/** A Uint8Array subclass claiming 2^31 - 1 bytes. */
+export class HugeLength extends Uint8Array {
+  get length() {
+    return 2 ** 31 - 1;
+  }
+  get byteLength() {
+    return 2 ** 31 - 1;
+  }
+}
+
+/** A Uint8Array subclass lying with every getter it has. */
+export class LyingEverything extends Uint8Array {
+  get length() {
+    return 1 << 20;
+  }
+  get byteLength() {
+    return 1 << 20;
+  }
+  get byteOffset() {
+    return 0;
+  }
+  get buffer() {
+    return new ArrayBuffer(1 << 20);
+  }
+}
+
+/** A plain Uint8Array given an own `length` getter that claims 1 MiB. */
+export function OwnLength(buffer) {
+  const bytes = new Uint8Array(buffer);
+  Object.defineProperty(bytes, 'length', { get: () => 1 << 20 });
+  return bytes;
+}
+
+/** A plain `Error` made by the package (not a TypeError of the engine, not a trap). */
+export const isPlainError = (e) => e instanceof Error && Object.getPrototypeOf(e) === Error.prototype;
+
+const show = (v) => {
+  if (v instanceof Error) return `${v.constructor.name}: ${v.message}`.slice(0, 300);
+  if (v instanceof Uint8Array) return `Uint8Array(${v.length})`;
+  try {
+    return String(JSON.stringify(v, (_, x) => (typeof x === 'bigint' ? `${x}n` : x))).slice(0, 300);
+  } catch {
+    return String(v);
+  }
+};
+
+const same = (a, b) => {
+  if (a instanceof Uint8Array && b instanceof Uint8Array) {
+    return a.length === b.length && a.every((x, i) => x === b[i]);
+  }
+  if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((x, i) => same(x, b[i]));
+  return a === b;
+};
+
+/**
+ * What `call()` did: { value } or { error }, and whether it kept its
+ * contract (a Promise API never throws synchronously, a sync API never
+ * returns a Promise).
+ */
+async function outcome(call, isAsync) {
+  let result;
+  try {
+    result = call();
+  } catch (error) {
+    return { error, broke: isAsync ? 'threw synchronously instead of rejecting' : undefined };
+  }
+  if (!isAsync) return { value: result, broke: result instanceof Promise ? 'returned a Promise' : undefined };
+  if (!(result instanceof Promise)) return { value: result, broke: 'did not return a Promise' };
+  let timer;
+  const late = new Promise((resolve) => {
+    timer = setTimeout(() => resolve({ error: new Error('never settled'), broke: 'never settled (3 s)' }), 3000);
+  });
+  try {
+    return await Promise.race([result.then((value) => ({ value })), late]);
+  } catch (error) {
+    return { error };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * A subject: { label, calls: { name: { fn, async, output?, errorsOnly? } }, cases: [{ name, args, message | output }], good }
+ * - `calls[name].fn(...args)` calls the package; `output(result)` extracts
+ *   the output (a Step's `output` for `next`); a call `errorsOnly` is not
+ *   given the cases that succeed;
+ * - `cases[i].args()` makes fresh arguments; a case expects either an Error
+ *   whose message matches `message`, or exactly `output`;
+ * - `good = { args, output }` is a correct call.
+ * Returns the problems found (empty when every call behaved).
+ */
+export async function check(subject, { rounds = 1 } = {}) {
+  const problems = [];
+  const calls = Object.entries(subject.calls);
+  for (let round = 0; round < rounds; round++) {
+    for (const c of subject.cases) {
+      for (const [name, call] of calls) {
+        if (call.errorsOnly && c.output !== undefined) continue;
+        const what = `${subject.label} ${name}(${c.name})`;
+        const r = await outcome(() => call.fn(...c.args()), call.async);
+        if (r.broke) problems.push(`${what}: ${r.broke}`);
+        if (c.output !== undefined) {
+          const value = r.error ? undefined : (call.output ?? ((x) => x))(r.value);
+          if (r.error) problems.push(`${what}: threw ${show(r.error)}; expected ${show(c.output)}`);
+          else if (!same(value, c.output)) problems.push(`${what}: returned ${show(value)}; expected ${show(c.output)}`);
+        } else if (!r.error) {
+          problems.push(`${what}: did not fail (returned ${show(r.value)})`);
+        } else if (!isPlainError(r.error) || !c.message.test(r.error.message)) {
+          problems.push(`${what}: ${show(r.error)} is not an Error matching ${c.message}`);
+        }
+        if (problems.length > 20) return problems;
+      }
+    }
+  }
+  return problems.concat(await correct(subject, 'afterwards'));
+}
+
+/** `count` hostile calls, cycling through the cases and calls, then correct ones. */
+export async function storm(subject, count = 5000) {
+  const problems = [];
+  const calls = Object.entries(subject.calls);
+  let notErrors = 0;
+  for (let i = 0; i < count; i++) {
+    const c = subject.cases[i % subject.cases.length];
+    const [name, call] = calls[Math.floor(i / subject.cases.length) % calls.length];
+    if (call.errorsOnly && c.output !== undefined) continue;
+    const r = await outcome(() => call.fn(...c.args()), call.async);
+    if (r.error && !isPlainError(r.error) && notErrors++ < 3) {
+      problems.push(`${subject.label} call ${i}, ${name}(${c.name}): ${show(r.error)}`);
+    }
+  }
+  if (notErrors > 3) problems.push(`${subject.label}: ${notErrors} hostile calls in all gave something other than a plain Error`);
+  return problems.concat(await correct(subject, `after ${count} hostile calls`));
+}
+
+/** Each call once with the good arguments: the right answer, on the same instance. */
+async function correct(subject, when) {
+  const problems = [];
+  for (const [name, call] of Object.entries(subject.calls)) {
+    const r = await outcome(() => call.fn(...subject.good.args()), call.async);
+    const value = r.error ? undefined : (call.output ?? ((x) => x))(r.value);
+    if (r.error || !same(value, subject.good.output)) {
+      problems.push(`${subject.label} ${name}, ${when}: ${r.error ? `threw ${show(r.error)}` : `returned ${show(value)}`}; expected ${show(subject.good.output)}`);
+    }
+  }
+  return problems;
+}
+
+/** Deterministic bytes. */
+const pattern = (n, seed = 7) => Uint8Array.from({ length: n }, (_, i) => (i * 31 + seed) & 0xff);
+
+/** A previous caller's data, about the size a lying `length` asks for. */
+const SECRET = Uint8Array.from({ length: 8192 + 4 }, (_, i) => 'SECRET-previous-caller-data-'.charCodeAt(i % 28));
+
+/**
+ * Cases for one value read as a Uint8Array, put into a call's arguments by
+ * `wrap`. `output(bytes)` is the package's answer for plain `bytes`;
+ * `before()` runs just before a lying value is read (to leave another
+ * caller's data in the module's memory).
+ */
+export function bytesCases(wrap, output, before = () => {}) {
+  const real = pattern(4);
+  const liar = (Class) => () => {
+    before();
+    return wrap(new Class(real.slice().buffer));
+  };
+  return [
+    { name: 'detached Uint8Array', args: () => wrap(detached()), message: /: expected Uint8Array[^,]*, found a Uint8Array whose ArrayBuffer is detached/ },
+    { name: 'revoked Proxy', args: () => wrap(revoked(new Uint8Array(4))), message: /: expected Uint8Array[^,]*, found a revoked Proxy/ },
+    { name: 'Proxy of a Uint8Array', args: () => wrap(new Proxy(new Uint8Array(4), {})), message: /: expected Uint8Array[^,]*, found a Proxy or other object that is not a real Uint8Array/ },
+    { name: 'Uint8Array whose length claims 8 KiB more', args: liar(LyingLength), output: output(real) },
+    { name: 'Uint8Array whose length claims 2^31-1', args: liar(HugeLength), output: output(real) },
+    { name: 'Uint8Array lying with every getter', args: liar(LyingEverything), output: output(real) },
+    { name: 'Uint8Array with an own length getter', args: liar(OwnLength), output: output(real) },
+  ];
+}
+
+/**
+ * Cases for a value read as an Array, put into the arguments by `wrap`;
+ * its items are Uint8Arrays (then each bytes case applies to item 0) or,
+ * with `anyItems`, any value.
+ */
+export function listCases(wrap, output, { before, anyItems = false } = {}) {
+  const good = [pattern(3), pattern(5, 9)];
+  const item = anyItems ? 'any value' : 'Uint8Array';
+  return [
+    { name: 'revoked Proxy as the list', args: () => wrap(revoked()), message: /: expected Array[^,]*, found a revoked Proxy/ },
+    { name: 'list with a throwing index getter', args: () => wrap(throwingIndex(good)), message: new RegExp(`\\[0\\]: expected ${item}, found a value that threw while being read: TypeError: index getter says no`) },
+    { name: 'list with a throwing length', args: () => wrap(throwingLength(good)), message: /: expected Array[^,]*, found a value that threw while being read: RangeError: length getter says no/ },
+    { name: 'list claiming 2^31-1 items', args: () => wrap(claimingLength(2 ** 31 - 1, good[0])), message: /: expected Array of at most 1048576 items, found an Array of 2147483647 items/ },
+    { name: 'new Array(2**28)', args: () => wrap(new Array(2 ** 28)), message: /: expected Array of at most 1048576 items, found an Array of 268435456 items/ },
+    ...(anyItems ? [] : bytesCases((v) => wrap([v]), (bytes) => output([bytes]), before)),
+  ];
+}
+
+/** Cases for the positional inputs Array of a workflow taking `good` (one input). */
+export function inputsCases(good) {
+  return [
+    { name: 'revoked Proxy as the inputs', args: () => [revoked()], message: /inputs: expected an Array of inputs, found a revoked Proxy/ },
+    { name: 'inputs with a throwing index getter', args: () => [throwingIndex([good])], message: /input 0: expected [^,]*, found a value that threw while being read: TypeError: index getter says no/ },
+    { name: 'inputs with a throwing length', args: () => [throwingLength([good])], message: /inputs: expected an Array of inputs, found a value that threw while being read: RangeError: length getter says no/ },
+    { name: 'inputs claiming 2^31-1 items', args: () => [claimingLength(2 ** 31 - 1, good)], message: /inputs: expected 1 input\(s\), found 2147483647/ },
+    { name: 'new Array(2**28) as the inputs', args: () => [new Array(2 ** 28)], message: /inputs: expected 1 input\(s\), found 268435456/ },
+  ];
+}
+
+/** A workflow package: `run`, `runSync`, `new Workflow().next` and `next` of one instance. */
+export function workflowSubject(mod, label, cases, good) {
+  const wf = new mod.Workflow();
+  const output = (step) => step.output;
+  return {
+    label,
+    cases,
+    good,
+    calls: {
+      run: { fn: (inputs) => mod.run(inputs), async: true },
+      runSync: { fn: (inputs) => mod.runSync(inputs), async: false },
+      'new Workflow().next': { fn: (inputs) => new mod.Workflow().next(inputs), async: true, output },
+      // Only hostile calls that fail: the good call at the end finishes it.
+      'wf.next (one instance)': { fn: (inputs) => wf.next(inputs), async: true, output, errorsOnly: true },
+    },
+  };
+}
+
+/** An operation package: `execute` and `executeSync`. */
+export function operationSubject(mod, label, cases, good) {
+  return {
+    label,
+    cases,
+    good,
+    calls: {
+      execute: { fn: (...args) => mod.execute(...args), async: true },
+      executeSync: { fn: (...args) => mod.executeSync(...args), async: false },
+    },
+  };
+}
+
+/**
+ * Every subject, given the loaded packages: { cid: wf_cidv1_from_bytes,
+ * concatHex: wf_concat_hex, opMultihash, opConcat, opCollect }. Each call
+ * makes fresh instances (a subject's `wf.next` instance ends done).
+ */
+export function subjects({ cid, concatHex, opMultihash, opConcat, opCollect }) {
+  const bytes = pattern(1000);
+  const list = [pattern(3), pattern(5, 9)];
+  const cidOf = (b) => cid.runSync([b]);
+  const hexOf = (l) => concatHex.runSync([l]);
+  const leaveSecret = () => hexOf([SECRET]);
+  const mhOf = (b) => opMultihash.executeSync(b, { hasher: 'sha2-256' });
+  const secretMh = () => mhOf(SECRET);
+  const badConfig = [
+    { name: 'config with a throwing getter', args: () => [bytes, { get hasher() { throw new Error('config getter says no'); } }], message: /op_multihash config: expected [^,]*, found a value that threw while being read: Error: config getter says no/ },
+    { name: 'revoked Proxy as the config', args: () => [bytes, revoked({})], message: /op_multihash config: expected [^,]*, found a revoked Proxy/ },
+  ];
+  return [
+    workflowSubject(cid, 'cidv1_from_bytes', [...inputsCases(bytes), ...bytesCases((v) => [[v]], cidOf)], { args: () => [[bytes]], output: cidOf(bytes) }),
+    workflowSubject(concatHex, 'concat_hex', [...inputsCases(list), ...listCases((l) => [[l]], hexOf, { before: leaveSecret })], { args: () => [[list]], output: hexOf(list) }),
+    operationSubject(opMultihash, 'op_multihash', [...bytesCases((v) => [v, { hasher: 'sha2-256' }], mhOf, secretMh), ...badConfig], { args: () => [bytes, { hasher: 'sha2-256' }], output: mhOf(bytes) }),
+    operationSubject(opConcat, 'op_concat', listCases((l) => [l], (l) => opConcat.executeSync(l)), { args: () => [list], output: opConcat.executeSync(list) }),
+    operationSubject(opCollect, 'op_collect', listCases((l) => [l], (l) => opCollect.executeSync(l), { anyItems: true }), { args: () => [list], output: opCollect.executeSync(list) }),
+  ];
+}
+
+/**
+ * `count` calls of each method of a freed Workflow of `mod` (each must throw
+ * or reject a plain Error), then correct calls of the module: returns the
+ * problems found.
+ */
+export async function freedCalls(mod, good, count = 10000) {
+  const problems = [];
+  const dead = new mod.Workflow();
+  dead.free();
+  const methods = { next: () => dead.next(...good.args()), done: () => dead.done, suspend: () => dead.suspend() };
+  for (const [name, call] of Object.entries(methods)) {
+    for (let i = 0; i < count; i++) {
+      // Thrown at once, by the glue, even by `next`.
+      let r;
+      try {
+        const value = call();
+        r = value instanceof Promise ? await value.then((v) => ({ value: v }), (error) => ({ error })) : { value };
+      } catch (error) {
+        r = { error };
+      }
+      if (!r.error || !isPlainError(r.error)) {
+        problems.push(`freed Workflow: ${name}() call ${i}: ${r.error ? show(r.error) : `returned ${show(r.value)}`}`);
+        break;
+      }
+    }
+  }
+  return problems.concat(await correct(workflowSubject(mod, 'after the freed Workflow', [], good), `after ${count} calls of each method of a freed Workflow`));
+}

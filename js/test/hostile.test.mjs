@@ -1,0 +1,96 @@
+// The generated packages under hostile JS, in Node (the same cases run in
+// Chromium, js/test/browser.test.mjs): detached buffers, revoked Proxies,
+// throwing getters, Uint8Arrays lying about their length, huge claimed
+// lengths. Each must throw or reject a plain Error saying what was expected
+// (lying values are read for what they are), and afterwards the same
+// instance and module still give the right answer, also after 5,000 such
+// calls. Cases and checker: js/lib/hostile.mjs.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+import { LyingLength, check, detached, freedCalls, isPlainError, revoked, storm, subjects } from '../lib/hostile.mjs';
+
+const require = createRequire(import.meta.url);
+const root = fileURLToPath(new URL('../..', import.meta.url)).replace(/\/$/, '');
+const out = process.env.BRAID_WF_OUT ?? `${root}/target/wf`;
+const ops = process.env.BRAID_OP_PKGS ?? `${root}/target/npm`;
+const workflow = (name) => require(`${out}/${name}/pkg/node/wf_${name}.js`);
+const operation = (op) => require(`${ops}/${op}/node/${op}.js`);
+
+// One module of each package for the whole file: the storm runs on the
+// modules the other tests already called with hostile values.
+const mods = {
+  cid: workflow('cidv1_from_bytes'),
+  concatHex: workflow('concat_hex'),
+  opMultihash: operation('op_multihash'),
+  opConcat: operation('op_concat'),
+  opCollect: operation('op_collect'),
+};
+
+for (const subject of subjects(mods)) {
+  test(`${subject.label}: every hostile argument gives an Error, lying ones their real value`, async () => {
+    assert.deepEqual(await check(subject), []);
+  });
+}
+
+for (const subject of subjects(mods)) {
+  test(`${subject.label}: 5,000 hostile calls, then the same instance and module answer right`, async () => {
+    assert.deepEqual(await storm(subject, 5000), []);
+  });
+}
+
+test('methods of a freed Workflow throw an Error, 10,000 times each, and the module still answers', async () => {
+  const bytes = new Uint8Array([1, 2, 3]);
+  assert.deepEqual(await freedCalls(mods.cid, { args: () => [[bytes]], output: mods.cid.runSync([bytes]) }), []);
+});
+
+test('a Uint8Array over the 512 MiB limit gives an Error, and the module goes on', () => {
+  // Its pages are never touched: refused before any copy.
+  const big = new Uint8Array((512 << 20) + 1);
+  const limit = /input 0: expected Uint8Array, found a Uint8Array larger than the limit of 536870912 bytes or than Wasm memory has room for/;
+  assert.throws(() => mods.cid.runSync([big]), (e) => isPlainError(e) && limit.test(e.message));
+  assert.throws(() => mods.opMultihash.executeSync(big), (e) => isPlainError(e) && /op_multihash input 0: expected Uint8Array, found a Uint8Array larger/.test(e.message));
+  const bytes = new Uint8Array([1, 2, 3]);
+  assert.equal(mods.cid.runSync([bytes.subarray(1)]), mods.cid.runSync([new Uint8Array([2, 3])]));
+});
+
+test('Workflow.resume reads its state like any input', async () => {
+  const { Workflow } = workflow('salted_cid');
+  const wf = new Workflow();
+  await wf.next(['salt:']);
+  const state = wf.suspend();
+  for (const [value, found] of [[detached(), /found a Uint8Array whose ArrayBuffer is detached/], [revoked(), /found a revoked Proxy/]]) {
+    assert.throws(() => Workflow.resume(value), (e) => isPlainError(e) && /Workflow.resume state: expected Uint8Array, /.test(e.message) && found.test(e.message));
+  }
+  // A lying length changes nothing: the real bytes are read.
+  const bytes = new Uint8Array(1000).map((_, i) => (i * 31 + 7) & 0xff);
+  const expected = (await Workflow.resume(state).next([bytes])).output;
+  assert.equal((await Workflow.resume(new LyingLength(state.slice().buffer)).next([bytes])).output, expected);
+});
+
+test('suspend() refuses a state that resume() would refuse, and only that', async () => {
+  const { Workflow } = workflow('salted_cid');
+  const suspended = async (salt) => {
+    const wf = new Workflow();
+    await wf.next([salt]);
+    return wf.suspend();
+  };
+  // Just under the limit: suspends, and the state resumes.
+  const fits = await suspended('s'.repeat((64 << 20) - 256));
+  assert.equal(Workflow.resume(fits).done, false);
+  // Over it (the probe's 64 MiB + 16 B salt): suspend refuses, saying why.
+  const over = await suspended('s'.repeat((64 << 20) + 16)).then((state) => ({ state }), (error) => ({ error }));
+  if (over.state) {
+    let resumed;
+    try {
+      Workflow.resume(over.state);
+      resumed = 'resume() accepts it';
+    } catch (e) {
+      resumed = `resume() refuses it: ${e.message}`;
+    }
+    assert.fail(`suspend() gave a state of ${over.state.length} bytes; ${resumed}`);
+  }
+  assert.ok(isPlainError(over.error), String(over.error));
+  assert.match(over.error.message, /codec: encode: .*more than the 64 MiB/);
+});

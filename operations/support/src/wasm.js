@@ -1,0 +1,164 @@
+// The JS side of braid-support's Wasm boundary (src/wasm.rs): reads the
+// arguments JS callers pass without running their code where that can be
+// avoided, and says what a value is without throwing. Rust calls every
+// function that may still throw through a `catch` import, so no exception
+// unwinds through Rust frames.
+//
+// Bytes are read with the intrinsic %TypedArray%.prototype getters captured
+// when this module loads, never with getters a caller could override (a
+// Uint8Array subclass may lie about its `length`): `Symbol.toStringTag`
+// tells a real Uint8Array (subclasses included) from anything else, Proxies
+// included, and `buffer`, `byteOffset` and `byteLength` say where its bytes
+// are. Written as `export function` declarations only: Braid rewrites them
+// to CommonJS for Node packages.
+
+const TypedArray = Object.getPrototypeOf(Uint8Array.prototype);
+const getter = (object, key) => Object.getOwnPropertyDescriptor(object, key).get;
+const tagOf = getter(TypedArray, Symbol.toStringTag);
+const bufferOf = getter(TypedArray, 'buffer');
+const offsetOf = getter(TypedArray, 'byteOffset');
+const lengthOf = getter(TypedArray, 'byteLength');
+const { includes } = TypedArray;
+const { apply, getOwnPropertyDescriptor, getPrototypeOf } = Reflect;
+const { isArray } = Array;
+const { hasOwn, keys } = Object;
+const Bytes = Uint8Array;
+const none = Object.freeze([]);
+
+/**
+ * The bytes of a real Uint8Array (subclasses included), as a Uint8Array that
+ * holds exactly them and whose `length` tells so; undefined for anything
+ * else, or one whose buffer is detached. A plain Uint8Array without an own
+ * `length` is returned as it is (no getter of the caller's can answer for
+ * it); any other is copied into a fresh view.
+ */
+function bytesOf(value) {
+  if (apply(tagOf, value, none) !== 'Uint8Array') return undefined;
+  const length = apply(lengthOf, value, none);
+  // A detached buffer's views have no bytes.
+  if (length === 0 && isDetached(value)) return undefined;
+  if (getPrototypeOf(value) === Bytes.prototype && !hasOwn(value, 'length')) return value;
+  return new Bytes(apply(bufferOf, value, none), apply(offsetOf, value, none), length);
+}
+
+/** Whether a view's buffer is detached: `includes` throws then (and reads nothing of an empty view). */
+function isDetached(view) {
+  try {
+    apply(includes, view, [0]);
+    return false;
+  } catch {
+    return true;
+  }
+}
+
+/** 1 for an Array (or a Proxy of one), 0 for anything else, -1 for a revoked Proxy. */
+function arrayKind(value) {
+  try {
+    return isArray(value) ? 1 : 0;
+  } catch {
+    return -1;
+  }
+}
+
+const clip = (s) => (s.length > 200 ? `${s.slice(0, 200)}...` : s);
+
+// The bytes `braidByteLength` found (unless empty), for `braidReadBytes`
+// right after it (nothing runs in between), or forgotten.
+let found;
+
+/** The byte length of a Uint8Array; -1 for anything else. */
+export function braidByteLength(value) {
+  const bytes = bytesOf(value);
+  if (bytes === undefined) return -1;
+  const length = apply(lengthOf, bytes, none);
+  if (length > 0) found = bytes;
+  return length;
+}
+
+/** The bytes `braidByteLength` found: wasm-bindgen copies them into Wasm memory. */
+export function braidReadBytes() {
+  const bytes = found;
+  found = undefined;
+  return bytes;
+}
+
+/** Forgets the bytes `braidByteLength` found. */
+export function braidForgetBytes() {
+  found = undefined;
+}
+
+/** The length of an Array (a Proxy's trap may run); -1 for anything else; NaN if it is not a number. */
+export function braidListLength(value) {
+  if (arrayKind(value) !== 1) return -1;
+  const length = value.length;
+  return typeof length === 'number' ? length : NaN;
+}
+
+/** Item `index` of a list (a getter or a Proxy's trap may run). */
+export function braidItem(list, index) {
+  return list[index];
+}
+
+/** At most `max` own enumerable [key, value] pairs of an object, flat; undefined for an Array or a revoked Proxy. */
+export function braidEntries(value, max) {
+  if (arrayKind(value) !== 0) return undefined;
+  const names = keys(value);
+  const pairs = [];
+  for (let i = 0; i < names.length && i < max; i++) pairs.push(names[i], value[names[i]]);
+  return pairs;
+}
+
+/** A copy of `bytes`, a view of Wasm memory (allocating it may throw). */
+export function braidBytesOut(bytes) {
+  return new Bytes(bytes);
+}
+
+/** The string wasm-bindgen decoded (decoding may throw: too long for the engine). */
+export function braidStringOut(text) {
+  return text;
+}
+
+/** What a value is, for an error message (`a string`, `an object of class Foo`); never throws. */
+export function braidDescribe(value) {
+  switch (typeof value) {
+    case 'undefined':
+      return 'undefined';
+    case 'string':
+      return 'a string';
+    case 'number':
+      return 'a number';
+    case 'bigint':
+      return 'a bigint';
+    case 'boolean':
+      return 'a boolean';
+    case 'symbol':
+      return 'a symbol';
+    case 'function':
+      return 'a function';
+  }
+  if (value === null) return 'null';
+  const tag = apply(tagOf, value, none);
+  if (tag === 'Uint8Array' && bytesOf(value) === undefined) return 'a Uint8Array whose ArrayBuffer is detached';
+  if (tag !== undefined) return `${tag.startsWith('Int') ? 'an' : 'a'} ${tag}`; // a Uint8Array, an Int8Array
+  const kind = arrayKind(value);
+  if (kind !== 0) return kind === 1 ? 'an Array' : 'a revoked Proxy';
+  try {
+    const prototype = getPrototypeOf(value);
+    const constructor = prototype === null ? undefined : getOwnPropertyDescriptor(prototype, 'constructor');
+    const name = typeof constructor?.value === 'function' ? getOwnPropertyDescriptor(constructor.value, 'name') : undefined;
+    const className = typeof name?.value === 'string' ? name.value : '';
+    if (/^(Big)?(Uint|Int|Float)[0-9]+(Clamped)?Array$/.test(className)) return `a Proxy or other object that is not a real ${className}`;
+    return className === '' || className === 'Object' ? 'an object' : `an object of class ${clip(className)}`;
+  } catch (e) {
+    return braidThrown('a value that threw while being read: ', e);
+  }
+}
+
+/** `prefix` and an exception as text (at most about 200 characters); never throws. */
+export function braidThrown(prefix, exception) {
+  try {
+    return prefix + clip(String(exception));
+  } catch {
+    return `${prefix}an exception that cannot be shown`;
+  }
+}
