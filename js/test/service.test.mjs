@@ -496,6 +496,27 @@ test('idle, slow-header and slow-body clients are cut off; past the connection c
   }
 });
 
+test('a body refused as too large before it is read still reaches a client that goes on sending it', async () => {
+  // The server answers 413 from Content-Length alone and closes. Closing with
+  // unread bytes would reset the connection: the client, still writing,
+  // would lose the answer (fetch: "fetch failed"). Here the client reads the
+  // answer first, then sends the rest: every byte must be accepted.
+  const { port } = new URL(base);
+  const socket = connect({ host: '127.0.0.1', port: Number(port) });
+  const rest = Buffer.alloc(3 << 20, 0x20);
+  let received = '';
+  const failed = new Promise((_, reject) => socket.on('error', (e) => reject(new Error(`the connection was reset: ${e.message}`))));
+  const answered = new Promise((resolve) => socket.on('data', (d) => (received += d) && received.includes('\r\n\r\n') && resolve()));
+  socket.write(
+    `POST /v1/validate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${rest.length + 1}\r\n\r\n{`,
+  );
+  await Promise.race([answered, failed]);
+  assert.match(received, /^HTTP\/1\.1 413 /);
+  await Promise.race([new Promise((resolve) => socket.end(rest, resolve)), failed]);
+  await Promise.race([new Promise((resolve) => socket.on('close', resolve)), failed]);
+  assert.match(received, /"status":413/, 'the whole problem document arrived');
+});
+
 /** A request with any method (fetch refuses some), resolved with the status. */
 function rawRequest(url, method, path) {
   return new Promise((resolve, reject) => {

@@ -8,7 +8,12 @@
 //! - a response the client stops reading is dropped when no byte can be
 //!   sent for the idle timeout;
 //! - the request body has its own deadline ([`super::api`] reads it whole,
-//!   within the body timeout, or answers 408).
+//!   within the body timeout, or answers 408);
+//! - a connection closed while the client is still sending (a 413 answered
+//!   from the `Content-Length` alone, say) lingers: the server sends FIN and
+//!   discards what still arrives, for a bounded time, so the client's TCP
+//!   stack does not get a reset that destroys the response before it is
+//!   read (nginx's lingering close).
 //!
 //! Past the connection cap, new connections wait in the listen backlog
 //! until one closes. Shutdown stops accepting and gives open requests a
@@ -43,6 +48,11 @@ pub struct Limits {
 
 /// How long open requests may finish after shutdown begins.
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(10);
+
+/// A closing connection discards what the client still sends until it
+/// closes too, no byte comes for [`LINGER_IDLE`], or [`LINGER_MAX`] passed.
+const LINGER_IDLE: Duration = Duration::from_secs(2);
+const LINGER_MAX: Duration = Duration::from_secs(10);
 
 /// What one connection is doing, shared by its socket and its requests.
 #[derive(Debug)]
@@ -99,6 +109,9 @@ struct Guarded<S> {
     read_timer: Pin<Box<Sleep>>,
     write_timer: Pin<Box<Sleep>>,
     write_stalled_since: Option<Instant>,
+    /// Once our side is shut down: when lingering began and when the last
+    /// byte was discarded.
+    linger: Option<(Instant, Instant)>,
 }
 
 impl<S> Guarded<S> {
@@ -111,6 +124,7 @@ impl<S> Guarded<S> {
             read_timer: Box::pin(tokio::time::sleep_until(far)),
             write_timer: Box::pin(tokio::time::sleep_until(far)),
             write_stalled_since: None,
+            linger: None,
         }
     }
 }
@@ -161,7 +175,7 @@ impl<S: AsyncRead + Unpin> AsyncRead for Guarded<S> {
     }
 }
 
-impl<S: AsyncWrite + Unpin> AsyncWrite for Guarded<S> {
+impl<S: AsyncRead + AsyncWrite + Unpin> AsyncWrite for Guarded<S> {
     fn poll_write(self: Pin<&mut Self>, cx: &mut Context<'_>, data: &[u8]) -> Poll<std::io::Result<usize>> {
         let this = self.get_mut();
         match Pin::new(&mut this.io).poll_write(cx, data) {
@@ -185,8 +199,40 @@ impl<S: AsyncWrite + Unpin> AsyncWrite for Guarded<S> {
         Pin::new(&mut self.get_mut().io).poll_flush(cx)
     }
 
+    /// Sends FIN, then lingers (see the module docs). Closing a socket
+    /// with unread bytes makes the kernel send RST, and a client still
+    /// writing its body then loses the response it was sent.
     fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
-        Pin::new(&mut self.get_mut().io).poll_shutdown(cx)
+        let this = self.get_mut();
+        let (started, mut last) = match this.linger {
+            Some(linger) => linger,
+            None => {
+                std::task::ready!(Pin::new(&mut this.io).poll_shutdown(cx))?;
+                let now = Instant::now();
+                *this.linger.insert((now, now))
+            }
+        };
+        let mut scratch = [0u8; 16 * 1024];
+        loop {
+            let mut buf = ReadBuf::new(&mut scratch);
+            match Pin::new(&mut this.io).poll_read(cx, &mut buf) {
+                // The client closed (or reset): done.
+                Poll::Ready(Ok(())) if buf.filled().is_empty() => return Poll::Ready(Ok(())),
+                Poll::Ready(Err(_)) => return Poll::Ready(Ok(())),
+                Poll::Ready(Ok(())) => last = Instant::now(),
+                Poll::Pending => {
+                    this.linger = Some((started, last));
+                    let deadline = (last + LINGER_IDLE).min(started + LINGER_MAX);
+                    return match expired(&mut this.read_timer, deadline, cx, "lingering") {
+                        Some(_) => Poll::Ready(Ok(())),
+                        None => Poll::Pending,
+                    };
+                }
+            }
+            if last >= started + LINGER_MAX {
+                return Poll::Ready(Ok(()));
+            }
+        }
     }
 }
 
