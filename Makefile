@@ -19,7 +19,7 @@ setup:
 	@scripts/setup.sh
 
 $(BRAID): setup FORCE
-	@cargo build --quiet -p braid
+	@cargo build --quiet -p braid-cli
 
 FORCE:
 
@@ -76,7 +76,7 @@ test-wasm: $(BRAID)
 # every target its operations allow, warnings denied; the crate builds away
 # from the repository; a second build elsewhere gives the same .wasm.
 test-workflows: $(BRAID)
-	@for w in $(WORKFLOWS) generator/tests/data/nasty.json generator/tests/data/concat_hex.json; do \
+	@for w in $(WORKFLOWS) generator/braid/tests/data/nasty.json generator/braid/tests/data/concat_hex.json; do \
 	  n=$$(basename $$w .json); echo "braid build $$w"; \
 	  BRAID_DENY_WARNINGS=1 $(BRAID) build $$w -o $(WF_OUT)/$$n; \
 	done
@@ -86,10 +86,10 @@ test-workflows: $(BRAID)
 	  echo "standalone crate builds in $$dir" && rm -rf $$dir
 	@# Every manifest that validates builds: manifests at each limit and
 	@# near them, for every target, no compiler process over 2 GiB.
-	cargo test --quiet -p braid --test limits -- --ignored
+	cargo test --quiet -p braid-cli --test limits -- --ignored
 	@# A Rust user of a generated crate; its lock starts from the crate's.
-	cp $(WF_OUT)/salted_cid/crate/Cargo.lock generator/tests/consumer/Cargo.lock
-	cargo test --quiet --manifest-path generator/tests/consumer/Cargo.toml --target-dir $(BRAID_TARGET_DIR)
+	cp $(WF_OUT)/salted_cid/crate/Cargo.lock generator/braid/tests/consumer/Cargo.lock
+	cargo test --quiet --manifest-path generator/braid/tests/consumer/Cargo.toml --target-dir $(BRAID_TARGET_DIR)
 	@# A new workflow over operations already built compiles only itself: the
 	@# operations' Wasm rlibs are not rewritten.
 	@sed 's/"cidv1_from_bytes"/"reuse_check"/' workflows/cidv1_from_bytes.json > target/reuse_check.json

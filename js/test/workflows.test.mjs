@@ -150,7 +150,7 @@ test('the .wasm holds no absolute path of the build machine', () => {
   assert.ok(existsSync(`${out}/cidv1_from_bytes/crate/Cargo.lock`));
 });
 
-test('a manifest full of hostile strings builds and behaves (generator/tests/data/nasty.json)', async () => {
+test('a manifest full of hostile strings builds and behaves (generator/braid/tests/data/nasty.json)', async () => {
   const mod = require(`${out}/nasty/pkg/node/wf_self.js`);
   const bytes = new Uint8Array([0xfb, 0xff, 0x00]);
   const text = 'a"b\n';
@@ -170,7 +170,7 @@ test('the web package (ES module + init) runs too, given the .wasm bytes', async
   assert.deepEqual(await mod.run(values(c).flat()), c.output);
 });
 
-test('a state suspended natively resumes in Wasm (written by generator/tests/consumer)', async () => {
+test('a state suspended natively resumes in Wasm (written by generator/braid/tests/consumer)', async () => {
   const mod = load('salted_cid');
   const state = new Uint8Array(readFileSync(`${out}/salted_cid/native-state.bin`));
   const step = await mod.Workflow.resume(state).next([inputValue({ pattern: 1000 }, root)]);

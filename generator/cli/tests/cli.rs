@@ -13,7 +13,7 @@ fn braid(args: &[&str]) -> (i32, String, String) {
 }
 
 fn workflow(name: &str) -> String {
-    format!("{}/../workflows/{name}.json", env!("CARGO_MANIFEST_DIR"))
+    format!("{}/../../workflows/{name}.json", env!("CARGO_MANIFEST_DIR"))
 }
 
 fn temp(name: &str, text: &str) -> String {

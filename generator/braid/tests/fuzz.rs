@@ -48,12 +48,12 @@ fn check(bytes: &[u8]) {
 }
 
 fn examples() -> Vec<Vec<u8>> {
-    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
     let mut out: Vec<Vec<u8>> = ["cidv1_from_bytes", "dual_cid_of_text", "salted_cid", "cid_of_file", "cidv1_sha2_256"]
         .iter()
         .map(|n| std::fs::read(format!("{root}/workflows/{n}.json")).unwrap())
         .collect();
-    out.push(std::fs::read(format!("{root}/generator/tests/data/nasty.json")).unwrap());
+    out.push(std::fs::read(format!("{root}/generator/braid/tests/data/nasty.json")).unwrap());
     out
 }
 

@@ -21,9 +21,9 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::codegen::Generator;
-use crate::registry::Registry;
-use crate::vendor::Sources;
+use braid::codegen::Generator;
+use braid::registry::Registry;
+use braid::vendor::Sources;
 
 /// How the service runs.
 #[derive(Debug, Clone)]
@@ -107,8 +107,8 @@ pub struct AppState {
     pub toolchain: String,
     /// Bounds the CPU-heavy requests.
     pub checks: api::Checks,
-    /// The operations' resolved lock, once per registry (see [`crate::lockfile`]).
-    pub lock_seed: tokio::sync::OnceCell<crate::lockfile::LockSeed>,
+    /// The operations' resolved lock, once per registry (see [`braid::lockfile`]).
+    pub lock_seed: tokio::sync::OnceCell<braid::lockfile::LockSeed>,
     /// Set to `true` when the server shuts down: workers stop their builds.
     pub shutdown: tokio::sync::watch::Sender<bool>,
     /// Held while the server runs.
@@ -124,7 +124,7 @@ pub enum ServeError {
     #[error(transparent)]
     Cas(#[from] cas::CasError),
     #[error(transparent)]
-    Sources(#[from] crate::vendor::VendorError),
+    Sources(#[from] braid::vendor::VendorError),
     #[error("cannot listen on {addr}: {source}")]
     Bind { addr: SocketAddr, source: std::io::Error },
     #[error(transparent)]
@@ -179,8 +179,8 @@ fn toolchain() -> String {
         .unwrap_or_default();
     format!(
         "braid {} / {rustc} / wasm-bindgen {}",
-        crate::codegen::BRAID_VERSION,
-        crate::wasm_pkg::WASM_BINDGEN_VERSION
+        braid::codegen::BRAID_VERSION,
+        braid::wasm_pkg::WASM_BINDGEN_VERSION
     )
 }
 

@@ -17,8 +17,8 @@ use crate::manifest::check::{SegmentInput, Workflow};
 /// Braid's version, written into the `@generated` header.
 pub const BRAID_VERSION: &str = env!("CARGO_PKG_VERSION");
 
-const CARGO_TOML: &str = include_str!("../../../templates/Cargo.toml.hbs");
-const LIB_RS: &str = include_str!("../../../templates/lib.rs.hbs");
+const CARGO_TOML: &str = include_str!("../../../../templates/Cargo.toml.hbs");
+const LIB_RS: &str = include_str!("../../../../templates/lib.rs.hbs");
 
 /// A generated file: path relative to the crate root, and its text.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -347,19 +347,19 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 eprintln!("braid serve: no --api-key given; writes need this generated key: {key}");
                 api_keys.push(key);
             }
-            let config = braid::service::Config {
+            let config = braid_service::Config {
                 addr,
                 data,
                 api_keys,
-                workers: workers.unwrap_or_else(braid::service::Config::default_workers).max(1),
+                workers: workers.unwrap_or_else(braid_service::Config::default_workers).max(1),
                 build_timeout: std::time::Duration::from_secs(build_timeout),
                 target_dir: target_dir.unwrap_or_else(build::default_target_dir),
                 braid_exe: std::env::current_exe().context("cannot find the braid executable")?,
                 max_body,
-                max_checks: max_checks.unwrap_or_else(braid::service::Config::default_checks).max(1),
+                max_checks: max_checks.unwrap_or_else(braid_service::Config::default_checks).max(1),
                 check_queue,
                 max_crate_bytes,
-                limits: braid::service::conn::Limits {
+                limits: braid_service::conn::Limits {
                     header_timeout: std::time::Duration::from_secs(header_timeout),
                     idle_timeout: std::time::Duration::from_secs(idle_timeout),
                     max_connections: max_connections.max(1),
@@ -370,12 +370,12 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 .enable_all()
                 .build()
                 .context("cannot start the async runtime")?
-                .block_on(braid::service::serve(config))?;
+                .block_on(braid_service::serve(config))?;
         }
         Command::OpPackage { names, targets, out, root } => {
             let root = match root {
                 Some(r) => r,
-                None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(".."),
+                None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../.."),
             };
             let root =
                 root.canonicalize().with_context(|| format!("cannot open the repository at {}", root.display()))?;

@@ -1,6 +1,6 @@
-//! Braid's library: operation manifests and version ids, the registry of
-//! operations, and packaging crates as npm packages. The `braid` binary is
-//! a thin CLI over it.
+//! Braid's compiler: workflow manifests (parse, check), the registry of
+//! operations, code generation, builds and npm packaging. No server or CLI:
+//! `braid-service` and `braid-cli` sit on top of it.
 
 pub mod build;
 pub mod codegen;
@@ -11,7 +11,6 @@ pub mod op_manifest;
 pub mod project;
 pub mod registry;
 pub mod runner;
-pub mod service;
 pub mod staging;
 pub mod vendor;
 pub mod wasm_pkg;

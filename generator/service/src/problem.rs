@@ -8,7 +8,7 @@ use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
 use serde::Serialize;
 
-use crate::diagnostic::Diagnostic;
+use braid::diagnostic::Diagnostic;
 
 #[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
 pub struct Problem {
@@ -68,13 +68,13 @@ impl Problem {
 
     /// A store error as the client should see it: a database that was
     /// deleted or a full disk is a 503, anything else a 500.
-    pub fn from_store(e: super::store::StoreError) -> Self {
+    pub fn from_store(e: crate::store::StoreError) -> Self {
         if e.is_disk_full() {
             tracing::error!("database: {e}");
             return Self::unavailable("the server's disk is full; try again later", Some(30));
         }
         match e {
-            super::store::StoreError::Gone(_) => Self::unavailable(
+            crate::store::StoreError::Gone(_) => Self::unavailable(
                 format!("{e}; the service answers reads but takes no writes until an operator restarts it"),
                 None,
             ),

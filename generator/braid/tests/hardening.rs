@@ -180,7 +180,7 @@ fn diagnostics_are_capped_with_a_count_of_the_rest() {
 /// 500. The `braid` binary must unwind (Wasm packages set abort themselves).
 #[test]
 fn the_release_binary_unwinds_on_panic() {
-    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../Cargo.toml")).unwrap();
+    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../Cargo.toml")).unwrap();
     let workspace: toml::Table = text.parse().unwrap();
     for profile in ["release", "dev"] {
         let panic = workspace.get("profile").and_then(|p| p.get(profile)).and_then(|p| p.get("panic"));

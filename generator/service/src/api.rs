@@ -23,13 +23,13 @@ use serde_json::{json, Value};
 use tokio::sync::Semaphore;
 use utoipa::OpenApi;
 
-use super::problem::Problem;
-use super::store::{Artifact, Job, Submission};
-use super::AppState;
-use crate::build::{self, Target};
-use crate::diagnostic::Diagnostic;
-use crate::lockfile::LockSeed;
-use crate::manifest::{validate, Workflow};
+use crate::problem::Problem;
+use crate::store::{Artifact, Job, Submission};
+use crate::AppState;
+use braid::build::{self, Target};
+use braid::diagnostic::Diagnostic;
+use braid::lockfile::LockSeed;
+use braid::manifest::{validate, Workflow};
 
 type ApiResult = Result<Response, Problem>;
 
@@ -207,7 +207,7 @@ pub struct OperationInfo {
     manifest: Value,
 }
 
-fn operation_info(op: &crate::registry::RegisteredOperation) -> OperationInfo {
+fn operation_info(op: &braid::registry::RegisteredOperation) -> OperationInfo {
     OperationInfo {
         name: op.info.name.into(),
         version: op.info.version.into(),
@@ -230,7 +230,7 @@ async fn get_operation(State(state): State<Arc<AppState>>, name: Result<Path<Str
     let op = state.registry.get(&name).ok_or_else(|| {
         Problem::not_found(format!(
             "no operation named {:?}; GET /v1/operations lists them",
-            crate::diagnostic::quote(&name)
+            braid::diagnostic::quote(&name)
         ))
     })?;
     Ok(Json(json!({ "name": op.info.name, "versions": [operation_info(op)] })).into_response())
@@ -267,7 +267,7 @@ pub struct Valid {
 /// byte, as the CLI gives), then JSON, then the checks (CPU-heavy: call it
 /// inside [`heavy`]).
 fn check(state: &AppState, bytes: &[u8]) -> Result<Workflow, Problem> {
-    let text = crate::manifest::text(bytes).map_err(Problem::invalid_manifest)?;
+    let text = braid::manifest::text(bytes).map_err(Problem::invalid_manifest)?;
     if serde_json::from_str::<serde::de::IgnoredAny>(text).is_err() {
         let d = validate(text, &state.registry).err().unwrap_or_default();
         return Err(Problem::bad_request(format!(
@@ -303,8 +303,8 @@ pub async fn lock_seed(state: &Arc<AppState>) -> Result<&LockSeed, Problem> {
 /// Every file of the generated crate but its lock, refused when larger
 /// than `--max-crate-bytes` (CPU-heavy: call it inside [`heavy`]). The lock
 /// is left out of the bound: its size depends only on the registry.
-fn crate_files(state: &AppState, workflow: &Workflow) -> Result<Vec<crate::codegen::File>, Problem> {
-    let files = crate::project::files(workflow, &state.generator, &state.sources).map_err(Problem::internal)?;
+fn crate_files(state: &AppState, workflow: &Workflow) -> Result<Vec<braid::codegen::File>, Problem> {
+    let files = braid::project::files(workflow, &state.generator, &state.sources).map_err(Problem::internal)?;
     let size: usize = files.iter().map(|f| f.contents.len()).sum();
     let max = state.config.max_crate_bytes;
     if size > max {
@@ -351,9 +351,9 @@ async fn generate_crate(
         let workflow = check(&s, &text)?;
         let mut files = crate_files(&s, &workflow)?;
         let seed = s.lock_seed.get().expect("resolved above");
-        files.push(crate::project::lock_file(&workflow, seed).map_err(Problem::internal)?);
-        let name = crate::codegen::crate_name(&workflow.manifest.name);
-        super::pack::tar_gz_entries(files.iter().map(|f| (f.path.as_str(), f.contents.as_bytes())), &name)
+        files.push(braid::project::lock_file(&workflow, seed).map_err(Problem::internal)?);
+        let name = braid::codegen::crate_name(&workflow.manifest.name);
+        crate::pack::tar_gz_entries(files.iter().map(|f| (f.path.as_str(), f.contents.as_bytes())), &name)
             .map_err(Problem::internal)
     })
     .await??;
@@ -434,7 +434,7 @@ async fn submit_workflow(
     let text = json_body(&headers, body)?;
     let s = state.clone();
     let checked = heavy(&state, move || -> Result<_, Problem> {
-        let text = crate::manifest::utf8(&text).map_err(Problem::invalid_manifest)?;
+        let text = braid::manifest::utf8(&text).map_err(Problem::invalid_manifest)?;
         let request: SubmitBody = serde_json::from_str(text).map_err(|e| {
             Problem::bad_request(format!("expected {{\"manifest\": {{...}}, \"targets\": [...]}}: {e}"))
         })?;
@@ -486,14 +486,14 @@ async fn submit_workflow(
             "operations": operations,
             "toolchain": s.toolchain,
         });
-        let workflow_id = crate::op_manifest::version_id(braid_support::json::canonical(&key).as_bytes());
+        let workflow_id = braid::op_manifest::version_id(braid_support::json::canonical(&key).as_bytes());
         let canonical_manifest = braid_support::json::canonical(&key["manifest"]);
         Ok((workflow_id, workflow.manifest.name, canonical_manifest, target_names))
     })
     .await??;
     let (workflow_id, name, canonical_manifest, names) = checked;
     let id = workflow_id.clone();
-    let submit = move |store: &super::store::Store| store.submit(&id, &name, &canonical_manifest, &names);
+    let submit = move |store: &crate::store::Store| store.submit(&id, &name, &canonical_manifest, &names);
     let submit = Arc::new(submit);
     let again = submit.clone();
     let mut submission = with_store(&state, move |store| submit(store)).await?;
@@ -534,7 +534,7 @@ async fn submit_workflow(
 async fn with_store<T, F>(state: &AppState, f: F) -> Result<T, Problem>
 where
     T: Send + 'static,
-    F: FnOnce(&super::store::Store) -> Result<T, super::store::StoreError> + Send + 'static,
+    F: FnOnce(&crate::store::Store) -> Result<T, crate::store::StoreError> + Send + 'static,
 {
     let store = state.store.clone();
     tokio::task::spawn_blocking(move || f(&store)).await.map_err(Problem::internal)?.map_err(Problem::from_store)
@@ -550,7 +550,7 @@ async fn damaged(state: &AppState, artifacts: &[Artifact]) -> Result<Vec<String>
             .filter(|cid| match cas.get(cid) {
                 Ok(Some(_)) => false,
                 Ok(None) => true,
-                Err(super::cas::CasError::Corrupt(_)) => {
+                Err(crate::cas::CasError::Corrupt(_)) => {
                     cas.remove(cid);
                     true
                 }
@@ -604,7 +604,7 @@ pub struct WorkflowInfo {
     responses((status = 200, body = WorkflowInfo), (status = 400, body = Problem), (status = 404, body = Problem)))]
 async fn get_workflow(State(state): State<Arc<AppState>>, id: Result<Path<String>, PathRejection>) -> ApiResult {
     let Path(id) = id.map_err(|e| Problem::bad_request(e.body_text()))?;
-    if !super::cas::is_cid(&id) {
+    if !crate::cas::is_cid(&id) {
         return Err(Problem::bad_request("a workflow id is a CIDv1 (bafkr4i...), as POST /v1/workflows returns it"));
     }
     let row = with_store(&state, move |store| store.workflow(&id)).await?;
@@ -633,7 +633,7 @@ async fn get_artifact(
     cid: Result<Path<String>, PathRejection>,
 ) -> ApiResult {
     let Path(cid) = cid.map_err(|e| Problem::bad_request(e.body_text()))?;
-    if !super::cas::is_cid(&cid) {
+    if !crate::cas::is_cid(&cid) {
         return Err(Problem::bad_request("an artifact id is a CIDv1 (bafkr4i..., 59 characters)"));
     }
     let etag = format!("\"{cid}\"");
@@ -646,7 +646,7 @@ async fn get_artifact(
     let c = cid.clone();
     let bytes = match heavy(&state, move || cas.get(&c)).await? {
         Ok(Some(bytes)) => bytes,
-        Ok(None) | Err(super::cas::CasError::Corrupt(_)) => {
+        Ok(None) | Err(crate::cas::CasError::Corrupt(_)) => {
             tracing::error!("artifact {cid} is damaged or missing on disk: removed; its workflows build again");
             state.cas.remove(&cid);
             let c = vec![cid.clone()];
@@ -718,7 +718,7 @@ mod tests {
     #[tokio::test(flavor = "current_thread")]
     async fn heavy_requests_are_capped_and_leave_the_async_threads_free() {
         let dir = std::env::temp_dir().join(format!("braid-api-{}", uuid::Uuid::new_v4().simple()));
-        let state = super::super::open(super::super::Config::for_tests(dir.clone())).unwrap();
+        let state = crate::open(crate::Config::for_tests(dir.clone())).unwrap();
         let app = app(state.clone());
         let (release_running, running) = std::sync::mpsc::channel::<()>();
         let (release_queued, queued) = std::sync::mpsc::channel::<()>();
@@ -748,7 +748,7 @@ mod tests {
 
     fn test_state() -> (Arc<AppState>, std::path::PathBuf) {
         let dir = std::env::temp_dir().join(format!("braid-api-{}", uuid::Uuid::new_v4().simple()));
-        (super::super::open(super::super::Config::for_tests(dir.clone())).unwrap(), dir)
+        (crate::open(crate::Config::for_tests(dir.clone())).unwrap(), dir)
     }
 
     async fn problem(response: Response) -> Value {

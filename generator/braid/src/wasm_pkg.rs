@@ -423,7 +423,7 @@ mod tests {
 
     #[test]
     fn braid_supports_snippet_converts() {
-        let source = include_str!("../../operations/support/src/wasm.js");
+        let source = include_str!("../../../operations/support/src/wasm.js");
         let commonjs = to_commonjs(source).unwrap();
         assert!(commonjs.contains("module.exports = { braidByteLength, "), "{commonjs}");
     }

@@ -43,7 +43,7 @@ impl Sources {
             Some(r) => r.to_path_buf(),
             None => match std::env::var_os("BRAID_ROOT") {
                 Some(r) => PathBuf::from(r),
-                None => Path::new(env!("CARGO_MANIFEST_DIR")).join(".."),
+                None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../.."),
             },
         };
         let root = root.canonicalize().map_err(|_| VendorError::NoSource(root.clone()))?;

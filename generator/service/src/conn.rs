@@ -7,7 +7,7 @@
 //!   the header timeout (a slowloris trickling bytes is closed);
 //! - a response the client stops reading is dropped when no byte can be
 //!   sent for the idle timeout;
-//! - the request body has its own deadline ([`super::api`] reads it whole,
+//! - the request body has its own deadline ([`crate::api`] reads it whole,
 //!   within the body timeout, or answers 408);
 //! - a connection closed while the client is still sending (a 413 answered
 //!   from the `Content-Length` alone, say) lingers: the server sends FIN and

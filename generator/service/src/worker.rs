@@ -20,8 +20,8 @@ use std::time::{Duration, Instant};
 
 use tokio::io::{AsyncBufReadExt, BufReader};
 
-use super::store::{Artifact, Claimed, Store, StoreError};
-use super::{pack, AppState};
+use crate::store::{Artifact, Claimed, Store, StoreError};
+use crate::{pack, AppState};
 
 /// Starts `n` workers; each returns once the server shuts down.
 pub fn spawn(state: Arc<AppState>, n: usize) -> Vec<tokio::task::JoinHandle<()>> {
@@ -232,14 +232,14 @@ async fn build_in(state: &Arc<AppState>, job: &Claimed, dir: &Path) -> Result<Ou
             return Err(format!(
                 "the build took longer than {} s and was stopped\n{}",
                 state.config.build_timeout.as_secs(),
-                super::store::tail(&log, 2048)
+                crate::store::tail(&log, 2048)
             ));
         }
     };
     group.disarm();
     let log = logger.await.unwrap_or_default();
     if !status.success() {
-        return Err(format!("braid build failed ({status})\n{}", super::store::tail(&log, 4096)));
+        return Err(format!("braid build failed ({status})\n{}", crate::store::tail(&log, 4096)));
     }
     let state2 = state.clone();
     let out2 = out.clone();
@@ -315,7 +315,7 @@ struct Redact {
 }
 
 impl Redact {
-    fn new(config: &super::Config, sources: &Path, build_dir: &Path) -> Self {
+    fn new(config: &crate::Config, sources: &Path, build_dir: &Path) -> Self {
         let mut named: Vec<(PathBuf, &str)> = vec![
             (build_dir.to_path_buf(), "."),
             (config.data.clone(), "<data>"),
@@ -377,7 +377,7 @@ mod tests {
 
     #[test]
     fn paths_are_relative_to_the_build_or_named() {
-        let mut config = super::super::Config::for_tests(PathBuf::from("/srv/braid-data"));
+        let mut config = crate::Config::for_tests(PathBuf::from("/srv/braid-data"));
         config.target_dir = PathBuf::from("/var/cache/braid/target");
         let r = Redact::new(&config, Path::new("/opt/braid"), Path::new("/srv/braid-data/builds/abc.1"));
         let home = std::env::var("HOME").unwrap_or_default();

@@ -10,7 +10,7 @@ use braid::manifest::validate;
 use braid::Registry;
 
 fn workflows() -> Vec<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../workflows");
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../workflows");
     let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
         .unwrap()
         .map(|e| e.unwrap().path())

@@ -28,7 +28,7 @@ fn input(size: usize) -> Vec<u8> {
 
 #[test]
 fn native_operations_match_the_reference_vectors() {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../operations/vectors/cid.json");
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../operations/vectors/cid.json");
     let vectors: Vectors = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
     assert!(vectors.cases.len() >= 75, "expected every size x hasher x base");
     for case in &vectors.cases {

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use braid::Registry;
 
 fn operations_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../operations")
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../operations")
 }
 
 #[test]

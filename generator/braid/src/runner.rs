@@ -15,8 +15,8 @@ use crate::manifest::Workflow;
 use crate::project::{self, write_if_changed, GenerateError};
 use crate::vendor::Sources;
 
-const MAIN_RS: &str = include_str!("../../templates/runner.rs.hbs");
-const CARGO_TOML: &str = include_str!("../../templates/runner.Cargo.toml.hbs");
+const MAIN_RS: &str = include_str!("../../../templates/runner.rs.hbs");
+const CARGO_TOML: &str = include_str!("../../../templates/runner.Cargo.toml.hbs");
 
 #[derive(Debug, thiserror::Error)]
 pub enum RunError {
