@@ -60,6 +60,8 @@ pub enum BuildError {
     Command { command: String, status: String, output: String },
     #[error("{path}: {source}")]
     Io { path: PathBuf, source: std::io::Error },
+    #[error("{name} cannot run in Wasm (targets: {targets}); it has no standalone npm package")]
+    NotWasm { name: String, targets: String },
 }
 
 fn io(path: &Path) -> impl FnOnce(std::io::Error) -> BuildError + '_ {
@@ -150,6 +152,28 @@ pub struct PackageSpec {
     pub remap: Vec<(PathBuf, String)>,
     /// Compile with `-D warnings`.
     pub deny_warnings: bool,
+}
+
+impl PackageSpec {
+    /// An operation of the workspace at `root` alone, as an npm package
+    /// (its `wasm` feature, with the support crate's allocator).
+    pub fn operation(root: &Path, op: &crate::registry::RegisteredOperation) -> Result<Self, BuildError> {
+        let m = &op.manifest;
+        if !m.supports("wasm") {
+            return Err(BuildError::NotWasm { name: m.name.clone(), targets: m.targets.join(", ") });
+        }
+        Ok(Self {
+            manifest_path: root.join("Cargo.toml"),
+            package: m.name.clone(),
+            version: m.version.clone(),
+            description: m.description.clone(),
+            license: m.license.clone(),
+            features: vec!["wasm".into(), "braid-support/wasm-allocator".into()],
+            target_dir: root.join("target"),
+            remap: crate::build::remaps(root, None),
+            deny_warnings: false,
+        })
+    }
 }
 
 /// What was built.

@@ -1,0 +1,9 @@
+//! One module per `braid` subcommand: its arguments (clap) and its `run`.
+
+pub mod build;
+pub mod generate;
+pub mod op_package;
+pub mod ops;
+pub mod run;
+pub mod serve;
+pub mod validate;

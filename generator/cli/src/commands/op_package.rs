@@ -1,0 +1,47 @@
+//! `braid op-package`: operations alone as npm packages.
+
+use std::path::PathBuf;
+
+use anyhow::{bail, Context as _};
+use braid::registry::Registry;
+use braid::wasm_pkg::{self, JsTarget, PackageSpec, Toolchain};
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// Operation names, e.g. op_multihash.
+    #[arg(required = true)]
+    names: Vec<String>,
+    /// Comma-separated JS targets: node, web, bundler.
+    #[arg(long, default_value = "node", value_delimiter = ',', value_parser = parse_target)]
+    targets: Vec<JsTarget>,
+    /// Output directory: DIR/<op>/<target>/.
+    #[arg(short, long)]
+    out: PathBuf,
+    /// The Braid repository (default: the one this binary was built from).
+    #[arg(long)]
+    root: Option<PathBuf>,
+}
+
+fn parse_target(name: &str) -> Result<JsTarget, String> {
+    JsTarget::parse(name).ok_or_else(|| format!("unknown target `{name}`; expected node, web or bundler"))
+}
+
+pub fn run(Args { names, targets, out, root }: Args) -> anyhow::Result<()> {
+    let root = root.unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../.."));
+    let root = root.canonicalize().with_context(|| format!("cannot open the repository at {}", root.display()))?;
+    let registry = Registry::builtin();
+    let tools = Toolchain::detect(&[root.join("js/node_modules/.bin")])?;
+    for name in &names {
+        let Some(op) = registry.get(name) else {
+            bail!("no operation `{name}` in the registry; `braid ops` lists them");
+        };
+        let spec = PackageSpec::operation(&root, op)?;
+        let wasm = wasm_pkg::compile(&spec)?;
+        for target in &targets {
+            let dir = out.join(name).join(target.name());
+            let pkg = wasm_pkg::package(&spec, &wasm, *target, &dir, &tools)?;
+            println!("{name} {:<8} {} ({} bytes of wasm)", target.name(), pkg.dir.display(), pkg.wasm_bytes);
+        }
+    }
+    Ok(())
+}

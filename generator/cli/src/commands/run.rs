@@ -1,0 +1,34 @@
+//! `braid run`: builds a workflow natively (cached) and runs it on files.
+
+use std::path::PathBuf;
+
+use braid::build;
+use braid::codegen::Generator;
+use braid::registry::Registry;
+use braid::runner;
+use braid::vendor::Sources;
+
+use crate::output::{emit, load};
+
+#[derive(clap::Args)]
+pub struct Args {
+    manifest: PathBuf,
+    /// A file per external input: its bytes (Bytes, Multihash) or its text (String, Cid, U64, Bool).
+    #[arg(long = "input", value_name = "FILE")]
+    inputs: Vec<PathBuf>,
+    /// Print how long the workflow took (on stderr).
+    #[arg(long)]
+    time: bool,
+    #[arg(long)]
+    target_dir: Option<PathBuf>,
+}
+
+pub fn run(Args { manifest, inputs, time, target_dir }: Args) -> anyhow::Result<()> {
+    let workflow = load(&manifest, &Registry::builtin())?;
+    let sources = Sources::locate(None)?;
+    let target_dir = target_dir.unwrap_or_else(build::default_target_dir);
+    let output = runner::run(&workflow, &Generator::new(), &sources, &target_dir, &inputs, time)?;
+    emit(&output.stdout)?;
+    eprint!("{}", output.stderr);
+    Ok(())
+}

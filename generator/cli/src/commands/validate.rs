@@ -1,0 +1,38 @@
+//! `braid validate`: checks a manifest; exit 0 if valid, 1 with diagnostics.
+
+use std::path::PathBuf;
+
+use braid::manifest::validate_bytes;
+use braid::registry::Registry;
+
+use crate::output::{emit, print_diagnostics, read_manifest, Invalid};
+
+#[derive(clap::Args)]
+pub struct Args {
+    manifest: PathBuf,
+    /// Print {"valid": bool, "diagnostics": [...]} as JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn run(Args { manifest, json }: Args) -> anyhow::Result<()> {
+    let bytes = read_manifest(&manifest)?;
+    let result = validate_bytes(&bytes, &Registry::builtin());
+    match (&result, json) {
+        (Ok(w), true) => emit(&format!(
+            "{:#}\n",
+            serde_json::json!({ "valid": true, "workflow": w.manifest.name, "id": w.id, "targets": w.targets })
+        ))?,
+        (Err(d), true) => emit(&format!("{:#}\n", serde_json::json!({ "valid": false, "diagnostics": d })))?,
+        (Ok(w), false) => emit(&format!(
+            "{}: valid: workflow {} ({} segment(s)), targets {}, id {}\n",
+            manifest.display(),
+            w.manifest.name,
+            w.segments.len(),
+            w.targets.join(","),
+            w.id
+        ))?,
+        (Err(d), false) => print_diagnostics(&manifest, &bytes, d),
+    }
+    result.map(drop).map_err(|_| Invalid.into())
+}
