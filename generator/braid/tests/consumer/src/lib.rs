@@ -13,7 +13,7 @@ mod tests {
 
     /// Expected outputs, from workflows/vectors.json (reference implementation).
     fn expected(workflow: &str) -> serde_like::Value {
-        let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../../workflows/vectors.json")).unwrap();
+        let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../../../workflows/vectors.json")).unwrap();
         serde_like::find_output(&text, workflow)
     }
 
@@ -70,7 +70,7 @@ mod tests {
         wf.next_sync(vec!["salt:".to_string().into()]).unwrap();
         let state = wf.suspend().unwrap();
         // The Node tests resume this state in the Wasm build (another target).
-        let out = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../target/wf/salted_cid/native-state.bin");
+        let out = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../../target/wf/salted_cid/native-state.bin");
         std::fs::write(out, &state).unwrap();
         let mut resumed = salted::Workflow::resume(&state).unwrap();
         let step = resumed.next_sync(vec![pattern(1000).into()]).unwrap();
