@@ -72,38 +72,14 @@ test-wasm: $(BRAID)
 	$(BRAID) op-package $$($(BRAID) ops --supports wasm --names) --targets node,web,bundler -o $(NPM_OPS)
 
 # Every example workflow (and two test ones: hostile strings, and an Array
-# as the external input for js/test/hostile.test.mjs) generated and built for
-# every target its operations allow, warnings denied; the crate builds away
-# from the repository; a second build elsewhere gives the same .wasm.
+# as the external input for js/test/hostile.test.mjs) built for every target
+# its operations allow, warnings denied, into $(WF_OUT); then what users of
+# the output rely on (standalone crate, a Rust consumer, operations reused,
+# reproducible .wasm): named trials in generator/cli/tests/e2e.rs. Then every
+# manifest at the limits builds (generator/cli/tests/limits.rs).
 test-workflows: $(BRAID)
-	@for w in $(WORKFLOWS) generator/braid/tests/data/nasty.json generator/braid/tests/data/concat_hex.json; do \
-	  n=$$(basename $$w .json); echo "braid build $$w"; \
-	  BRAID_DENY_WARNINGS=1 $(BRAID) build $$w -o $(WF_OUT)/$$n; \
-	done
-	@dir=$$(mktemp -d) && cp -r $(WF_OUT)/dual_cid_of_text/crate $$dir/ && \
-	  if grep -rl "$(CURDIR)" $$dir/crate; then echo "absolute path in the generated crate"; exit 1; fi && \
-	  (cd $$dir/crate && cargo build --quiet --offline --target-dir $(BRAID_TARGET_DIR)) && \
-	  echo "standalone crate builds in $$dir" && rm -rf $$dir
-	@# Every manifest that validates builds: manifests at each limit and
-	@# near them, for every target, no compiler process over 2 GiB.
+	cargo test --quiet -p braid-cli --test e2e -- --ignored
 	cargo test --quiet -p braid-cli --test limits -- --ignored
-	@# A Rust user of a generated crate; its lock starts from the crate's.
-	cp $(WF_OUT)/salted_cid/crate/Cargo.lock generator/braid/tests/consumer/Cargo.lock
-	cargo test --quiet --manifest-path generator/braid/tests/consumer/Cargo.toml --target-dir $(BRAID_TARGET_DIR)
-	@# A new workflow over operations already built compiles only itself: the
-	@# operations' Wasm rlibs are not rewritten.
-	@sed 's/"cidv1_from_bytes"/"reuse_check"/' workflows/cidv1_from_bytes.json > target/reuse_check.json
-	@rlibs() { ls -l --time-style=full-iso $(BRAID_TARGET_DIR)/wasm32-unknown-unknown/release/deps/libop_multihash-*.rlib \
-	    $(BRAID_TARGET_DIR)/wasm32-unknown-unknown/release/deps/libbraid_support-*.rlib; }; \
-	  before=$$(rlibs) && \
-	  BRAID_DENY_WARNINGS=1 $(BRAID) build target/reuse_check.json --targets node -o target/wf-reuse >/dev/null 2>&1 && \
-	  [ "$$before" = "$$(rlibs)" ] || { echo "a new workflow recompiled its operations"; exit 1; }
-	@echo "a new workflow reuses the operations already built"
-	@# Another output and another cargo target (so another staging) directory.
-	@BRAID_DENY_WARNINGS=1 BRAID_TARGET_DIR=$(CURDIR)/target/braid-again $(BRAID) build workflows/cidv1_from_bytes.json --targets node -o target/wf-again >/dev/null 2>&1
-	cmp $(WF_OUT)/cidv1_from_bytes/pkg/node/wf_cidv1_from_bytes_bg.wasm target/wf-again/pkg/node/wf_cidv1_from_bytes_bg.wasm
-	@if grep -q "$(CURDIR)" target/wf-again/pkg/node/wf_cidv1_from_bytes_bg.wasm; then echo "absolute path in the .wasm"; exit 1; fi
-	@echo "reproducible: same .wasm from a second build elsewhere, no absolute paths"
 
 test-node: test-wasm test-workflows
 	cd js && BRAID_OP_PKGS=$(CURDIR)/$(NPM_OPS) BRAID_WF_OUT=$(CURDIR)/$(WF_OUT) BRAID_BIN=$(CURDIR)/$(BRAID) node --test test/

@@ -196,7 +196,8 @@ pub fn build(
     // Compiled in the staging directory, so the remapped paths in the Wasm
     // build's flags, and with them cargo's artifacts, stay the same from one
     // workflow to the next (see `staging`).
-    let staging = Staging::sync(&crate_dir, &options.target_dir).map_err(io(&options.target_dir))?;
+    let staging = Staging::sync(&crate_dir, &options.target_dir)
+        .map_err(|e| BuildError::Io { path: e.path, source: e.source })?;
     let manifest_path = staging.dir().join("Cargo.toml");
     let cargo = |args: &[&str], target: Option<&str>| -> Result<(), BuildError> {
         let mut cmd = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));

@@ -5,9 +5,11 @@
 pub mod build;
 pub mod codegen;
 pub mod diagnostic;
+pub mod fsutil;
 pub mod lockfile;
 pub mod manifest;
 pub mod op_manifest;
+pub mod process;
 pub mod project;
 pub mod registry;
 pub mod runner;

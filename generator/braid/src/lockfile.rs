@@ -11,16 +11,17 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use serde::Deserialize;
 
+use crate::fsutil::{self, FsError};
+use crate::process;
 use crate::vendor::{Sources, VendorError};
 
 #[derive(Debug, thiserror::Error)]
 pub enum LockError {
-    #[error("{path}: {source}")]
-    Io { path: PathBuf, source: std::io::Error },
+    #[error(transparent)]
+    Fs(#[from] FsError),
     #[error(transparent)]
     Vendor(#[from] VendorError),
     #[error("cargo could not resolve the operations' dependencies:\n{0}")]
@@ -29,10 +30,6 @@ pub enum LockError {
     Parse(String),
     #[error("the resolved Cargo.lock has no package {0}")]
     Missing(String),
-}
-
-fn io(path: &Path) -> impl FnOnce(std::io::Error) -> LockError + '_ {
-    move |source| LockError::Io { path: path.to_path_buf(), source }
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -71,7 +68,7 @@ impl LockSeed {
             let manifest = seeded_crate(sources, crates, "braid-lock-seed", "0.0.0", scratch)?;
             metadata(&manifest)?;
             let lock = scratch.join("Cargo.lock");
-            Self::parse(&std::fs::read_to_string(&lock).map_err(io(&lock))?)
+            Self::parse(&fsutil::read_to_string(&lock)?)
         })();
         let _ = std::fs::remove_dir_all(scratch);
         result
@@ -217,10 +214,7 @@ fn seeded_crate(
 }
 
 fn write(path: &Path, bytes: &[u8]) -> Result<(), LockError> {
-    if let Some(parent) = path.parent() {
-        std::fs::create_dir_all(parent).map_err(io(parent))?;
-    }
-    std::fs::write(path, bytes).map_err(io(path))
+    Ok(fsutil::write(path, bytes)?)
 }
 
 /// `cargo metadata` rewrites the seeded lock file to what the crate uses
@@ -228,16 +222,15 @@ fn write(path: &Path, bytes: &[u8]) -> Result<(), LockError> {
 pub fn metadata(manifest: &Path) -> Result<(), LockError> {
     let mut last = String::new();
     for offline in [true, false] {
-        let mut cmd = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
+        let mut cmd = process::cargo();
         cmd.args(["metadata", "--format-version", "1", "--quiet"]).arg("--manifest-path").arg(manifest);
         if offline {
             cmd.arg("--offline");
         }
-        let out = cmd.output().map_err(io(manifest))?;
-        if out.status.success() {
-            return Ok(());
+        match process::output(&mut cmd) {
+            Ok(_) => return Ok(()),
+            Err(e) => last = e.to_string(),
         }
-        last = String::from_utf8_lossy(&out.stderr).into_owned();
     }
     Err(LockError::Cargo(last))
 }

@@ -14,6 +14,8 @@ use std::collections::BTreeSet;
 use std::fs::File;
 use std::path::{Path, PathBuf};
 
+use crate::fsutil::{self, FsError};
+
 /// A locked staging directory holding a copy of one generated crate.
 #[derive(Debug)]
 pub struct Staging {
@@ -25,31 +27,25 @@ pub struct Staging {
 impl Staging {
     /// Locks the staging directory of `target_dir` (waiting for other
     /// builds) and makes it a copy of `crate_dir`.
-    pub fn sync(crate_dir: &Path, target_dir: &Path) -> std::io::Result<Self> {
+    pub fn sync(crate_dir: &Path, target_dir: &Path) -> Result<Self, FsError> {
         let dir = target_dir.join("braid-staging");
-        std::fs::create_dir_all(&dir)?;
-        let lock = File::create(target_dir.join("braid-staging.lock"))?;
-        lock.lock()?;
-        let wanted = files(crate_dir)?;
+        fsutil::create_dir_all(&dir)?;
+        let lock_path = target_dir.join("braid-staging.lock");
+        let lock = File::create(&lock_path).map_err(fsutil::at(&lock_path))?;
+        lock.lock().map_err(fsutil::at(&lock_path))?;
+        let wanted: BTreeSet<PathBuf> = fsutil::walk(crate_dir)?.into_iter().collect();
         for rel in &wanted {
-            let from = crate_dir.join(rel);
-            let to = dir.join(rel);
-            let bytes = std::fs::read(&from)?;
-            if std::fs::read(&to).ok().as_deref() != Some(&bytes[..]) {
-                if let Some(parent) = to.parent() {
-                    std::fs::create_dir_all(parent)?;
-                }
-                std::fs::write(&to, &bytes)?;
-            }
+            fsutil::write_if_changed(&dir.join(rel), &fsutil::read(&crate_dir.join(rel))?)?;
         }
         // Files of an earlier crate go, except whole vendored crates this one
         // does not use: they stay (unreferenced, so not compiled) so that a
         // later workflow using them again finds them unchanged.
         let used: BTreeSet<String> = wanted.iter().filter_map(|rel| vendored_crate(rel)).collect();
-        for rel in files(&dir)? {
+        for rel in fsutil::walk(&dir)? {
             let keep = vendored_crate(&rel).is_some_and(|name| !used.contains(&name));
             if !keep && !wanted.contains(&rel) {
-                std::fs::remove_file(dir.join(&rel))?;
+                let path = dir.join(&rel);
+                std::fs::remove_file(&path).map_err(fsutil::at(&path))?;
             }
         }
         Ok(Self { dir, _lock: lock })
@@ -67,24 +63,6 @@ fn vendored_crate(rel: &Path) -> Option<String> {
         (Some(v), Some(name), Some(_)) if v.as_os_str() == "vendor" => Some(name.as_os_str().to_string_lossy().into()),
         _ => None,
     }
-}
-
-/// Every file under `root`, relative to it.
-fn files(root: &Path) -> std::io::Result<BTreeSet<PathBuf>> {
-    let mut out = BTreeSet::new();
-    let mut todo = vec![root.to_path_buf()];
-    while let Some(dir) = todo.pop() {
-        for entry in std::fs::read_dir(&dir)? {
-            let entry = entry?;
-            let path = entry.path();
-            if entry.file_type()?.is_dir() {
-                todo.push(path);
-            } else {
-                out.insert(path.strip_prefix(root).expect("under root").to_path_buf());
-            }
-        }
-    }
-    Ok(out)
 }
 
 #[cfg(test)]

@@ -10,21 +10,18 @@ use std::path::{Path, PathBuf};
 use toml::{Table, Value};
 
 use crate::codegen::File;
+use crate::fsutil::{self, FsError};
 
 #[derive(Debug, thiserror::Error)]
 pub enum VendorError {
-    #[error("{path}: {source}")]
-    Io { path: PathBuf, source: std::io::Error },
+    #[error(transparent)]
+    Fs(#[from] FsError),
     #[error("{path}: {reason}")]
     Manifest { path: PathBuf, reason: String },
     #[error("crate `{0}` is not a member of the Braid workspace")]
     UnknownCrate(String),
     #[error("the Braid sources are not at {0} (no Cargo.toml with [workspace]); set BRAID_ROOT to the repository")]
     NoSource(PathBuf),
-}
-
-fn io(path: &Path) -> impl FnOnce(std::io::Error) -> VendorError + '_ {
-    move |source| VendorError::Io { path: path.to_path_buf(), source }
 }
 
 /// The Braid repository the registry's operations come from.
@@ -58,7 +55,7 @@ impl Sources {
             let Some(dir) = member.as_str() else { continue };
             let dir = root.join(dir);
             let path = dir.join("Cargo.toml");
-            let text = std::fs::read_to_string(&path).map_err(io(&path))?;
+            let text = fsutil::read_to_string(&path)?;
             let t: Table =
                 text.parse().map_err(|e| VendorError::Manifest { path: path.clone(), reason: format!("{e}") })?;
             if let Some(name) = t.get("package").and_then(|p| p.get("name")).and_then(Value::as_str) {
@@ -75,7 +72,7 @@ impl Sources {
     /// Braid's `Cargo.lock`, the seed of every generated crate's lock file.
     pub fn lockfile(&self) -> Result<String, VendorError> {
         let path = self.root.join("Cargo.lock");
-        std::fs::read_to_string(&path).map_err(io(&path))
+        Ok(fsutil::read_to_string(&path)?)
     }
 
     /// The files of `crates` and of the workspace crates they depend on,
@@ -95,7 +92,7 @@ impl Sources {
             if extra.is_file() {
                 files.push(File {
                     path: format!("vendor/{name}/manifest.json"),
-                    contents: std::fs::read_to_string(&extra).map_err(io(&extra))?,
+                    contents: fsutil::read_to_string(&extra)?,
                 });
             }
             collect_dir(&dir.join("src"), &format!("vendor/{name}/src"), &mut files)?;
@@ -110,7 +107,7 @@ impl Sources {
     /// crates it depends on.
     fn normalize(&self, dir: &Path) -> Result<(String, Vec<String>), VendorError> {
         let path = dir.join("Cargo.toml");
-        let text = std::fs::read_to_string(&path).map_err(io(&path))?;
+        let text = fsutil::read_to_string(&path)?;
         let bad = |reason: String| VendorError::Manifest { path: path.clone(), reason };
         let mut t: Table = text.parse().map_err(|e| bad(format!("{e}")))?;
         let ws_package = self.workspace.get("package").and_then(Value::as_table).cloned().unwrap_or_default();
@@ -190,18 +187,9 @@ fn is_inherited(value: &Value) -> bool {
 }
 
 fn collect_dir(dir: &Path, prefix: &str, out: &mut Vec<File>) -> Result<(), VendorError> {
-    let mut entries: Vec<std::fs::DirEntry> =
-        std::fs::read_dir(dir).map_err(io(dir))?.collect::<Result<_, _>>().map_err(io(dir))?;
-    entries.sort_by_key(|e| e.file_name());
-    for entry in entries {
-        let path = entry.path();
-        let name = entry.file_name().to_string_lossy().into_owned();
-        if path.is_dir() {
-            collect_dir(&path, &format!("{prefix}/{name}"), out)?;
-        } else {
-            let contents = std::fs::read_to_string(&path).map_err(io(&path))?;
-            out.push(File { path: format!("{prefix}/{name}"), contents });
-        }
+    for rel in fsutil::walk(dir)? {
+        let contents = fsutil::read_to_string(&dir.join(&rel))?;
+        out.push(File { path: format!("{prefix}/{}", rel.display()), contents });
     }
     Ok(())
 }

@@ -1,0 +1,58 @@
+//! Running the tools a build needs (cargo, wasm-bindgen, wasm-opt): one
+//! place that finds cargo (`$CARGO`, as cargo sets it for build scripts and
+//! tests, else `cargo` on the PATH) and turns a failed command into an
+//! error that shows the command line, the exit status and its output.
+
+use std::process::{Command, Output};
+
+/// A command that could not start or that failed.
+#[derive(Debug, thiserror::Error)]
+pub enum ProcessError {
+    #[error("cannot run `{command}`: {source}")]
+    Spawn { command: String, source: std::io::Error },
+    #[error("`{command}` failed ({status}):\n{output}")]
+    Failed { command: String, status: String, output: String },
+}
+
+/// `cargo`, as the user's environment names it.
+pub fn cargo() -> Command {
+    Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()))
+}
+
+/// The command line, for messages.
+pub fn describe(cmd: &Command) -> String {
+    std::iter::once(cmd.get_program())
+        .chain(cmd.get_args())
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Runs `cmd` to completion, capturing its output; an error unless it
+/// exits with success.
+pub fn output(cmd: &mut Command) -> Result<Output, ProcessError> {
+    let out = cmd.output().map_err(|source| ProcessError::Spawn { command: describe(cmd), source })?;
+    if out.status.success() {
+        return Ok(out);
+    }
+    Err(ProcessError::Failed {
+        command: describe(cmd),
+        status: out.status.to_string(),
+        output: format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr)),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_failing_command_shows_its_line_status_and_output() {
+        let e = output(Command::new("sh").args(["-c", "echo oops >&2; exit 3"])).unwrap_err();
+        let text = e.to_string();
+        assert!(text.starts_with("`sh -c echo oops >&2; exit 3` failed (exit status: 3)"), "{text}");
+        assert!(text.ends_with("oops\n"), "{text}");
+        assert!(matches!(output(&mut Command::new("/nonexistent/tool")), Err(ProcessError::Spawn { .. })));
+        assert_eq!(output(Command::new("sh").args(["-c", "printf ok"])).unwrap().stdout, b"ok");
+    }
+}
