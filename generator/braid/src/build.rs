@@ -18,7 +18,7 @@ use crate::manifest::Workflow;
 use crate::project::{self, GenerateError};
 use crate::staging::Staging;
 use crate::vendor::Sources;
-use crate::wasm_pkg::{self, BuildError as PkgError, JsTarget, PackageSpec, Toolchain};
+use crate::wasm_pkg::{self, JsTarget, PackageError as PkgError, PackageSpec, Toolchain};
 
 /// What `braid build` can produce.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -314,5 +314,5 @@ fn hash_tree(dir: &Path, base: &Path, out: &mut BTreeMap<String, String>) -> Res
 }
 
 fn run(cmd: &mut Command) -> Result<(), BuildError> {
-    wasm_pkg::run(cmd).map_err(BuildError::Package)
+    crate::process::output(cmd).map(drop).map_err(|e| BuildError::Package(e.into()))
 }

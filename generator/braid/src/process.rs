@@ -28,6 +28,10 @@ pub fn describe(cmd: &Command) -> String {
         .join(" ")
 }
 
+/// Lines of a failed command's output kept in its error: the end, where
+/// compilers say what went wrong.
+const TAIL_LINES: usize = 40;
+
 /// Runs `cmd` to completion, capturing its output; an error unless it
 /// exits with success.
 pub fn output(cmd: &mut Command) -> Result<Output, ProcessError> {
@@ -35,10 +39,12 @@ pub fn output(cmd: &mut Command) -> Result<Output, ProcessError> {
     if out.status.success() {
         return Ok(out);
     }
+    let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    let lines: Vec<&str> = text.lines().collect();
     Err(ProcessError::Failed {
         command: describe(cmd),
         status: out.status.to_string(),
-        output: format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr)),
+        output: lines[lines.len().saturating_sub(TAIL_LINES)..].join("\n"),
     })
 }
 
@@ -51,7 +57,7 @@ mod tests {
         let e = output(Command::new("sh").args(["-c", "echo oops >&2; exit 3"])).unwrap_err();
         let text = e.to_string();
         assert!(text.starts_with("`sh -c echo oops >&2; exit 3` failed (exit status: 3)"), "{text}");
-        assert!(text.ends_with("oops\n"), "{text}");
+        assert!(text.ends_with("\noops"), "{text}");
         assert!(matches!(output(&mut Command::new("/nonexistent/tool")), Err(ProcessError::Spawn { .. })));
         assert_eq!(output(Command::new("sh").args(["-c", "printf ok"])).unwrap().stdout, b"ok");
     }

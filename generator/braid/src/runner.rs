@@ -110,7 +110,7 @@ pub fn run(
         .arg(runner_dir.join("Cargo.toml"))
         .arg("--target-dir")
         .arg(target_dir);
-    crate::wasm_pkg::run(&mut cmd).map_err(BuildError::Package)?;
+    crate::process::output(&mut cmd).map_err(|e| BuildError::Package(e.into()))?;
     let exe = target_dir.join("release").join(&package);
     let mut cmd = Command::new(&exe);
     cmd.args(inputs);

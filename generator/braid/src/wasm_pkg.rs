@@ -15,6 +15,9 @@ use std::process::Command;
 
 use serde_json::json;
 
+use crate::fsutil::{self, FsError};
+use crate::process::{self, ProcessError};
+
 /// The JS flavours wasm-bindgen emits.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum JsTarget {
@@ -53,19 +56,17 @@ impl JsTarget {
 
 /// Why a package could not be built.
 #[derive(Debug, thiserror::Error)]
-pub enum BuildError {
+pub enum PackageError {
     #[error("`{tool}` is not usable: {problem}. {hint}")]
     Tool { tool: String, problem: String, hint: String },
-    #[error("`{command}` failed ({status}):\n{output}")]
-    Command { command: String, status: String, output: String },
-    #[error("{path}: {source}")]
-    Io { path: PathBuf, source: std::io::Error },
+    #[error(transparent)]
+    Process(#[from] ProcessError),
+    #[error(transparent)]
+    Fs(#[from] FsError),
+    #[error("{}: a JS snippet may only export `export function` declarations", path.display())]
+    Snippet { path: PathBuf },
     #[error("{name} cannot run in Wasm (targets: {targets}); it has no standalone npm package")]
     NotWasm { name: String, targets: String },
-}
-
-fn io(path: &Path) -> impl FnOnce(std::io::Error) -> BuildError + '_ {
-    move |source| BuildError::Io { path: path.to_path_buf(), source }
 }
 
 /// The external tools a Wasm build needs, checked once.
@@ -83,22 +84,22 @@ pub const MIN_WASM_OPT_VERSION: u32 = 116;
 impl Toolchain {
     /// Finds the tools on PATH (wasm-opt also in `extra_bin`, e.g. the
     /// repo's `js/node_modules/.bin`) and checks their versions.
-    pub fn detect(extra_bin: &[PathBuf]) -> Result<Self, BuildError> {
+    pub fn detect(extra_bin: &[PathBuf]) -> Result<Self, PackageError> {
         let setup = "Run `make setup` (or scripts/setup.sh) to install the pinned toolchain.".to_string();
-        let wasm_bindgen = which("wasm-bindgen", &[]).ok_or_else(|| BuildError::Tool {
+        let wasm_bindgen = which("wasm-bindgen", &[]).ok_or_else(|| PackageError::Tool {
             tool: "wasm-bindgen".into(),
             problem: "not found on PATH".into(),
             hint: setup.clone(),
         })?;
         let version = tool_version(&wasm_bindgen)?;
         if !version.contains(WASM_BINDGEN_VERSION) {
-            return Err(BuildError::Tool {
+            return Err(PackageError::Tool {
                 tool: "wasm-bindgen".into(),
                 problem: format!("version is `{version}`, the crates pin {WASM_BINDGEN_VERSION}"),
                 hint: format!("cargo install wasm-bindgen-cli --version {WASM_BINDGEN_VERSION}"),
             });
         }
-        let wasm_opt = which("wasm-opt", extra_bin).ok_or_else(|| BuildError::Tool {
+        let wasm_opt = which("wasm-opt", extra_bin).ok_or_else(|| PackageError::Tool {
             tool: "wasm-opt".into(),
             problem: "not found".into(),
             hint: setup.clone(),
@@ -110,7 +111,7 @@ impl Toolchain {
             .and_then(|s| s.parse::<u32>().ok())
             .unwrap_or(0);
         if number < MIN_WASM_OPT_VERSION {
-            return Err(BuildError::Tool {
+            return Err(PackageError::Tool {
                 tool: wasm_opt.display().to_string(),
                 problem: format!(
                     "version is `{version}`; versions before {MIN_WASM_OPT_VERSION} corrupt wasm-bindgen output"
@@ -128,8 +129,8 @@ fn which(name: &str, extra: &[PathBuf]) -> Option<PathBuf> {
     extra.iter().cloned().chain(std::env::split_paths(&path)).map(|dir| dir.join(name)).find(|p| p.is_file())
 }
 
-fn tool_version(tool: &Path) -> Result<String, BuildError> {
-    let out = Command::new(tool).arg("--version").output().map_err(io(tool))?;
+fn tool_version(tool: &Path) -> Result<String, PackageError> {
+    let out = Command::new(tool).arg("--version").output().map_err(fsutil::at(tool))?;
     Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())
 }
 
@@ -157,10 +158,10 @@ pub struct PackageSpec {
 impl PackageSpec {
     /// An operation of the workspace at `root` alone, as an npm package
     /// (its `wasm` feature, with the support crate's allocator).
-    pub fn operation(root: &Path, op: &crate::registry::RegisteredOperation) -> Result<Self, BuildError> {
+    pub fn operation(root: &Path, op: &crate::registry::RegisteredOperation) -> Result<Self, PackageError> {
         let m = &op.manifest;
         if !m.supports("wasm") {
-            return Err(BuildError::NotWasm { name: m.name.clone(), targets: m.targets.join(", ") });
+            return Err(PackageError::NotWasm { name: m.name.clone(), targets: m.targets.join(", ") });
         }
         Ok(Self {
             manifest_path: root.join("Cargo.toml"),
@@ -185,7 +186,7 @@ pub struct Package {
 }
 
 /// Compiles `spec` to Wasm once (release, wasm32-unknown-unknown).
-pub fn compile(spec: &PackageSpec) -> Result<PathBuf, BuildError> {
+pub fn compile(spec: &PackageSpec) -> Result<PathBuf, PackageError> {
     let mut rustflags: Vec<String> =
         spec.remap.iter().map(|(from, to)| format!("--remap-path-prefix={}={to}", from.display())).collect();
     if spec.deny_warnings {
@@ -216,7 +217,7 @@ pub fn compile(spec: &PackageSpec) -> Result<PathBuf, BuildError> {
     if !spec.features.is_empty() {
         cmd.arg("--features").arg(spec.features.join(","));
     }
-    run(&mut cmd)?;
+    process::output(&mut cmd)?;
     let lib = spec.package.replace('-', "_");
     Ok(spec.target_dir.join("wasm32-unknown-unknown/release").join(format!("{lib}.wasm")))
 }
@@ -229,13 +230,13 @@ pub fn package(
     target: JsTarget,
     out_dir: &Path,
     tools: &Toolchain,
-) -> Result<Package, BuildError> {
+) -> Result<Package, PackageError> {
     if out_dir.exists() {
-        std::fs::remove_dir_all(out_dir).map_err(io(out_dir))?;
+        std::fs::remove_dir_all(out_dir).map_err(fsutil::at(out_dir))?;
     }
-    std::fs::create_dir_all(out_dir).map_err(io(out_dir))?;
+    std::fs::create_dir_all(out_dir).map_err(fsutil::at(out_dir))?;
     let name = spec.package.replace('-', "_");
-    run(Command::new(&tools.wasm_bindgen).arg(wasm).arg("--out-dir").arg(out_dir).args([
+    process::output(Command::new(&tools.wasm_bindgen).arg(wasm).arg("--out-dir").arg(out_dir).args([
         "--out-name",
         &name,
         "--target",
@@ -248,14 +249,14 @@ pub fn package(
         let path = out_dir.join(glue);
         if let Ok(text) = std::fs::read_to_string(&path) {
             if let Some(guarded) = guard_freed_objects(&text) {
-                std::fs::write(&path, guarded).map_err(io(&path))?;
+                std::fs::write(&path, guarded).map_err(fsutil::at(&path))?;
             }
         }
     }
     let bg = out_dir.join(format!("{name}_bg.wasm"));
     optimize(&bg, &spec.target_dir.join("braid-wasm-opt"), tools)?;
     let mut files: Vec<String> = std::fs::read_dir(out_dir)
-        .map_err(io(out_dir))?
+        .map_err(fsutil::at(out_dir))?
         .filter_map(|e| e.ok())
         .map(|e| e.file_name().to_string_lossy().into_owned())
         .filter(|f| f != ".gitignore")
@@ -289,29 +290,26 @@ pub fn package(
     }
     let path = out_dir.join("package.json");
     let text = serde_json::to_string_pretty(&pkg).expect("json serializes") + "\n";
-    std::fs::write(&path, text).map_err(io(&path))?;
-    let wasm_bytes = std::fs::metadata(&bg).map_err(io(&bg))?.len();
+    std::fs::write(&path, text).map_err(fsutil::at(&path))?;
+    let wasm_bytes = std::fs::metadata(&bg).map_err(fsutil::at(&bg))?.len();
     Ok(Package { dir: out_dir.to_path_buf(), wasm: bg, wasm_bytes })
 }
 
 /// wasm-bindgen's Node glue (CommonJS) `require`s the crates' JS snippets
 /// (`snippets/<crate>/...js`), which are ES modules, and Node before 20.19
 /// cannot `require` an ES module: each is rewritten to CommonJS here.
-fn snippets_to_commonjs(dir: &Path) -> Result<(), BuildError> {
+fn snippets_to_commonjs(dir: &Path) -> Result<(), PackageError> {
     let Ok(entries) = std::fs::read_dir(dir) else { return Ok(()) };
     for entry in entries {
-        let path = entry.map_err(io(dir))?.path();
+        let path = entry.map_err(fsutil::at(dir))?.path();
         if path.is_dir() {
             snippets_to_commonjs(&path)?;
         } else if path.extension().is_some_and(|e| e == "js") {
-            let source = std::fs::read_to_string(&path).map_err(io(&path))?;
+            let source = std::fs::read_to_string(&path).map_err(fsutil::at(&path))?;
             let Some(commonjs) = to_commonjs(&source) else {
-                return Err(BuildError::Io {
-                    path,
-                    source: std::io::Error::other("a JS snippet may only export `export function` declarations"),
-                });
+                return Err(PackageError::Snippet { path });
             };
-            std::fs::write(&path, commonjs).map_err(io(&path))?;
+            std::fs::write(&path, commonjs).map_err(fsutil::at(&path))?;
         }
     }
     Ok(())
@@ -383,39 +381,21 @@ const WASM_OPT_FLAGS: &[&str] = &[
 /// Runs wasm-opt on `wasm` in place, through a cache keyed by the input
 /// bytes and the flags: the three JS targets bind the same module, and a
 /// rebuild of an unchanged workflow skips wasm-opt altogether.
-fn optimize(wasm: &Path, cache: &Path, tools: &Toolchain) -> Result<(), BuildError> {
-    let input = std::fs::read(wasm).map_err(io(wasm))?;
+fn optimize(wasm: &Path, cache: &Path, tools: &Toolchain) -> Result<(), PackageError> {
+    let input = std::fs::read(wasm).map_err(fsutil::at(wasm))?;
     let mut key = input;
     key.extend_from_slice(WASM_OPT_FLAGS.join(" ").as_bytes());
     key.extend_from_slice(tools.wasm_opt.display().to_string().as_bytes());
     let cached = cache.join(format!("{}.wasm", crate::op_manifest::version_id(&key)));
     if let Ok(bytes) = std::fs::read(&cached) {
-        return std::fs::write(wasm, bytes).map_err(io(wasm));
+        return Ok(fsutil::write(wasm, &bytes)?);
     }
-    run(Command::new(&tools.wasm_opt).arg(wasm).arg("-o").arg(wasm).args(WASM_OPT_FLAGS))?;
-    std::fs::create_dir_all(cache).map_err(io(cache))?;
+    process::output(Command::new(&tools.wasm_opt).arg(wasm).arg("-o").arg(wasm).args(WASM_OPT_FLAGS))?;
+    std::fs::create_dir_all(cache).map_err(fsutil::at(cache))?;
     // Write then rename, so a concurrent build never reads half a file.
     let tmp = cached.with_extension(format!("tmp{}", std::process::id()));
-    std::fs::copy(wasm, &tmp).map_err(io(&tmp))?;
-    std::fs::rename(&tmp, &cached).map_err(io(&cached))
-}
-
-/// Runs `cmd`; on failure the error holds the end of its output.
-pub fn run(cmd: &mut Command) -> Result<(), BuildError> {
-    let shown = format!("{cmd:?}");
-    let out = cmd.output().map_err(|source| BuildError::Io { path: PathBuf::from(cmd.get_program()), source })?;
-    if out.status.success() {
-        return Ok(());
-    }
-    let mut output = String::from_utf8_lossy(&out.stderr).into_owned();
-    output.push_str(&String::from_utf8_lossy(&out.stdout));
-    // Keep the end: that is where compilers say what went wrong.
-    let tail: Vec<&str> = output.lines().rev().take(40).collect();
-    Err(BuildError::Command {
-        command: shown,
-        status: out.status.to_string(),
-        output: tail.into_iter().rev().collect::<Vec<_>>().join("\n"),
-    })
+    std::fs::copy(wasm, &tmp).map_err(fsutil::at(&tmp))?;
+    Ok(std::fs::rename(&tmp, &cached).map_err(fsutil::at(&cached))?)
 }
 
 #[cfg(test)]
