@@ -364,7 +364,7 @@ fn optimize(wasm: &Path, cache: &Path, tools: &Toolchain) -> Result<(), BuildErr
     let mut key = input;
     key.extend_from_slice(WASM_OPT_FLAGS.join(" ").as_bytes());
     key.extend_from_slice(tools.wasm_opt.display().to_string().as_bytes());
-    let cached = cache.join(format!("{}.wasm", crate::op_manifest::version_id(&key)));
+    let cached = cache.join(format!("{}.wasm", braid_schema::content_id(&key)));
     if let Ok(bytes) = std::fs::read(&cached) {
         return std::fs::write(wasm, bytes).map_err(io(wasm));
     }

@@ -236,8 +236,9 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             );
         }
         Command::Ops { json, names, supports } => {
+            let supports: Option<braid::schema::Platform> = supports.map(|t| t.parse()).transpose()?;
             let selected: Vec<_> =
-                registry.iter().filter(|op| supports.as_ref().is_none_or(|t| op.manifest.supports(t))).collect();
+                registry.iter().filter(|op| supports.is_none_or(|p| op.manifest.supports(p))).collect();
             let mut out = String::new();
             if names {
                 for op in &selected {
@@ -261,11 +262,11 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 for op in &selected {
                     let m = &op.manifest;
                     let sig = if op.info.flow_control {
-                        format!("{}... -> {}", m.inputs.join(", "), m.output)
+                        format!("{}... -> {}", join(&m.inputs, ", "), m.output)
                     } else {
-                        format!("{} -> {}", m.inputs.join(", "), m.output)
+                        format!("{} -> {}", join(&m.inputs, ", "), m.output)
                     };
-                    let targets = format!("[{}]", m.targets.join(","));
+                    let targets = format!("[{}]", join(&m.targets, ","));
                     out.push_str(&format!(
                         "{:<14} {:<8} {:<26} {:<20} {}\n",
                         m.name, m.version, sig, targets, op.version_id
@@ -390,10 +391,10 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 let Some(op) = registry.get(name) else {
                     bail!("no operation `{name}` in the registry; `braid ops` lists them");
                 };
-                if !op.manifest.supports("wasm") {
+                if !op.manifest.supports(braid::schema::Platform::Wasm) {
                     bail!(
                         "{name} cannot run in Wasm (targets: {}); it has no standalone npm package",
-                        op.manifest.targets.join(", ")
+                        join(&op.manifest.targets, ", ")
                     );
                 }
                 let spec = PackageSpec {
@@ -463,6 +464,11 @@ impl Progress {
 }
 
 /// Writes `text` to stdout; a closed pipe (`braid ops | head`) is not an error.
+/// Type names or platforms, joined by `sep`.
+fn join<T: std::fmt::Display>(items: &[T], sep: &str) -> String {
+    items.iter().map(ToString::to_string).collect::<Vec<_>>().join(sep)
+}
+
 fn emit(text: &str) -> std::io::Result<()> {
     use std::io::Write as _;
     match std::io::stdout().lock().write_all(text.as_bytes()) {
