@@ -47,7 +47,14 @@ pub fn build(cx: &Ctxt, info: &CrateInfo, args: &Args, sig: Option<&Signature>, 
             Field::Inputs => sig.map(|s| s.inputs_span),
             Field::Input(i) => sig.map(|s| s.inputs[i].span),
             Field::Output => sig.map(|s| s.output_span),
-            Field::ConfigKey(key) => decl(args, &key).map(|d| d.list),
+            // No values: the empty list; a bad key: the key.
+            Field::ConfigKey(key) => decl(args, &key).map(|d| {
+                if matches!(problem, Problem::NoConfigValues { .. }) {
+                    d.list
+                } else {
+                    d.key.span()
+                }
+            }),
             Field::ConfigValue(key, i) => decl(args, &key).map(|d| d.allowed[i].span()),
             Field::Group(i) => Some(groups[i].1),
         };
