@@ -7,6 +7,8 @@
 
 use std::path::{Path, PathBuf};
 
+use braid_schema::Platform;
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CrateInfo {
     pub name: String,
@@ -43,13 +45,13 @@ impl CrateInfo {
     }
 
     /// Where the operation can run, in manifest order.
-    pub fn targets(&self) -> Vec<&'static str> {
-        let mut t = vec!["native"];
+    pub fn targets(&self) -> Vec<Platform> {
+        let mut t = vec![Platform::Native];
         if self.no_std {
-            t.push("nostd");
+            t.push(Platform::Nostd);
         }
         if self.features.iter().any(|f| f == "wasm") {
-            t.push("wasm");
+            t.push(Platform::Wasm);
         }
         t
     }
@@ -128,9 +130,9 @@ mod tests {
             features: vec!["std".into(), "wasm".into()],
             no_std: true,
         };
-        assert_eq!(info.targets(), ["native", "nostd", "wasm"]);
+        assert_eq!(info.targets(), Platform::ALL);
         info.no_std = false;
         info.features.clear();
-        assert_eq!(info.targets(), ["native"]);
+        assert_eq!(info.targets(), [Platform::Native]);
     }
 }

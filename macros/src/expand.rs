@@ -1,22 +1,35 @@
-//! Code generation for `#[operation]`: checks everything first, then emits
-//! the fn unchanged plus `OPERATION`, `config`, `execute_sync` and (feature
-//! `wasm`) the Wasm interface. Generated code names only absolute paths
-//! (`::braid_support::...`, `::core::...`).
+//! Code generation for `#[operation]`: checks everything first, recording
+//! every error in one [`Ctxt`] (the attribute, the signature, the manifest
+//! the schema checks), then emits the fn unchanged plus `OPERATION`,
+//! `config`, `execute_sync` and (feature `wasm`) the Wasm interface.
+//! Generated code names only absolute paths (`::braid_support::...`,
+//! `::core::...`), which resolve in the operation's crate.
 
 use proc_macro2::TokenStream;
 use quote::quote;
 use syn::{ItemFn, LitStr};
 
-use crate::{args, crate_info::CrateInfo, manifest, signature, wasm};
+use crate::{args, crate_info::CrateInfo, ctxt::Ctxt, manifest, signature, wasm};
 
 pub fn operation(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
-    let args = args::parse(attr)?;
-    let func: ItemFn = syn::parse2(item)?;
-    let sig = signature::parse(&func)?;
-    let info = CrateInfo::load().map_err(|e| syn::Error::new(func.sig.ident.span(), e))?;
-    manifest::check_value_features(&info, &args)?;
-    let manifest = manifest::build(&info, &args, &sig).map_err(|e| syn::Error::new(func.sig.ident.span(), e))?;
-    let manifest_json = manifest::canonical(&manifest);
+    let cx = Ctxt::new();
+    let args = args::parse(&cx, attr);
+    let func: ItemFn = match syn::parse2(item) {
+        Ok(func) => func,
+        Err(e) => {
+            cx.syn_error(e);
+            cx.check()?;
+            unreachable!("an error was recorded");
+        }
+    };
+    let sig = signature::parse(&cx, &func);
+    let info = CrateInfo::load().map_err(|e| cx.error(func.sig.ident.span(), e)).ok();
+    let manifest = info.as_ref().map(|info| manifest::build(&cx, info, &args, sig.as_ref(), func.sig.ident.span()));
+    cx.check()?;
+    let (Some(sig), Some(info), Some(manifest)) = (sig, info, manifest) else {
+        unreachable!("each is missing only after an error");
+    };
+    let manifest_json = manifest.canonical_json();
 
     let name = &info.name;
     let version = &info.version;

@@ -16,6 +16,7 @@
 
 mod args;
 mod crate_info;
+mod ctxt;
 mod expand;
 mod manifest;
 mod signature;

@@ -1,74 +1,92 @@
-//! The operation manifest built from the crate and the signature, as
-//! canonical JSON: keys sorted, no whitespace, serde_json's escaping. Its
-//! blake3 CIDv1 is the operation's version id, so this form must not change
-//! without bumping operation versions.
+//! The operation manifest built from the crate, the attribute and the
+//! signature as `braid_schema::OperationManifest` (the one schema the
+//! compiler reads too), with every problem the schema finds reported on the
+//! tokens it came from. Its canonical JSON (`braid_schema::json`) is what
+//! `OPERATION.manifest_json` holds and what the version id hashes.
 
-use braid_support::value_feature;
-use serde_json::{json, Map, Value};
+use braid_schema::{Field, OperationManifest, Problem, TypeName, FLOWCONTROL};
+use proc_macro2::Span;
 
-use crate::{args::Args, crate_info::CrateInfo, signature::Signature};
+use crate::{args::Args, crate_info::CrateInfo, ctxt::Ctxt, signature::Signature};
 
-/// Checks that for every config key, every allowed value has its cargo
-/// feature (`braid_support::value_feature`) or none has.
-pub fn check_value_features(info: &CrateInfo, args: &Args) -> syn::Result<()> {
-    for decl in &args.config {
-        let key = decl.key.to_string();
-        let (gated, missing): (Vec<&syn::LitStr>, Vec<&syn::LitStr>) =
-            decl.allowed.iter().partition(|v| info.features.contains(&value_feature(&key, &v.value())));
-        if let (Some(_), Some(first)) = (gated.first(), missing.first()) {
-            let names: Vec<String> = missing.iter().map(|v| format!("`{}`", value_feature(&key, &v.value()))).collect();
-            return Err(syn::Error::new(
-                first.span(),
-                format!(
-                    "config `{key}` gates values behind cargo features, but Cargo.toml declares no {}; \
-                     declare one feature per allowed value, or none",
-                    names.join(", ")
-                ),
-            ));
+/// Builds the manifest and records in `cx` every problem the schema finds.
+/// `sig` is `None` when the signature had errors (already recorded): the
+/// manifest then has placeholder types and problems about them are not
+/// reported. `item` is the span of the fn's name, for what comes from
+/// Cargo.toml rather than from tokens.
+pub fn build(cx: &Ctxt, info: &CrateInfo, args: &Args, sig: Option<&Signature>, item: Span) -> OperationManifest {
+    let flow_control = sig.is_some_and(|s| s.flow_control);
+    // Groups sorted (stably, so a repeated group's second occurrence stays
+    // second), each with the span it came from.
+    let mut groups: Vec<(String, Span)> = args.groups.iter().map(|g| (g.value(), g.span())).collect();
+    if flow_control {
+        groups.push((FLOWCONTROL.into(), item));
+    }
+    groups.sort_by(|a, b| a.0.cmp(&b.0));
+    let manifest = OperationManifest {
+        name: info.name.clone(),
+        version: info.version.clone(),
+        description: args.description.as_ref().map_or_else(|| info.description.clone(), |d| d.value()),
+        inputs: sig.map_or_else(|| vec![TypeName::Bytes], |s| s.inputs.iter().map(|i| i.name.clone()).collect()),
+        output: sig.map_or(TypeName::Bytes, |s| s.output.clone()),
+        config: args
+            .config
+            .iter()
+            .map(|c| (c.key.to_string(), c.allowed.iter().map(|v| v.value()).collect()))
+            .collect(),
+        groups: groups.iter().map(|(g, _)| g.clone()).collect(),
+        features: info.features.clone(),
+        targets: info.targets(),
+        repository: info.repository.clone(),
+        license: info.license.clone(),
+    };
+    for problem in manifest.problems() {
+        let span = match problem.field() {
+            Field::Name | Field::Version | Field::Feature(_) | Field::Target(_) => Some(item),
+            Field::Description => Some(args.description.as_ref().map_or(item, |d| d.span())),
+            Field::Inputs => sig.map(|s| s.inputs_span),
+            Field::Input(i) => sig.map(|s| s.inputs[i].span),
+            Field::Output => sig.map(|s| s.output_span),
+            // No values: the empty list; a bad key: the key.
+            Field::ConfigKey(key) => decl(args, &key).map(|d| {
+                if matches!(problem, Problem::NoConfigValues { .. }) {
+                    d.list
+                } else {
+                    d.key.span()
+                }
+            }),
+            Field::ConfigValue(key, i) => decl(args, &key).map(|d| d.allowed[i].span()),
+            Field::Group(i) => Some(groups[i].1),
+        };
+        if let Some(span) = span {
+            cx.error(span, message(&problem, args));
         }
     }
-    Ok(())
+    manifest
 }
 
-pub fn build(info: &CrateInfo, args: &Args, sig: &Signature) -> Result<Value, String> {
-    let description = match &args.description {
-        Some(d) => d.value(),
-        None if !info.description.trim().is_empty() => info.description.clone(),
-        None => return Err("add a `description = \"...\"` argument or a package description in Cargo.toml".into()),
+fn decl<'a>(args: &'a Args, key: &str) -> Option<&'a crate::args::ConfigDecl> {
+    args.config.iter().find(|c| c.key == key)
+}
+
+/// The schema's message, with what to write in Rust where that helps.
+fn message(problem: &Problem, args: &Args) -> String {
+    let hint = match problem {
+        Problem::Description if args.description.is_none() => {
+            "; add a `description = \"...\"` argument or a package description in Cargo.toml"
+        }
+        Problem::NoInputs => ", e.g. `input: &Bytes` before `config: &Config`",
+        Problem::FlowControlInputs { .. } => "; a flow-control operation takes one `&[&T]` before `config`",
+        Problem::GenericInput { .. } => "; a flow-control operation takes `inputs: &[&T]`",
+        _ => "",
     };
-    let mut groups: Vec<String> = args.groups.iter().map(|g| g.value()).collect();
-    if sig.flow_control {
-        groups.push("FLOWCONTROL".into());
-    }
-    groups.sort();
-    let config: Map<String, Value> = args
-        .config
-        .iter()
-        .map(|c| (c.key.to_string(), Value::from(c.allowed.iter().map(|v| v.value()).collect::<Vec<_>>())))
-        .collect();
-    Ok(json!({
-        "name": info.name,
-        "version": info.version,
-        "description": description,
-        "inputs": sig.inputs.iter().map(|i| i.name.to_string()).collect::<Vec<_>>(),
-        "output": sig.output.to_string(),
-        "config": config,
-        "groups": groups,
-        "features": info.features,
-        "targets": info.targets(),
-        "repository": info.repository,
-        "license": info.license,
-    }))
-}
-
-/// Canonical JSON text (see `braid_support::json`).
-pub fn canonical(value: &Value) -> String {
-    braid_support::json::canonical(value)
+    format!("{problem}{hint}")
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use quote::quote;
 
     fn info(features: &[&str]) -> CrateInfo {
         CrateInfo {
@@ -82,19 +100,54 @@ mod tests {
         }
     }
 
-    fn args() -> Args {
-        crate::args::parse(quote::quote!(config(hasher = ["blake3", "sha2-256"], base = ["a"]))).unwrap()
+    /// The manifest and every message recorded.
+    fn build_with(info: &CrateInfo, attr: proc_macro2::TokenStream) -> (OperationManifest, Vec<String>) {
+        let cx = Ctxt::new();
+        let args = crate::args::parse(&cx, attr);
+        let item: syn::ItemFn = syn::parse_quote!(
+            pub async fn execute(i: &Bytes, c: &Config) -> Result<Cid, Error> {}
+        );
+        let sig = crate::signature::parse(&cx, &item);
+        let manifest = build(&cx, info, &args, sig.as_ref(), Span::call_site());
+        let errors = cx.check().err().map(|e| e.into_iter().map(|e| e.to_string()).collect()).unwrap_or_default();
+        (manifest, errors)
     }
 
     #[test]
-    fn value_features_are_all_or_none() {
-        assert!(check_value_features(&info(&["std"]), &args()).is_ok());
-        assert!(check_value_features(&info(&["hasher-blake3", "hasher-sha2-256"]), &args()).is_ok());
-        let err = check_value_features(&info(&["hasher-blake3"]), &args()).unwrap_err();
+    fn builds_the_typed_manifest() {
+        let (m, errors) =
+            build_with(&info(&["std"]), quote!(groups = ["SYS"], config(hasher = ["blake3", "sha2-256"])));
+        assert_eq!(errors, Vec::<String>::new());
         assert_eq!(
-            err.to_string(),
-            "config `hasher` gates values behind cargo features, but Cargo.toml declares no `hasher-sha2-256`; \
-             declare one feature per allowed value, or none"
+            m.canonical_json(),
+            r#"{"config":{"hasher":["blake3","sha2-256"]},"description":"d","features":["std"],"groups":["SYS"],"inputs":["Bytes"],"license":"","name":"op","output":"Cid","repository":"","targets":["native","nostd"],"version":"0.1.0"}"#
+        );
+    }
+
+    #[test]
+    fn reports_every_schema_problem() {
+        let (_, errors) = build_with(
+            &info(&["hasher-blake3"]),
+            quote!(groups = ["sys", "A", "A"], config(hasher = ["blake3", "sha2-256"], base = [], codec = ["x", "x"])),
+        );
+        assert_eq!(
+            errors,
+            [
+                "config `base` needs at least one allowed value; the first is the default",
+                "config `codec` lists \"x\" twice",
+                "config `hasher` gates values behind cargo features, but the crate declares no `hasher-sha2-256`; \
+                 declare one feature per allowed value, or none",
+                "group \"A\" is listed twice",
+                "group \"sys\" is not an UPPER_CASE word such as \"SYS\"",
+            ]
+        );
+        let mut no_description = info(&[]);
+        no_description.description.clear();
+        let (_, errors) = build_with(&no_description, quote!());
+        assert_eq!(
+            errors,
+            ["the description must be non-empty text without control characters other than newline and tab; \
+              add a `description = \"...\"` argument or a package description in Cargo.toml"]
         );
     }
 }

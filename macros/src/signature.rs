@@ -1,15 +1,23 @@
 //! Checking the annotated fn's signature and reading the operation's shape
 //! from it: input and output type names, the generic parameter of a
-//! flow-control operation. Every misuse is an error on the offending tokens.
+//! flow-control operation. Every misuse of the Rust signature is an error on
+//! the offending tokens, all of them recorded; what the manifest then says
+//! (at least one input, generic inputs only for flow control, ...) is
+//! checked by the schema (`manifest.rs`).
 
-use braid_support::typename::{TypeName, SCALARS};
+use braid_schema::typename::{TypeName, SCALARS};
+use proc_macro2::Span;
 use syn::{spanned::Spanned, FnArg, GenericArgument, GenericParam, ItemFn, Pat, PathArguments, ReturnType, Type};
+
+use crate::ctxt::Ctxt;
 
 /// An input parameter: `name: &Type`.
 #[derive(Debug)]
 pub struct Input {
     pub ident: syn::Ident,
     pub name: TypeName,
+    /// The parameter's tokens.
+    pub span: Span,
 }
 
 /// What the signature says about the operation.
@@ -17,120 +25,141 @@ pub struct Input {
 pub struct Signature {
     /// Fixed inputs, or the one element type of a flow-control operation.
     pub inputs: Vec<Input>,
+    /// The parameter list's tokens.
+    pub inputs_span: Span,
     /// For `&[&T]`: the operation takes any number (at least one) of `T`.
     pub flow_control: bool,
     pub output: TypeName,
+    /// The return type's tokens.
+    pub output_span: Span,
     /// Type parameters (each must be `Clone`-able data; used by flow control).
     pub type_params: Vec<syn::Ident>,
 }
 
-fn err<T>(span: impl Spanned, msg: impl std::fmt::Display) -> syn::Result<T> {
-    Err(syn::Error::new(span.span(), msg))
-}
-
-pub fn parse(item: &ItemFn) -> syn::Result<Signature> {
+/// Reads the signature, recording every misuse in `cx`; `None` if there
+/// was any.
+pub fn parse(cx: &Ctxt, item: &ItemFn) -> Option<Signature> {
+    let errors = cx.count();
     let sig = &item.sig;
     if sig.asyncness.is_none() {
-        return err(sig.fn_token, "operations are `async fn`: write `pub async fn execute`");
+        cx.error(sig.fn_token.span, "operations are `async fn`: write `pub async fn execute`");
     }
     if sig.ident != "execute" {
-        return err(&sig.ident, "the operation function must be named `execute`");
+        cx.error(sig.ident.span(), "the operation function must be named `execute`");
     }
     if !matches!(item.vis, syn::Visibility::Public(_)) {
-        return err(sig.fn_token, "the operation function must be `pub`");
+        cx.error(sig.fn_token.span, "the operation function must be `pub`");
     }
     if let Some(abi) = &sig.abi {
-        return err(abi, "operations use the Rust ABI: remove `extern`");
+        cx.error(abi.span(), "operations use the Rust ABI: remove `extern`");
     }
     if let Some(v) = &sig.variadic {
-        return err(v, "C variadics are not supported; take `&[&T]` for a variable number of inputs");
+        cx.error(v.span(), "C variadics are not supported; take `&[&T]` for a variable number of inputs");
     }
     if let Some(c) = &sig.constness {
-        return err(c, "operations cannot be `const fn`");
+        cx.error(c.span, "operations cannot be `const fn`");
     }
     let mut type_params = Vec::new();
     for param in &sig.generics.params {
         match param {
             GenericParam::Type(t) => type_params.push(t.ident.clone()),
             GenericParam::Lifetime(_) => {}
-            GenericParam::Const(c) => return err(c, "operations cannot have const generics"),
+            GenericParam::Const(c) => cx.error(c.span(), "operations cannot have const generics"),
         }
     }
 
     let params: Vec<&FnArg> = sig.inputs.iter().collect();
-    if let Some(FnArg::Receiver(r)) = params.first() {
-        return err(r, "operations are free functions: remove `self`");
-    }
-    let Some((config, inputs)) = params.split_last() else {
-        return err(
-            &sig.inputs,
-            "expected inputs by reference followed by `config: &Config`, e.g. `(input: &Bytes, config: &Config)`",
-        );
+    let inputs: &[&FnArg] = match params.split_last() {
+        None => {
+            cx.error(
+                sig.paren_token.span.join(),
+                "expected inputs by reference followed by `config: &Config`, e.g. `(input: &Bytes, config: &Config)`",
+            );
+            &[]
+        }
+        Some((config, inputs)) => {
+            check_config_param(cx, config);
+            inputs
+        }
     };
-    check_config_param(config)?;
-    if inputs.is_empty() {
-        return err(
-            &sig.inputs,
-            "an operation takes at least one input before `config: &Config`, e.g. `input: &Bytes`",
-        );
-    }
 
     let mut out = Vec::new();
     let mut flow_control = false;
     for arg in inputs {
-        let FnArg::Typed(pt) = arg else { unreachable!("receiver checked above") };
+        let pt = match arg {
+            FnArg::Typed(pt) => pt,
+            FnArg::Receiver(r) => {
+                cx.error(r.span(), "operations are free functions: remove `self`");
+                continue;
+            }
+        };
         let Pat::Ident(pi) = &*pt.pat else {
-            return err(&pt.pat, "name each input with a plain identifier");
+            cx.error(pt.pat.span(), "name each input with a plain identifier");
+            continue;
         };
         let Type::Reference(r) = &*pt.ty else {
-            return err(
-                &pt.ty,
+            cx.error(
+                pt.ty.span(),
                 "inputs are taken by reference (a memoised value is passed without a clone): write `&` before the type",
             );
+            continue;
         };
         if let Some(m) = r.mutability {
-            return err(m, "inputs are shared with other operations: take `&T`, not `&mut T`");
+            cx.error(m.span, "inputs are shared with other operations: take `&T`, not `&mut T`");
+            continue;
         }
-        if let Type::Slice(slice) = &*r.elem {
-            let Type::Reference(inner) = &*slice.elem else {
+        let name = if let Type::Slice(slice) = &*r.elem {
+            if let Type::Reference(inner) = &*slice.elem {
+                // `&[&T]`: a flow-control operation.
+                flow_control = true;
+                type_name(&inner.elem, &type_params)
+            } else {
                 // `&[u8]` is Bytes; `&[T]` is a `Vec<T>` borrowed as a slice.
-                let name = match last_ident(&slice.elem) {
-                    Some(i) if i == "u8" => TypeName::Bytes,
-                    _ => TypeName::Vec(Box::new(type_name(&slice.elem, &type_params)?)),
-                };
-                out.push(Input { ident: pi.ident.clone(), name });
-                continue;
-            };
-            // `&[&T]`: a flow-control operation.
-            if inputs.len() != 1 {
-                return err(arg, "a flow-control operation takes exactly one `&[&T]` before `config`");
+                match last_ident(&slice.elem) {
+                    Some(i) if i == "u8" => Ok(TypeName::Bytes),
+                    _ => type_name(&slice.elem, &type_params).map(|t| TypeName::Vec(Box::new(t))),
+                }
             }
-            let name = type_name(&inner.elem, &type_params)?;
-            flow_control = true;
-            out.push(Input { ident: pi.ident.clone(), name });
         } else if last_ident(&r.elem).is_some_and(|i| i == "str") {
             // `&str` is a `String` borrowed as a str.
-            out.push(Input { ident: pi.ident.clone(), name: TypeName::String });
+            Ok(TypeName::String)
         } else {
-            out.push(Input { ident: pi.ident.clone(), name: type_name(&r.elem, &type_params)? });
+            type_name(&r.elem, &type_params)
+        };
+        match name {
+            Ok(name) => out.push(Input { ident: pi.ident.clone(), name, span: arg.span() }),
+            Err(e) => cx.syn_error(e),
         }
     }
 
     let output = match &sig.output {
-        ReturnType::Default => return err(sig.paren_token.span.close(), "operations return `Result<Output, Error>`"),
-        ReturnType::Type(_, ty) => result_ok_type(ty)?,
+        ReturnType::Default => {
+            cx.error(sig.paren_token.span.close(), "operations return `Result<Output, Error>`");
+            None
+        }
+        ReturnType::Type(_, ty) => match result_ok_type(ty).and_then(|t| type_name(t, &type_params)) {
+            Ok(t) => Some((t, ty.span())),
+            Err(e) => {
+                cx.syn_error(e);
+                None
+            }
+        },
     };
-    let output = type_name(output, &type_params)?;
+    if cx.count() > errors {
+        return None;
+    }
+    let (output, output_span) = output?;
     for p in &type_params {
         let used = out.iter().any(|i| mentions(&i.name, p)) || mentions(&output, p);
         if !used {
-            return err(p, format!("type parameter `{p}` is not used by an input or the output"));
+            cx.error(p.span(), format!("type parameter `{p}` is not used by an input or the output"));
         }
     }
-    if !flow_control && out.iter().any(|i| i.name.is_generic()) {
-        return err(&sig.inputs, "generic inputs are only for flow-control operations taking `&[&T]`");
+    if cx.count() > errors {
+        return None;
     }
-    Ok(Signature { inputs: out, flow_control, output, type_params })
+    let inputs_span = if sig.inputs.is_empty() { sig.paren_token.span.join() } else { sig.inputs.span() };
+    Some(Signature { inputs: out, inputs_span, flow_control, output, output_span, type_params })
 }
 
 fn mentions(t: &TypeName, p: &syn::Ident) -> bool {
@@ -141,7 +170,7 @@ fn mentions(t: &TypeName, p: &syn::Ident) -> bool {
     }
 }
 
-fn check_config_param(arg: &FnArg) -> syn::Result<()> {
+fn check_config_param(cx: &Ctxt, arg: &FnArg) {
     let ok = match arg {
         FnArg::Typed(pt) => match &*pt.ty {
             Type::Reference(r) if r.mutability.is_none() => last_ident(&r.elem).is_some_and(|i| i == "Config"),
@@ -149,10 +178,8 @@ fn check_config_param(arg: &FnArg) -> syn::Result<()> {
         },
         FnArg::Receiver(_) => false,
     };
-    if ok {
-        Ok(())
-    } else {
-        err(arg, "the last parameter is the operation's config: `config: &Config`")
+    if !ok {
+        cx.error(arg.span(), "the last parameter is the operation's config: `config: &Config`");
     }
 }
 
@@ -243,8 +270,17 @@ mod tests {
     use super::*;
     use syn::parse_quote;
 
-    fn sig(item: ItemFn) -> syn::Result<Signature> {
-        parse(&item)
+    /// The signature, or every error message recorded.
+    fn sig(item: ItemFn) -> Result<Signature, Vec<String>> {
+        let cx = Ctxt::new();
+        let sig = parse(&cx, &item);
+        match cx.check() {
+            Ok(()) => Ok(sig.expect("no errors, so a signature")),
+            Err(e) => {
+                assert!(sig.is_none());
+                Err(e.into_iter().map(|e| e.to_string()).collect())
+            }
+        }
     }
 
     #[test]
@@ -334,12 +370,6 @@ mod tests {
             ),
             (
                 parse_quote!(
-                    pub async fn execute(c: &Config) -> Result<Bytes, Error> {}
-                ),
-                "at least one input",
-            ),
-            (
-                parse_quote!(
                     pub async fn execute(i: &Bytes, c: &Config) -> Bytes {}
                 ),
                 "Result<Output, Error>",
@@ -358,26 +388,52 @@ mod tests {
             ),
             (
                 parse_quote!(
-                    pub async fn execute<T>(i: &T, c: &Config) -> Result<T, Error> {}
-                ),
-                "only for flow-control",
-            ),
-            (
-                parse_quote!(
                     pub async fn execute<T, U>(i: &[&T], c: &Config) -> Result<Vec<T>, Error> {}
                 ),
                 "`U` is not used",
             ),
-            (
-                parse_quote!(
-                    pub async fn execute<T>(a: &Bytes, i: &[&T], c: &Config) -> Result<Vec<T>, Error> {}
-                ),
-                "exactly one",
-            ),
         ];
         for (item, expected) in cases {
-            let msg = sig(item).unwrap_err().to_string();
+            let msg = sig(item).unwrap_err();
+            assert_eq!(msg.len(), 1, "{msg:?}");
+            assert!(msg[0].contains(expected), "expected {expected:?} in {msg:?}");
+        }
+    }
+
+    #[test]
+    fn reports_every_misuse_at_once() {
+        let msgs = sig(parse_quote!(
+            fn run(a: Bytes, b: &mut Bytes, c: &f32, d: &Bytes) -> Bytes {}
+        ))
+        .unwrap_err();
+        let expected = [
+            "are `async fn`",
+            "named `execute`",
+            "must be `pub`",
+            "config: &Config",
+            "by reference",
+            "not `&mut T`",
+            "not a Braid value type",
+            "Result<Output, Error>",
+        ];
+        assert_eq!(msgs.len(), expected.len(), "{msgs:?}");
+        for (msg, expected) in msgs.iter().zip(expected) {
             assert!(msg.contains(expected), "expected {expected:?} in {msg:?}");
         }
+    }
+
+    #[test]
+    fn leaves_manifest_rules_to_the_schema() {
+        // Read as written; `manifest.rs` reports what the schema says of them.
+        let s = sig(parse_quote!(
+            pub async fn execute(c: &Config) -> Result<Bytes, Error> {}
+        ))
+        .unwrap();
+        assert!(s.inputs.is_empty());
+        let s = sig(parse_quote!(
+            pub async fn execute<T>(a: &Bytes, i: &[&T], c: &Config) -> Result<Vec<T>, Error> {}
+        ))
+        .unwrap();
+        assert!(s.flow_control && s.inputs.len() == 2);
     }
 }

@@ -3,14 +3,14 @@
 //! hand-written TypeScript declarations so that inputs, config keys and
 //! values and the output are typed exactly (no `any`).
 
-use braid_support::typename::TypeName;
+use braid_schema::{OperationManifest, TypeName};
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 use serde_json::Value;
 
 use crate::{args::Args, crate_info::CrateInfo, signature::Signature};
 
-pub fn interface(info: &CrateInfo, args: &Args, sig: &Signature, manifest: &Value) -> TokenStream {
+pub fn interface(info: &CrateInfo, args: &Args, sig: &Signature, manifest: &OperationManifest) -> TokenStream {
     if !info.features.iter().any(|f| f == "wasm") {
         return quote!();
     }
@@ -128,9 +128,9 @@ fn ts_string(s: &str) -> String {
 }
 
 /// The `.d.ts` text for the interface.
-pub fn typescript(args: &Args, sig: &Signature, manifest: &Value) -> String {
-    let description = manifest["description"].as_str().unwrap_or_default().replace("*/", "*\\/");
-    let name = manifest["name"].as_str().unwrap_or_default();
+pub fn typescript(args: &Args, sig: &Signature, manifest: &OperationManifest) -> String {
+    let description = manifest.description.replace("*/", "*\\/");
+    let name = &manifest.name;
     let config = if args.config.is_empty() {
         "Record<string, never>".to_string()
     } else {

@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
 
+use braid_schema::Platform;
 use serde::Serialize;
 
 use crate::codegen::{crate_name, Generator};
@@ -50,11 +51,11 @@ impl Target {
     }
 
     /// The operation-manifest target this needs.
-    fn requires(self) -> &'static str {
+    fn requires(self) -> Platform {
         match self {
-            Target::Native => "native",
-            Target::Nostd => "nostd",
-            Target::Js(_) => "wasm",
+            Target::Native => Platform::Native,
+            Target::Nostd => Platform::Nostd,
+            Target::Js(_) => Platform::Wasm,
         }
     }
 }
@@ -80,7 +81,7 @@ fn io(path: &Path) -> impl FnOnce(std::io::Error) -> BuildError + '_ {
 
 /// The targets `workflow` allows, for `--targets` by default.
 pub fn default_targets(workflow: &Workflow) -> Vec<Target> {
-    Target::ALL.into_iter().filter(|t| workflow.supports(t.requires())).collect()
+    Target::ALL.into_iter().filter(|t| workflow.supports(t.requires().as_str())).collect()
 }
 
 /// Refuses targets an operation does not allow, naming the operation.
@@ -94,7 +95,7 @@ pub fn check_targets(workflow: &Workflow, targets: &[Target]) -> Result<(), Buil
                     "operation {} has no {} build (its targets: {})",
                     op.info.name,
                     t.requires(),
-                    op.manifest.targets.join(", ")
+                    op.manifest.targets.iter().map(|p| p.as_str()).collect::<Vec<_>>().join(", ")
                 ),
             });
         }
@@ -258,7 +259,7 @@ pub fn build(
     for rel in ["crate/Cargo.toml", "crate/Cargo.lock", "crate/src/lib.rs"] {
         let path = out.join(rel);
         let bytes = std::fs::read(&path).map_err(io(&path))?;
-        artifacts.insert(rel.to_string(), crate::op_manifest::version_id(&bytes));
+        artifacts.insert(rel.to_string(), braid_schema::content_id(&bytes));
     }
     let pkg = out.join("pkg");
     if pkg.is_dir() {
@@ -307,7 +308,7 @@ fn hash_tree(dir: &Path, base: &Path, out: &mut BTreeMap<String, String>) -> Res
         } else {
             let bytes = std::fs::read(&path).map_err(io(&path))?;
             let rel = path.strip_prefix(base).unwrap_or(&path).to_string_lossy().replace('\\', "/");
-            out.insert(rel, crate::op_manifest::version_id(&bytes));
+            out.insert(rel, braid_schema::content_id(&bytes));
         }
     }
     Ok(())

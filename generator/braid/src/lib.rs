@@ -8,7 +8,6 @@ pub mod diagnostic;
 pub mod fsutil;
 pub mod lockfile;
 pub mod manifest;
-pub mod op_manifest;
 pub mod process;
 pub mod project;
 pub mod registry;
@@ -17,5 +16,8 @@ pub mod staging;
 pub mod vendor;
 pub mod wasm_pkg;
 
-pub use op_manifest::{version_id, OperationManifest};
+/// The operation-manifest schema: type names, platforms, the typed
+/// [`OperationManifest`] and its checks, canonical JSON, content ids.
+pub use braid_schema as schema;
+pub use braid_schema::{content_id, OperationManifest};
 pub use registry::Registry;

@@ -4,7 +4,7 @@
 
 use braid_support::OperationInfo;
 
-use crate::op_manifest::OperationManifest;
+use braid_schema::OperationManifest;
 
 /// Every operation this build of Braid knows, by crate.
 pub const BUILTIN: &[OperationInfo] = &[
@@ -80,7 +80,7 @@ mod tests {
             assert_eq!(op.manifest.is_flow_control(), op.info.flow_control);
         }
         let file = registry.get("op_file").unwrap();
-        assert_eq!(file.manifest.targets, ["native"]);
+        assert_eq!(file.manifest.targets, [braid_schema::Platform::Native]);
         assert!(registry.get("op_nope").is_none());
     }
 }

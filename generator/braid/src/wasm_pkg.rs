@@ -160,8 +160,9 @@ impl PackageSpec {
     /// (its `wasm` feature, with the support crate's allocator).
     pub fn operation(root: &Path, op: &crate::registry::RegisteredOperation) -> Result<Self, PackageError> {
         let m = &op.manifest;
-        if !m.supports("wasm") {
-            return Err(PackageError::NotWasm { name: m.name.clone(), targets: m.targets.join(", ") });
+        if !m.supports(crate::schema::Platform::Wasm) {
+            let targets: Vec<&str> = m.targets.iter().map(|t| t.as_str()).collect();
+            return Err(PackageError::NotWasm { name: m.name.clone(), targets: targets.join(", ") });
         }
         Ok(Self {
             manifest_path: root.join("Cargo.toml"),
@@ -386,7 +387,7 @@ fn optimize(wasm: &Path, cache: &Path, tools: &Toolchain) -> Result<(), PackageE
     let mut key = input;
     key.extend_from_slice(WASM_OPT_FLAGS.join(" ").as_bytes());
     key.extend_from_slice(tools.wasm_opt.display().to_string().as_bytes());
-    let cached = cache.join(format!("{}.wasm", crate::op_manifest::version_id(&key)));
+    let cached = cache.join(format!("{}.wasm", braid_schema::content_id(&key)));
     if let Ok(bytes) = std::fs::read(&cached) {
         return Ok(fsutil::write(wasm, &bytes)?);
     }

@@ -486,7 +486,7 @@ async fn submit_workflow(
             "operations": operations,
             "toolchain": s.toolchain,
         });
-        let workflow_id = braid::op_manifest::version_id(braid_support::json::canonical(&key).as_bytes());
+        let workflow_id = braid::content_id(braid_support::json::canonical(&key).as_bytes());
         let canonical_manifest = braid_support::json::canonical(&key["manifest"]);
         Ok((workflow_id, workflow.manifest.name, canonical_manifest, target_names))
     })

@@ -7,7 +7,7 @@
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
-use braid::op_manifest::version_id;
+use braid::content_id as version_id;
 
 #[derive(Debug, thiserror::Error)]
 pub enum CasError {

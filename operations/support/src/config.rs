@@ -1,6 +1,9 @@
-//! Operation config: the keys an operation declares with their allowed
-//! values ([`ConfigKey`]), and a resolved set of values ([`Config`]) in which
-//! every declared key has a value (the first allowed value by default).
+//! Operation config: a resolved set of values ([`Config`]) in which every
+//! declared key has a value (the first allowed value by default). The
+//! declarations themselves ([`ConfigKey`]) and the cargo features that gate
+//! values ([`value_feature`]) belong to the schema (`braid-schema`) and are
+//! re-exported here. A value whose feature is off fails with
+//! [`Error::NotCompiledIn`].
 
 use alloc::collections::BTreeMap;
 use alloc::string::String;
@@ -8,27 +11,7 @@ use alloc::vec::Vec;
 
 use crate::Error;
 
-/// A config key an operation declares, with its allowed values; the first is
-/// the default.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ConfigKey {
-    /// The key.
-    pub name: &'static str,
-    /// The allowed values, default first.
-    pub allowed: &'static [&'static str],
-}
-
-/// The cargo feature that compiles in config value `value` of `key`:
-/// `key-value` (e.g. `hasher-blake3`).
-///
-/// An operation may put the code of each allowed value of a key behind
-/// such a feature (every value or none: `#[operation]` checks). Generated
-/// workflows then enable only the values they configure, so a workflow
-/// that hashes with blake3 does not link sha2. A value whose feature is off
-/// fails with [`Error::NotCompiledIn`].
-pub fn value_feature(key: &str, value: &str) -> String {
-    alloc::format!("{key}-{value}")
-}
+pub use braid_schema::{value_feature, ConfigKey};
 
 /// A resolved config: every declared key maps to an allowed value.
 ///

@@ -1,7 +1,9 @@
-//! Braid's support crate: what operations, the `#[operation]` macro and
-//! generated workflows share: value types, the error type, operation
-//! config, the codec, a way to run an operation without an executor, and
-//! (feature `wasm`) the helpers that move values across the Wasm boundary.
+//! Braid's support crate: the runtime operations and generated workflows
+//! share: value types, the error type, operation config, the codec, a way
+//! to run an operation without an executor, and (feature `wasm`) the
+//! helpers that move values across the Wasm boundary. The manifest schema
+//! (type names, config keys, canonical JSON) lives in `braid-schema`;
+//! `typename`, `json`, `ConfigKey` and `value_feature` re-export it.
 //!
 //! `no_std` + `alloc`; the `std` feature only adds `std::error::Error`
 //! interop through `core::error::Error`, which `std` re-exports.

@@ -4,7 +4,7 @@
 //! used), arity and the type of every edge, flow-control generics included.
 //! All problems are reported, each at its JSON pointer.
 
-use braid_support::typename::TypeName;
+use braid_schema::{Platform, TypeName};
 
 use super::model::{OperationRef, WorkflowManifest, EXTERNAL};
 use super::parse::{parse, similar};
@@ -234,13 +234,13 @@ impl Checker<'_> {
             segments.iter().flat_map(|s| s.steps.iter().map(|st| st.operation.clone())).collect();
         operations.sort_by(|a, b| a.info.name.cmp(b.info.name));
         operations.dedup_by(|a, b| a.info.name == b.info.name);
-        let targets = ["native", "nostd", "wasm"]
+        let targets = Platform::ALL
             .into_iter()
-            .filter(|t| operations.iter().all(|op| op.manifest.supports(t)))
-            .map(String::from)
+            .filter(|p| operations.iter().all(|op| op.manifest.supports(*p)))
+            .map(|p| p.as_str().to_string())
             .collect();
         let value = serde_json::to_value(&manifest).expect("a manifest serializes");
-        let id = crate::op_manifest::version_id(braid_support::json::canonical(&value).as_bytes());
+        let id = braid_schema::content_id(braid_schema::json::canonical(&value).as_bytes());
         Some(Workflow { manifest, id, segments, targets, operations })
     }
 
@@ -375,13 +375,8 @@ impl Checker<'_> {
         for (j, entry) in ops.iter().enumerate() {
             let p = format!("{pointer}/sequence/{j}");
             let Some((op, config)) = entry else { return None };
-            let declared: Vec<TypeName> = op
-                .manifest
-                .inputs
-                .iter()
-                .map(|t| TypeName::parse(t).expect("registry manifests are checked"))
-                .collect();
-            let output = TypeName::parse(&op.manifest.output).expect("registry manifests are checked");
+            let declared: Vec<TypeName> = op.manifest.inputs.clone();
+            let output = op.manifest.output.clone();
             let flow = op.manifest.is_flow_control();
             let name = op.info.name;
             let (step_inputs, out) = if j == 0 {

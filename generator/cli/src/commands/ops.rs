@@ -1,6 +1,7 @@
 //! `braid ops`: lists the operations in the registry.
 
 use braid::registry::Registry;
+use braid::schema::Platform;
 
 use crate::output::emit;
 
@@ -13,14 +14,22 @@ pub struct Args {
     #[arg(long)]
     names: bool,
     /// Only operations that run on this target: native, nostd or wasm.
-    #[arg(long, value_parser = ["native", "nostd", "wasm"])]
-    supports: Option<String>,
+    #[arg(long, value_parser = parse_platform)]
+    supports: Option<Platform>,
+}
+
+fn parse_platform(name: &str) -> Result<Platform, String> {
+    name.parse().map_err(|_| format!("unknown target `{name}`; expected native, nostd or wasm"))
+}
+
+/// Type names or platforms, joined by `sep`.
+fn join<T: std::fmt::Display>(items: &[T], sep: &str) -> String {
+    items.iter().map(ToString::to_string).collect::<Vec<_>>().join(sep)
 }
 
 pub fn run(Args { json, names, supports }: Args) -> anyhow::Result<()> {
     let registry = Registry::builtin();
-    let selected: Vec<_> =
-        registry.iter().filter(|op| supports.as_ref().is_none_or(|t| op.manifest.supports(t))).collect();
+    let selected: Vec<_> = registry.iter().filter(|op| supports.is_none_or(|p| op.manifest.supports(p))).collect();
     let mut out = String::new();
     if names {
         for op in &selected {
@@ -44,8 +53,8 @@ pub fn run(Args { json, names, supports }: Args) -> anyhow::Result<()> {
         for op in &selected {
             let m = &op.manifest;
             let dots = if op.info.flow_control { "..." } else { "" };
-            let sig = format!("{}{dots} -> {}", m.inputs.join(", "), m.output);
-            let targets = format!("[{}]", m.targets.join(","));
+            let sig = format!("{}{dots} -> {}", join(&m.inputs, ", "), m.output);
+            let targets = format!("[{}]", join(&m.targets, ","));
             out.push_str(&format!("{:<14} {:<8} {:<26} {:<20} {}\n", m.name, m.version, sig, targets, op.version_id));
         }
     }

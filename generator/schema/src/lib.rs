@@ -1,0 +1,44 @@
+//! The operation-manifest schema, typed and checked in one place: what the
+//! `#[operation]` macro writes, what the compiler reads and what the runtime
+//! names. `no_std` + `alloc`.
+//!
+//! - [`TypeName`]: value types in manifests (`Bytes`, `Vec<Cid>`, `T`);
+//! - [`Platform`]: where an operation runs (`native`, `nostd`, `wasm`);
+//! - [`ConfigKey`] and [`value_feature`]: config keys and the cargo features
+//!   that gate their values;
+//! - [`OperationManifest`]: the manifest with its checks
+//!   ([`OperationManifest::problems`]), each [`Problem`] naming its [`Field`];
+//! - [`json::canonical`] (feature `json`): the canonical JSON manifests are
+//!   hashed in;
+//! - [`content_id`] (feature `content-id`): CIDv1 (raw, blake3, base32) of
+//!   bytes, operation version ids among them.
+//!
+//! [`SCHEMA_VERSION`] changes whenever the manifest's shape or its checks
+//! change; `tests/schema_version.rs` fails until it does.
+#![no_std]
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+extern crate alloc;
+
+pub mod config;
+#[cfg(feature = "content-id")]
+mod content;
+#[cfg(feature = "json")]
+pub mod json;
+pub mod manifest;
+pub mod platform;
+mod text;
+pub mod typename;
+
+pub use config::{value_feature, ConfigKey};
+#[cfg(feature = "content-id")]
+pub use content::content_id;
+pub use manifest::{Field, ManifestError, OperationManifest, Problem, FLOWCONTROL};
+pub use platform::Platform;
+pub use typename::{ParseTypeError, TypeName};
+
+/// The version of the operation-manifest schema: bumped whenever a field,
+/// its JSON form, the canonical form or a check changes. The committed
+/// snapshot `tests/schema/v<N>.txt` records what version N is.
+pub const SCHEMA_VERSION: u32 = 1;

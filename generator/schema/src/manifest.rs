@@ -1,0 +1,581 @@
+//! The operation manifest (DESIGN.md, "Operations"), typed, and every rule
+//! a manifest must follow. The macro builds one from the code and reports
+//! each [`Problem`] on the tokens its [`Field`] came from; the compiler
+//! parses committed and registered manifests and reports the same problems.
+
+use alloc::collections::BTreeMap;
+use alloc::format;
+use alloc::string::String;
+use alloc::vec::Vec;
+use core::fmt;
+
+use crate::config::{self, value_feature};
+use crate::text::{is_text, truncate};
+use crate::{Platform, TypeName};
+
+/// The group of operations taking a variable number of inputs.
+pub const FLOWCONTROL: &str = "FLOWCONTROL";
+
+/// An operation manifest. In JSON every field is required and unknown
+/// fields are refused; [`OperationManifest::canonical_json`] is the form
+/// that is hashed into the version id.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize), serde(deny_unknown_fields))]
+pub struct OperationManifest {
+    /// The crate name, e.g. `op_multihash`.
+    pub name: String,
+    /// The crate version (semver).
+    pub version: String,
+    /// What the operation does.
+    pub description: String,
+    /// Input types; the one element type `T` of a flow-control operation.
+    pub inputs: Vec<TypeName>,
+    /// The output type.
+    pub output: TypeName,
+    /// Config keys with their allowed values, default first.
+    pub config: BTreeMap<String, Vec<String>>,
+    /// Groups such as `SYS` and [`FLOWCONTROL`].
+    pub groups: Vec<String>,
+    /// The crate's cargo features (without `default`).
+    pub features: Vec<String>,
+    /// Where the operation runs.
+    pub targets: Vec<Platform>,
+    /// The crate's repository URL (may be empty).
+    pub repository: String,
+    /// The crate's license expression (may be empty).
+    pub license: String,
+}
+
+/// Where in a manifest a [`Problem`] is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Field {
+    /// `name`.
+    Name,
+    /// `version`.
+    Version,
+    /// `description`.
+    Description,
+    /// `inputs` as a whole.
+    Inputs,
+    /// `inputs[i]`.
+    Input(usize),
+    /// `output`.
+    Output,
+    /// The config key itself.
+    ConfigKey(String),
+    /// `config[key][i]`.
+    ConfigValue(String, usize),
+    /// `groups[i]`.
+    Group(usize),
+    /// `features[i]`.
+    Feature(usize),
+    /// `targets[i]`.
+    Target(usize),
+}
+
+/// A rule a manifest breaks.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Problem {
+    /// The name is not a crate name.
+    #[error("name `{found}` is not a crate name: an ASCII letter, then ASCII letters, digits, `_` or `-`, at most 64")]
+    Name {
+        /// The name (shortened).
+        found: String,
+    },
+    /// The version is not semver.
+    #[error("version `{found}` is not a semver version such as 0.1.0")]
+    Version {
+        /// The version (shortened).
+        found: String,
+    },
+    /// The description is empty or has control characters.
+    #[error("the description must be non-empty text without control characters other than newline and tab")]
+    Description,
+    /// No inputs.
+    #[error("an operation takes at least one input")]
+    NoInputs,
+    /// A generic input of an operation that is not flow control.
+    #[error("input {index} `{input}` is generic, but only {FLOWCONTROL} operations take generic inputs")]
+    GenericInput {
+        /// Its position.
+        index: usize,
+        /// The type.
+        input: TypeName,
+    },
+    /// A flow-control operation with other than one input type.
+    #[error("a {FLOWCONTROL} operation declares exactly one input type (the type of each of its inputs), not {found}")]
+    FlowControlInputs {
+        /// How many it declares.
+        found: usize,
+    },
+    /// The output has a type parameter no input binds.
+    #[error("output `{output}` has a type parameter that no input has; is it a misspelt type?")]
+    UnboundOutput {
+        /// The output type.
+        output: TypeName,
+    },
+    /// A config key that is not an identifier.
+    #[error("config key `{key}` is not an identifier such as `hasher`")]
+    ConfigKey {
+        /// The key (shortened).
+        key: String,
+    },
+    /// A config key without values.
+    #[error("config `{key}` needs at least one allowed value; the first is the default")]
+    NoConfigValues {
+        /// The key.
+        key: String,
+    },
+    /// A config value that is empty or has control characters.
+    #[error("config `{key}`: a value must be non-empty text without control characters")]
+    ConfigValue {
+        /// The key.
+        key: String,
+        /// The value's position.
+        index: usize,
+    },
+    /// A config value listed twice.
+    #[error("config `{key}` lists \"{value}\" twice")]
+    DuplicateConfigValue {
+        /// The key.
+        key: String,
+        /// The second occurrence.
+        index: usize,
+        /// The value.
+        value: String,
+    },
+    /// Some but not all values of a key have their cargo feature.
+    #[error(
+        "config `{key}` gates values behind cargo features, but the crate declares no {}; \
+         declare one feature per allowed value, or none",
+        missing.iter().map(|f| format!("`{f}`")).collect::<Vec<_>>().join(", ")
+    )]
+    ValueFeatures {
+        /// The key.
+        key: String,
+        /// The position of the first value without its feature.
+        first: usize,
+        /// The features missing, in value order.
+        missing: Vec<String>,
+    },
+    /// A group that is not an UPPER_CASE word.
+    #[error("group \"{found}\" is not an UPPER_CASE word such as \"SYS\"")]
+    Group {
+        /// Its position.
+        index: usize,
+        /// The group (shortened).
+        found: String,
+    },
+    /// A group listed twice.
+    #[error("group \"{group}\" is listed twice")]
+    DuplicateGroup {
+        /// The second occurrence.
+        index: usize,
+        /// The group.
+        group: String,
+    },
+    /// A feature listed twice.
+    #[error("feature `{feature}` is listed twice")]
+    DuplicateFeature {
+        /// The second occurrence.
+        index: usize,
+        /// The feature.
+        feature: String,
+    },
+    /// A target listed twice.
+    #[error("target `{target}` is listed twice")]
+    DuplicateTarget {
+        /// The second occurrence.
+        index: usize,
+        /// The target.
+        target: Platform,
+    },
+}
+
+impl Problem {
+    /// The field the problem is about.
+    pub fn field(&self) -> Field {
+        match self {
+            Problem::Name { .. } => Field::Name,
+            Problem::Version { .. } => Field::Version,
+            Problem::Description => Field::Description,
+            Problem::NoInputs | Problem::FlowControlInputs { .. } => Field::Inputs,
+            Problem::GenericInput { index, .. } => Field::Input(*index),
+            Problem::UnboundOutput { .. } => Field::Output,
+            Problem::ConfigKey { key } | Problem::NoConfigValues { key } => Field::ConfigKey(key.clone()),
+            Problem::ConfigValue { key, index } | Problem::DuplicateConfigValue { key, index, .. } => {
+                Field::ConfigValue(key.clone(), *index)
+            }
+            Problem::ValueFeatures { key, first, .. } => Field::ConfigValue(key.clone(), *first),
+            Problem::Group { index, .. } | Problem::DuplicateGroup { index, .. } => Field::Group(*index),
+            Problem::DuplicateFeature { index, .. } => Field::Feature(*index),
+            Problem::DuplicateTarget { index, .. } => Field::Target(*index),
+        }
+    }
+}
+
+/// A manifest that could not be read or breaks the rules.
+#[derive(Debug, thiserror::Error)]
+pub enum ManifestError {
+    /// Not JSON of the manifest's shape.
+    #[cfg(feature = "json")]
+    #[error("not a valid operation manifest: {0}")]
+    Json(#[from] serde_json::Error),
+    /// Every rule it breaks.
+    #[error("operation manifest `{name}`: {}", Problems(problems))]
+    Invalid {
+        /// The manifest's name.
+        name: String,
+        /// At least one.
+        problems: Vec<Problem>,
+    },
+}
+
+/// Problems joined by `; `.
+struct Problems<'a>(&'a [Problem]);
+
+impl fmt::Display for Problems<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, p) in self.0.iter().enumerate() {
+            if i > 0 {
+                f.write_str("; ")?;
+            }
+            write!(f, "{p}")?;
+        }
+        Ok(())
+    }
+}
+
+impl OperationManifest {
+    /// Every rule the manifest breaks, in field order; empty when it is valid.
+    pub fn problems(&self) -> Vec<Problem> {
+        let mut out = Vec::new();
+        if !is_crate_name(&self.name) {
+            out.push(Problem::Name { found: truncate(&self.name, 64) });
+        }
+        if !is_semver(&self.version) {
+            out.push(Problem::Version { found: truncate(&self.version, 64) });
+        }
+        if !is_text(&self.description, &['\n', '\t']) {
+            out.push(Problem::Description);
+        }
+        self.check_types(&mut out);
+        self.check_config(&mut out);
+        for (index, group) in self.groups.iter().enumerate() {
+            if !is_group(group) {
+                out.push(Problem::Group { index, found: truncate(group, 64) });
+            } else if self.groups[..index].contains(group) {
+                out.push(Problem::DuplicateGroup { index, group: group.clone() });
+            }
+        }
+        for (index, feature) in self.features.iter().enumerate() {
+            if self.features[..index].contains(feature) {
+                out.push(Problem::DuplicateFeature { index, feature: feature.clone() });
+            }
+        }
+        for (index, target) in self.targets.iter().enumerate() {
+            if self.targets[..index].contains(target) {
+                out.push(Problem::DuplicateTarget { index, target: *target });
+            }
+        }
+        out
+    }
+
+    fn check_types(&self, out: &mut Vec<Problem>) {
+        let flow = self.is_flow_control();
+        if self.inputs.is_empty() {
+            out.push(Problem::NoInputs);
+        } else if flow && self.inputs.len() != 1 {
+            out.push(Problem::FlowControlInputs { found: self.inputs.len() });
+        }
+        if !flow {
+            for (index, input) in self.inputs.iter().enumerate().filter(|(_, t)| t.is_generic()) {
+                out.push(Problem::GenericInput { index, input: input.clone() });
+            }
+        }
+        if self.output.is_generic() && !self.inputs.iter().any(TypeName::is_generic) {
+            out.push(Problem::UnboundOutput { output: self.output.clone() });
+        }
+    }
+
+    fn check_config(&self, out: &mut Vec<Problem>) {
+        for (key, values) in &self.config {
+            if !config::is_key(key) {
+                out.push(Problem::ConfigKey { key: truncate(key, 64) });
+                continue;
+            }
+            if values.is_empty() {
+                out.push(Problem::NoConfigValues { key: key.clone() });
+            }
+            for (index, value) in values.iter().enumerate() {
+                if !config::is_value(value) {
+                    out.push(Problem::ConfigValue { key: key.clone(), index });
+                } else if values[..index].contains(value) {
+                    out.push(Problem::DuplicateConfigValue { key: key.clone(), index, value: value.clone() });
+                }
+            }
+            let gated = |v: &String| self.features.contains(&value_feature(key, v));
+            let missing: Vec<(usize, String)> =
+                values.iter().enumerate().filter(|(_, v)| !gated(v)).map(|(i, v)| (i, value_feature(key, v))).collect();
+            if values.iter().any(gated) {
+                if let Some(&(first, _)) = missing.first() {
+                    let missing = missing.into_iter().map(|(_, f)| f).collect();
+                    out.push(Problem::ValueFeatures { key: key.clone(), first, missing });
+                }
+            }
+        }
+    }
+
+    /// `Ok` when [`Self::problems`] finds none.
+    pub fn check(&self) -> Result<(), ManifestError> {
+        let problems = self.problems();
+        if problems.is_empty() {
+            Ok(())
+        } else {
+            Err(ManifestError::Invalid { name: truncate(&self.name, 64), problems })
+        }
+    }
+
+    /// Whether the operation takes a variable number of inputs.
+    pub fn is_flow_control(&self) -> bool {
+        self.groups.iter().any(|g| g == FLOWCONTROL)
+    }
+
+    /// Whether the operation runs on `platform`.
+    pub fn supports(&self, platform: Platform) -> bool {
+        self.targets.contains(&platform)
+    }
+}
+
+#[cfg(feature = "json")]
+impl OperationManifest {
+    /// Parses JSON (unknown fields refused) and checks the result.
+    pub fn parse(text: &str) -> Result<Self, ManifestError> {
+        let manifest: Self = serde_json::from_str(text)?;
+        manifest.check()?;
+        Ok(manifest)
+    }
+
+    /// The canonical JSON text (sorted keys, no whitespace; see [`crate::json`]).
+    pub fn canonical_json(&self) -> String {
+        let value = serde_json::to_value(self).expect("a manifest always serializes");
+        crate::json::canonical(&value)
+    }
+
+    /// The pretty form committed as `operations/<op>/manifest.json`: sorted
+    /// keys, two-space indent, trailing newline.
+    pub fn pretty_json(&self) -> String {
+        // Parsed back from the canonical text, so that keys stay sorted
+        // whether or not serde_json's `preserve_order` is on.
+        let value: serde_json::Value = serde_json::from_str(&self.canonical_json()).expect("canonical JSON parses");
+        let mut text = serde_json::to_string_pretty(&value).expect("a value always serializes");
+        text.push('\n');
+        text
+    }
+}
+
+#[cfg(all(feature = "json", feature = "content-id"))]
+impl OperationManifest {
+    /// The version id: the content id ([`crate::content_id`]) of the
+    /// canonical JSON.
+    pub fn version_id(&self) -> String {
+        crate::content_id(self.canonical_json().as_bytes())
+    }
+}
+
+/// A crate name as the rules above say.
+fn is_crate_name(name: &str) -> bool {
+    let mut chars = name.chars();
+    matches!(chars.next(), Some(c) if c.is_ascii_alphabetic())
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+        && name.len() <= 64
+}
+
+/// `MAJOR.MINOR.PATCH`, optionally `-pre` and `+build` (semver 2.0.0).
+fn is_semver(version: &str) -> bool {
+    let (rest, build) = match version.split_once('+') {
+        Some((rest, build)) => (rest, Some(build)),
+        None => (version, None),
+    };
+    let (core, pre) = match rest.split_once('-') {
+        Some((core, pre)) => (core, Some(pre)),
+        None => (rest, None),
+    };
+    let number = |n: &str| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) && (n == "0" || !n.starts_with('0'));
+    let idents =
+        |s: &str| s.split('.').all(|i| !i.is_empty() && i.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-'));
+    let parts: Vec<&str> = core.split('.').collect();
+    parts.len() == 3 && parts.iter().all(|p| number(p)) && pre.is_none_or(idents) && build.is_none_or(idents)
+}
+
+/// An UPPER_CASE word: ASCII upper-case letters, digits and `_`.
+fn is_group(group: &str) -> bool {
+    !group.is_empty() && group.bytes().all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use alloc::string::ToString;
+    use alloc::vec;
+
+    fn manifest() -> OperationManifest {
+        OperationManifest {
+            name: "op_x".into(),
+            version: "0.1.0".into(),
+            description: "d".into(),
+            inputs: vec![TypeName::Bytes],
+            output: TypeName::Multihash,
+            config: [("hasher".to_string(), vec!["blake3".to_string(), "sha2-256".to_string()])].into(),
+            groups: vec!["SYS".into()],
+            features: vec!["std".into()],
+            targets: vec![Platform::Native, Platform::Nostd],
+            repository: String::new(),
+            license: "MIT".into(),
+        }
+    }
+
+    fn problems(edit: impl FnOnce(&mut OperationManifest)) -> Vec<Problem> {
+        let mut m = manifest();
+        edit(&mut m);
+        m.problems()
+    }
+
+    #[test]
+    fn a_valid_manifest_has_no_problems() {
+        assert_eq!(manifest().problems(), []);
+        assert!(manifest().check().is_ok());
+        assert!(manifest().supports(Platform::Nostd) && !manifest().supports(Platform::Wasm));
+    }
+
+    #[test]
+    fn every_problem_is_reported_at_once_with_its_field() {
+        let found = problems(|m| {
+            m.name = "1op".into();
+            m.version = "0.1".into();
+            m.description = " ".into();
+            m.groups = vec!["sys".into(), "A".into(), "A".into()];
+            m.config.insert("base".into(), vec![]);
+            m.config.insert("codec".into(), vec!["raw".into(), "raw".into(), "a\u{0}".into()]);
+            m.config.insert("a-b".into(), vec!["x".into()]);
+            m.features = vec!["std".into(), "std".into()];
+            m.targets = vec![Platform::Wasm, Platform::Wasm];
+        });
+        let fields: Vec<Field> = found.iter().map(Problem::field).collect();
+        assert_eq!(
+            fields,
+            [
+                Field::Name,
+                Field::Version,
+                Field::Description,
+                Field::ConfigKey("a-b".into()),
+                Field::ConfigKey("base".into()),
+                Field::ConfigValue("codec".into(), 1),
+                Field::ConfigValue("codec".into(), 2),
+                Field::Group(0),
+                Field::Group(2),
+                Field::Feature(1),
+                Field::Target(1),
+            ]
+        );
+        let err = manifest_with(found);
+        assert!(err.starts_with("operation manifest `op_x`: name `1op` is not a crate name"), "{err}");
+        assert!(err.contains("; config `codec` lists \"raw\" twice; "), "{err}");
+    }
+
+    fn manifest_with(problems: Vec<Problem>) -> String {
+        ManifestError::Invalid { name: "op_x".into(), problems }.to_string()
+    }
+
+    #[test]
+    fn types_follow_flow_control() {
+        let t = TypeName::Param("T".into());
+        let vec_t = TypeName::Vec(alloc::boxed::Box::new(t.clone()));
+        assert_eq!(problems(|m| m.inputs.clear()), [Problem::NoInputs]);
+        assert_eq!(
+            problems(|m| m.inputs = vec![TypeName::Bytes, t.clone()]),
+            [Problem::GenericInput { index: 1, input: t.clone() }]
+        );
+        assert_eq!(problems(|m| m.output = t.clone()), [Problem::UnboundOutput { output: t.clone() }]);
+        let flow = |m: &mut OperationManifest| {
+            m.groups.push(FLOWCONTROL.into());
+            m.inputs = vec![t.clone()];
+            m.output = vec_t.clone();
+        };
+        assert_eq!(problems(flow), []);
+        assert_eq!(
+            problems(|m| {
+                flow(m);
+                m.inputs.push(TypeName::Bytes);
+            }),
+            [Problem::FlowControlInputs { found: 2 }]
+        );
+        assert_eq!(
+            Problem::GenericInput { index: 0, input: t }.to_string(),
+            "input 0 `T` is generic, but only FLOWCONTROL operations take generic inputs"
+        );
+    }
+
+    #[test]
+    fn value_features_are_all_or_none() {
+        assert_eq!(problems(|m| m.features = vec!["hasher-blake3".into(), "hasher-sha2-256".into()]), []);
+        let found = problems(|m| m.features = vec!["hasher-blake3".into()]);
+        assert_eq!(
+            found,
+            [Problem::ValueFeatures { key: "hasher".into(), first: 1, missing: vec!["hasher-sha2-256".into()] }]
+        );
+        assert_eq!(
+            found[0].to_string(),
+            "config `hasher` gates values behind cargo features, but the crate declares no `hasher-sha2-256`; \
+             declare one feature per allowed value, or none"
+        );
+    }
+
+    #[test]
+    fn versions_are_semver() {
+        for ok in ["0.1.0", "1.22.333", "1.0.0-alpha.1", "1.0.0+build.5", "1.0.0-rc-1+x"] {
+            assert!(is_semver(ok), "{ok}");
+        }
+        for bad in ["", "1", "1.0", "01.0.0", "1.0.0-", "1.0.0+", "1.0.0-a..b", "v1.0.0", "1.0.0.0", "1.0.x"] {
+            assert!(!is_semver(bad), "{bad}");
+        }
+    }
+}
+
+#[cfg(all(test, feature = "json"))]
+mod json_tests {
+    use super::*;
+    use alloc::string::ToString;
+
+    const MANIFEST: &str = r#"{"config":{"hasher":["blake3","sha2-256"]},"description":"d","features":["std"],
+        "groups":["SYS"],"inputs":["Bytes"],"license":"MIT","name":"op_x","output":"Multihash",
+        "repository":"","targets":["native","nostd"],"version":"0.1.0"}"#;
+
+    #[test]
+    fn parses_and_canonicalizes() {
+        let m = OperationManifest::parse(MANIFEST).unwrap();
+        assert!(m.canonical_json().starts_with(r#"{"config":{"hasher":["blake3","sha2-256"]},"description":"d""#));
+        assert_eq!(m.targets, [Platform::Native, Platform::Nostd]);
+        assert_eq!(OperationManifest::parse(&m.pretty_json()).unwrap(), m);
+        assert!(m.pretty_json().ends_with("\"version\": \"0.1.0\"\n}\n"));
+    }
+
+    #[cfg(feature = "content-id")]
+    #[test]
+    fn version_id_is_the_content_id_of_the_canonical_json() {
+        let m = OperationManifest::parse(MANIFEST).unwrap();
+        assert_eq!(m.version_id(), crate::content_id(m.canonical_json().as_bytes()));
+        assert!(m.version_id().starts_with("bafkr4i"));
+    }
+
+    #[test]
+    fn rejects_bad_manifests() {
+        let err = |text: String| OperationManifest::parse(&text).unwrap_err().to_string();
+        assert!(err(MANIFEST.replace("\"license\"", "\"licence\"")).contains("unknown field `licence`"));
+        assert!(err(MANIFEST.replace("Multihash", "Vec<Hash")).contains("`Vec<Hash` is not a Braid type"));
+        assert!(err(MANIFEST.replace("Multihash", "Hash")).contains("output `Hash` has a type parameter"));
+        assert!(err(MANIFEST.replace("\"nostd\"", "\"riscv\"")).contains("unknown target `riscv`"));
+        let e = err(MANIFEST.replace("[\"SYS\"]", "[\"sys\"]"));
+        assert_eq!(e, "operation manifest `op_x`: group \"sys\" is not an UPPER_CASE word such as \"SYS\"");
+    }
+}
