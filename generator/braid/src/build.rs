@@ -5,6 +5,12 @@
 //! ([`crate::staging`]), so a new workflow over operations already built
 //! compiles only itself. Writes `report.json` with targets,
 //! timings, sizes and the CID of every artifact.
+//!
+//! Also the protocol between `braid build` and whoever runs it: [`Event`],
+//! one JSON object per line with `braid build --events json` (what the
+//! publish service reads), and [`build_key`], the identity of a build
+//! (manifest, targets, operations, toolchain) that the service
+//! deduplicates by.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -12,7 +18,7 @@ use std::process::Command;
 use std::time::Instant;
 
 use braid_schema::Platform;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::codegen::{crate_name, Generator};
 use crate::manifest::Workflow;
@@ -103,13 +109,87 @@ pub fn check_targets(workflow: &Workflow, targets: &[Target]) -> Result<(), Buil
     Ok(())
 }
 
-/// Progress of a build, for a progress bar or log lines.
-#[derive(Debug, Clone)]
-pub enum Event<'a> {
-    /// Step `index` of `total` starts.
-    Start { index: usize, total: usize, step: &'a str },
+/// The identity of a build: the CIDv1 (raw, blake3, base32) of the
+/// canonical JSON of `{manifest, targets, operations, toolchain}`: the
+/// manifest canonicalized (key order and white space do not matter), the
+/// target names sorted without repeats, each operation's version id by
+/// name, and `toolchain`, which names whatever else makes the output
+/// differ (Braid's and the compiler's versions). Two builds with the same
+/// key give the same artifacts, so the publish service builds a key once.
+/// Not the workflow id ([`Workflow::id`], the manifest's CID alone): one
+/// workflow has a build per set of targets and toolchain.
+pub fn build_key(workflow: &Workflow, targets: &[Target], toolchain: &str) -> String {
+    let mut targets = targets.to_vec();
+    targets.sort();
+    targets.dedup();
+    let operations: serde_json::Map<String, serde_json::Value> = workflow
+        .operations
+        .iter()
+        .map(|op| (op.info.name.to_string(), serde_json::Value::from(op.version_id.clone())))
+        .collect();
+    let key = serde_json::json!({
+        "manifest": serde_json::to_value(&workflow.manifest).expect("a manifest serializes"),
+        "targets": targets.iter().map(|t| t.name()).collect::<Vec<_>>(),
+        "operations": operations,
+        "toolchain": toolchain,
+    });
+    crate::content_id(braid_support::json::canonical(&key).as_bytes())
+}
+
+/// What a build reports while it runs, for a progress bar, log lines or a
+/// program driving `braid build --events json`: one JSON object per line,
+/// tagged by `event` (`{"event":"start","index":1,"total":4,"step":"generate"}`).
+/// [`build`] reports `start` and `done`; the command reports how it ended,
+/// `report` or `failed`, last. A reader should take a line that does not
+/// parse as an [`Event`] for log text ([`Event::parse_line`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "event", rename_all = "snake_case")]
+pub enum Event {
+    /// Step `index` (from 1) of `total` starts: `generate`, `native`,
+    /// `nostd`, `wasm`, then one per JS target (`node`, `web`, `bundler`).
+    Start { index: usize, total: usize, step: String },
     /// A step finished after `ms` milliseconds.
-    Done { step: &'a str, ms: u64 },
+    Done { step: String, ms: u64 },
+    /// The build succeeded: what `report.json` holds.
+    Report { report: Report },
+    /// The build failed: the error, as the command prints it.
+    Failed { error: String },
+}
+
+impl Event {
+    /// The event as one line of JSON, without the newline.
+    pub fn to_json_line(&self) -> String {
+        serde_json::to_string(self).expect("an event serializes")
+    }
+
+    /// The event a line holds, or `None` when the line is something else
+    /// (log text).
+    pub fn parse_line(line: &str) -> Option<Event> {
+        let line = line.trim_end();
+        if !line.starts_with('{') {
+            return None;
+        }
+        serde_json::from_str(line).ok()
+    }
+}
+
+/// The event as a human reads it in a log: `[2/4] native`, `native done in
+/// 812 ms`.
+impl std::fmt::Display for Event {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Event::Start { index, total, step } => write!(f, "[{index}/{total}] {step}"),
+            Event::Done { step, ms } => write!(f, "      {step} done in {ms} ms"),
+            Event::Report { report } => write!(
+                f,
+                "built {} for {} in {} ms",
+                report.crate_name,
+                report.targets.join(", "),
+                report.timings_ms.values().sum::<u64>()
+            ),
+            Event::Failed { error } => write!(f, "error: {error}"),
+        }
+    }
 }
 
 /// Options of [`build`].
@@ -124,10 +204,12 @@ pub struct Options {
     pub deny_warnings: bool,
 }
 
-/// `report.json`.
-#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+/// `report.json`, and the [`Event::Report`] of `braid build --events json`.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
 pub struct Report {
+    /// The workflow's name.
     pub workflow: String,
+    /// The workflow id: CIDv1 of the manifest's canonical JSON.
     pub id: String,
     pub crate_name: String,
     pub targets: Vec<String>,
@@ -158,7 +240,7 @@ pub fn build(
     sources: &Sources,
     out: &Path,
     options: &Options,
-    progress: &mut dyn FnMut(Event<'_>),
+    progress: &mut dyn FnMut(Event),
 ) -> Result<Report, BuildError> {
     check_targets(workflow, &options.targets)?;
     let tools = if options.targets.iter().any(|t| matches!(t, Target::Js(_))) {
@@ -180,11 +262,11 @@ pub fn build(
     let mut index = 0;
     let mut step = |name: &str, f: &mut dyn FnMut() -> Result<(), BuildError>| -> Result<(), BuildError> {
         index += 1;
-        progress(Event::Start { index, total, step: name });
+        progress(Event::Start { index, total, step: name.to_string() });
         let start = Instant::now();
         f()?;
         let ms = start.elapsed().as_millis() as u64;
-        progress(Event::Done { step: name, ms });
+        progress(Event::Done { step: name.to_string(), ms });
         timings.insert(name.to_string(), ms);
         Ok(())
     };
@@ -316,4 +398,62 @@ fn hash_tree(dir: &Path, base: &Path, out: &mut BTreeMap<String, String>) -> Res
 
 fn run(cmd: &mut Command) -> Result<(), BuildError> {
     crate::process::output(cmd).map(drop).map_err(|e| BuildError::Package(e.into()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::manifest::validate;
+    use crate::registry::Registry;
+
+    const CID: &str = r#"{"name":"k","version":"0.1.0","segments":[{"inputs":[-1],"sequence":[{"operation":"op_multihash"},{"operation":"op_cid"}]}]}"#;
+
+    fn workflow(text: &str) -> Workflow {
+        validate(text, &Registry::builtin()).expect("a valid manifest")
+    }
+
+    #[test]
+    fn events_are_tagged_json_lines_and_read_back() {
+        let start = Event::Start { index: 1, total: 4, step: "generate".into() };
+        assert_eq!(start.to_json_line(), r#"{"event":"start","index":1,"total":4,"step":"generate"}"#);
+        let done = Event::Done { step: "native".into(), ms: 812 };
+        assert_eq!(done.to_json_line(), r#"{"event":"done","step":"native","ms":812}"#);
+        let report = Report {
+            workflow: "k".into(),
+            id: "bafkr4i".into(),
+            crate_name: "wf_k".into(),
+            targets: vec!["native".into()],
+            timings_ms: [("generate".to_string(), 3), ("native".to_string(), 5)].into(),
+            sizes_bytes: BTreeMap::new(),
+            artifacts: [("crate/src/lib.rs".to_string(), "bafkr4ix".to_string())].into(),
+        };
+        let failed = Event::Failed { error: "it broke\nhere".into() };
+        for event in [start, done, Event::Report { report }, failed] {
+            let line = event.to_json_line();
+            assert!(!line.contains('\n'), "{line}");
+            assert_eq!(Event::parse_line(&format!("{line}\n")), Some(event));
+        }
+        assert_eq!(Event::Start { index: 2, total: 4, step: "native".into() }.to_string(), "[2/4] native");
+        for log in ["[1/4] generate", "   Compiling x v0.1.0", "{\"event\":\"nope\"}", "{\"event\":\"done\"}", "{"] {
+            assert_eq!(Event::parse_line(log), None, "{log}");
+        }
+    }
+
+    #[test]
+    fn the_build_key_is_the_manifest_targets_operations_and_toolchain() {
+        let wf = workflow(CID);
+        let key = build_key(&wf, &[Target::Native, Target::Js(JsTarget::Node)], "t1");
+        assert!(key.starts_with("bafkr4i") && key.len() == 59, "{key}");
+        assert_ne!(key, wf.id, "a build key is not the workflow id");
+        // Key order, white space and target order do not matter.
+        let reordered = r#"{ "segments": [{"sequence":[{"operation":"op_multihash"},{"operation":"op_cid"}],"inputs":[-1]}],
+            "version": "0.1.0", "name": "k" }"#;
+        let same = [Target::Js(JsTarget::Node), Target::Native, Target::Native];
+        assert_eq!(build_key(&workflow(reordered), &same, "t1"), key);
+        // Anything else does.
+        assert_ne!(build_key(&wf, &[Target::Native], "t1"), key);
+        assert_ne!(build_key(&wf, &[Target::Native, Target::Js(JsTarget::Node)], "t2"), key);
+        let other = workflow(&CID.replace("\"k\"", "\"k2\""));
+        assert_ne!(build_key(&other, &[Target::Native, Target::Js(JsTarget::Node)], "t1"), key);
+    }
 }

@@ -75,6 +75,30 @@ fn build_refuses_targets_an_operation_does_not_allow() {
     assert!(err.contains("unknown target `riscv`"), "{err}");
 }
 
+/// `--events json`: the end of a build is a typed JSON line on stdout,
+/// the human error stays on stderr.
+#[test]
+fn build_events_json_ends_with_a_failed_event_on_stdout() {
+    let out = std::env::temp_dir().join(format!("braid-cli-events-{}", std::process::id()));
+    let out = out.to_str().unwrap();
+    let args = ["build", &workflow("cid_of_file"), "-o", out, "--targets", "node", "--events", "json"];
+    let (code, stdout, err) = braid(&args);
+    assert_eq!(code, 2, "{err}");
+    let lines: Vec<serde_json::Value> = stdout.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(lines.len(), 1, "{stdout}");
+    assert_eq!(lines[0]["event"], "failed");
+    assert!(lines[0]["error"].as_str().unwrap().contains("op_file has no wasm build"), "{stdout}");
+    assert!(err.contains("error: target `node` is not possible"), "{err}");
+    let bad = temp("bad_events.json", "{\"name\": \"x\", \"version\": \"0.1.0\", \"segments\": []}");
+    let (code, stdout, err) = braid(&["build", &bad, "-o", out, "--events", "json"]);
+    assert_eq!(code, 1);
+    let end: serde_json::Value = serde_json::from_str(stdout.trim()).unwrap();
+    assert_eq!((end["event"].as_str(), end["error"].as_str()), (Some("failed"), Some("invalid manifest")));
+    assert!(err.contains("/segments"), "diagnostics on stderr: {err}");
+    let (code, _, err) = braid(&["build", &bad, "-o", out, "--events", "xml"]);
+    assert_eq!(code, 2, "{err}");
+}
+
 #[test]
 fn generate_is_deterministic_and_never_overwrites_foreign_directories() {
     let base = std::env::temp_dir().join(format!("braid-cli-gen-{}", std::process::id()));

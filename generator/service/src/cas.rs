@@ -2,12 +2,13 @@
 //! the CIDv1 (raw, blake3, base32) of its bytes, computed with Braid's own
 //! operations, written atomically (temporary file, fsync, rename; the
 //! temporary file is removed when any step fails) and verified again when
-//! read.
+//! read. Files are named by [`ContentId`]s only, which are checked CIDs,
+//! so no name from a request can point elsewhere.
 
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
-use braid::content_id as version_id;
+use crate::ids::ContentId;
 
 #[derive(Debug, thiserror::Error)]
 pub enum CasError {
@@ -24,29 +25,22 @@ pub struct Cas {
     probed: std::sync::Arc<std::sync::Mutex<Option<std::time::Instant>>>,
 }
 
-/// Whether `cid` looks like a CID this store names files by: `b` + base32
-/// lowercase, 59 characters. Anything else (`..`, `/`, `%2e`) is refused
-/// before the file system is touched.
-pub fn is_cid(cid: &str) -> bool {
-    cid.len() == 59
-        && cid.starts_with("bafkr4i")
-        && cid.bytes().all(|b| b.is_ascii_lowercase() || (b'2'..=b'7').contains(&b))
-}
-
 impl Cas {
     pub fn open(dir: &Path) -> Result<Self, CasError> {
         std::fs::create_dir_all(dir).map_err(|source| CasError::Io { path: dir.to_path_buf(), source })?;
         Ok(Self { dir: dir.to_path_buf(), probed: Default::default() })
     }
 
-    fn path(&self, cid: &str) -> PathBuf {
-        self.dir.join(cid)
+    /// A [`ContentId`] is checked to be a CID (no `/`, no `..`), so it is
+    /// always a plain file name in the store's directory.
+    fn path(&self, cid: &ContentId) -> PathBuf {
+        self.dir.join(cid.as_str())
     }
 
     /// Stores `bytes`, returning their CID. Storing the same bytes twice is
     /// a no-op; a reader never sees a partial file.
-    pub fn put(&self, bytes: &[u8]) -> Result<String, CasError> {
-        let cid = version_id(bytes);
+    pub fn put(&self, bytes: &[u8]) -> Result<ContentId, CasError> {
+        let cid = ContentId::of(bytes);
         let path = self.path(&cid);
         if path.exists() {
             return Ok(cid);
@@ -67,10 +61,8 @@ impl Cas {
 
     /// Removes the file of `cid` (found damaged), so that a rebuild writes it
     /// anew.
-    pub fn remove(&self, cid: &str) {
-        if is_cid(cid) {
-            let _ = std::fs::remove_file(self.path(cid));
-        }
+    pub fn remove(&self, cid: &ContentId) {
+        let _ = std::fs::remove_file(self.path(cid));
     }
 
     /// Whether the store's directory takes a write: a small file written,
@@ -100,17 +92,14 @@ impl Cas {
     }
 
     /// The bytes of `cid`, checked against their name; `None` if absent.
-    pub fn get(&self, cid: &str) -> Result<Option<Vec<u8>>, CasError> {
-        if !is_cid(cid) {
-            return Ok(None);
-        }
+    pub fn get(&self, cid: &ContentId) -> Result<Option<Vec<u8>>, CasError> {
         let path = self.path(cid);
         let bytes = match std::fs::read(&path) {
             Ok(b) => b,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
             Err(source) => return Err(CasError::Io { path, source }),
         };
-        if version_id(&bytes) != cid {
+        if ContentId::of(&bytes) != *cid {
             return Err(CasError::Corrupt(cid.to_string()));
         }
         Ok(Some(bytes))
@@ -133,17 +122,14 @@ mod tests {
     use super::*;
 
     #[test]
-    fn stores_verifies_and_refuses_bad_names() {
+    fn stores_and_verifies() {
         let dir = std::env::temp_dir().join(format!("braid-cas-{}", uuid::Uuid::new_v4().simple()));
         let cas = Cas::open(&dir).unwrap();
         let cid = cas.put(b"hello").unwrap();
-        assert!(is_cid(&cid), "{cid}");
         assert_eq!(cas.put(b"hello").unwrap(), cid);
         assert_eq!(cas.get(&cid).unwrap().unwrap(), b"hello");
-        for bad in ["../etc/passwd", "..", "%2e%2e", "bafkr4i", &cid.to_uppercase(), ""] {
-            assert!(cas.get(bad).unwrap().is_none(), "{bad}");
-        }
-        std::fs::write(dir.join(&cid), b"tampered").unwrap();
+        assert!(cas.get(&ContentId::of(b"absent")).unwrap().is_none());
+        std::fs::write(dir.join(cid.as_str()), b"tampered").unwrap();
         assert!(matches!(cas.get(&cid), Err(CasError::Corrupt(_))));
         std::fs::remove_dir_all(dir).unwrap();
     }

@@ -2,17 +2,18 @@
 //! validates, generates and builds workflows and serves their artifacts by
 //! content id. State lives in SQLite under the data directory, artifacts in
 //! a content-addressed store beside it, builds run in a bounded worker pool
-//! fed by the persisted queue. [`api::app`] builds the router without a
+//! fed by the persisted queue. [`routes::app`] builds the router without a
 //! socket (for tests); [`serve`] locks the data directory, binds and runs it
 //! until SIGINT or SIGTERM.
 
-pub mod api;
 pub mod cas;
 pub mod conn;
 pub mod datadir;
+pub mod ids;
 pub mod metrics;
 pub mod pack;
 pub mod problem;
+pub mod routes;
 pub mod store;
 pub mod worker;
 
@@ -106,7 +107,7 @@ pub struct AppState {
     /// Identifies the toolchain in build keys: a new toolchain builds anew.
     pub toolchain: String,
     /// Bounds the CPU-heavy requests.
-    pub checks: api::Checks,
+    pub checks: routes::Checks,
     /// The operations' resolved lock, once per registry (see [`braid::lockfile`]).
     pub lock_seed: tokio::sync::OnceCell<braid::lockfile::LockSeed>,
     /// Set to `true` when the server shuts down: workers stop their builds.
@@ -162,7 +163,7 @@ pub fn open(config: Config) -> Result<Arc<AppState>, ServeError> {
         metrics: metrics::Metrics::default(),
         wake: tokio::sync::Notify::new(),
         toolchain,
-        checks: api::Checks::new(config.max_checks, config.check_queue),
+        checks: routes::Checks::new(config.max_checks, config.check_queue),
         lock_seed: tokio::sync::OnceCell::new(),
         shutdown: tokio::sync::watch::Sender::new(false),
         data_lock,
@@ -201,7 +202,7 @@ pub async fn serve(config: Config) -> Result<(), ServeError> {
     // The lock seed now, so that the first /v1/generate does not wait for it.
     let early = state.clone();
     tokio::spawn(async move {
-        if let Err(e) = api::lock_seed(&early).await {
+        if let Err(e) = routes::lock_seed(&early).await {
             tracing::warn!("preparing lock files: {}", e.detail);
         }
     });
@@ -212,7 +213,7 @@ pub async fn serve(config: Config) -> Result<(), ServeError> {
         eprintln!("braid serve: shutting down");
         let _ = stop.send(true);
     };
-    conn::serve(listener, api::app(state.clone()), limits, shutdown).await;
+    conn::serve(listener, routes::app(state.clone()), limits, shutdown).await;
     for w in workers {
         let _ = w.await;
     }

@@ -10,6 +10,8 @@ use std::fmt::Write as _;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 
+use crate::store::JobState;
+
 /// The method label: a standard method, else `other`.
 pub fn method_label(method: &axum::http::Method) -> &'static str {
     match method.as_str() {
@@ -55,7 +57,7 @@ impl Metrics {
         if ok { &self.builds_succeeded } else { &self.builds_failed }.fetch_add(1, Ordering::Relaxed);
     }
 
-    pub fn render(&self, jobs: &[(String, i64)]) -> String {
+    pub fn render(&self, jobs: &[(JobState, i64)]) -> String {
         let mut out = String::new();
         let _ = writeln!(out, "# HELP braid_http_requests_total HTTP requests by method, route and status.");
         let _ = writeln!(out, "# TYPE braid_http_requests_total counter");
@@ -67,8 +69,8 @@ impl Metrics {
         }
         let _ = writeln!(out, "# HELP braid_jobs Build jobs by state.");
         let _ = writeln!(out, "# TYPE braid_jobs gauge");
-        for state in ["queued", "running", "succeeded", "failed"] {
-            let n = jobs.iter().find(|(s, _)| s == state).map_or(0, |(_, n)| *n);
+        for &state in JobState::ALL {
+            let n = jobs.iter().find(|(s, _)| *s == state).map_or(0, |(_, n)| *n);
             let _ = writeln!(out, "braid_jobs{{state=\"{state}\"}} {n}");
         }
         let counter = |out: &mut String, name: &str, help: &str, v: &AtomicU64| {

@@ -1,8 +1,9 @@
 //! Build workers: a bounded pool that takes jobs from the persisted queue
-//! and runs each as a `braid build` child in its own process group (so a
-//! timeout kills cargo and everything under it), streams its progress and
-//! log into the job, then packs the outputs into the artifact store and
-//! records them in one transaction.
+//! and runs each as a `braid build --events json` child in its own process
+//! group (so a timeout kills cargo and everything under it), reads its
+//! typed [`Event`]s (stdout) and log (stderr, and any stdout line that is
+//! not an event) into the job, then packs the outputs named by its
+//! [`Report`] into the artifact store and records them in one transaction.
 //!
 //! Every way a build can end ends its job: success or failure is recorded
 //! (retried until the store takes it, e.g. once a full disk has room
@@ -18,6 +19,7 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use braid::build::{Event, Report};
 use tokio::io::{AsyncBufReadExt, BufReader};
 
 use crate::store::{Artifact, Claimed, Store, StoreError};
@@ -40,8 +42,9 @@ async fn work(state: Arc<AppState>, i: usize) {
                 if let Err(e) = run {
                     tracing::error!(job = %job.job_id, "the build task failed: {e}");
                     let _ = tokio::fs::remove_dir_all(build_dir(&state, &job)).await;
-                    let (id, wf) = (job.job_id.clone(), job.workflow_id.clone());
-                    record(&state, move |s| s.fail(&id, &wf, "the build failed inside the server (see its log)")).await;
+                    let (id, build) = (job.job_id.clone(), job.build_id.clone());
+                    record(&state, move |s| s.fail(&id, &build, "the build failed inside the server (see its log)"))
+                        .await;
                 }
             }
             Ok(Ok(None)) => {
@@ -66,7 +69,7 @@ async fn work(state: Arc<AppState>, i: usize) {
 
 /// How a build ended.
 enum Outcome {
-    Built(serde_json::Value, Vec<Artifact>),
+    Built(Box<Report>, Vec<Artifact>),
     Failed(String),
     /// The server is shutting down.
     Stopped,
@@ -83,17 +86,17 @@ async fn run(state: Arc<AppState>, job: Claimed) {
     let outcome = build(&state, &job, &dir).await;
     let _ = tokio::fs::remove_dir_all(&dir).await;
     let ms = start.elapsed().as_millis() as u64;
-    let (id, wf) = (job.job_id.clone(), job.workflow_id.clone());
+    let (id, build) = (job.job_id.clone(), job.build_id.clone());
     match outcome {
         Outcome::Built(report, artifacts) => {
             state.metrics.build_finished(ms, true);
-            record(&state, move |s| s.succeed(&id, &wf, &report, &artifacts)).await;
+            record(&state, move |s| s.succeed(&id, &build, &report, &artifacts)).await;
         }
         Outcome::Failed(error) => {
             state.metrics.build_finished(ms, false);
             let error = Redact::new(&state.config, state.sources.root(), &dir).apply(&error);
             tracing::warn!(job = %job.job_id, "build failed: {}", error.lines().next().unwrap_or_default());
-            record(&state, move |s| s.fail(&id, &wf, &error)).await;
+            record(&state, move |s| s.fail(&id, &build, &error)).await;
         }
         Outcome::Stopped => {
             tracing::info!(job = %job.job_id, "build stopped by the shutdown; it runs again at the next start");
@@ -167,10 +170,11 @@ async fn build_in(state: &Arc<AppState>, job: &Claimed, dir: &Path) -> Result<Ou
         .arg(job.targets.join(","))
         .arg("--target-dir")
         .arg(&state.config.target_dir)
+        .args(["--events", "json"])
         // Marks every process of the build (tests look for it).
-        .env("BRAID_SERVE_JOB", &job.job_id)
+        .env("BRAID_SERVE_JOB", job.job_id.as_str())
         .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .process_group(0)
         .kill_on_drop(true);
@@ -192,25 +196,27 @@ async fn build_in(state: &Arc<AppState>, job: &Claimed, dir: &Path) -> Result<Ou
     }
     let mut child = cmd.spawn().map_err(|e| format!("cannot start the build: {e}"))?;
     let group = Group(child.id());
+    let stdout = child.stdout.take().expect("stdout is piped");
     let stderr = child.stderr.take().expect("stderr is piped");
-    let store = state.store.clone();
-    let job_id = job.job_id.clone();
-    let redact = Redact::new(&state.config, state.sources.root(), dir);
+    let mut output =
+        Output::new(state.store.clone(), job.job_id.clone(), Redact::new(&state.config, state.sources.root(), dir));
     let logger = tokio::spawn(async move {
-        let mut lines = BufReader::new(stderr).lines();
-        let mut log = String::new();
-        let mut progress = String::from("starting");
-        while let Ok(Some(line)) = lines.next_line().await {
-            let line = redact.apply(&line);
-            if line.starts_with('[') {
-                progress = line.clone();
+        let mut events = BufReader::new(stdout).lines();
+        let mut log = BufReader::new(stderr).lines();
+        let (mut events_open, mut log_open) = (true, true);
+        while events_open || log_open {
+            tokio::select! {
+                line = events.next_line(), if events_open => match line {
+                    Ok(Some(line)) => output.stdout(&line).await,
+                    _ => events_open = false,
+                },
+                line = log.next_line(), if log_open => match line {
+                    Ok(Some(line)) => output.log(&line).await,
+                    _ => log_open = false,
+                },
             }
-            log.push_str(&line);
-            log.push('\n');
-            let (store, job_id, progress, log) = (store.clone(), job_id.clone(), progress.clone(), log.clone());
-            let _ = tokio::task::spawn_blocking(move || store.progress(&job_id, &progress, &log)).await;
         }
-        log
+        output
     });
     let mut stop = state.shutdown.subscribe();
     let status = tokio::select! {
@@ -228,7 +234,7 @@ async fn build_in(state: &Arc<AppState>, job: &Claimed, dir: &Path) -> Result<Ou
             group.kill();
             let _ = child.wait().await;
             group.disarm();
-            let log = logger.await.unwrap_or_default();
+            let log = logger.await.map(|o| o.log).unwrap_or_default();
             return Err(format!(
                 "the build took longer than {} s and was stopped\n{}",
                 state.config.build_timeout.as_secs(),
@@ -237,25 +243,78 @@ async fn build_in(state: &Arc<AppState>, job: &Claimed, dir: &Path) -> Result<Ou
         }
     };
     group.disarm();
-    let log = logger.await.unwrap_or_default();
+    let output = logger.await.map_err(|e| format!("reading the build's output: {e}"))?;
     if !status.success() {
-        return Err(format!("braid build failed ({status})\n{}", crate::store::tail(&log, 4096)));
+        let summary =
+            output.failed.as_deref().map_or_else(String::new, |e| format!(": {}", e.lines().next().unwrap_or("")));
+        return Err(format!("braid build failed ({status}){summary}\n{}", crate::store::tail(&output.log, 4096)));
     }
+    let Some(report) = output.report else {
+        return Err(format!(
+            "braid build succeeded but reported no result (no `report` event)\n{}",
+            crate::store::tail(&output.log, 2048)
+        ));
+    };
     let state2 = state.clone();
     let out2 = out.clone();
     let (report, artifacts) =
-        tokio::task::spawn_blocking(move || collect(&state2, &out2)).await.map_err(|e| e.to_string())??;
-    Ok(Outcome::Built(report, artifacts))
+        tokio::task::spawn_blocking(move || collect(&state2, &out2, report)).await.map_err(|e| e.to_string())??;
+    Ok(Outcome::Built(Box::new(report), artifacts))
 }
 
-/// Packs `out/` into artifacts in the store.
-fn collect(state: &AppState, out: &Path) -> Result<(serde_json::Value, Vec<Artifact>), String> {
-    let report_path = out.join("report.json");
-    let report: serde_json::Value = std::fs::read_to_string(&report_path)
-        .ok()
-        .and_then(|t| serde_json::from_str(&t).ok())
-        .ok_or_else(|| format!("{} is missing or unreadable", report_path.display()))?;
-    let crate_name = report["crate_name"].as_str().unwrap_or("workflow").to_string();
+/// What a build child said: its progress and log, stored in its job as
+/// they come, and how it ended.
+struct Output {
+    store: Arc<Store>,
+    job_id: crate::ids::JobId,
+    redact: Redact,
+    /// The step under way, e.g. `[3/4] wasm`.
+    progress: String,
+    log: String,
+    report: Option<Report>,
+    failed: Option<String>,
+}
+
+impl Output {
+    fn new(store: Arc<Store>, job_id: crate::ids::JobId, redact: Redact) -> Self {
+        Self { store, job_id, redact, progress: "starting".into(), log: String::new(), report: None, failed: None }
+    }
+
+    /// A line of stdout: an [`Event`], or log text.
+    async fn stdout(&mut self, line: &str) {
+        let Some(event) = Event::parse_line(line) else { return self.log(line).await };
+        match &event {
+            Event::Start { .. } => self.progress = event.to_string(),
+            Event::Done { .. } => {}
+            Event::Report { report } => self.report = Some(report.clone()),
+            Event::Failed { error } => self.failed = Some(self.redact.apply(error)),
+        }
+        // The error is on stderr too, where `braid` prints it.
+        if !matches!(event, Event::Failed { .. }) {
+            self.log(&event.to_string()).await;
+        }
+    }
+
+    /// A line of log text: redacted, kept, and stored with the progress.
+    async fn log(&mut self, line: &str) {
+        self.log.push_str(&self.redact.apply(line));
+        self.log.push('\n');
+        if self.log.len() > 256 * 1024 {
+            self.log = crate::store::tail(&self.log, 64 * 1024);
+        }
+        let (store, job_id, progress, log) =
+            (self.store.clone(), self.job_id.clone(), self.progress.clone(), crate::store::tail(&self.log, 64 * 1024));
+        let _ = tokio::task::spawn_blocking(move || store.progress(&job_id, &progress, &log)).await;
+    }
+}
+
+/// Packs `out/`, as `report` describes it, into artifacts in the store.
+fn collect(state: &AppState, out: &Path, report: Report) -> Result<(Report, Vec<Artifact>), String> {
+    let crate_name = report.crate_name.clone();
+    // It names files here: a plain crate name, nothing that could be a path.
+    if crate_name.is_empty() || !crate_name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-') {
+        return Err(format!("the build reported an unexpected crate name {crate_name:?}"));
+    }
     let mut artifacts = Vec::new();
     let mut put = |name: String, bytes: Vec<u8>, media_type: &str| -> Result<(), String> {
         let cid = state.cas.put(&bytes).map_err(|e| e.to_string())?;

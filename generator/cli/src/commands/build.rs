@@ -1,9 +1,12 @@
 //! `braid build`: generates and builds a workflow for its targets, showing
-//! progress (a bar on a terminal, plain lines otherwise).
+//! progress (a bar on a terminal, plain lines otherwise), or, with
+//! `--events json`, printing [`build::Event`]s as JSON lines on stdout for
+//! a program to read (the publish service does).
 
+use std::io::Write as _;
 use std::path::PathBuf;
 
-use braid::build::{self, Target};
+use braid::build::{self, Event, Target};
 use braid::codegen::Generator;
 use braid::registry::Registry;
 use braid::vendor::Sources;
@@ -21,44 +24,60 @@ pub struct Args {
     /// Cargo target directory shared between builds (default: $BRAID_TARGET_DIR or ~/.cache/braid/target).
     #[arg(long)]
     target_dir: Option<PathBuf>,
+    /// `json`: one JSON object per line on stdout for each step's start and end, then the report or
+    /// the error (`{"event":"start",...}`); log text stays on stderr. Default: progress for humans on stderr.
+    #[arg(long, value_enum)]
+    events: Option<EventFormat>,
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum EventFormat {
+    Json,
 }
 
 fn parse_target(name: &str) -> Result<Target, String> {
     Target::parse(name).ok_or_else(|| format!("unknown target `{name}`; expected native, nostd, node, web or bundler"))
 }
 
-pub fn run(Args { manifest, out, targets, target_dir }: Args) -> anyhow::Result<()> {
-    let workflow = load(&manifest, &Registry::builtin())?;
-    let sources = Sources::locate(None)?;
-    let options = build::Options {
-        targets: if targets.is_empty() { build::default_targets(&workflow) } else { targets },
-        target_dir: target_dir.unwrap_or_else(build::default_target_dir),
-        tool_dirs: vec![sources.root().join("js/node_modules/.bin")],
-        deny_warnings: std::env::var_os("BRAID_DENY_WARNINGS").is_some_and(|v| v == "1"),
+pub fn run(args: Args) -> anyhow::Result<()> {
+    let mut progress = match args.events {
+        Some(EventFormat::Json) => Progress::Json,
+        None => Progress::human(),
     };
-    let mut progress = Progress::new();
-    let report = build::build(&workflow, &Generator::new(), &sources, &out, &options, &mut |e| progress.event(e));
-    progress.finish();
-    let report = report?;
-    eprintln!(
-        "built {} for {} in {} ms; report: {}",
-        report.crate_name,
-        report.targets.join(", "),
-        report.timings_ms.values().sum::<u64>(),
-        out.join("report.json").display()
-    );
+    let result = build(&args, &mut progress);
+    progress.finish(&result);
+    let report = result?;
+    if matches!(progress, Progress::Human(_)) {
+        eprintln!("{}; report: {}", Event::Report { report }, args.out.join("report.json").display());
+    }
     Ok(())
 }
 
-/// Build progress: a bar on a terminal, plain lines otherwise.
-struct Progress {
-    bar: Option<indicatif::ProgressBar>,
+fn build(args: &Args, progress: &mut Progress) -> anyhow::Result<build::Report> {
+    let workflow = load(&args.manifest, &Registry::builtin())?;
+    let sources = Sources::locate(None)?;
+    let options = build::Options {
+        targets: if args.targets.is_empty() { build::default_targets(&workflow) } else { args.targets.clone() },
+        target_dir: args.target_dir.clone().unwrap_or_else(build::default_target_dir),
+        tool_dirs: vec![sources.root().join("js/node_modules/.bin")],
+        deny_warnings: std::env::var_os("BRAID_DENY_WARNINGS").is_some_and(|v| v == "1"),
+    };
+    let report = build::build(&workflow, &Generator::new(), &sources, &args.out, &options, &mut |e| progress.event(e))?;
+    Ok(report)
+}
+
+/// Where build progress goes.
+enum Progress {
+    /// A bar on a terminal (`Some`), plain lines otherwise; on stderr.
+    Human(Option<indicatif::ProgressBar>),
+    /// JSON lines on stdout.
+    Json,
 }
 
 impl Progress {
-    fn new() -> Self {
+    fn human() -> Self {
         use std::io::IsTerminal as _;
-        let bar = std::io::stderr().is_terminal().then(|| {
+        Progress::Human(std::io::stderr().is_terminal().then(|| {
             let bar = indicatif::ProgressBar::new(1);
             bar.set_style(
                 indicatif::ProgressStyle::with_template("{spinner} [{pos}/{len}] {wide_msg} {elapsed}")
@@ -66,29 +85,41 @@ impl Progress {
             );
             bar.enable_steady_tick(std::time::Duration::from_millis(120));
             bar
-        });
-        Self { bar }
+        }))
     }
 
-    fn event(&mut self, event: build::Event<'_>) {
-        match (&self.bar, event) {
-            (Some(bar), build::Event::Start { index, total, step }) => {
-                bar.set_length(total as u64);
-                bar.set_position(index as u64 - 1);
+    fn event(&mut self, event: Event) {
+        match (&*self, &event) {
+            (Progress::Json, _) => {
+                // One line per event, flushed at once: the reader follows the build live.
+                let mut out = std::io::stdout().lock();
+                let _ = writeln!(out, "{}", event.to_json_line());
+                let _ = out.flush();
+            }
+            (Progress::Human(Some(bar)), Event::Start { index, total, step }) => {
+                bar.set_length(*total as u64);
+                bar.set_position(*index as u64 - 1);
                 bar.set_message(format!("building {step}"));
             }
-            (Some(bar), build::Event::Done { step, ms }) => {
+            (Progress::Human(Some(bar)), Event::Done { step, ms }) => {
                 bar.inc(1);
                 bar.println(format!("  {step:<8} {ms:>6} ms"));
             }
-            (None, build::Event::Start { index, total, step }) => eprintln!("[{index}/{total}] {step}"),
-            (None, build::Event::Done { step, ms }) => eprintln!("      {step} done in {ms} ms"),
+            (Progress::Human(Some(bar)), _) => bar.println(event.to_string()),
+            (Progress::Human(None), _) => eprintln!("{event}"),
         }
     }
 
-    fn finish(&self) {
-        if let Some(bar) = &self.bar {
-            bar.finish_and_clear();
+    /// Ends the bar, or, for JSON, says how the build ended: the report, or
+    /// the error (which `main` also prints on stderr).
+    fn finish(&mut self, result: &anyhow::Result<build::Report>) {
+        match self {
+            Progress::Human(Some(bar)) => bar.finish_and_clear(),
+            Progress::Human(None) => {}
+            Progress::Json => self.event(match result {
+                Ok(report) => Event::Report { report: report.clone() },
+                Err(e) => Event::Failed { error: format!("{e:#}") },
+            }),
         }
     }
 }

@@ -1,0 +1,48 @@
+//! `GET /v1/artifacts/{cid}`: an artifact's bytes, verified against their
+//! content id (the `ETag`) on every read, before a 304 too; one found
+//! damaged or missing is removed and forgotten (404), so that its build
+//! runs again on the next submission.
+
+use std::sync::Arc;
+
+use axum::extract::State;
+use axum::http::{header, HeaderMap, StatusCode};
+use axum::response::IntoResponse;
+
+use super::heavy::{heavy, with_store};
+use super::ApiResult;
+use crate::ids::ContentId;
+use crate::problem::Problem;
+use crate::AppState;
+
+/// An artifact's bytes, verified against its content id (the `ETag`).
+#[utoipa::path(get, path = "/v1/artifacts/{cid}", params(("cid" = String, Path)),
+    responses((status = 200, body = Vec<u8>), (status = 304, description = "If-None-Match: the bytes were verified and are unchanged"),
+        (status = 400, body = Problem), (status = 404, body = Problem), (status = 503, body = Problem)))]
+pub(super) async fn get_artifact(State(state): State<Arc<AppState>>, cid: ContentId, headers: HeaderMap) -> ApiResult {
+    let etag = format!("\"{cid}\"");
+    let c = cid.clone();
+    let media_type = with_store(&state, move |store| store.artifact(&c)).await?;
+    let media_type = media_type.ok_or_else(|| Problem::not_found("no artifact with this id"))?;
+    // Verified before a 304 too: a client must not keep a CID whose bytes
+    // the server no longer has.
+    let cas = state.cas.clone();
+    let c = cid.clone();
+    let bytes = match heavy(&state, move || cas.get(&c)).await? {
+        Ok(Some(bytes)) => bytes,
+        Ok(None) | Err(crate::cas::CasError::Corrupt(_)) => {
+            tracing::error!("artifact {cid} is damaged or missing on disk: removed; its builds run again");
+            state.cas.remove(&cid);
+            let c = vec![cid.clone()];
+            with_store(&state, move |store| store.forget_artifacts(&c)).await?;
+            return Err(Problem::not_found(
+                "this artifact was damaged on the server and has been removed; submit its workflow again to rebuild it",
+            ));
+        }
+        Err(e) => return Err(Problem::internal(e)),
+    };
+    if headers.get(header::IF_NONE_MATCH).and_then(|v| v.to_str().ok()) == Some(etag.as_str()) {
+        return Ok((StatusCode::NOT_MODIFIED, [(header::ETAG, etag)]).into_response());
+    }
+    Ok(([(header::CONTENT_TYPE, media_type), (header::ETAG, etag)], bytes).into_response())
+}

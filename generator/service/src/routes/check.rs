@@ -1,0 +1,148 @@
+//! `POST /v1/validate` and `POST /v1/generate`: a manifest checked as sent,
+//! and the crate generated from it (in memory: no file written, no process
+//! started). Also what publishing shares with them: reading a JSON body,
+//! the bound on a generated crate's size, and the operations' lock.
+
+use std::sync::Arc;
+
+use axum::body::Bytes;
+use axum::extract::rejection::BytesRejection;
+use axum::extract::State;
+use axum::http::{header, HeaderMap, StatusCode};
+use axum::response::IntoResponse;
+use axum::Json;
+use braid::lockfile::LockSeed;
+use braid::manifest::{validate, Workflow};
+use serde::Serialize;
+
+use super::heavy::heavy;
+use super::layers::too_large;
+use super::ApiResult;
+use crate::ids::WorkflowId;
+use crate::problem::Problem;
+use crate::AppState;
+
+/// Reads a JSON request body: content type, size and syntax checked.
+pub(super) fn json_body(headers: &HeaderMap, body: Result<Bytes, BytesRejection>) -> Result<Bytes, Problem> {
+    let body = body.map_err(|e| match e.status() {
+        StatusCode::PAYLOAD_TOO_LARGE => too_large(),
+        status => Problem::new(status, e.body_text()),
+    })?;
+    let content_type = headers.get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or("");
+    let essence = content_type.split(';').next().unwrap_or("").trim().to_ascii_lowercase();
+    if essence != "application/json" {
+        return Err(Problem::new(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            format!("send the body as application/json (got {:?})", content_type),
+        ));
+    }
+    Ok(body)
+}
+
+/// The manifest is valid.
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct Valid {
+    valid: bool,
+    /// The workflow id: CIDv1 of the manifest's canonical JSON.
+    id: WorkflowId,
+    /// Targets its operations allow.
+    targets: Vec<String>,
+}
+
+/// Validates a manifest as sent: size and UTF-8 (a diagnostic at the bad
+/// byte, as the CLI gives), then JSON, then the checks (CPU-heavy: call it
+/// inside [`heavy`]).
+fn check(state: &AppState, bytes: &[u8]) -> Result<Workflow, Problem> {
+    let text = braid::manifest::text(bytes).map_err(Problem::invalid_manifest)?;
+    if serde_json::from_str::<serde::de::IgnoredAny>(text).is_err() {
+        let d = validate(text, &state.registry).err().unwrap_or_default();
+        return Err(Problem::bad_request(format!(
+            "the body is not JSON: {}",
+            d.first().map_or("unreadable", |d| d.message.as_str())
+        )));
+    }
+    validate(text, &state.registry).map_err(Problem::invalid_manifest)
+}
+
+/// The operations' lock, resolved once per registry (the first call runs
+/// cargo; a failure is not kept, so a later call tries again).
+pub async fn lock_seed(state: &Arc<AppState>) -> Result<&LockSeed, Problem> {
+    state
+        .lock_seed
+        .get_or_try_init(|| async {
+            let s = state.clone();
+            tokio::task::spawn_blocking(move || {
+                let ops: Vec<&str> = s.registry.iter().map(|op| op.info.name).collect();
+                let scratch = s.config.data.join("tmp").join(format!("lock-seed-{}", uuid::Uuid::new_v4().simple()));
+                LockSeed::resolve(&s.sources, &ops, &scratch)
+            })
+            .await
+            .map_err(Problem::internal)?
+            .map_err(|e| {
+                tracing::error!("resolving the operations' dependencies: {e}");
+                Problem::unavailable("the service could not prepare lock files yet; try again later", Some(30))
+            })
+        })
+        .await
+}
+
+/// Every file of the generated crate but its lock, refused when larger
+/// than `--max-crate-bytes` (CPU-heavy: call it inside [`heavy`]). The lock
+/// is left out of the bound: its size depends only on the registry.
+pub(super) fn crate_files(state: &AppState, workflow: &Workflow) -> Result<Vec<braid::codegen::File>, Problem> {
+    let files = braid::project::files(workflow, &state.generator, &state.sources).map_err(Problem::internal)?;
+    let size: usize = files.iter().map(|f| f.contents.len()).sum();
+    let max = state.config.max_crate_bytes;
+    if size > max {
+        return Err(Problem::new(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            format!(
+                "the crate generated from this manifest would be {size} bytes; this service generates at most {max} \
+                 (--max-crate-bytes): use fewer inputs or operations"
+            ),
+        ));
+    }
+    Ok(files)
+}
+
+/// Validates a manifest (the body); 422 lists every diagnostic with its JSON pointer.
+#[utoipa::path(post, path = "/v1/validate", request_body(content = Object, content_type = "application/json"),
+    responses((status = 200, body = Valid), (status = 422, body = Problem), (status = 400, body = Problem),
+        (status = 503, body = Problem, description = "busy: retry after Retry-After seconds")))]
+pub(super) async fn validate_manifest(
+    State(state): State<Arc<AppState>>,
+    headers: HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> ApiResult {
+    let text = json_body(&headers, body)?;
+    let s = state.clone();
+    let w = heavy(&state, move || check(&s, &text)).await??;
+    let id = WorkflowId::of(&w).map_err(Problem::internal)?;
+    Ok(Json(Valid { valid: true, id, targets: w.targets }).into_response())
+}
+
+/// The crate generated from a manifest (the body), as `.tar.gz`, without building it.
+#[utoipa::path(post, path = "/v1/generate", request_body(content = Object, content_type = "application/json"),
+    responses((status = 200, content_type = "application/gzip", body = Vec<u8>), (status = 422, body = Problem),
+        (status = 503, body = Problem, description = "busy: retry after Retry-After seconds")))]
+pub(super) async fn generate_crate(
+    State(state): State<Arc<AppState>>,
+    headers: HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> ApiResult {
+    let text = json_body(&headers, body)?;
+    lock_seed(&state).await?;
+    let s = state.clone();
+    // In memory: no files written, no process started.
+    let bytes = heavy(&state, move || {
+        let workflow = check(&s, &text)?;
+        let mut files = crate_files(&s, &workflow)?;
+        let seed = s.lock_seed.get().expect("resolved above");
+        files.push(braid::project::lock_file(&workflow, seed).map_err(Problem::internal)?);
+        let name = braid::codegen::crate_name(&workflow.manifest.name);
+        crate::pack::tar_gz_entries(files.iter().map(|f| (f.path.as_str(), f.contents.as_bytes())), &name)
+            .map_err(Problem::internal)
+    })
+    .await??;
+    Ok(([(header::CONTENT_TYPE, "application/gzip")], bytes).into_response())
+}

@@ -1,0 +1,45 @@
+//! `GET /healthz` (can the service write: the data directory and the
+//! database file) and `GET /metrics` (Prometheus text).
+
+use std::sync::Arc;
+
+use axum::extract::State;
+use axum::http::{header, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use serde_json::json;
+
+use super::heavy::with_store;
+use super::ApiResult;
+use crate::AppState;
+
+/// Health: 200 `{"status": "ok"}`, or 503 `{"status": "degraded",
+/// "problems": [...]}` when the data directory takes no write (a full disk,
+/// a read-only mount) or the database file was deleted or replaced.
+#[utoipa::path(get, path = "/healthz", responses((status = 200, body = Object), (status = 503, body = Object)))]
+pub(super) async fn healthz(State(state): State<Arc<AppState>>) -> Response {
+    let cas = state.cas.clone();
+    // Not under `Checks`: health must answer when the service is busy.
+    let probe = tokio::task::spawn_blocking(move || cas.probe()).await;
+    let mut problems = Vec::new();
+    match probe {
+        Ok(Ok(())) => {}
+        Ok(Err(e)) => problems.push(format!("the data directory takes no writes: {e}")),
+        Err(e) => problems.push(format!("the write probe failed: {e}")),
+    }
+    let store = state.store.clone();
+    if let Ok(Err(e)) = tokio::task::spawn_blocking(move || store.check_file()).await {
+        problems.push(e.to_string());
+    }
+    if problems.is_empty() {
+        return Json(json!({ "status": "ok" })).into_response();
+    }
+    (StatusCode::SERVICE_UNAVAILABLE, Json(json!({ "status": "degraded", "problems": problems }))).into_response()
+}
+
+/// Prometheus metrics: requests, jobs by state, build durations, cache hits.
+#[utoipa::path(get, path = "/metrics", responses((status = 200, content_type = "text/plain", body = String)))]
+pub(super) async fn metrics(State(state): State<Arc<AppState>>) -> ApiResult {
+    let jobs = with_store(&state, move |store| store.job_counts()).await?;
+    Ok(([(header::CONTENT_TYPE, "text/plain; version=0.0.4")], state.metrics.render(&jobs)).into_response())
+}

@@ -1,0 +1,61 @@
+//! Work off the async threads: CPU-heavy requests (checking manifests,
+//! generating crates, hashing artifacts) on blocking threads, a bounded
+//! number at once with a bounded queue ([`Checks`]; beyond it, 503 +
+//! `Retry-After`), and store calls (SQLite blocks).
+
+use std::sync::Arc;
+
+use tokio::sync::Semaphore;
+
+use crate::problem::Problem;
+use crate::store::{Store, StoreError};
+use crate::AppState;
+
+/// Bounds the CPU-heavy requests: `running` at once on blocking threads,
+/// up to `queued` more waiting for them; beyond that, 503 + `Retry-After`.
+pub struct Checks {
+    running: Arc<Semaphore>,
+    pub(super) admitted: Arc<Semaphore>,
+    limit: usize,
+}
+
+impl Checks {
+    pub fn new(running: usize, queued: usize) -> Self {
+        let running = running.max(1);
+        Self {
+            running: Arc::new(Semaphore::new(running)),
+            admitted: Arc::new(Semaphore::new(running + queued)),
+            limit: running + queued,
+        }
+    }
+}
+
+/// Runs `work` on a blocking thread under [`Checks`].
+pub(super) async fn heavy<T: Send + 'static>(
+    state: &AppState,
+    work: impl FnOnce() -> T + Send + 'static,
+) -> Result<T, Problem> {
+    let admitted = state.checks.admitted.clone().try_acquire_owned().map_err(|_| {
+        Problem::unavailable(
+            format!("the server is busy ({} heavy requests in progress or waiting); retry shortly", state.checks.limit),
+            Some(1),
+        )
+    })?;
+    let running = state.checks.running.clone().acquire_owned().await.map_err(Problem::internal)?;
+    tokio::task::spawn_blocking(move || {
+        let _slots = (admitted, running);
+        work()
+    })
+    .await
+    .map_err(Problem::internal)
+}
+
+/// Runs a store call off the async threads.
+pub(super) async fn with_store<T, F>(state: &AppState, f: F) -> Result<T, Problem>
+where
+    T: Send + 'static,
+    F: FnOnce(&Store) -> Result<T, StoreError> + Send + 'static,
+{
+    let store = state.store.clone();
+    tokio::task::spawn_blocking(move || f(&store)).await.map_err(Problem::internal)?.map_err(Problem::from_store)
+}

@@ -1,0 +1,23 @@
+//! `GET /v1/jobs/{id}`: a build job's state, progress, log tail and error.
+
+use std::sync::Arc;
+
+use axum::extract::State;
+use axum::response::IntoResponse;
+use axum::Json;
+
+use super::heavy::with_store;
+use super::ApiResult;
+use crate::ids::JobId;
+use crate::problem::Problem;
+use crate::store::Job;
+use crate::AppState;
+
+/// A build job: state, progress, the end of its log, the error if it failed.
+#[utoipa::path(get, path = "/v1/jobs/{id}", params(("id" = String, Path)),
+    responses((status = 200, body = Job), (status = 400, body = Problem), (status = 404, body = Problem)))]
+pub(super) async fn get_job(State(state): State<Arc<AppState>>, id: JobId) -> ApiResult {
+    let job = with_store(&state, move |store| store.job(&id)).await?;
+    let job = job.ok_or_else(|| Problem::not_found("no job with this id"))?;
+    Ok(Json(job).into_response())
+}

@@ -1,0 +1,83 @@
+//! What every route gets: problem answers for unknown paths and methods,
+//! the request body read whole within its size and time limits, the
+//! request metrics (labels from closed sets), and a 500 problem for a
+//! handler that panics (the `braid` binary unwinds, so the service goes on).
+
+use std::sync::Arc;
+
+use axum::body::Body;
+use axum::extract::{DefaultBodyLimit, MatchedPath, Request, State};
+use axum::http::{header, StatusCode};
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Response};
+use axum::Router;
+use http_body_util::BodyExt as _;
+
+use super::ROUTES;
+use crate::problem::Problem;
+use crate::AppState;
+
+/// `routes` with every shared layer, and the state.
+pub(super) fn harden(routes: Router<Arc<AppState>>, state: Arc<AppState>) -> Router {
+    routes
+        .fallback(|| async { Problem::not_found("no such endpoint; GET /v1/openapi.json describes the API") })
+        .method_not_allowed_fallback(|| async {
+            Problem::new(
+                StatusCode::METHOD_NOT_ALLOWED,
+                "this endpoint does not take that method; see /v1/openapi.json",
+            )
+        })
+        .layer(DefaultBodyLimit::max(state.config.max_body))
+        .layer(middleware::from_fn_with_state(state.clone(), read_body))
+        .layer(middleware::from_fn_with_state(state.clone(), count))
+        .layer(tower_http::catch_panic::CatchPanicLayer::custom(|_| {
+            Problem::internal("a handler panicked").into_response()
+        }))
+        .with_state(state)
+}
+
+/// Counts the request by method, route template and status (closed sets).
+async fn count(State(state): State<Arc<AppState>>, request: Request, next: Next) -> Response {
+    let method = request.method().clone();
+    let route = request
+        .extensions()
+        .get::<MatchedPath>()
+        .and_then(|m| ROUTES.iter().find(|r| **r == m.as_str()))
+        .copied()
+        .unwrap_or("unmatched");
+    let response = next.run(request).await;
+    state.metrics.request(&method, route, response.status().as_u16());
+    response
+}
+
+pub(super) fn too_large() -> Problem {
+    Problem::new(StatusCode::PAYLOAD_TOO_LARGE, "the request body is too large; a manifest is at most 1 MiB")
+}
+
+/// Reads the whole request body within `--body-timeout` (408 after it) and
+/// at most `--max-body` bytes (413), so a client that sends slowly holds a
+/// connection for a bounded time and handlers never wait on the network.
+async fn read_body(State(state): State<Arc<AppState>>, request: Request, next: Next) -> Response {
+    let (parts, body) = request.into_parts();
+    let limit = state.config.max_body;
+    let declared = parts.headers.get(header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()?.parse::<u64>().ok());
+    if declared.is_some_and(|n| n > limit as u64) {
+        return too_large().into_response();
+    }
+    let read = http_body_util::Limited::new(body, limit).collect();
+    let bytes = match tokio::time::timeout(state.config.body_timeout, read).await {
+        Ok(Ok(collected)) => collected.to_bytes(),
+        Ok(Err(e)) if e.is::<http_body_util::LengthLimitError>() => return too_large().into_response(),
+        Ok(Err(e)) => return Problem::bad_request(format!("the request body could not be read: {e}")).into_response(),
+        Err(_) => {
+            let mut response = Problem::new(
+                StatusCode::REQUEST_TIMEOUT,
+                format!("the request body took longer than {} s to arrive", state.config.body_timeout.as_secs()),
+            )
+            .into_response();
+            response.headers_mut().insert(header::CONNECTION, header::HeaderValue::from_static("close"));
+            return response;
+        }
+    };
+    next.run(Request::from_parts(parts, Body::from(bytes))).await
+}

@@ -1,0 +1,50 @@
+//! `GET /v1/operations` and `GET /v1/operations/{name}`: the registry.
+
+use std::sync::Arc;
+
+use axum::extract::State;
+use axum::response::IntoResponse;
+use axum::Json;
+use serde::Serialize;
+use serde_json::{json, Value};
+
+use super::ApiResult;
+use crate::ids::OperationName;
+use crate::problem::Problem;
+use crate::AppState;
+
+/// An operation in the registry.
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct OperationInfo {
+    name: String,
+    version: String,
+    /// CIDv1 (raw, blake3) of the manifest's canonical JSON.
+    version_id: String,
+    #[schema(value_type = Object)]
+    manifest: Value,
+}
+
+fn operation_info(op: &braid::registry::RegisteredOperation) -> OperationInfo {
+    OperationInfo {
+        name: op.info.name.into(),
+        version: op.info.version.into(),
+        version_id: op.version_id.clone(),
+        manifest: serde_json::to_value(&op.manifest).unwrap_or_default(),
+    }
+}
+
+/// Every operation in the registry.
+#[utoipa::path(get, path = "/v1/operations", responses((status = 200, body = [OperationInfo])))]
+pub(super) async fn list_operations(State(state): State<Arc<AppState>>) -> Json<Vec<OperationInfo>> {
+    Json(state.registry.iter().map(operation_info).collect())
+}
+
+/// One operation: its versions (with manifests and version ids).
+#[utoipa::path(get, path = "/v1/operations/{name}", params(("name" = String, Path)),
+    responses((status = 200, body = Object), (status = 400, body = Problem), (status = 404, body = Problem)))]
+pub(super) async fn get_operation(State(state): State<Arc<AppState>>, name: OperationName) -> ApiResult {
+    let op = state.registry.get(name.as_str()).ok_or_else(|| {
+        Problem::not_found(format!("no operation named {name:?}; GET /v1/operations lists them", name = name.as_str()))
+    })?;
+    Ok(Json(json!({ "name": op.info.name, "versions": [operation_info(op)] })).into_response())
+}
