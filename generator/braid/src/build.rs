@@ -14,14 +14,15 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::time::Instant;
 
 use braid_schema::Platform;
 use serde::{Deserialize, Serialize};
 
 use crate::codegen::{crate_name, Generator};
+use crate::fsutil::{self, FsError};
 use crate::manifest::Workflow;
+use crate::process::{self, ProcessError};
 use crate::project::{self, GenerateError};
 use crate::staging::Staging;
 use crate::vendor::Sources;
@@ -77,12 +78,10 @@ pub enum BuildError {
     Generate(#[from] GenerateError),
     #[error(transparent)]
     Package(#[from] PkgError),
-    #[error("{path}: {source}")]
-    Io { path: PathBuf, source: std::io::Error },
-}
-
-fn io(path: &Path) -> impl FnOnce(std::io::Error) -> BuildError + '_ {
-    move |source| BuildError::Io { path: path.to_path_buf(), source }
+    #[error(transparent)]
+    Fs(#[from] FsError),
+    #[error(transparent)]
+    Process(#[from] ProcessError),
 }
 
 /// The targets `workflow` allows, for `--targets` by default.
@@ -272,18 +271,17 @@ pub fn build(
     };
 
     step("generate", &mut || {
-        std::fs::create_dir_all(&crate_dir).map_err(io(&crate_dir))?;
+        fsutil::create_dir_all(&crate_dir)?;
         project::write(workflow, generator, sources, &crate_dir)?;
         Ok(())
     })?;
     // Compiled in the staging directory, so the remapped paths in the Wasm
     // build's flags, and with them cargo's artifacts, stay the same from one
     // workflow to the next (see `staging`).
-    let staging = Staging::sync(&crate_dir, &options.target_dir)
-        .map_err(|e| BuildError::Io { path: e.path, source: e.source })?;
+    let staging = Staging::sync(&crate_dir, &options.target_dir)?;
     let manifest_path = staging.dir().join("Cargo.toml");
     let cargo = |args: &[&str], target: Option<&str>| -> Result<(), BuildError> {
-        let mut cmd = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
+        let mut cmd = process::cargo();
         cmd.arg("build").arg("--quiet").arg("--release").arg("--manifest-path").arg(&manifest_path);
         cmd.arg("--target-dir").arg(&options.target_dir).args(args);
         if let Some(t) = target {
@@ -292,7 +290,8 @@ pub fn build(
         if options.deny_warnings {
             cmd.env("RUSTFLAGS", "-Dwarnings");
         }
-        run(&mut cmd)
+        process::output(&mut cmd)?;
+        Ok(())
     };
     if options.targets.contains(&Target::Native) {
         step("native", &mut || cargo(&[], None))?;
@@ -339,13 +338,14 @@ pub fn build(
     }
     let mut artifacts = BTreeMap::new();
     for rel in ["crate/Cargo.toml", "crate/Cargo.lock", "crate/src/lib.rs"] {
-        let path = out.join(rel);
-        let bytes = std::fs::read(&path).map_err(io(&path))?;
-        artifacts.insert(rel.to_string(), braid_schema::content_id(&bytes));
+        artifacts.insert(rel.to_string(), braid_schema::content_id(&fsutil::read(&out.join(rel))?));
     }
     let pkg = out.join("pkg");
     if pkg.is_dir() {
-        hash_tree(&pkg, out, &mut artifacts)?;
+        for rel in fsutil::walk(&pkg)? {
+            let name = Path::new("pkg").join(&rel).to_string_lossy().replace('\\', "/");
+            artifacts.insert(name, braid_schema::content_id(&fsutil::read(&pkg.join(&rel))?));
+        }
     }
     let report = Report {
         workflow: workflow.manifest.name.clone(),
@@ -358,7 +358,7 @@ pub fn build(
     };
     let path = out.join("report.json");
     let text = serde_json::to_string_pretty(&report).expect("a report serializes") + "\n";
-    std::fs::write(&path, text).map_err(io(&path))?;
+    fsutil::write(&path, text.as_bytes())?;
     Ok(report)
 }
 
@@ -378,26 +378,6 @@ pub fn remaps(braid_root: &Path, crate_dir: Option<&Path>) -> Vec<(PathBuf, Stri
         remap.push((dir.canonicalize().unwrap_or(dir.to_path_buf()), "/wf".to_string()));
     }
     remap
-}
-
-fn hash_tree(dir: &Path, base: &Path, out: &mut BTreeMap<String, String>) -> Result<(), BuildError> {
-    let mut entries: Vec<_> = std::fs::read_dir(dir).map_err(io(dir))?.filter_map(Result::ok).collect();
-    entries.sort_by_key(|e| e.file_name());
-    for entry in entries {
-        let path = entry.path();
-        if path.is_dir() {
-            hash_tree(&path, base, out)?;
-        } else {
-            let bytes = std::fs::read(&path).map_err(io(&path))?;
-            let rel = path.strip_prefix(base).unwrap_or(&path).to_string_lossy().replace('\\', "/");
-            out.insert(rel, braid_schema::content_id(&bytes));
-        }
-    }
-    Ok(())
-}
-
-fn run(cmd: &mut Command) -> Result<(), BuildError> {
-    crate::process::output(cmd).map(drop).map_err(|e| BuildError::Package(e.into()))
 }
 
 #[cfg(test)]
