@@ -6,9 +6,8 @@
 use std::sync::Arc;
 
 use axum::body::Bytes;
-use axum::extract::rejection::BytesRejection;
-use axum::extract::State;
-use axum::http::{header, HeaderMap, StatusCode};
+use axum::extract::{FromRequest, Request, State};
+use axum::http::{header, StatusCode};
 use axum::response::IntoResponse;
 use axum::Json;
 use braid::lockfile::LockSeed;
@@ -22,21 +21,29 @@ use crate::ids::WorkflowId;
 use crate::problem::Problem;
 use crate::AppState;
 
-/// Reads a JSON request body: content type, size and syntax checked.
-pub(super) fn json_body(headers: &HeaderMap, body: Result<Bytes, BytesRejection>) -> Result<Bytes, Problem> {
-    let body = body.map_err(|e| match e.status() {
-        StatusCode::PAYLOAD_TOO_LARGE => too_large(),
-        status => Problem::new(status, e.body_text()),
-    })?;
-    let content_type = headers.get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or("");
-    let essence = content_type.split(';').next().unwrap_or("").trim().to_ascii_lowercase();
-    if essence != "application/json" {
-        return Err(Problem::new(
-            StatusCode::UNSUPPORTED_MEDIA_TYPE,
-            format!("send the body as application/json (got {:?})", content_type),
-        ));
+/// A request body sent as `application/json` (415 otherwise), within the
+/// size limit (413); its syntax is the checker's to judge.
+pub(super) struct JsonBody(pub Bytes);
+
+impl<S: Send + Sync> FromRequest<S> for JsonBody {
+    type Rejection = Problem;
+
+    async fn from_request(request: Request, state: &S) -> Result<Self, Problem> {
+        let content_type =
+            request.headers().get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or("").to_owned();
+        let essence = content_type.split(';').next().unwrap_or("").trim().to_ascii_lowercase();
+        let body = Bytes::from_request(request, state).await.map_err(|e| match e.status() {
+            StatusCode::PAYLOAD_TOO_LARGE => too_large(),
+            status => Problem::new(status, e.body_text()),
+        })?;
+        if essence != "application/json" {
+            return Err(Problem::new(
+                StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                format!("send the body as application/json (got {content_type:?})"),
+            ));
+        }
+        Ok(Self(body))
     }
-    Ok(body)
 }
 
 /// The manifest is valid.
@@ -109,12 +116,7 @@ pub(super) fn crate_files(state: &AppState, workflow: &Workflow) -> Result<Vec<b
 #[utoipa::path(post, path = "/v1/validate", request_body(content = Object, content_type = "application/json"),
     responses((status = 200, body = Valid), (status = 422, body = Problem), (status = 400, body = Problem),
         (status = 503, body = Problem, description = "busy: retry after Retry-After seconds")))]
-pub(super) async fn validate_manifest(
-    State(state): State<Arc<AppState>>,
-    headers: HeaderMap,
-    body: Result<Bytes, BytesRejection>,
-) -> ApiResult {
-    let text = json_body(&headers, body)?;
+pub(super) async fn validate_manifest(State(state): State<Arc<AppState>>, JsonBody(text): JsonBody) -> ApiResult {
     let s = state.clone();
     let w = heavy(&state, move || check(&s, &text)).await??;
     let id = WorkflowId::of(&w).map_err(Problem::internal)?;
@@ -125,12 +127,7 @@ pub(super) async fn validate_manifest(
 #[utoipa::path(post, path = "/v1/generate", request_body(content = Object, content_type = "application/json"),
     responses((status = 200, content_type = "application/gzip", body = Vec<u8>), (status = 422, body = Problem),
         (status = 503, body = Problem, description = "busy: retry after Retry-After seconds")))]
-pub(super) async fn generate_crate(
-    State(state): State<Arc<AppState>>,
-    headers: HeaderMap,
-    body: Result<Bytes, BytesRejection>,
-) -> ApiResult {
-    let text = json_body(&headers, body)?;
+pub(super) async fn generate_crate(State(state): State<Arc<AppState>>, JsonBody(text): JsonBody) -> ApiResult {
     lock_seed(&state).await?;
     let s = state.clone();
     // In memory: no files written, no process started.

@@ -7,10 +7,8 @@
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
-use axum::body::Bytes;
-use axum::extract::rejection::BytesRejection;
 use axum::extract::State;
-use axum::http::{HeaderMap, StatusCode};
+use axum::http::StatusCode;
 use axum::response::IntoResponse;
 use axum::Json;
 use braid::build::{self, Target};
@@ -21,7 +19,7 @@ use serde_json::Value;
 
 use super::auth::Writer;
 use super::builds::{build_info, BuildInfo};
-use super::check::{crate_files, json_body};
+use super::check::{crate_files, JsonBody};
 use super::heavy::{heavy, with_store};
 use super::ApiResult;
 use crate::ids::{BuildId, ContentId, JobId, WorkflowId};
@@ -142,10 +140,8 @@ fn checked(state: &AppState, body: &[u8]) -> Result<NewBuild, Problem> {
 pub(super) async fn submit_workflow(
     _: Writer,
     State(state): State<Arc<AppState>>,
-    headers: HeaderMap,
-    body: Result<Bytes, BytesRejection>,
+    JsonBody(text): JsonBody,
 ) -> ApiResult {
-    let text = json_body(&headers, body)?;
     let s = state.clone();
     let build = Arc::new(heavy(&state, move || checked(&s, &text)).await??);
     let submit = |build: Arc<NewBuild>| move |store: &Store| store.submit(&build);
