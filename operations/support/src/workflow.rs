@@ -47,17 +47,22 @@ pub struct Spec {
     pub id: &'static str,
     /// Number of segments.
     pub segments: usize,
-    /// The segments that take external input, in order, each with the
-    /// manifest type names of its external inputs.
-    pub inputs: &'static [(usize, &'static [&'static str])],
 }
 
-/// The memoised segment outputs of a workflow: a generated struct with one
-/// `Option<Rc<T>>` per segment whose output a later segment uses, encoded
-/// by `suspend` after the cursor and the total time.
+/// The part of a [`State`] that is a workflow's own: a generated struct
+/// with one `Option<Rc<T>>` per segment whose output a later segment uses
+/// (encoded by `suspend` after the cursor and the total time), which also
+/// tells the runtime about its workflow: [`Spec`], which inputs `next`
+/// expects, which memos must be present.
 pub trait Memos: Default + Encode + Decode<()> {
     /// The workflow these memos belong to.
     const SPEC: Spec;
+
+    /// The first segment at or after `cursor` that takes external input,
+    /// with the manifest type names of those inputs; `None` if no segment
+    /// left does. Generated as a `match`, which folds away where the cursor
+    /// is known.
+    fn next_inputs(cursor: usize) -> Option<(usize, &'static [&'static str])>;
 
     /// Whether every memoised output a segment at or after `cursor` uses is
     /// present (checked on `resume`). The default suits a workflow with no
@@ -104,15 +109,14 @@ impl<M: Memos> State<M> {
     /// The first segment at or after the cursor that takes external input,
     /// with the manifest type names of its inputs.
     #[inline]
-    fn next_inputs(&self) -> Option<&'static (usize, &'static [&'static str])> {
-        let cursor = self.cursor();
-        M::SPEC.inputs.iter().find(|(segment, _)| *segment >= cursor)
+    fn next_inputs(&self) -> Option<(usize, &'static [&'static str])> {
+        M::next_inputs(self.cursor())
     }
 
     /// The first segment at or after the cursor that takes external input.
     #[inline]
     pub fn next_external_segment(&self) -> Option<usize> {
-        self.next_inputs().map(|(segment, _)| *segment)
+        self.next_inputs().map(|(segment, _)| segment)
     }
 
     /// Manifest type names of the inputs the next `next` call takes (empty
@@ -213,21 +217,18 @@ pub fn memo<'a, T>(slot: &'a Option<Rc<T>>, workflow: &str, segment: usize) -> R
     }
 }
 
-#[cold]
-#[inline(never)]
+#[inline]
 fn missing(workflow: &str, segment: usize) -> Error {
     Error::BadState { workflow: workflow.into(), reason: format!("the output of segment {segment} is missing") }
 }
 
 /// [`Error::Done`]: `next` on a finished workflow.
-#[cold]
-#[inline(never)]
+#[inline]
 pub fn done(workflow: &str) -> Error {
     Error::Done { workflow: workflow.into() }
 }
 
-#[cold]
-#[inline(never)]
+#[inline]
 fn arity(workflow: &str, segment: Option<usize>, expected: &[&str], found: usize) -> Error {
     Error::Arity {
         operation: match segment {
@@ -241,8 +242,7 @@ fn arity(workflow: &str, segment: Option<usize>, expected: &[&str], found: usize
 
 /// [`Error::Type`] for external input `position` of `segment`: a value of
 /// manifest type `found` (or none) where `expected` was.
-#[cold]
-#[inline(never)]
+#[inline]
 pub fn input_mismatch(workflow: &str, segment: usize, position: usize, expected: &str, found: Option<&str>) -> Error {
     Error::Type {
         context: format!("{workflow} segment {segment} input {position}"),
@@ -293,8 +293,14 @@ mod tests {
     }
 
     impl Memos for Two {
-        const SPEC: Spec =
-            Spec { name: "two", id: "bafkr4itwo", segments: 2, inputs: &[(0, &["String"]), (1, &["Bytes"])] };
+        const SPEC: Spec = Spec { name: "two", id: "bafkr4itwo", segments: 2 };
+        fn next_inputs(cursor: usize) -> Option<(usize, &'static [&'static str])> {
+            match cursor {
+                0 => Some((0, &["String"])),
+                1 => Some((1, &["Bytes"])),
+                _ => None,
+            }
+        }
         fn complete_at(&self, cursor: usize) -> bool {
             !(cursor == 1 && self.0.is_none())
         }
@@ -322,7 +328,10 @@ mod tests {
     }
 
     impl Memos for One {
-        const SPEC: Spec = Spec { name: "one", id: "bafkr4ione", segments: 1, inputs: &[(0, &["Bytes"])] };
+        const SPEC: Spec = Spec { name: "one", id: "bafkr4ione", segments: 1 };
+        fn next_inputs(cursor: usize) -> Option<(usize, &'static [&'static str])> {
+            (cursor == 0).then_some((0, &["Bytes"]))
+        }
     }
 
     #[test]

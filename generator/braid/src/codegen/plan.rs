@@ -43,6 +43,9 @@ pub struct CratePlan {
     /// External inputs of the whole workflow, in the order `run` takes them.
     pub external_inputs: Vec<ExternalInput>,
     pub segments: Vec<SegmentPlan>,
+    /// The segments that take external input, each with the cursors from
+    /// which it is the next one to: what `next` expects.
+    pub next_inputs: Vec<NextInputs>,
     /// Outputs kept between `next` calls: those of every segment a later
     /// one uses (all but the last).
     pub memos: Vec<Memo>,
@@ -120,6 +123,15 @@ pub struct SegmentPlan {
     /// Earlier segments whose output no later segment uses: `run` drops
     /// them after this one.
     pub drops: Vec<usize>,
+}
+
+/// A segment that takes external input: the next one to for every cursor
+/// in `from..=segment`, with the manifest type names of those inputs.
+#[derive(Debug, Clone, Serialize)]
+pub struct NextInputs {
+    pub from: usize,
+    pub segment: usize,
+    pub types: Vec<RustStr>,
 }
 
 /// Input `position` of a segment (its parameter `x<position>`).
@@ -252,6 +264,15 @@ pub fn plan(w: &Workflow) -> CratePlan {
         });
     }
 
+    let mut next_inputs: Vec<NextInputs> = Vec::new();
+    for s in segments.iter().filter(|s| !s.externals.is_empty()) {
+        next_inputs.push(NextInputs {
+            from: next_inputs.last().map_or(0, |n| n.segment + 1),
+            segment: s.index,
+            types: s.externals.iter().map(|e| e.ty.name_lit.clone()).collect(),
+        });
+    }
+
     let mut input_types: Vec<&TypeName> = external_inputs_types(w);
     input_types.sort();
     input_types.dedup();
@@ -296,6 +317,7 @@ pub fn plan(w: &Workflow) -> CratePlan {
         output: ValueType::new(w.output()),
         external_inputs,
         segments,
+        next_inputs,
         memos,
         operations,
         typescript,
@@ -341,6 +363,9 @@ mod tests {
         let s1 = &p.segments[1];
         assert!(matches!(s1.steps[1].args[..], [Arg::Previous { step: 0 }]));
         assert_eq!(p.external_inputs.len(), 1);
+        // Only segment 0 takes input: from any later cursor, none does.
+        let next: Vec<(usize, usize)> = p.next_inputs.iter().map(|n| (n.from, n.segment)).collect();
+        assert_eq!(next, [(0, 0)]);
         assert!(matches!(p.segments[0].inputs[0].arg, Arg::External { slot: 0, position: 0 }));
     }
 
@@ -353,6 +378,8 @@ mod tests {
         let variants: Vec<&Ident> = p.input_types.iter().map(|t| &t.variant).collect();
         assert_eq!(variants, [&Ident::new("Bytes"), &Ident::new("String")]);
         assert_eq!(p.typescript.next_inputs.len(), 2);
+        let next: Vec<(usize, usize)> = p.next_inputs.iter().map(|n| (n.from, n.segment)).collect();
+        assert_eq!(next, [(0, 0), (1, 1)]);
         assert_eq!(p.typescript.run_inputs.len(), 2);
         // op_collect after a memo and an external input.
         let Arg::Collect { items } = &p.segments[1].steps[0].args[0] else { panic!() };
