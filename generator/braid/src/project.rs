@@ -78,9 +78,7 @@ pub fn write(
             }
         }
     }
-    for file in &files {
-        write_if_changed(&dir.join(&file.path), file.contents.as_bytes())?;
-    }
+    write_files(dir, &files)?;
     let lock = dir.join("Cargo.lock");
     if !lock.exists() {
         write_if_changed(&lock, sources.lockfile()?.as_bytes())?;
@@ -106,9 +104,18 @@ fn remove_stale(path: &Path, root: &Path, keep: &[File]) -> Result<(), GenerateE
     Ok(())
 }
 
+/// Writes each of `files` under `dir` (see [`write_if_changed`]): the one
+/// way generated files reach the disk.
+pub fn write_files(dir: &Path, files: &[File]) -> Result<(), GenerateError> {
+    for file in files {
+        write_if_changed(&dir.join(&file.path), file.contents.as_bytes())?;
+    }
+    Ok(())
+}
+
 /// Writes `bytes` unless the file already holds them (keeps mtimes, so
 /// cargo does not rebuild what did not change).
-pub fn write_if_changed(path: &Path, bytes: &[u8]) -> Result<(), GenerateError> {
+fn write_if_changed(path: &Path, bytes: &[u8]) -> Result<(), GenerateError> {
     if std::fs::read(path).is_ok_and(|old| old == bytes) {
         return Ok(());
     }

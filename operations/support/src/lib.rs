@@ -27,6 +27,7 @@ pub mod typename;
 mod types;
 #[cfg(feature = "wasm")]
 pub mod wasm;
+pub mod workflow;
 
 pub use config::{value_feature, Config, ConfigKey};
 pub use error::Error;

@@ -1,9 +1,89 @@
 //! Making values safe for generated source: every string that reaches a
-//! template passes through here first. Rust string literals escape
+//! template passes through here first, as one of the types below, whose
+//! only constructors escape or check. Rust string literals escape
 //! everything outside printable ASCII (no raw newlines, quotes, NULs,
 //! bidirectional overrides or `*/` tricks survive), TOML strings use the
-//! toml crate's own escaping, identifiers are checked, never built from
-//! user text.
+//! toml crate's own escaping, identifiers and plain words are checked,
+//! never built from user text, and type spellings come from the one table
+//! of `braid_support::typename`.
+
+use braid_support::typename::TypeName;
+use serde::Serialize;
+
+/// A Rust string literal, quotes included, in printable ASCII.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(transparent)]
+pub struct RustStr(String);
+
+impl RustStr {
+    pub fn new(text: &str) -> Self {
+        Self(rust_str(text))
+    }
+}
+
+/// A TOML basic string, quotes included.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(transparent)]
+pub struct TomlStr(String);
+
+impl TomlStr {
+    pub fn new(text: &str) -> Self {
+        Self(toml_str(text))
+    }
+}
+
+/// A Rust identifier that is not a keyword (also a valid TOML bare key and
+/// cargo package name).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(transparent)]
+pub struct Ident(String);
+
+impl Ident {
+    /// `name`, which must be a plain identifier: identifiers come from the
+    /// registry (crate names) and from type names, never from manifest
+    /// text, so one that is not is a bug in Braid.
+    pub fn new(name: &str) -> Self {
+        assert!(is_plain_ident(name), "`{name}` is not a plain identifier");
+        Self(name.to_string())
+    }
+}
+
+/// Text made of ASCII letters, digits and `_ - . < >` only: safe in
+/// comments of any of the generated languages and inside their string
+/// literals (a validated workflow name, a type name, a version).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(transparent)]
+pub struct Plain(String);
+
+impl Plain {
+    /// `text`, if it is plain.
+    pub fn new(text: &str) -> Option<Self> {
+        text.bytes().all(|b| b.is_ascii_alphanumeric() || b"_-.<>".contains(&b)).then(|| Self(text.to_string()))
+    }
+}
+
+/// The Rust spelling of a value type, with absolute paths
+/// ([`TypeName::rust_type`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(transparent)]
+pub struct RustType(String);
+
+impl RustType {
+    pub fn new(ty: &TypeName) -> Self {
+        Self(ty.rust_type())
+    }
+}
+
+/// The TypeScript spelling of a value type ([`TypeName::ts_type`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(transparent)]
+pub struct TsType(String);
+
+impl TsType {
+    pub fn new(ty: &TypeName) -> Self {
+        Self(ty.ts_type())
+    }
+}
 
 /// A Rust string literal whose value is `text`, in printable ASCII only.
 pub fn rust_str(text: &str) -> String {
@@ -70,6 +150,20 @@ mod tests {
             let doc: toml::Table = format!("k = {}", toml_str(text)).parse().unwrap();
             assert_eq!(doc["k"].as_str(), Some(text));
         }
+    }
+
+    #[test]
+    fn plain_text_is_checked() {
+        assert!(Plain::new("Vec<Cid>").is_some() && Plain::new("wf-1.0_x").is_some());
+        for bad in ["a b", "*/", "\"", "{", "é", "a\n"] {
+            assert!(Plain::new(bad).is_none(), "{bad:?}");
+        }
+    }
+
+    #[test]
+    #[should_panic(expected = "not a plain identifier")]
+    fn an_identifier_from_elsewhere_is_a_bug() {
+        Ident::new("self");
     }
 
     #[test]

@@ -1,24 +1,41 @@
-//! Code generation: a checked [`Workflow`] becomes the files of one Rust
-//! crate (`Cargo.toml`, `src/lib.rs`), rendered with handlebars from
-//! `templates/`. Templates only see values made safe here (string literals
-//! from [`literal`], identifiers from indices and registry crate names), so
-//! no manifest text reaches the source unescaped. Output is deterministic:
-//! same workflow, same bytes.
+//! Code generation: a checked [`Workflow`] becomes a typed [`CratePlan`]
+//! ([`plan`]), which the templates of `templates/` (one registry, one
+//! generated-file header) render into the files of one Rust crate
+//! (`Cargo.toml`, `rustfmt.toml`, `src/lib.rs` with its TypeScript
+//! declarations) and of `braid run`'s runner. Templates only see the
+//! plan's values, each made safe by [`literal`], so no manifest text
+//! reaches the source unescaped. Output is deterministic: same workflow,
+//! same bytes.
 
 pub mod literal;
+pub mod plan;
 mod typescript;
 
-use braid_support::typename::TypeName;
 use handlebars::Handlebars;
-use serde_json::{json, Value};
+use serde::Serialize;
 
-use crate::manifest::check::{SegmentInput, Workflow};
+use self::literal::RustStr;
+pub use self::plan::{plan, CratePlan};
+use crate::manifest::check::Workflow;
 
 /// Braid's version, written into the `@generated` header.
 pub const BRAID_VERSION: &str = env!("CARGO_PKG_VERSION");
 
-const CARGO_TOML: &str = include_str!("../../../../templates/Cargo.toml.hbs");
-const LIB_RS: &str = include_str!("../../../../templates/lib.rs.hbs");
+/// Every template, by name (its path under `templates/`, without `.hbs`).
+const TEMPLATES: &[(&str, &str)] = &[
+    ("Cargo.toml", include_str!("../../../../templates/Cargo.toml.hbs")),
+    ("rustfmt.toml", include_str!("../../../../templates/rustfmt.toml.hbs")),
+    ("lib.rs", include_str!("../../../../templates/lib.rs.hbs")),
+    ("typescript.d.ts", include_str!("../../../../templates/typescript.d.ts.hbs")),
+    ("runner/main.rs", include_str!("../../../../templates/runner/main.rs.hbs")),
+    ("runner/Cargo.toml", include_str!("../../../../templates/runner/Cargo.toml.hbs")),
+];
+
+/// The partials templates share (`{{> header comment="//"}}`).
+const PARTIALS: &[(&str, &str)] = &[
+    ("header", include_str!("../../../../templates/partials/header.hbs")),
+    ("arg", include_str!("../../../../templates/partials/arg.hbs")),
+];
 
 /// A generated file: path relative to the crate root, and its text.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -37,8 +54,8 @@ pub struct RenderError {
 }
 
 /// The templates, registered once: strict mode (a missing field is an
-/// error), no HTML escaping (output is Rust and TOML; values are escaped
-/// in Rust before they get here).
+/// error), no HTML escaping (output is Rust, TOML and TypeScript; values
+/// are made safe in Rust before they get here).
 pub struct Generator {
     handlebars: Handlebars<'static>,
 }
@@ -49,31 +66,54 @@ impl Default for Generator {
     }
 }
 
+/// What `lib.rs` renders: the plan and its TypeScript declarations.
+#[derive(Serialize)]
+struct LibRs<'a> {
+    #[serde(flatten)]
+    plan: &'a CratePlan,
+    typescript_lit: RustStr,
+}
+
 impl Generator {
     pub fn new() -> Self {
         let mut handlebars = Handlebars::new();
         handlebars.set_strict_mode(true);
         handlebars.register_escape_fn(handlebars::no_escape);
-        handlebars.register_template_string("Cargo.toml", CARGO_TOML).expect("templates/Cargo.toml.hbs parses");
-        handlebars.register_template_string("lib.rs", LIB_RS).expect("templates/lib.rs.hbs parses");
+        for (name, text) in PARTIALS {
+            handlebars.register_partial(name, *text).unwrap_or_else(|e| panic!("templates/partials/{name}.hbs: {e}"));
+        }
+        for (name, text) in TEMPLATES {
+            handlebars.register_template_string(name, *text).unwrap_or_else(|e| panic!("templates/{name}.hbs: {e}"));
+        }
         Self { handlebars }
+    }
+
+    fn render_one(&self, template: &'static str, data: &impl Serialize) -> Result<String, RenderError> {
+        self.handlebars.render(template, data).map_err(|source| RenderError { template, source: Box::new(source) })
     }
 
     /// The crate's own files (vendored operations are added by `vendor`).
     pub fn render(&self, workflow: &Workflow) -> Result<Vec<File>, RenderError> {
-        let data = template_data(workflow);
-        let render = |template: &'static str| {
-            self.handlebars.render(template, &data).map_err(|source| RenderError { template, source: Box::new(source) })
-        };
+        self.render_plan(&plan(workflow))
+    }
+
+    /// The crate's own files, from its plan.
+    pub fn render_plan(&self, plan: &CratePlan) -> Result<Vec<File>, RenderError> {
+        let typescript = self.render_one("typescript.d.ts", plan)?;
+        let lib = LibRs { plan, typescript_lit: RustStr::new(&typescript) };
         Ok(vec![
-            File { path: "Cargo.toml".into(), contents: render("Cargo.toml")? },
-            // Generated code is not reformatted by `cargo fmt` (the stable
-            // equivalent of `#![rustfmt::skip]` for a whole crate).
-            File {
-                path: "rustfmt.toml".into(),
-                contents: "# @generated by braid. DO NOT EDIT.\ndisable_all_formatting = true\n".into(),
-            },
-            File { path: "src/lib.rs".into(), contents: render("lib.rs")? },
+            File { path: "Cargo.toml".into(), contents: self.render_one("Cargo.toml", plan)? },
+            // Generated code is not reformatted by `cargo fmt`.
+            File { path: "rustfmt.toml".into(), contents: self.render_one("rustfmt.toml", plan)? },
+            File { path: "src/lib.rs".into(), contents: self.render_one("lib.rs", &lib)? },
+        ])
+    }
+
+    /// The files of `braid run`'s runner crate (see [`crate::runner`]).
+    pub fn render_runner(&self, runner: &impl Serialize) -> Result<Vec<File>, RenderError> {
+        Ok(vec![
+            File { path: "Cargo.toml".into(), contents: self.render_one("runner/Cargo.toml", runner)? },
+            File { path: "main.rs".into(), contents: self.render_one("runner/main.rs", runner)? },
         ])
     }
 }
@@ -83,187 +123,25 @@ pub fn crate_name(manifest_name: &str) -> String {
     format!("wf_{}", manifest_name.to_ascii_lowercase().replace('-', "_"))
 }
 
-/// An enum variant name for a type: `Bytes`, `VecBytes`, `VecVecCid`.
-fn variant(ty: &TypeName) -> String {
-    match ty {
-        TypeName::Vec(inner) => format!("Vec{}", variant(inner)),
-        other => other.to_string(),
-    }
-}
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::manifest::validate;
+    use crate::Registry;
 
-fn template_data(w: &Workflow) -> Value {
-    let name = &w.manifest.name;
-    let header = format!("// @generated by braid {BRAID_VERSION} from {name}. DO NOT EDIT.");
-    let toml_header = format!("# @generated by braid {BRAID_VERSION} from {name}. DO NOT EDIT.");
-    let last = w.segments.len() - 1;
-
-    // Which later segment uses each segment's output last.
-    let mut last_use = vec![0usize; w.segments.len()];
-    for (i, s) in w.segments.iter().enumerate() {
-        for input in &s.inputs {
-            if let SegmentInput::Segment { index, .. } = input {
-                last_use[*index] = last_use[*index].max(i);
-            }
+    #[test]
+    fn every_file_starts_with_the_one_header() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../workflows/salted_cid.json");
+        let w = validate(&std::fs::read_to_string(path).unwrap(), &Registry::builtin()).unwrap();
+        let files = Generator::new().render(&w).unwrap();
+        for file in &files {
+            let comment = if file.path.ends_with(".rs") { "//" } else { "#" };
+            let header = format!("{comment} @generated by braid {BRAID_VERSION} from salted_cid. DO NOT EDIT.\n");
+            assert!(file.contents.starts_with(&header), "{}: {}", file.path, file.contents);
         }
+        assert_eq!(
+            files.iter().map(|f| f.path.as_str()).collect::<Vec<_>>(),
+            ["Cargo.toml", "rustfmt.toml", "src/lib.rs"]
+        );
     }
-
-    let external_inputs = w.external_inputs();
-    let mut variants: Vec<&TypeName> = external_inputs.iter().collect();
-    variants.sort();
-    variants.dedup();
-
-    let typed = |ty: &TypeName| {
-        json!({
-            "rust": ty.rust_type(),
-            "type_name": ty.to_string(),
-            "type_name_lit": literal::rust_str(&ty.to_string()),
-            "variant": variant(ty),
-        })
-    };
-    let place = |slot: usize| literal::rust_str(&format!("{name} input {slot}"));
-
-    let mut external_segments = Vec::new();
-    let mut segments = Vec::new();
-    let mut steps_flat = Vec::new();
-    for (i, segment) in w.segments.iter().enumerate() {
-        let externals: Vec<Value> = segment
-            .inputs
-            .iter()
-            .filter_map(|input| match input {
-                SegmentInput::External { slot, ty } => {
-                    let mut v = typed(ty);
-                    v["ident"] = format!("input{slot}").into();
-                    v["place_lit"] = place(*slot).into();
-                    Some(v)
-                }
-                SegmentInput::Segment { .. } => None,
-            })
-            .enumerate()
-            .map(|(position, mut v)| {
-                v["position"] = position.into();
-                v
-            })
-            .collect();
-        if !externals.is_empty() {
-            external_segments.push(json!({ "index": i, "count": externals.len(), "inputs": externals }));
-        }
-        // Each segment is a function of its inputs (`x<k>`, by reference);
-        // `next` passes external inputs and memoised outputs, `run` its
-        // locals `input<N>` and `s<N>`.
-        let params: Vec<Value> = segment
-            .inputs
-            .iter()
-            .enumerate()
-            .map(|(k, input)| json!({ "ident": format!("x{k}"), "rust": input.ty().rust_type() }))
-            .collect();
-        let call_args = |memo: &dyn Fn(usize) -> String| -> String {
-            segment
-                .inputs
-                .iter()
-                .map(|input| match input {
-                    SegmentInput::External { slot, .. } => format!("&input{slot}, "),
-                    SegmentInput::Segment { index, .. } => format!("{}, ", memo(*index)),
-                })
-                .collect()
-        };
-        let mut steps = Vec::new();
-        for (j, step) in segment.steps.iter().enumerate() {
-            let flow = step.operation.manifest.is_flow_control();
-            let args = if j == 0 {
-                let first: Vec<String> = (0..segment.inputs.len()).map(|k| format!("x{k}")).collect();
-                if flow {
-                    format!("&[{}], ", first.join(", "))
-                } else {
-                    first.iter().map(|a| format!("{a}, ")).collect()
-                }
-            } else if flow {
-                format!("&[&v{}], ", j - 1)
-            } else {
-                format!("&v{}, ", j - 1)
-            };
-            let crate_ident = step.operation.info.name;
-            assert!(literal::is_plain_ident(crate_ident), "registry crate names are identifiers");
-            let pairs: Vec<String> = step
-                .config
-                .iter()
-                .map(|(k, v)| format!("({}, {})", literal::rust_str(k), literal::rust_str(v)))
-                .collect();
-            steps.push(json!({ "step": j, "crate": crate_ident, "args": args, "out": format!("v{j}") }));
-            steps_flat.push(json!({ "segment": i, "step": j, "config_pairs": pairs.join(", ") }));
-        }
-        segments.push(json!({
-            "index": i,
-            "external": !externals.is_empty(),
-            "externals": externals,
-            "params": params,
-            "output_rust": segment.output.rust_type(),
-            "next_args": call_args(&|k| format!("memo(&self.state.s{k}, {k})?")),
-            "run_args": call_args(&|k| format!("&s{k}")),
-            "steps": steps,
-            "result": format!("v{}", segment.steps.len() - 1),
-            // Outputs of earlier segments no later one needs: `run` drops them here.
-            "dropped": (0..i).filter(|&k| last_use[k] == i).collect::<Vec<_>>(),
-            "last": i == last,
-        }));
-    }
-    let memos: Vec<Value> = w.segments[..last]
-        .iter()
-        .enumerate()
-        .map(|(i, s)| json!({ "index": i, "rust": s.output.rust_type(), "last_use": last_use[i] }))
-        .collect();
-    let operations: Vec<Value> = w
-        .operations
-        .iter()
-        .map(|op| {
-            let features: Vec<String> = w.value_features(op.info.name).iter().map(|f| literal::toml_str(f)).collect();
-            json!({ "name": op.info.name, "features": features.join(", ") })
-        })
-        .collect();
-    let std_features: Vec<String> = std::iter::once("\"braid-support/std\"".to_string())
-        .chain(
-            w.operations
-                .iter()
-                .filter(|op| op.manifest.features.iter().any(|f| f == "std"))
-                .map(|op| format!("\"{}/std\"", op.info.name)),
-        )
-        .collect();
-    let external_inputs_data: Vec<Value> = external_inputs
-        .iter()
-        .enumerate()
-        .map(|(slot, ty)| {
-            let mut v = typed(ty);
-            v["ident"] = format!("input{slot}").into();
-            v["position"] = slot.into();
-            v["place_lit"] = place(slot).into();
-            v
-        })
-        .collect();
-    let description =
-        if w.manifest.description.is_empty() { format!("Workflow `{name}`.") } else { w.manifest.description.clone() };
-
-    json!({
-        "header": header,
-        "toml_header": toml_header,
-        "crate_name": crate_name(name),
-        "version": w.manifest.version,
-        "description_toml": literal::toml_str(&description),
-        "description_doc": literal::rust_str(&description),
-        "name_lit": literal::rust_str(name),
-        "id_lit": literal::rust_str(&w.id),
-        "no_std": w.supports("nostd"),
-        "wasm": w.supports("wasm"),
-        "segment_count": w.segments.len(),
-        "input_variants": variants.iter().map(|t| typed(t)).collect::<Vec<_>>(),
-        "output_rust": w.output().rust_type(),
-        "output_type": w.output().to_string(),
-        "memos": memos,
-        "external_segments": external_segments,
-        "external_inputs": external_inputs_data,
-        "external_count": external_inputs.len(),
-        "segments": segments,
-        "steps": steps_flat,
-        "operations": operations,
-        "std_features": std_features.join(", "),
-        "typescript_lit": literal::rust_str(&typescript::declarations(w)),
-    })
 }

@@ -1,67 +1,30 @@
 //! The TypeScript declarations of a generated workflow's Wasm interface:
-//! exact input tuples, output type and step shape, with no `any`.
+//! exact input tuples, output type and step shape, with no `any`. This is
+//! their part of the [`CratePlan`](super::plan::CratePlan);
+//! `templates/typescript.d.ts.hbs` renders them, and `lib.rs` embeds the
+//! result for wasm-bindgen.
 
-use braid_support::typename::TypeName;
+use serde::Serialize;
 
-use crate::manifest::check::{SegmentInput, Workflow};
+use super::literal::TsType;
+use super::plan::{ExternalInput, SegmentPlan};
 
-pub fn declarations(w: &Workflow) -> String {
-    let tuple =
-        |types: Vec<&TypeName>| format!("[{}]", types.iter().map(|t| t.ts_type()).collect::<Vec<_>>().join(", "));
-    let per_segment: Vec<String> = w
-        .segments
+/// The types the declarations name.
+#[derive(Debug, Clone, Serialize)]
+pub struct TypeScript {
+    /// The input tuples of `next` calls, one per segment that takes
+    /// external input (consecutive repeats dropped).
+    pub next_inputs: Vec<Vec<TsType>>,
+    /// Every external input, for `run`.
+    pub run_inputs: Vec<TsType>,
+}
+
+pub(super) fn plan(segments: &[SegmentPlan], external_inputs: &[ExternalInput]) -> TypeScript {
+    let mut next_inputs: Vec<Vec<TsType>> = segments
         .iter()
-        .filter_map(|s| {
-            let ext: Vec<&TypeName> = s
-                .inputs
-                .iter()
-                .filter_map(|i| match i {
-                    SegmentInput::External { ty, .. } => Some(ty),
-                    SegmentInput::Segment { .. } => None,
-                })
-                .collect();
-            (!ext.is_empty()).then(|| tuple(ext))
-        })
+        .filter(|s| !s.externals.is_empty())
+        .map(|s| s.externals.iter().map(|e| e.ty.ts.clone()).collect())
         .collect();
-    let mut inputs = per_segment.clone();
-    inputs.dedup();
-    let all = w.external_inputs();
-    let name = w.manifest.name.as_str();
-    format!(
-        r#"/** External inputs of one `next` call: those of the next segment that needs input, in order. */
-export type Inputs = {inputs};
-/** Every external input of the workflow, in order, for `run`. */
-export type RunInputs = {run};
-/** The output of workflow `{name}` ({output_name}). */
-export type Output = {output};
-/** What one `next` call did; times are in milliseconds. */
-export type Step =
-  | {{ done: false; output: undefined; segmentTime?: number; totalTime?: number }}
-  | {{ done: true; output: Output; segmentTime?: number; totalTime?: number }};
-
-/** A running instance of workflow `{name}`. (It also has `[Symbol.dispose]`; not declared, so consumers need no `esnext` lib.) */
-export class Workflow {{
-  free(): void;
-  constructor();
-  /** Runs segments until one needs external input or the workflow is done. Rejects with an `Error` saying what was expected on wrong inputs, or when already done. */
-  next(inputs: Inputs): Promise<Step>;
-  /** Whether every segment has run. */
-  readonly done: boolean;
-  /** The state between `next` calls, to `Workflow.resume` later. */
-  suspend(): Uint8Array;
-  /** A workflow continuing from a suspended state. */
-  static resume(state: Uint8Array): Workflow;
-}}
-
-/** Runs the whole workflow with every external input at once. */
-export function run(inputs: RunInputs): Promise<Output>;
-
-/** `run`, synchronously: throws an `Error` instead of rejecting. */
-export function runSync(inputs: RunInputs): Output;
-"#,
-        inputs = inputs.join(" | "),
-        run = tuple(all.iter().collect()),
-        output = w.output().ts_type(),
-        output_name = w.output(),
-    )
+    next_inputs.dedup();
+    TypeScript { next_inputs, run_inputs: external_inputs.iter().map(|e| e.ty.ts.clone()).collect() }
 }

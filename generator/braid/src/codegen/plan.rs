@@ -1,0 +1,396 @@
+//! The typed plan of a generated crate: everything its files need (types,
+//! segments, steps and their arguments, memo liveness, dependencies,
+//! features), computed once from a checked [`Workflow`] and handed as is to
+//! every template (`lib.rs`, `Cargo.toml`, the TypeScript declarations,
+//! `braid run`'s runner). Every string in it is one of [`literal`]'s safe
+//! types; the syntax around them lives in `templates/`.
+
+use braid_support::typename::TypeName;
+use serde::Serialize;
+
+use super::literal::{Ident, Plain, RustStr, RustType, TomlStr, TsType};
+use super::typescript::{self, TypeScript};
+use super::BRAID_VERSION;
+use crate::manifest::check::{SegmentInput, Workflow};
+
+/// What the one generated-file header says (`templates/partials/header.hbs`).
+#[derive(Debug, Clone, Serialize)]
+pub struct Header {
+    pub braid_version: &'static str,
+    /// The manifest name (validated: a letter, then letters, digits, `_`, `-`).
+    pub workflow: Plain,
+}
+
+/// The plan of one generated crate.
+#[derive(Debug, Clone, Serialize)]
+pub struct CratePlan {
+    pub header: Header,
+    /// `wf_<name>`.
+    pub crate_name: Ident,
+    pub version: TomlStr,
+    pub name_lit: RustStr,
+    pub id_lit: RustStr,
+    pub description: Description,
+    /// `#![no_std]` (every operation allows it).
+    pub no_std: bool,
+    /// The wasm-bindgen interface (every operation allows it).
+    pub wasm: bool,
+    pub segment_count: usize,
+    /// The types of external inputs, sorted, without repeats: the variants
+    /// of `Input`.
+    pub input_types: Vec<ValueType>,
+    pub output: ValueType,
+    /// External inputs of the whole workflow, in the order `run` takes them.
+    pub external_inputs: Vec<ExternalInput>,
+    pub segments: Vec<SegmentPlan>,
+    /// The segments that take external input, each with the cursors from
+    /// which it is the next one to: what `next` expects.
+    pub next_inputs: Vec<NextInputs>,
+    /// Outputs kept between `next` calls: those of every segment a later
+    /// one uses (all but the last).
+    pub memos: Vec<Memo>,
+    /// The operations, sorted by name: the crate's dependencies.
+    pub operations: Vec<Dependency>,
+    pub typescript: TypeScript,
+}
+
+/// The crate's description (the manifest's, or a default).
+#[derive(Debug, Clone, Serialize)]
+pub struct Description {
+    pub rust: RustStr,
+    pub toml: TomlStr,
+}
+
+/// A value type in every spelling a template needs.
+#[derive(Debug, Clone, Serialize)]
+pub struct ValueType {
+    pub rust: RustType,
+    pub ts: TsType,
+    /// The manifest type name, for comments (`Vec<Cid>`).
+    pub name: Plain,
+    /// The manifest type name as a Rust string literal.
+    pub name_lit: RustStr,
+    /// Its variant of `Input`: `Bytes`, `VecBytes`, `VecVecCid`.
+    pub variant: Ident,
+}
+
+impl ValueType {
+    fn new(ty: &TypeName) -> Self {
+        let name = ty.to_string();
+        Self {
+            rust: RustType::new(ty),
+            ts: TsType::new(ty),
+            name: Plain::new(&name).expect("type names are plain"),
+            name_lit: RustStr::new(&name),
+            variant: Ident::new(&variant(ty)),
+        }
+    }
+}
+
+/// An enum variant name for a type: `Bytes`, `VecBytes`, `VecVecCid`.
+fn variant(ty: &TypeName) -> String {
+    match ty {
+        TypeName::Vec(inner) => format!("Vec{}", variant(inner)),
+        other => other.to_string(),
+    }
+}
+
+/// An external input: the `slot`-th of the workflow, the `position`-th of
+/// its segment.
+#[derive(Debug, Clone, Serialize)]
+pub struct ExternalInput {
+    pub slot: usize,
+    pub position: usize,
+    pub ty: ValueType,
+    /// Where it is, for JS errors: `"<name> input <slot>"`.
+    pub place_lit: RustStr,
+}
+
+/// One segment: a function of its inputs (parameter `x<k>` is input `k`,
+/// by reference) running its steps in order.
+#[derive(Debug, Clone, Serialize)]
+pub struct SegmentPlan {
+    pub index: usize,
+    /// Its inputs, in order: what `next` and `run` pass (each an
+    /// [`Arg::External`] or an [`Arg::Memo`]).
+    pub inputs: Vec<Param>,
+    /// The external ones among them, in order.
+    pub externals: Vec<ExternalInput>,
+    pub steps: Vec<StepPlan>,
+    pub output: ValueType,
+    /// The last segment: its output is the workflow's.
+    pub last: bool,
+    /// Earlier segments whose output no later segment uses: `run` drops
+    /// them after this one.
+    pub drops: Vec<usize>,
+}
+
+/// A segment that takes external input: the next one to for every cursor
+/// in `from..=segment`, with the manifest type names of those inputs.
+#[derive(Debug, Clone, Serialize)]
+pub struct NextInputs {
+    pub from: usize,
+    pub segment: usize,
+    pub types: Vec<RustStr>,
+}
+
+/// Input `position` of a segment (its parameter `x<position>`).
+#[derive(Debug, Clone, Serialize)]
+pub struct Param {
+    pub position: usize,
+    pub ty: ValueType,
+    pub arg: Arg,
+}
+
+/// An argument: of a segment (at the calls in `next` and `run`), or of a
+/// step (in the segment's function).
+#[derive(Debug, Clone, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Arg {
+    /// External input `slot`, the segment's input `position`.
+    External { slot: usize, position: usize },
+    /// The memoised output of segment `segment`, the segment's input `position`.
+    Memo { segment: usize, position: usize },
+    /// The output of step `step` of the same segment.
+    Previous { step: usize },
+    /// The list a flow-control operation takes: references to `items`.
+    Collect { items: Vec<Arg> },
+}
+
+/// One operation call.
+#[derive(Debug, Clone, Serialize)]
+pub struct StepPlan {
+    pub index: usize,
+    /// The operation's crate.
+    #[serde(rename = "crate")]
+    pub krate: Ident,
+    pub args: Vec<Arg>,
+    /// Its resolved config, sorted by key.
+    pub config: Vec<ConfigPair>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ConfigPair {
+    pub key: RustStr,
+    pub value: RustStr,
+}
+
+/// The output of segment `segment`, kept (as `Rc`) from when it runs until
+/// segment `last_use` has run.
+#[derive(Debug, Clone, Serialize)]
+pub struct Memo {
+    pub segment: usize,
+    pub ty: ValueType,
+    pub last_use: usize,
+}
+
+/// A vendored operation crate the generated crate depends on.
+#[derive(Debug, Clone, Serialize)]
+pub struct Dependency {
+    pub name: Ident,
+    /// The cargo features that compile in the config values the workflow uses.
+    pub features: Vec<TomlStr>,
+    /// Whether it has a `std` feature (enabled by the crate's `std`).
+    pub std: bool,
+}
+
+/// The plan of the crate for `w`.
+pub fn plan(w: &Workflow) -> CratePlan {
+    let name = w.manifest.name.as_str();
+    let last = w.segments.len() - 1;
+
+    // Memo liveness: the last segment that uses each segment's output.
+    let mut last_use = vec![0usize; w.segments.len()];
+    for (i, s) in w.segments.iter().enumerate() {
+        for input in &s.inputs {
+            if let SegmentInput::Segment { index, .. } = input {
+                last_use[*index] = last_use[*index].max(i);
+            }
+        }
+    }
+
+    let place = |slot: usize| RustStr::new(&format!("{name} input {slot}"));
+    let mut segments = Vec::with_capacity(w.segments.len());
+    let mut external_inputs = Vec::new();
+    for (i, segment) in w.segments.iter().enumerate() {
+        let mut inputs = Vec::new();
+        let mut externals = Vec::new();
+        for (position, input) in segment.inputs.iter().enumerate() {
+            let arg = match input {
+                SegmentInput::External { slot, ty } => {
+                    let external = ExternalInput {
+                        slot: *slot,
+                        position: externals.len(),
+                        ty: ValueType::new(ty),
+                        place_lit: place(*slot),
+                    };
+                    externals.push(external.clone());
+                    external_inputs.push(external);
+                    Arg::External { slot: *slot, position }
+                }
+                SegmentInput::Segment { index, .. } => Arg::Memo { segment: *index, position },
+            };
+            inputs.push(Param { position, ty: ValueType::new(input.ty()), arg });
+        }
+        let steps = segment
+            .steps
+            .iter()
+            .enumerate()
+            .map(|(j, step)| {
+                let direct: Vec<Arg> = match j {
+                    0 => inputs.iter().map(|p| p.arg.clone()).collect(),
+                    _ => vec![Arg::Previous { step: j - 1 }],
+                };
+                let args = match step.operation.manifest.is_flow_control() {
+                    true => vec![Arg::Collect { items: direct }],
+                    false => direct,
+                };
+                let config = step
+                    .config
+                    .iter()
+                    .map(|(k, v)| ConfigPair { key: RustStr::new(k), value: RustStr::new(v) })
+                    .collect();
+                StepPlan { index: j, krate: Ident::new(step.operation.info.name), args, config }
+            })
+            .collect();
+        segments.push(SegmentPlan {
+            index: i,
+            inputs,
+            externals,
+            steps,
+            output: ValueType::new(&segment.output),
+            last: i == last,
+            drops: (0..i).filter(|&k| last_use[k] == i).collect(),
+        });
+    }
+
+    let mut next_inputs: Vec<NextInputs> = Vec::new();
+    for s in segments.iter().filter(|s| !s.externals.is_empty()) {
+        next_inputs.push(NextInputs {
+            from: next_inputs.last().map_or(0, |n| n.segment + 1),
+            segment: s.index,
+            types: s.externals.iter().map(|e| e.ty.name_lit.clone()).collect(),
+        });
+    }
+
+    let mut input_types: Vec<&TypeName> = external_inputs_types(w);
+    input_types.sort();
+    input_types.dedup();
+
+    let memos = w.segments[..last]
+        .iter()
+        .enumerate()
+        .map(|(i, s)| Memo { segment: i, ty: ValueType::new(&s.output), last_use: last_use[i] })
+        .collect();
+
+    let operations = w
+        .operations
+        .iter()
+        .map(|op| Dependency {
+            name: Ident::new(op.info.name),
+            features: w.value_features(op.info.name).iter().map(|f| TomlStr::new(f)).collect(),
+            std: op.manifest.features.iter().any(|f| f == "std"),
+        })
+        .collect();
+
+    let description = match w.manifest.description.is_empty() {
+        true => format!("Workflow `{name}`."),
+        false => w.manifest.description.clone(),
+    };
+
+    let typescript = typescript::plan(&segments, &external_inputs);
+
+    CratePlan {
+        header: Header {
+            braid_version: BRAID_VERSION,
+            workflow: Plain::new(name).expect("a validated workflow name is plain"),
+        },
+        crate_name: Ident::new(&super::crate_name(name)),
+        version: TomlStr::new(&w.manifest.version),
+        name_lit: RustStr::new(name),
+        id_lit: RustStr::new(&w.id),
+        description: Description { rust: RustStr::new(&description), toml: TomlStr::new(&description) },
+        no_std: w.supports("nostd"),
+        wasm: w.supports("wasm"),
+        segment_count: w.segments.len(),
+        input_types: input_types.into_iter().map(ValueType::new).collect(),
+        output: ValueType::new(w.output()),
+        external_inputs,
+        segments,
+        next_inputs,
+        memos,
+        operations,
+        typescript,
+    }
+}
+
+/// The types of the external inputs, in slot order.
+fn external_inputs_types(w: &Workflow) -> Vec<&TypeName> {
+    w.segments
+        .iter()
+        .flat_map(|s| &s.inputs)
+        .filter_map(|i| match i {
+            SegmentInput::External { ty, .. } => Some(ty),
+            SegmentInput::Segment { .. } => None,
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::manifest::validate;
+    use crate::Registry;
+
+    fn workflow(name: &str) -> Workflow {
+        let path = format!("{}/../../workflows/{name}.json", env!("CARGO_MANIFEST_DIR"));
+        validate(&std::fs::read_to_string(path).unwrap(), &Registry::builtin()).unwrap()
+    }
+
+    #[test]
+    fn arguments_and_liveness() {
+        let p = plan(&workflow("dual_cid_of_text"));
+        // Segment 0's output feeds segments 1 and 2; theirs feed segment 3.
+        let lives: Vec<(usize, usize)> = p.memos.iter().map(|m| (m.segment, m.last_use)).collect();
+        assert_eq!(lives, [(0, 2), (1, 3), (2, 3)]);
+        let drops: Vec<&[usize]> = p.segments.iter().map(|s| s.drops.as_slice()).collect();
+        assert_eq!(drops, [&[][..], &[], &[0], &[1, 2]]);
+        let s3 = &p.segments[3];
+        assert!(matches!(s3.inputs[1].arg, Arg::Memo { segment: 2, position: 1 }));
+        // op_collect takes the list of the segment's inputs.
+        let Arg::Collect { items } = &s3.steps[0].args[0] else { panic!("{:?}", s3.steps[0].args) };
+        assert!(matches!(items[..], [Arg::Memo { segment: 1, .. }, Arg::Memo { segment: 2, .. }]));
+        let s1 = &p.segments[1];
+        assert!(matches!(s1.steps[1].args[..], [Arg::Previous { step: 0 }]));
+        assert_eq!(p.external_inputs.len(), 1);
+        // Only segment 0 takes input: from any later cursor, none does.
+        let next: Vec<(usize, usize)> = p.next_inputs.iter().map(|n| (n.from, n.segment)).collect();
+        assert_eq!(next, [(0, 0)]);
+        assert!(matches!(p.segments[0].inputs[0].arg, Arg::External { slot: 0, position: 0 }));
+    }
+
+    #[test]
+    fn inputs_of_several_calls() {
+        let p = plan(&workflow("salted_cid"));
+        let slots: Vec<(usize, usize, usize)> =
+            p.segments.iter().flat_map(|s| s.externals.iter().map(|e| (s.index, e.slot, e.position))).collect();
+        assert_eq!(slots, [(0, 0, 0), (1, 1, 0)]);
+        let variants: Vec<&Ident> = p.input_types.iter().map(|t| &t.variant).collect();
+        assert_eq!(variants, [&Ident::new("Bytes"), &Ident::new("String")]);
+        assert_eq!(p.typescript.next_inputs.len(), 2);
+        let next: Vec<(usize, usize)> = p.next_inputs.iter().map(|n| (n.from, n.segment)).collect();
+        assert_eq!(next, [(0, 0), (1, 1)]);
+        assert_eq!(p.typescript.run_inputs.len(), 2);
+        // op_collect after a memo and an external input.
+        let Arg::Collect { items } = &p.segments[1].steps[0].args[0] else { panic!() };
+        assert!(matches!(items[..], [Arg::Memo { segment: 0, position: 0 }, Arg::External { slot: 1, position: 1 }]));
+        assert_eq!(p.operations.iter().filter(|d| d.std).count(), p.operations.len());
+    }
+
+    #[test]
+    fn nested_list_types_get_their_own_variant() {
+        let ty = TypeName::Vec(Box::new(TypeName::Vec(Box::new(TypeName::Cid))));
+        assert_eq!(ValueType::new(&ty).variant, Ident::new("VecVecCid"));
+        assert_eq!(Plain::new("Vec<Vec<Cid>>"), Some(ValueType::new(&ty).name));
+    }
+}
