@@ -39,12 +39,17 @@ pub fn write(path: &Path, bytes: &[u8]) -> Result<(), FsError> {
     std::fs::write(path, bytes).map_err(at(path))
 }
 
-/// Writes `bytes` unless `path` already holds exactly them; true if written.
+/// Writes `bytes` unless `path` already holds exactly them (its mtime then
+/// stays, and cargo rebuilds nothing); true if written. Written to a
+/// temporary file then renamed, so a reader never sees half a file.
 pub fn write_if_changed(path: &Path, bytes: &[u8]) -> Result<bool, FsError> {
     if std::fs::read(path).is_ok_and(|old| old == bytes) {
         return Ok(false);
     }
-    write(path, bytes).map(|()| true)
+    let tmp = path.with_extension("braid-tmp");
+    write(&tmp, bytes)?;
+    std::fs::rename(&tmp, path).map_err(at(path))?;
+    Ok(true)
 }
 
 /// Every file under `root` (not directories), relative to it, sorted.

@@ -12,6 +12,7 @@ use crate::build::BuildError;
 use crate::codegen::literal::{Ident, RustStr, TomlStr};
 use crate::codegen::plan::{ExternalInput, Header};
 use crate::codegen::{plan, Generator};
+use crate::fsutil;
 use crate::manifest::Workflow;
 use crate::project::{self, GenerateError};
 use crate::vendor::Sources;
@@ -116,7 +117,7 @@ pub fn run(
     let home = target_dir.parent().unwrap_or(target_dir).join("run").join(&workflow.id);
     let crate_dir = home.join("crate");
     let runner_dir = home.join("runner");
-    std::fs::create_dir_all(&crate_dir).map_err(|e| GenerateError::Io { path: crate_dir.clone(), source: e })?;
+    fsutil::create_dir_all(&crate_dir).map_err(GenerateError::from)?;
     project::write(workflow, generator, sources, &crate_dir)?;
 
     let package = format!("braid-run-{}", &workflow.id[workflow.id.len() - 12..]);
@@ -132,15 +133,14 @@ pub fn run(
     project::write_files(&runner_dir, &files)?;
     let lock = runner_dir.join("Cargo.lock");
     if !lock.exists() {
-        std::fs::copy(crate_dir.join("Cargo.lock"), &lock)
-            .map_err(|e| GenerateError::Io { path: lock.clone(), source: e })?;
+        std::fs::copy(crate_dir.join("Cargo.lock"), &lock).map_err(fsutil::at(&lock)).map_err(GenerateError::from)?;
     }
-    let mut cmd = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
+    let mut cmd = crate::process::cargo();
     cmd.args(["build", "--quiet", "--release", "--manifest-path"])
         .arg(runner_dir.join("Cargo.toml"))
         .arg("--target-dir")
         .arg(target_dir);
-    crate::process::output(&mut cmd).map_err(|e| BuildError::Package(e.into()))?;
+    crate::process::output(&mut cmd).map_err(BuildError::from)?;
     let exe = target_dir.join("release").join(&package);
     let mut cmd = Command::new(&exe);
     cmd.args(inputs);

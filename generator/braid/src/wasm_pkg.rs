@@ -193,7 +193,7 @@ pub fn compile(spec: &PackageSpec) -> Result<PathBuf, PackageError> {
     if spec.deny_warnings {
         rustflags.push("-Dwarnings".into());
     }
-    let mut cmd = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
+    let mut cmd = process::cargo();
     cmd.args([
         "rustc",
         "--quiet",
