@@ -44,18 +44,21 @@ pub fn build(cx: &Ctxt, info: &CrateInfo, args: &Args, sig: Option<&Signature>, 
         let span = match problem.field() {
             Field::Name | Field::Version | Field::Feature(_) | Field::Target(_) => Some(item),
             Field::Description => Some(args.description.as_ref().map_or(item, |d| d.span())),
+            // A signature that failed to parse was reported already, and
+            // its placeholder types would only add noise.
             Field::Inputs => sig.map(|s| s.inputs_span),
             Field::Input(i) => sig.map(|s| s.inputs[i].span),
             Field::Output => sig.map(|s| s.output_span),
-            // No values: the empty list; a bad key: the key.
-            Field::ConfigKey(key) => decl(args, &key).map(|d| {
+            // No values: the empty list; a bad key: the key. A key the
+            // attribute does not have (never expected) falls back to the fn.
+            Field::ConfigKey(key) => Some(decl(args, &key).map_or(item, |d| {
                 if matches!(problem, Problem::NoConfigValues { .. }) {
                     d.list
                 } else {
                     d.key.span()
                 }
-            }),
-            Field::ConfigValue(key, i) => decl(args, &key).map(|d| d.allowed[i].span()),
+            })),
+            Field::ConfigValue(key, i) => Some(decl(args, &key).map_or(item, |d| d.allowed[i].span())),
             Field::Group(i) => Some(groups[i].1),
         };
         if let Some(span) = span {

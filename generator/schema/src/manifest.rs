@@ -115,9 +115,10 @@ pub enum Problem {
         output: TypeName,
     },
     /// A config key that is not an identifier.
-    #[error("config key `{key}` is not an identifier such as `hasher`")]
+    #[error("config key `{}` is not an identifier such as `hasher`", truncate(key, 64))]
     ConfigKey {
-        /// The key (shortened).
+        /// The key as written (shortened only when shown), so that it names
+        /// its [`Field`].
         key: String,
     },
     /// A config key without values.
@@ -301,7 +302,7 @@ impl OperationManifest {
     fn check_config(&self, out: &mut Vec<Problem>) {
         for (key, values) in &self.config {
             if !config::is_key(key) {
-                out.push(Problem::ConfigKey { key: truncate(key, 64) });
+                out.push(Problem::ConfigKey { key: key.clone() });
                 continue;
             }
             if values.is_empty() {
