@@ -46,7 +46,12 @@ pub fn write_if_changed(path: &Path, bytes: &[u8]) -> Result<bool, FsError> {
     if std::fs::read(path).is_ok_and(|old| old == bytes) {
         return Ok(false);
     }
-    let tmp = path.with_extension("braid-tmp");
+    // Unique per process and write: two files of one directory, or two
+    // processes writing the same file, never share a temporary file.
+    static WRITES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = WRITES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let tmp = path.with_file_name(format!(".{name}.braid-tmp-{}-{n}", std::process::id()));
     write(&tmp, bytes)?;
     std::fs::rename(&tmp, path).map_err(at(path))?;
     Ok(true)

@@ -300,17 +300,16 @@ pub fn package(
 /// (`snippets/<crate>/...js`), which are ES modules, and Node before 20.19
 /// cannot `require` an ES module: each is rewritten to CommonJS here.
 fn snippets_to_commonjs(dir: &Path) -> Result<(), PackageError> {
-    let Ok(entries) = std::fs::read_dir(dir) else { return Ok(()) };
-    for entry in entries {
-        let path = entry.map_err(fsutil::at(dir))?.path();
-        if path.is_dir() {
-            snippets_to_commonjs(&path)?;
-        } else if path.extension().is_some_and(|e| e == "js") {
-            let source = std::fs::read_to_string(&path).map_err(fsutil::at(&path))?;
-            let Some(commonjs) = to_commonjs(&source) else {
+    if !dir.is_dir() {
+        return Ok(());
+    }
+    for rel in fsutil::walk(dir)? {
+        let path = dir.join(rel);
+        if path.extension().is_some_and(|e| e == "js") {
+            let Some(commonjs) = to_commonjs(&fsutil::read_to_string(&path)?) else {
                 return Err(PackageError::Snippet { path });
             };
-            std::fs::write(&path, commonjs).map_err(fsutil::at(&path))?;
+            fsutil::write(&path, commonjs.as_bytes())?;
         }
     }
     Ok(())
@@ -383,8 +382,7 @@ const WASM_OPT_FLAGS: &[&str] = &[
 /// bytes and the flags: the three JS targets bind the same module, and a
 /// rebuild of an unchanged workflow skips wasm-opt altogether.
 fn optimize(wasm: &Path, cache: &Path, tools: &Toolchain) -> Result<(), PackageError> {
-    let input = std::fs::read(wasm).map_err(fsutil::at(wasm))?;
-    let mut key = input;
+    let mut key = fsutil::read(wasm)?;
     key.extend_from_slice(WASM_OPT_FLAGS.join(" ").as_bytes());
     key.extend_from_slice(tools.wasm_opt.display().to_string().as_bytes());
     let cached = cache.join(format!("{}.wasm", braid_schema::content_id(&key)));
@@ -392,11 +390,9 @@ fn optimize(wasm: &Path, cache: &Path, tools: &Toolchain) -> Result<(), PackageE
         return Ok(fsutil::write(wasm, &bytes)?);
     }
     process::output(Command::new(&tools.wasm_opt).arg(wasm).arg("-o").arg(wasm).args(WASM_OPT_FLAGS))?;
-    std::fs::create_dir_all(cache).map_err(fsutil::at(cache))?;
-    // Write then rename, so a concurrent build never reads half a file.
-    let tmp = cached.with_extension(format!("tmp{}", std::process::id()));
-    std::fs::copy(wasm, &tmp).map_err(fsutil::at(&tmp))?;
-    Ok(std::fs::rename(&tmp, &cached).map_err(fsutil::at(&cached))?)
+    // Written then renamed: a concurrent build never reads half a file.
+    fsutil::write_if_changed(&cached, &fsutil::read(wasm)?)?;
+    Ok(())
 }
 
 #[cfg(test)]

@@ -1,4 +1,4 @@
-//! The operation manifest (DESIGN.md, "Operations"), typed, and every rule
+//! The operation manifest, typed, and every rule
 //! a manifest must follow. The macro builds one from the code and reports
 //! each [`Problem`] on the tokens its [`Field`] came from; the compiler
 //! parses committed and registered manifests and reports the same problems.

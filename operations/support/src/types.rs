@@ -1,4 +1,4 @@
-//! The value types that flow between operations (see DESIGN.md, "Operations").
+//! The value types that flow between operations.
 //!
 //! `Bytes`, `U64` and `Bool` are plain aliases so that operations work on
 //! ordinary Rust values; `Multihash` and `Cid` are newtypes so that the type

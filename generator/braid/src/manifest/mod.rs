@@ -1,4 +1,4 @@
-//! Workflow manifests (DESIGN.md, "Workflow manifest"): the model
+//! Workflow manifests: the model
 //! ([`model`]), reading untrusted JSON into it with every problem reported at
 //! once ([`parse`]), and checking it against the registry: operations,
 //! versions, config, references and types ([`check`]). The result of a
