@@ -19,7 +19,7 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use braid::build::{Event, Report};
+use braid::build::{Event, Report, Target};
 use tokio::io::{AsyncBufReadExt, BufReader};
 
 use crate::store::{Artifact, Claimed, Store, StoreError};
@@ -321,16 +321,30 @@ fn collect(state: &AppState, out: &Path, report: Report) -> Result<(Report, Vec<
         artifacts.push(Artifact { name, cid, size: bytes.len() as u64, media_type: media_type.into() });
         Ok(())
     };
+    // Every file the report names is there with the bytes it names: what
+    // is packed is what was built.
+    for (rel, cid) in &report.artifacts {
+        let relative = Path::new(rel);
+        if relative.is_absolute() || relative.components().any(|c| !matches!(c, std::path::Component::Normal(_))) {
+            return Err(format!("the build reported an unexpected artifact path {rel:?}"));
+        }
+        let path = out.join(relative);
+        let bytes = std::fs::read(&path).map_err(|e| format!("{rel}: {e}"))?;
+        if braid::content_id(&bytes) != *cid {
+            return Err(format!("{rel} does not have the content the build reported"));
+        }
+    }
     let crate_tar = pack::tar_gz(&out.join("crate"), &crate_name).map_err(|e| format!("packing the crate: {e}"))?;
     put("crate.tar.gz".into(), crate_tar, "application/gzip")?;
     let mut wasm: Option<PathBuf> = None;
-    for target in ["node", "web", "bundler"] {
+    for target in report.targets.iter().filter_map(|t| match Target::parse(t) {
+        Some(Target::Js(js)) => Some(js.name()),
+        _ => None,
+    }) {
         let dir = out.join("pkg").join(target);
-        if dir.is_dir() {
-            let tgz = pack::tar_gz(&dir, "package").map_err(|e| format!("packing pkg/{target}: {e}"))?;
-            put(format!("pkg-{target}.tgz"), tgz, "application/gzip")?;
-            wasm.get_or_insert(dir.join(format!("{crate_name}_bg.wasm")));
-        }
+        let tgz = pack::tar_gz(&dir, "package").map_err(|e| format!("packing pkg/{target}: {e}"))?;
+        put(format!("pkg-{target}.tgz"), tgz, "application/gzip")?;
+        wasm.get_or_insert(dir.join(format!("{crate_name}_bg.wasm")));
     }
     if let Some(path) = wasm {
         let bytes = std::fs::read(&path).map_err(|e| format!("{}: {e}", path.display()))?;

@@ -152,19 +152,32 @@ pub fn tail(text: &str, max_bytes: usize) -> String {
 
 const BUILD_COLUMNS: &str = "id, workflow_id, name, manifest, targets, state, report, artifacts";
 
+/// Column `index` of `r`, JSON text parsed into `T`: a row that does not
+/// parse is an error, like any other malformed row, never an empty value.
+fn json_column<T: serde::de::DeserializeOwned>(r: &rusqlite::Row<'_>, index: usize) -> rusqlite::Result<T> {
+    let text: String = r.get(index)?;
+    serde_json::from_str(&text)
+        .map_err(|e| rusqlite::Error::FromSqlConversionFailure(index, rusqlite::types::Type::Text, Box::new(e)))
+}
+
+/// Like [`json_column`], for a column that may be NULL.
+fn optional_json<T: serde::de::DeserializeOwned>(r: &rusqlite::Row<'_>, index: usize) -> rusqlite::Result<Option<T>> {
+    match r.get_ref(index)? {
+        rusqlite::types::ValueRef::Null => Ok(None),
+        _ => json_column(r, index).map(Some),
+    }
+}
+
 fn build_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<BuildRow> {
-    let targets: String = r.get(4)?;
-    let report: Option<String> = r.get(6)?;
-    let artifacts: Option<String> = r.get(7)?;
     Ok(BuildRow {
         id: r.get(0)?,
         workflow_id: r.get(1)?,
         name: r.get(2)?,
         manifest: r.get(3)?,
-        targets: serde_json::from_str(&targets).unwrap_or_default(),
+        targets: json_column(r, 4)?,
         state: r.get(5)?,
-        report: report.and_then(|r| serde_json::from_str(&r).ok()),
-        artifacts: artifacts.and_then(|a| serde_json::from_str(&a).ok()).unwrap_or_default(),
+        report: optional_json(r, 6)?,
+        artifacts: optional_json(r, 7)?.unwrap_or_default(),
     })
 }
 
@@ -296,19 +309,13 @@ impl Store {
             "UPDATE jobs SET state = ?3, attempts = attempts + 1, started_at = ?2, progress = 'starting' WHERE id = ?1",
             params![job_id, now(), JobState::Running],
         )?;
-        let (manifest, targets): (String, String) =
+        let (manifest, targets): (String, Vec<String>) =
             tx.query_row("SELECT manifest, targets FROM builds WHERE id = ?1", params![build_id], |r| {
-                Ok((r.get(0)?, r.get(1)?))
+                Ok((r.get(0)?, json_column(r, 1)?))
             })?;
         let attempt: i64 = tx.query_row("SELECT attempts FROM jobs WHERE id = ?1", params![job_id], |r| r.get(0))?;
         tx.commit()?;
-        Ok(Some(Claimed {
-            job_id,
-            build_id,
-            manifest,
-            targets: serde_json::from_str(&targets).unwrap_or_default(),
-            attempt,
-        }))
+        Ok(Some(Claimed { job_id, build_id, manifest, targets, attempt }))
     }
 
     /// Puts a running job back in the queue without counting the attempt
@@ -517,6 +524,16 @@ mod tests {
         assert_eq!(s.artifact(&a.cid).unwrap(), None);
         assert_eq!(s.build(&b.id).unwrap().unwrap().state, BuildState::Missing);
         assert!(matches!(s.submit(&b).unwrap(), Submission::Queued { .. }));
+    }
+
+    #[test]
+    fn a_damaged_row_is_an_error_not_an_empty_value() {
+        let s = store();
+        let b = new_build("w1", &["native"]);
+        let Submission::Queued { .. } = s.submit(&b).unwrap() else { panic!() };
+        s.conn.lock().unwrap().execute("UPDATE builds SET targets = 'not json'", []).unwrap();
+        assert!(s.build(&b.id).is_err(), "a build row whose targets do not parse was read");
+        assert!(s.claim().is_err(), "a job was claimed with targets that do not parse");
     }
 
     #[test]
