@@ -28,8 +28,11 @@ use crate::staging::Staging;
 use crate::vendor::Sources;
 use crate::wasm_pkg::{self, JsTarget, PackageError as PkgError, PackageSpec, Toolchain};
 
-/// What `braid build` can produce.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+/// What `braid build` can produce; written and read as its name
+/// (`native`, `nostd`, `node`, `web`, `bundler`) on the command line, in
+/// `report.json` and over HTTP.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(into = "&'static str", try_from = "String")]
 pub enum Target {
     Native,
     Nostd,
@@ -67,6 +70,49 @@ impl Target {
     }
 }
 
+impl std::fmt::Display for Target {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::str::FromStr for Target {
+    type Err = UnknownTarget;
+
+    fn from_str(name: &str) -> Result<Self, Self::Err> {
+        Self::parse(name).ok_or_else(|| UnknownTarget::new(name, "native, nostd, node, web or bundler"))
+    }
+}
+
+impl From<Target> for &'static str {
+    fn from(target: Target) -> Self {
+        target.name()
+    }
+}
+
+impl TryFrom<String> for Target {
+    type Error = UnknownTarget;
+
+    fn try_from(name: String) -> Result<Self, Self::Error> {
+        name.parse()
+    }
+}
+
+/// A target name Braid does not know.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown target `{found}`; expected {expected}")]
+pub struct UnknownTarget {
+    /// The name as given (shortened).
+    pub found: String,
+    expected: &'static str,
+}
+
+impl UnknownTarget {
+    pub(crate) fn new(found: &str, expected: &'static str) -> Self {
+        Self { found: found.chars().take(64).collect(), expected }
+    }
+}
+
 /// The bare-metal target `nostd` builds for.
 pub const NOSTD_TRIPLE: &str = "thumbv7em-none-eabihf";
 
@@ -86,7 +132,7 @@ pub enum BuildError {
 
 /// The targets `workflow` allows, for `--targets` by default.
 pub fn default_targets(workflow: &Workflow) -> Vec<Target> {
-    Target::ALL.into_iter().filter(|t| workflow.supports(t.requires().as_str())).collect()
+    Target::ALL.into_iter().filter(|t| workflow.supports(t.requires())).collect()
 }
 
 /// Refuses targets an operation does not allow, naming the operation.
@@ -100,7 +146,7 @@ pub fn check_targets(workflow: &Workflow, targets: &[Target]) -> Result<(), Buil
                     "operation {} has no {} build (its targets: {})",
                     op.info.name,
                     t.requires(),
-                    op.manifest.targets.iter().map(|p| p.as_str()).collect::<Vec<_>>().join(", ")
+                    crate::join(&op.manifest.targets, ", ")
                 ),
             });
         }
@@ -183,7 +229,7 @@ impl std::fmt::Display for Event {
                 f,
                 "built {} for {} in {} ms",
                 report.crate_name,
-                report.targets.join(", "),
+                crate::join(&report.targets, ", "),
                 report.timings_ms.values().sum::<u64>()
             ),
             Event::Failed { error } => write!(f, "error: {error}"),
@@ -211,7 +257,7 @@ pub struct Report {
     /// The workflow id: CIDv1 of the manifest's canonical JSON.
     pub id: String,
     pub crate_name: String,
-    pub targets: Vec<String>,
+    pub targets: Vec<Target>,
     pub timings_ms: BTreeMap<String, u64>,
     pub sizes_bytes: BTreeMap<String, u64>,
     /// Every file under `pkg/` and the crate's own files, by path relative
@@ -351,7 +397,7 @@ pub fn build(
         workflow: workflow.manifest.name.clone(),
         id: workflow.id.clone(),
         crate_name,
-        targets: options.targets.iter().map(|t| t.name().to_string()).collect(),
+        targets: options.targets.clone(),
         timings_ms: timings,
         sizes_bytes: sizes,
         artifacts,
@@ -402,7 +448,7 @@ mod tests {
             workflow: "k".into(),
             id: "bafkr4i".into(),
             crate_name: "wf_k".into(),
-            targets: vec!["native".into()],
+            targets: vec![Target::Native],
             timings_ms: [("generate".to_string(), 3), ("native".to_string(), 5)].into(),
             sizes_bytes: BTreeMap::new(),
             artifacts: [("crate/src/lib.rs".to_string(), "bafkr4ix".to_string())].into(),

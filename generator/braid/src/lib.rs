@@ -21,3 +21,9 @@ pub mod wasm_pkg;
 pub use braid_schema as schema;
 pub use braid_schema::{content_id, OperationManifest};
 pub use registry::Registry;
+
+/// `items` shown one after another with `sep` between them (targets, type
+/// names, platforms in messages and listings).
+pub fn join<T: std::fmt::Display>(items: &[T], sep: &str) -> String {
+    items.iter().map(ToString::to_string).collect::<Vec<_>>().join(sep)
+}

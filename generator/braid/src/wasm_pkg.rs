@@ -54,6 +54,20 @@ impl JsTarget {
     }
 }
 
+impl std::fmt::Display for JsTarget {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::str::FromStr for JsTarget {
+    type Err = crate::build::UnknownTarget;
+
+    fn from_str(name: &str) -> Result<Self, Self::Err> {
+        Self::parse(name).ok_or_else(|| crate::build::UnknownTarget::new(name, "node, web or bundler"))
+    }
+}
+
 /// Why a package could not be built.
 #[derive(Debug, thiserror::Error)]
 pub enum PackageError {
@@ -161,8 +175,7 @@ impl PackageSpec {
     pub fn operation(root: &Path, op: &crate::registry::RegisteredOperation) -> Result<Self, PackageError> {
         let m = &op.manifest;
         if !m.supports(crate::schema::Platform::Wasm) {
-            let targets: Vec<&str> = m.targets.iter().map(|t| t.as_str()).collect();
-            return Err(PackageError::NotWasm { name: m.name.clone(), targets: targets.join(", ") });
+            return Err(PackageError::NotWasm { name: m.name.clone(), targets: crate::join(&m.targets, ", ") });
         }
         Ok(Self {
             manifest_path: root.join("Cargo.toml"),

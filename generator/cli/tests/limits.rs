@@ -130,10 +130,10 @@ fn every_manifest_at_or_near_the_limits_builds_within_budget() {
         let path = out.join(format!("{name}.json"));
         std::fs::write(&path, text).unwrap();
         let mut targets = vec!["native"];
-        if workflow.supports("nostd") {
+        if workflow.supports(braid::schema::Platform::Nostd) {
             targets.push("nostd");
         }
-        if workflow.supports("wasm") {
+        if workflow.supports(braid::schema::Platform::Wasm) {
             targets.push("node");
         }
         eprintln!("braid build {name} --targets {}", targets.join(","));

@@ -167,7 +167,7 @@ async fn build_in(state: &Arc<AppState>, job: &Claimed, dir: &Path) -> Result<Ou
         .arg("-o")
         .arg(&out)
         .arg("--targets")
-        .arg(job.targets.join(","))
+        .arg(braid::join(&job.targets, ","))
         .arg("--target-dir")
         .arg(&state.config.target_dir)
         .args(["--events", "json"])
@@ -337,8 +337,8 @@ fn collect(state: &AppState, out: &Path, report: Report) -> Result<(Report, Vec<
     let crate_tar = pack::tar_gz(&out.join("crate"), &crate_name).map_err(|e| format!("packing the crate: {e}"))?;
     put("crate.tar.gz".into(), crate_tar, "application/gzip")?;
     let mut wasm: Option<PathBuf> = None;
-    for target in report.targets.iter().filter_map(|t| match Target::parse(t) {
-        Some(Target::Js(js)) => Some(js.name()),
+    for target in report.targets.iter().filter_map(|t| match t {
+        Target::Js(js) => Some(js.name()),
         _ => None,
     }) {
         let dir = out.join("pkg").join(target);

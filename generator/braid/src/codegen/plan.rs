@@ -5,6 +5,7 @@
 //! `braid run`'s runner). Every string in it is one of [`literal`]'s safe
 //! types; the syntax around them lives in `templates/`.
 
+use braid_schema::Platform;
 use braid_support::typename::TypeName;
 use serde::Serialize;
 
@@ -310,8 +311,8 @@ pub fn plan(w: &Workflow) -> CratePlan {
         name_lit: RustStr::new(name),
         id_lit: RustStr::new(&w.id),
         description: Description { rust: RustStr::new(&description), toml: TomlStr::new(&description) },
-        no_std: w.supports("nostd"),
-        wasm: w.supports("wasm"),
+        no_std: w.supports(Platform::Nostd),
+        wasm: w.supports(Platform::Wasm),
         segment_count: w.segments.len(),
         input_types: input_types.into_iter().map(ValueType::new).collect(),
         output: ValueType::new(w.output()),

@@ -19,8 +19,8 @@ pub struct Workflow {
     /// CIDv1 (raw, blake3) of the manifest's canonical JSON.
     pub id: String,
     pub segments: Vec<ResolvedSegment>,
-    /// Targets every operation allows: of `native`, `nostd`, `wasm`.
-    pub targets: Vec<String>,
+    /// Targets every operation allows.
+    pub targets: Vec<Platform>,
     /// The operations used, sorted by name, without repeats.
     pub operations: Vec<RegisteredOperation>,
 }
@@ -76,8 +76,8 @@ impl Workflow {
         &self.segments.last().expect("a valid workflow has a segment").output
     }
 
-    pub fn supports(&self, target: &str) -> bool {
-        self.targets.iter().any(|t| t == target)
+    pub fn supports(&self, platform: Platform) -> bool {
+        self.targets.contains(&platform)
     }
 
     /// The cargo features of operation `name` that compile in the config
@@ -234,11 +234,8 @@ impl Checker<'_> {
             segments.iter().flat_map(|s| s.steps.iter().map(|st| st.operation.clone())).collect();
         operations.sort_by(|a, b| a.info.name.cmp(b.info.name));
         operations.dedup_by(|a, b| a.info.name == b.info.name);
-        let targets = Platform::ALL
-            .into_iter()
-            .filter(|p| operations.iter().all(|op| op.manifest.supports(*p)))
-            .map(|p| p.as_str().to_string())
-            .collect();
+        let targets =
+            Platform::ALL.into_iter().filter(|p| operations.iter().all(|op| op.manifest.supports(*p))).collect();
         let value = serde_json::to_value(&manifest).expect("a manifest serializes");
         let id = braid_schema::content_id(braid_schema::json::canonical(&value).as_bytes());
         Some(Workflow { manifest, id, segments, targets, operations })

@@ -19,7 +19,7 @@ pub struct Args {
     #[arg(short, long)]
     out: PathBuf,
     /// Comma-separated: native, nostd, node, web, bundler (default: every target the operations allow).
-    #[arg(long, value_delimiter = ',', value_parser = parse_target)]
+    #[arg(long, value_delimiter = ',')]
     targets: Vec<Target>,
     /// Cargo target directory shared between builds (default: $BRAID_TARGET_DIR or ~/.cache/braid/target).
     #[arg(long)]
@@ -33,10 +33,6 @@ pub struct Args {
 #[derive(Clone, Copy, clap::ValueEnum)]
 enum EventFormat {
     Json,
-}
-
-fn parse_target(name: &str) -> Result<Target, String> {
-    Target::parse(name).ok_or_else(|| format!("unknown target `{name}`; expected native, nostd, node, web or bundler"))
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {

@@ -12,7 +12,7 @@ pub struct Args {
     #[arg(required = true)]
     names: Vec<String>,
     /// Comma-separated JS targets: node, web, bundler.
-    #[arg(long, default_value = "node", value_delimiter = ',', value_parser = parse_target)]
+    #[arg(long, default_value = "node", value_delimiter = ',')]
     targets: Vec<JsTarget>,
     /// Output directory: DIR/<op>/<target>/.
     #[arg(short, long)]
@@ -20,10 +20,6 @@ pub struct Args {
     /// The Braid repository (default: the one this binary was built from).
     #[arg(long)]
     root: Option<PathBuf>,
-}
-
-fn parse_target(name: &str) -> Result<JsTarget, String> {
-    JsTarget::parse(name).ok_or_else(|| format!("unknown target `{name}`; expected node, web or bundler"))
 }
 
 pub fn run(Args { names, targets, out, root }: Args) -> anyhow::Result<()> {

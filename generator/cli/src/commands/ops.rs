@@ -1,5 +1,6 @@
 //! `braid ops`: lists the operations in the registry.
 
+use braid::join;
 use braid::registry::Registry;
 use braid::schema::Platform;
 
@@ -14,17 +15,8 @@ pub struct Args {
     #[arg(long)]
     names: bool,
     /// Only operations that run on this target: native, nostd or wasm.
-    #[arg(long, value_parser = parse_platform)]
+    #[arg(long)]
     supports: Option<Platform>,
-}
-
-fn parse_platform(name: &str) -> Result<Platform, String> {
-    name.parse().map_err(|_| format!("unknown target `{name}`; expected native, nostd or wasm"))
-}
-
-/// Type names or platforms, joined by `sep`.
-fn join<T: std::fmt::Display>(items: &[T], sep: &str) -> String {
-    items.iter().map(ToString::to_string).collect::<Vec<_>>().join(sep)
 }
 
 pub fn run(Args { json, names, supports }: Args) -> anyhow::Result<()> {

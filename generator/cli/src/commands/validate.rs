@@ -29,7 +29,7 @@ pub fn run(Args { manifest, json }: Args) -> anyhow::Result<()> {
             manifest.display(),
             w.manifest.name,
             w.segments.len(),
-            w.targets.join(","),
+            braid::join(&w.targets, ","),
             w.id
         ))?,
         (Err(d), false) => print_diagnostics(&manifest, &bytes, d),

@@ -7,6 +7,7 @@ use std::sync::Arc;
 use axum::extract::State;
 use axum::response::IntoResponse;
 use axum::Json;
+use braid::build::Target;
 use serde::Serialize;
 
 use super::heavy::with_store;
@@ -26,7 +27,8 @@ pub struct BuildInfo {
     /// The workflow's name.
     name: String,
     state: BuildState,
-    targets: Vec<String>,
+    #[schema(value_type = Vec<String>)]
+    targets: Vec<Target>,
     /// From the build's report; empty until it succeeded.
     sizes_bytes: BTreeMap<String, u64>,
     timings_ms: BTreeMap<String, u64>,

@@ -12,6 +12,7 @@ use axum::response::IntoResponse;
 use axum::Json;
 use braid::lockfile::LockSeed;
 use braid::manifest::{validate, Workflow};
+use braid::schema::Platform;
 use serde::Serialize;
 
 use super::heavy::heavy;
@@ -52,8 +53,9 @@ pub struct Valid {
     valid: bool,
     /// The workflow id: CIDv1 of the manifest's canonical JSON.
     id: WorkflowId,
-    /// Targets its operations allow.
-    targets: Vec<String>,
+    /// Targets its operations allow: of native, nostd, wasm.
+    #[schema(value_type = Vec<String>)]
+    targets: Vec<Platform>,
 }
 
 /// Validates a manifest as sent: size and UTF-8 (a diagnostic at the bad

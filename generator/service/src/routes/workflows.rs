@@ -35,7 +35,8 @@ pub struct SubmitRequest {
     #[schema(value_type = Object)]
     manifest: Value,
     /// Of native, nostd, node, web, bundler; default: every target the operations allow.
-    targets: Option<Vec<String>>,
+    #[schema(value_type = Option<Vec<String>>)]
+    targets: Option<Vec<Target>>,
 }
 
 /// [`SubmitRequest`] as read: the manifest's own text, as the client sent it.
@@ -96,14 +97,7 @@ fn checked(state: &AppState, body: &[u8]) -> Result<NewBuild, Problem> {
         None => build::default_targets(&workflow),
         Some(names) => names
             .iter()
-            .map(|t| {
-                Target::parse(t).ok_or_else(|| {
-                    Problem::new(
-                        StatusCode::UNPROCESSABLE_ENTITY,
-                        format!("unknown target {t:?}; expected native, nostd, node, web or bundler"),
-                    )
-                })
-            })
+            .map(|t| t.parse::<Target>().map_err(|e| Problem::new(StatusCode::UNPROCESSABLE_ENTITY, e.to_string())))
             .collect::<Result<Vec<_>, _>>()?,
     };
     targets.sort();
@@ -125,7 +119,7 @@ fn checked(state: &AppState, body: &[u8]) -> Result<NewBuild, Problem> {
         workflow_id: WorkflowId::of(&workflow).map_err(Problem::internal)?,
         name: workflow.manifest.name,
         manifest: braid_support::json::canonical(&manifest),
-        targets: targets.iter().map(|t| t.name().to_string()).collect(),
+        targets,
     })
 }
 

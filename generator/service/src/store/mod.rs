@@ -18,7 +18,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use braid::build::Report;
+use braid::build::{Report, Target};
 use rusqlite::{params, Connection, OptionalExtension};
 use serde::Serialize;
 
@@ -79,7 +79,7 @@ pub struct NewBuild {
     pub name: String,
     /// The manifest's canonical JSON.
     pub manifest: String,
-    pub targets: Vec<String>,
+    pub targets: Vec<Target>,
 }
 
 /// What a submission led to.
@@ -117,7 +117,7 @@ pub struct BuildRow {
     pub name: String,
     /// The manifest's canonical JSON.
     pub manifest: String,
-    pub targets: Vec<String>,
+    pub targets: Vec<Target>,
     pub state: BuildState,
     pub report: Option<Report>,
     pub artifacts: Vec<Artifact>,
@@ -129,7 +129,7 @@ pub struct Claimed {
     pub job_id: JobId,
     pub build_id: BuildId,
     pub manifest: String,
-    pub targets: Vec<String>,
+    pub targets: Vec<Target>,
     /// 1 for the first run, 2 after a restart interrupted it, ...
     pub attempt: i64,
 }
@@ -279,7 +279,7 @@ impl Store {
                 return Ok(Submission::Joined { job_id, state });
             }
         }
-        let targets_json = serde_json::to_string(&build.targets).expect("strings serialize");
+        let targets_json = serde_json::to_string(&build.targets).expect("targets serialize");
         tx.execute(
             "INSERT INTO builds (id, workflow_id, name, manifest, targets, state, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
              ON CONFLICT(id) DO UPDATE SET state = ?6",
@@ -309,7 +309,7 @@ impl Store {
             "UPDATE jobs SET state = ?3, attempts = attempts + 1, started_at = ?2, progress = 'starting' WHERE id = ?1",
             params![job_id, now(), JobState::Running],
         )?;
-        let (manifest, targets): (String, Vec<String>) =
+        let (manifest, targets): (String, Vec<Target>) =
             tx.query_row("SELECT manifest, targets FROM builds WHERE id = ?1", params![build_id], |r| {
                 Ok((r.get(0)?, json_column(r, 1)?))
             })?;
@@ -480,7 +480,7 @@ mod tests {
             workflow_id: WorkflowId::parse(cid("{}").as_str()).unwrap(),
             name: "a".into(),
             manifest: "{}".into(),
-            targets: targets.iter().map(|t| t.to_string()).collect(),
+            targets: targets.iter().map(|t| t.parse().unwrap()).collect(),
         }
     }
 
@@ -653,7 +653,7 @@ mod tests {
             workflow_id: workflow_id.clone(),
             name: "a".into(),
             manifest: manifest.into(),
-            targets: vec!["native".into()],
+            targets: vec![Target::Native],
         };
         assert_eq!(s.submit(&again).unwrap(), Submission::Built { artifacts: vec![artifact("c")] });
         assert_eq!(s.claim().unwrap().unwrap().job_id, queued_job, "the queue survived");
