@@ -164,21 +164,20 @@ pub fn check_targets(workflow: &Workflow, targets: &[Target]) -> Result<(), Buil
 /// Not the workflow id ([`Workflow::id`], the manifest's CID alone): one
 /// workflow has a build per set of targets and toolchain.
 pub fn build_key(workflow: &Workflow, targets: &[Target], toolchain: &str) -> String {
+    #[derive(Serialize)]
+    struct BuildKey<'a> {
+        manifest: &'a crate::manifest::WorkflowManifest,
+        targets: Vec<Target>,
+        operations: BTreeMap<&'a str, &'a str>,
+        toolchain: &'a str,
+    }
     let mut targets = targets.to_vec();
     targets.sort();
     targets.dedup();
-    let operations: serde_json::Map<String, serde_json::Value> = workflow
-        .operations
-        .iter()
-        .map(|op| (op.info.name.to_string(), serde_json::Value::from(op.version_id.clone())))
-        .collect();
-    let key = serde_json::json!({
-        "manifest": serde_json::to_value(&workflow.manifest).expect("a manifest serializes"),
-        "targets": targets.iter().map(|t| t.name()).collect::<Vec<_>>(),
-        "operations": operations,
-        "toolchain": toolchain,
-    });
-    crate::content_id(braid_support::json::canonical(&key).as_bytes())
+    let operations = workflow.operations.iter().map(|op| (op.info.name, op.version_id.as_str())).collect();
+    let key = serde_json::to_value(BuildKey { manifest: &workflow.manifest, targets, operations, toolchain })
+        .expect("a build key serializes");
+    crate::content_id(braid_schema::json::canonical(&key).as_bytes())
 }
 
 /// What a build reports while it runs, for a progress bar, log lines or a

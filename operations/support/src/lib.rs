@@ -3,7 +3,8 @@
 //! to run an operation without an executor, and (feature `wasm`) the
 //! helpers that move values across the Wasm boundary. The manifest schema
 //! (type names, config keys, canonical JSON) lives in `braid-schema`;
-//! `typename`, `json`, `ConfigKey` and `value_feature` re-export it.
+//! `typename`, `ConfigKey` and `value_feature` re-export what operations
+//! and generated crates name.
 //!
 //! `no_std` + `alloc`; the `std` feature only adds `std::error::Error`
 //! interop through `core::error::Error`, which `std` re-exports.
@@ -20,8 +21,6 @@ pub mod codec;
 mod config;
 mod error;
 mod exec;
-#[cfg(feature = "json")]
-pub mod json;
 mod operation;
 pub mod typename;
 mod types;

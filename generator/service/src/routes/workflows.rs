@@ -118,7 +118,7 @@ fn checked(state: &AppState, body: &[u8]) -> Result<NewBuild, Problem> {
         id,
         workflow_id: WorkflowId::of(&workflow).map_err(Problem::internal)?,
         name: workflow.manifest.name,
-        manifest: braid_support::json::canonical(&manifest),
+        manifest: braid::schema::json::canonical(&manifest),
         targets,
     })
 }
