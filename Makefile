@@ -108,6 +108,8 @@ bench: test-wasm
 bless:
 	BRAID_BLESS=1 cargo test -p braid --test operation_manifests --test golden
 	TRYBUILD=overwrite cargo test -p braid-macros --test ui
+	@# Writes the snapshot of a new SCHEMA_VERSION; never rewrites an old one.
+	BRAID_BLESS=1 cargo test -p braid-schema --test schema_version
 	node js/scripts/make-vectors.mjs
 
 clean:
