@@ -39,6 +39,7 @@ pub fn build(cx: &Ctxt, info: &CrateInfo, args: &Args, sig: Option<&Signature>, 
         targets: info.targets(),
         repository: info.repository.clone(),
         license: info.license.clone(),
+        source: None,
     };
     for problem in manifest.problems() {
         let span = match problem.field() {
@@ -60,6 +61,8 @@ pub fn build(cx: &Ctxt, info: &CrateInfo, args: &Args, sig: Option<&Signature>, 
             })),
             Field::ConfigValue(key, i) => Some(decl(args, &key).map_or(item, |d| d.allowed[i].span())),
             Field::Group(i) => Some(groups[i].1),
+            // The macro never sets a source.
+            Field::Source => Some(item),
         };
         if let Some(span) = span {
             cx.error(span, message(&problem, args));

@@ -22,7 +22,6 @@
 extern crate alloc;
 
 pub mod config;
-#[cfg(feature = "content-id")]
 mod content;
 #[cfg(feature = "json")]
 pub mod json;
@@ -34,6 +33,7 @@ pub mod typename;
 pub use config::{value_feature, ConfigKey};
 #[cfg(feature = "content-id")]
 pub use content::content_id;
+pub use content::is_content_id;
 pub use manifest::{Field, ManifestError, OperationManifest, Problem, FLOWCONTROL};
 pub use platform::Platform;
 pub use typename::{ParseTypeError, TypeName};
@@ -41,4 +41,4 @@ pub use typename::{ParseTypeError, TypeName};
 /// The version of the operation-manifest schema: bumped whenever a field,
 /// its JSON form, the canonical form or a check changes. The committed
 /// snapshot `tests/schema/v<N>.txt` records what version N is.
-pub const SCHEMA_VERSION: u32 = 1;
+pub const SCHEMA_VERSION: u32 = 2;

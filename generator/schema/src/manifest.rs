@@ -44,6 +44,12 @@ pub struct OperationManifest {
     pub repository: String,
     /// The crate's license expression (may be empty).
     pub license: String,
+    /// The content id of the crate's source archive, so that the version id
+    /// pins the code and not only the manifest. The macro cannot know it
+    /// (the archive holds the code the macro expands) and leaves it out;
+    /// the registry sets it when it stores the crate.
+    #[cfg_attr(feature = "serde", serde(default, skip_serializing_if = "Option::is_none"))]
+    pub source: Option<String>,
 }
 
 /// Where in a manifest a [`Problem`] is.
@@ -71,6 +77,8 @@ pub enum Field {
     Feature(usize),
     /// `targets[i]`.
     Target(usize),
+    /// `source`.
+    Source,
 }
 
 /// A rule a manifest breaks.
@@ -191,6 +199,12 @@ pub enum Problem {
         /// The target.
         target: Platform,
     },
+    /// A source that is not a content id.
+    #[error("source `{found}` is not a content id (CIDv1, raw, blake3, base32, such as bafkr4i...)")]
+    Source {
+        /// The source (shortened).
+        found: String,
+    },
 }
 
 impl Problem {
@@ -211,6 +225,7 @@ impl Problem {
             Problem::Group { index, .. } | Problem::DuplicateGroup { index, .. } => Field::Group(*index),
             Problem::DuplicateFeature { index, .. } => Field::Feature(*index),
             Problem::DuplicateTarget { index, .. } => Field::Target(*index),
+            Problem::Source { .. } => Field::Source,
         }
     }
 }
@@ -277,6 +292,11 @@ impl OperationManifest {
         for (index, target) in self.targets.iter().enumerate() {
             if self.targets[..index].contains(target) {
                 out.push(Problem::DuplicateTarget { index, target: *target });
+            }
+        }
+        if let Some(source) = &self.source {
+            if !crate::content::is_content_id(source) {
+                out.push(Problem::Source { found: truncate(source, 64) });
             }
         }
         out
@@ -433,6 +453,7 @@ mod tests {
             targets: vec![Platform::Native, Platform::Nostd],
             repository: String::new(),
             license: "MIT".into(),
+            source: None,
         }
     }
 

@@ -32,6 +32,7 @@ fn sample() -> OperationManifest {
         targets: Platform::ALL.to_vec(),
         repository: "https://example.invalid/r".into(),
         license: "MIT".into(),
+        source: Some(content_id(b"the sample crate")),
     }
 }
 
@@ -88,6 +89,8 @@ fn probes() -> Vec<(&'static str, Value)> {
         ("a name that is not a crate name", edit(&|v| v["name"] = "op x".into())),
         ("an empty description", edit(&|v| v["description"] = "".into())),
         ("a description with a tab", edit(&|v| v["description"] = "a\tb".into())),
+        ("no source (as the macro builds it)", edit(&|v| drop(v.as_object_mut().unwrap().remove("source")))),
+        ("a source that is not a content id", edit(&|v| v["source"] = "bafkr4inot".into())),
         (
             "an empty repository and license",
             edit(&|v| {
