@@ -25,7 +25,6 @@ use crate::manifest::Workflow;
 use crate::process::{self, ProcessError};
 use crate::project::{self, GenerateError};
 use crate::staging::Staging;
-use crate::vendor::Sources;
 use crate::wasm_pkg::{self, JsTarget, PackageError as PkgError, PackageSpec, Toolchain};
 
 /// What `braid build` can produce; written and read as its name
@@ -144,7 +143,7 @@ pub fn check_targets(workflow: &Workflow, targets: &[Target]) -> Result<(), Buil
                 workflow: workflow.manifest.name.clone(),
                 reason: format!(
                     "operation {} has no {} build (its targets: {})",
-                    op.info.name,
+                    op.name(),
                     t.requires(),
                     crate::join(&op.manifest.targets, ", ")
                 ),
@@ -174,7 +173,7 @@ pub fn build_key(workflow: &Workflow, targets: &[Target], toolchain: &str) -> St
     let mut targets = targets.to_vec();
     targets.sort();
     targets.dedup();
-    let operations = workflow.operations.iter().map(|op| (op.info.name, op.version_id.as_str())).collect();
+    let operations = workflow.operations.iter().map(|op| (op.name(), op.version_id.as_str())).collect();
     let key = serde_json::to_value(BuildKey { manifest: &workflow.manifest, targets, operations, toolchain })
         .expect("a build key serializes");
     crate::content_id(braid_schema::json::canonical(&key).as_bytes())
@@ -246,6 +245,8 @@ pub struct Options {
     pub tool_dirs: Vec<PathBuf>,
     /// Compile with `-D warnings` (tests do; `BRAID_DENY_WARNINGS=1`).
     pub deny_warnings: bool,
+    /// The staging directory's name ([`crate::staging::name`] of the registry).
+    pub staging: String,
 }
 
 /// `report.json`, and the [`Event::Report`] of `braid build --events json`.
@@ -281,7 +282,6 @@ pub fn default_target_dir() -> PathBuf {
 pub fn build(
     workflow: &Workflow,
     generator: &Generator,
-    sources: &Sources,
     out: &Path,
     options: &Options,
     progress: &mut dyn FnMut(Event),
@@ -317,13 +317,13 @@ pub fn build(
 
     step("generate", &mut || {
         fsutil::create_dir_all(&crate_dir)?;
-        project::write(workflow, generator, sources, &crate_dir)?;
+        project::write(workflow, generator, &crate_dir)?;
         Ok(())
     })?;
     // Compiled in the staging directory, so the remapped paths in the Wasm
     // build's flags, and with them cargo's artifacts, stay the same from one
     // workflow to the next (see `staging`).
-    let staging = Staging::sync(&crate_dir, &options.target_dir)?;
+    let staging = Staging::sync(&crate_dir, &options.target_dir, &options.staging)?;
     let manifest_path = staging.dir().join("Cargo.toml");
     let cargo = |args: &[&str], target: Option<&str>| -> Result<(), BuildError> {
         let mut cmd = process::cargo();
@@ -361,7 +361,7 @@ pub fn build(
             license: String::new(),
             features: vec!["wasm".into(), "wasm-allocator".into()],
             target_dir: options.target_dir.clone(),
-            remap: remaps(sources.root(), Some(staging.dir())),
+            remap: remaps(None, Some(staging.dir())),
             deny_warnings: options.deny_warnings,
         };
         let mut wasm = PathBuf::new();
@@ -408,9 +408,10 @@ pub fn build(
 }
 
 /// Absolute paths that must not end up in the `.wasm`: cargo's home, the
-/// Braid repository and, when building a generated crate, its directory.
-/// rustc applies the last matching prefix, so the most specific comes last.
-pub fn remaps(braid_root: &Path, crate_dir: Option<&Path>) -> Vec<(PathBuf, String)> {
+/// Braid repository (when building its operations alone) and, when building
+/// a generated crate, its directory. rustc applies the last matching
+/// prefix, so the most specific comes last.
+pub fn remaps(braid_root: Option<&Path>, crate_dir: Option<&Path>) -> Vec<(PathBuf, String)> {
     let mut remap = Vec::new();
     let cargo_home = std::env::var_os("CARGO_HOME")
         .map(PathBuf::from)
@@ -418,7 +419,9 @@ pub fn remaps(braid_root: &Path, crate_dir: Option<&Path>) -> Vec<(PathBuf, Stri
     if let Some(home) = cargo_home {
         remap.push((home, "/cargo".to_string()));
     }
-    remap.push((braid_root.to_path_buf(), "/braid".to_string()));
+    if let Some(root) = braid_root {
+        remap.push((root.to_path_buf(), "/braid".to_string()));
+    }
     if let Some(dir) = crate_dir {
         remap.push((dir.canonicalize().unwrap_or(dir.to_path_buf()), "/wf".to_string()));
     }

@@ -2,16 +2,19 @@
 //! operations, code generation, builds and npm packaging. No server or CLI:
 //! `braid-service` and `braid-cli` sit on top of it.
 
+pub mod archive;
 pub mod build;
 pub mod codegen;
 pub mod diagnostic;
 pub mod fsutil;
 pub mod lockfile;
 pub mod manifest;
+pub mod opcheck;
 pub mod process;
 pub mod project;
 pub mod registry;
 pub mod runner;
+pub mod scaffold;
 pub mod staging;
 pub mod vendor;
 pub mod wasm_pkg;

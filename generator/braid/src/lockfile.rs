@@ -16,14 +16,16 @@ use serde::Deserialize;
 
 use crate::fsutil::{self, FsError};
 use crate::process;
-use crate::vendor::{Sources, VendorError};
+use crate::project::{self, GenerateError};
+use crate::registry::RegisteredOperation;
+use crate::vendor;
 
 #[derive(Debug, thiserror::Error)]
 pub enum LockError {
     #[error(transparent)]
     Fs(#[from] FsError),
-    #[error(transparent)]
-    Vendor(#[from] VendorError),
+    #[error("the crate to resolve: {0}")]
+    Vendor(String),
     #[error("cargo could not resolve the operations' dependencies:\n{0}")]
     Cargo(String),
     #[error("the resolved Cargo.lock is not readable: {0}")]
@@ -63,9 +65,9 @@ impl LockSeed {
     /// Runs `cargo metadata` once, in `scratch` (created, then removed), on a
     /// crate that vendors `crates` (the registry's operations) and depends on
     /// each of them, seeded with Braid's own lock file.
-    pub fn resolve(sources: &Sources, crates: &[&str], scratch: &Path) -> Result<Self, LockError> {
+    pub fn resolve(operations: &[RegisteredOperation], scratch: &Path) -> Result<Self, LockError> {
         let result = (|| {
-            let manifest = seeded_crate(sources, crates, "braid-lock-seed", "0.0.0", scratch)?;
+            let manifest = seeded_crate(operations, "braid-lock-seed", "0.0.0", scratch)?;
             metadata(&manifest)?;
             let lock = scratch.join("Cargo.lock");
             Self::parse(&fsutil::read_to_string(&lock)?)
@@ -189,15 +191,16 @@ fn find(packages: &[Package], by_name: &BTreeMap<&str, Vec<usize>>, spec: &str) 
 /// `braid-support` and depends on each (as a generated crate does), with
 /// Braid's lock file as its seed; returns its `Cargo.toml`.
 fn seeded_crate(
-    sources: &Sources,
-    crates: &[&str],
+    operations: &[RegisteredOperation],
     name: &str,
     version: &str,
     dir: &Path,
 ) -> Result<PathBuf, LockError> {
-    let mut all: Vec<&str> = crates.to_vec();
+    let mut all: Vec<&str> = operations.iter().map(RegisteredOperation::name).collect();
     all.push("braid-support");
-    for file in sources.vendor(&all)? {
+    let vendored =
+        project::vendor_operations(operations).map_err(|e: GenerateError| LockError::Vendor(e.to_string()))?;
+    for file in vendored {
         write(&dir.join(&file.path), file.contents.as_bytes())?;
     }
     let mut manifest = format!(
@@ -209,7 +212,7 @@ fn seeded_crate(
     manifest.push_str("\n# A workspace of its own, whose members are every vendored crate.\n[workspace]\n");
     write(&dir.join("Cargo.toml"), manifest.as_bytes())?;
     write(&dir.join("lib.rs"), b"")?;
-    write(&dir.join("Cargo.lock"), sources.lockfile()?.as_bytes())?;
+    write(&dir.join("Cargo.lock"), vendor::seed_lockfile().as_bytes())?;
     Ok(dir.join("Cargo.toml"))
 }
 
@@ -245,9 +248,9 @@ mod tests {
     }
 
     /// What cargo itself writes for a crate depending on `ops`.
-    fn cargo_lock(sources: &Sources, ops: &[&str]) -> String {
+    fn cargo_lock(ops: &[RegisteredOperation]) -> String {
         let dir = scratch("cargo");
-        metadata(&seeded_crate(sources, ops, "wf_t", "0.3.0", &dir).unwrap()).unwrap();
+        metadata(&seeded_crate(ops, "wf_t", "0.3.0", &dir).unwrap()).unwrap();
         let lock = std::fs::read_to_string(dir.join("Cargo.lock")).unwrap();
         std::fs::remove_dir_all(&dir).unwrap();
         lock
@@ -258,20 +261,22 @@ mod tests {
     /// the 127 sets was compared once; these keep the test short).
     #[test]
     fn pruning_matches_cargo() {
-        let sources = Sources::locate(None).unwrap();
         let registry = Registry::builtin();
-        let ops: Vec<&str> = registry.iter().map(|op| op.info.name).collect();
-        let seed = LockSeed::resolve(&sources, &ops, &scratch("seed")).unwrap();
-        let mut sets: Vec<Vec<&str>> = ops.iter().map(|op| vec![*op]).collect();
-        sets.push(vec!["op_multihash", "op_cid"]);
-        sets.push(vec!["op_utf8", "op_multihash", "op_cid", "op_collect"]);
-        sets.push(vec!["op_utf8", "op_collect", "op_concat", "op_multihash", "op_cid"]);
-        sets.push(ops.clone());
+        let all: Vec<RegisteredOperation> = registry.iter().cloned().collect();
+        let seed = LockSeed::resolve(&all, &scratch("seed")).unwrap();
+        let pick = |names: &[&str]| -> Vec<RegisteredOperation> {
+            names.iter().map(|n| registry.get(n).unwrap().clone()).collect()
+        };
+        let mut sets: Vec<Vec<RegisteredOperation>> = all.iter().map(|op| vec![op.clone()]).collect();
+        sets.push(pick(&["op_multihash", "op_cid"]));
+        sets.push(pick(&["op_utf8", "op_multihash", "op_cid", "op_collect"]));
+        sets.push(pick(&["op_utf8", "op_collect", "op_concat", "op_multihash", "op_cid"]));
+        sets.push(all.clone());
         for set in sets {
             let mut deps = vec!["braid-support"];
-            deps.extend(&set);
+            deps.extend(set.iter().map(RegisteredOperation::name));
             let ours = seed.prune("wf_t", "0.3.0", &deps).unwrap();
-            assert_eq!(ours, cargo_lock(&sources, &set), "{set:?}");
+            assert_eq!(ours, cargo_lock(&set), "{deps:?}");
         }
     }
 

@@ -15,7 +15,6 @@ use crate::codegen::{plan, Generator};
 use crate::fsutil;
 use crate::manifest::Workflow;
 use crate::project::{self, GenerateError};
-use crate::vendor::Sources;
 
 #[derive(Debug, thiserror::Error)]
 pub enum RunError {
@@ -97,7 +96,6 @@ pub struct Ran {
 pub fn run(
     workflow: &Workflow,
     generator: &Generator,
-    sources: &Sources,
     target_dir: &Path,
     inputs: &[PathBuf],
     time: bool,
@@ -118,7 +116,7 @@ pub fn run(
     let crate_dir = home.join("crate");
     let runner_dir = home.join("runner");
     fsutil::create_dir_all(&crate_dir).map_err(GenerateError::from)?;
-    project::write(workflow, generator, sources, &crate_dir)?;
+    project::write(workflow, generator, &crate_dir)?;
 
     let package = format!("braid-run-{}", &workflow.id[workflow.id.len() - 12..]);
     let plan = plan(workflow);

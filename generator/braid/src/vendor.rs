@@ -1,197 +1,355 @@
-//! Vendoring: the generated crate carries the sources of Braid's support
-//! crate, macro crate and the operations it uses under `vendor/`, with
-//! manifests made standalone (workspace inheritance resolved, path
-//! dependencies pointing at `../<crate>`, dev-dependencies dropped), so it
-//! builds wherever it is unpacked, without the Braid repository.
+//! Crates as standalone sets of files: a member of a cargo workspace made
+//! standalone (inheritance resolved, dev-only tables dropped, runtime
+//! dependencies by version), the runtime crates this `braid` ships
+//! (braid-schema, braid-support, braid-macros and what they use), and
+//! vendoring: a generated crate carries the sources of the runtime crates
+//! and of the operations it uses under `vendor/<crate>/`, linked by path,
+//! so it builds wherever it is unpacked, without Braid's repository.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
+use std::sync::OnceLock;
 
 use toml::{Table, Value};
 
 use crate::codegen::File;
 use crate::fsutil::{self, FsError};
 
+/// A crate's files: path relative to the crate's root -> text.
+pub type CrateFiles = BTreeMap<String, String>;
+
+/// The crates every operation and generated crate builds on. An
+/// operation names them by version (`braid-support = "0.1"`); vendoring
+/// points them at the copies this `braid` ships.
+pub const RUNTIME: &[&str] = &["braid-schema", "braid-support", "braid-macros", "braid-macro-support"];
+
 #[derive(Debug, thiserror::Error)]
 pub enum VendorError {
     #[error(transparent)]
     Fs(#[from] FsError),
     #[error("{path}: {reason}")]
-    Manifest { path: PathBuf, reason: String },
-    #[error("crate `{0}` is not a member of the Braid workspace")]
+    Manifest { path: String, reason: String },
+    #[error("{path} is not UTF-8 text; an operation crate's files must be text")]
+    NotText { path: String },
+    #[error("crate `{0}` is not among the crates this braid ships")]
     UnknownCrate(String),
-    #[error("the Braid sources are not at {0} (no Cargo.toml with [workspace]); set BRAID_ROOT to the repository")]
-    NoSource(PathBuf),
 }
 
-/// The Braid repository the registry's operations come from.
-#[derive(Debug, Clone)]
-pub struct Sources {
-    root: PathBuf,
-    workspace: Table,
-    /// Crate name -> directory.
-    members: BTreeMap<String, PathBuf>,
+/// The fields and dependencies a workspace's members may inherit.
+#[derive(Debug, Clone, Default)]
+pub struct Workspace {
+    package: Table,
+    dependencies: Table,
 }
 
-impl Sources {
-    /// `root`, else `$BRAID_ROOT`, else the repository this binary was built from.
-    pub fn locate(root: Option<&Path>) -> Result<Self, VendorError> {
-        let root = match root {
-            Some(r) => r.to_path_buf(),
-            None => match std::env::var_os("BRAID_ROOT") {
-                Some(r) => PathBuf::from(r),
-                None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../.."),
-            },
-        };
-        let root = root.canonicalize().map_err(|_| VendorError::NoSource(root.clone()))?;
-        let path = root.join("Cargo.toml");
-        let text = std::fs::read_to_string(&path).map_err(|_| VendorError::NoSource(root.clone()))?;
-        let table: Table =
-            text.parse().map_err(|e| VendorError::Manifest { path: path.clone(), reason: format!("{e}") })?;
-        let workspace =
-            table.get("workspace").and_then(Value::as_table).cloned().ok_or(VendorError::NoSource(root.clone()))?;
-        let mut members = BTreeMap::new();
-        for member in workspace.get("members").and_then(Value::as_array).into_iter().flatten() {
-            let Some(dir) = member.as_str() else { continue };
-            let dir = root.join(dir);
+impl Workspace {
+    /// Reads a workspace's `Cargo.toml`; `None` if it has no `[workspace]`.
+    pub fn from_toml(text: &str, path: &str) -> Result<Option<Self>, VendorError> {
+        let t: Table = text.parse().map_err(|e| bad(path, format!("{e}")))?;
+        let Some(ws) = t.get("workspace").and_then(Value::as_table) else { return Ok(None) };
+        let table = |key: &str| ws.get(key).and_then(Value::as_table).cloned().unwrap_or_default();
+        Ok(Some(Self { package: table("package"), dependencies: table("dependencies") }))
+    }
+
+    /// The workspace enclosing `crate_dir` (its nearest ancestor whose
+    /// `Cargo.toml` has `[workspace]`), if any.
+    pub fn enclosing(crate_dir: &Path) -> Result<Option<Self>, VendorError> {
+        for dir in crate_dir.ancestors().skip(1) {
             let path = dir.join("Cargo.toml");
-            let text = fsutil::read_to_string(&path)?;
-            let t: Table =
-                text.parse().map_err(|e| VendorError::Manifest { path: path.clone(), reason: format!("{e}") })?;
-            if let Some(name) = t.get("package").and_then(|p| p.get("name")).and_then(Value::as_str) {
-                members.insert(name.to_string(), dir);
-            }
-        }
-        Ok(Self { root, workspace, members })
-    }
-
-    pub fn root(&self) -> &Path {
-        &self.root
-    }
-
-    /// Braid's `Cargo.lock`, the seed of every generated crate's lock file.
-    pub fn lockfile(&self) -> Result<String, VendorError> {
-        let path = self.root.join("Cargo.lock");
-        Ok(fsutil::read_to_string(&path)?)
-    }
-
-    /// The files of `crates` and of the workspace crates they depend on,
-    /// under `vendor/<crate>/`, sorted by path.
-    pub fn vendor(&self, crates: &[&str]) -> Result<Vec<File>, VendorError> {
-        let mut todo: Vec<String> = crates.iter().map(|c| c.to_string()).collect();
-        let mut done: BTreeMap<String, Vec<File>> = BTreeMap::new();
-        while let Some(name) = todo.pop() {
-            if done.contains_key(&name) {
-                continue;
-            }
-            let dir = self.members.get(&name).ok_or_else(|| VendorError::UnknownCrate(name.clone()))?;
-            let (manifest, path_deps) = self.normalize(dir)?;
-            todo.extend(path_deps);
-            let mut files = vec![File { path: format!("vendor/{name}/Cargo.toml"), contents: manifest }];
-            let extra = dir.join("manifest.json");
-            if extra.is_file() {
-                files.push(File {
-                    path: format!("vendor/{name}/manifest.json"),
-                    contents: fsutil::read_to_string(&extra)?,
-                });
-            }
-            collect_dir(&dir.join("src"), &format!("vendor/{name}/src"), &mut files)?;
-            done.insert(name, files);
-        }
-        let mut files: Vec<File> = done.into_values().flatten().collect();
-        files.sort_by(|a, b| a.path.cmp(&b.path));
-        Ok(files)
-    }
-
-    /// A member's Cargo.toml made standalone; also returns the workspace
-    /// crates it depends on.
-    fn normalize(&self, dir: &Path) -> Result<(String, Vec<String>), VendorError> {
-        let path = dir.join("Cargo.toml");
-        let text = fsutil::read_to_string(&path)?;
-        let bad = |reason: String| VendorError::Manifest { path: path.clone(), reason };
-        let mut t: Table = text.parse().map_err(|e| bad(format!("{e}")))?;
-        let ws_package = self.workspace.get("package").and_then(Value::as_table).cloned().unwrap_or_default();
-        let ws_deps = self.workspace.get("dependencies").and_then(Value::as_table).cloned().unwrap_or_default();
-        if let Some(Value::Table(package)) = t.get_mut("package") {
-            for (key, value) in package.iter_mut() {
-                if is_inherited(value) {
-                    *value =
-                        ws_package.get(key).cloned().ok_or_else(|| bad(format!("workspace has no package.{key}")))?;
+            if let Ok(text) = std::fs::read_to_string(&path) {
+                if let Some(ws) = Self::from_toml(&text, &path.display().to_string())? {
+                    return Ok(Some(ws));
                 }
             }
         }
-        for key in ["dev-dependencies", "bench", "example", "test", "bin", "badges"] {
-            t.remove(key);
+        Ok(None)
+    }
+}
+
+fn bad(path: &str, reason: impl Into<String>) -> VendorError {
+    VendorError::Manifest { path: path.to_string(), reason: reason.into() }
+}
+
+/// A crate's `Cargo.toml` made standalone: fields and dependencies it
+/// inherits from `workspace` filled in, `[dev-dependencies]`, targets other
+/// than the library and `[badges]` dropped, dependencies on the runtime
+/// crates by version only. A path dependency on anything else is an error:
+/// a registered crate must build from its own files. `path` names the file
+/// in errors.
+pub fn standalone(text: &str, workspace: Option<&Workspace>, path: &str) -> Result<String, VendorError> {
+    let mut t: Table = text.parse().map_err(|e| bad(path, format!("{e}")))?;
+    if t.contains_key("workspace") {
+        t.remove("workspace");
+    }
+    let empty = Workspace::default();
+    let ws = workspace.unwrap_or(&empty);
+    if let Some(Value::Table(package)) = t.get_mut("package") {
+        for (key, value) in package.iter_mut() {
+            if is_inherited(value) {
+                *value = ws.package.get(key).cloned().ok_or_else(|| {
+                    bad(path, format!("`package.{key}` is inherited from a workspace that does not set it"))
+                })?;
+            }
         }
-        let mut path_deps = Vec::new();
-        let mut fix = |deps: &mut Table| -> Result<(), VendorError> {
-            for (name, dep) in deps.iter_mut() {
-                if is_inherited(dep) {
-                    let mut merged = match ws_deps.get(name) {
-                        Some(Value::String(v)) => {
-                            let mut m = Table::new();
-                            m.insert("version".into(), Value::String(v.clone()));
-                            m
-                        }
-                        Some(Value::Table(m)) => m.clone(),
-                        _ => return Err(bad(format!("workspace has no dependency `{name}`"))),
-                    };
-                    if let Value::Table(local) = dep {
-                        for (k, v) in local.iter() {
-                            match k.as_str() {
-                                "workspace" => {}
-                                "features" => {
-                                    let mut all =
-                                        merged.get("features").and_then(Value::as_array).cloned().unwrap_or_default();
-                                    all.extend(v.as_array().cloned().unwrap_or_default());
-                                    merged.insert("features".into(), Value::Array(all));
-                                }
-                                _ => {
-                                    merged.insert(k.clone(), v.clone());
-                                }
-                            }
-                        }
+    }
+    for key in ["dev-dependencies", "bench", "example", "test", "bin", "badges", "patch", "replace", "profile"] {
+        t.remove(key);
+    }
+    let fix = |deps: &mut Table| -> Result<(), VendorError> {
+        for (name, dep) in deps.iter_mut() {
+            if is_inherited(dep) {
+                *dep = Value::Table(inherit(ws, name, dep).map_err(|r| bad(path, r))?);
+            }
+            if let Value::Table(d) = dep {
+                if d.contains_key("path") || d.contains_key("git") {
+                    let krate = d.get("package").and_then(Value::as_str).unwrap_or(name).to_string();
+                    if !RUNTIME.contains(&krate.as_str()) {
+                        return Err(bad(
+                            path,
+                            format!(
+                                "dependency `{name}` is a path or git dependency; an operation must build from its \
+                                 own files and crates.io: depend on a published version instead"
+                            ),
+                        ));
                     }
-                    *dep = Value::Table(merged);
-                }
-                if let Value::Table(d) = dep {
-                    if d.contains_key("path") {
-                        let crate_name = d.get("package").and_then(Value::as_str).unwrap_or(name).to_string();
-                        d.insert("path".into(), Value::String(format!("../{crate_name}")));
-                        path_deps.push(crate_name);
+                    d.remove("path");
+                    d.remove("git");
+                    if !d.contains_key("version") {
+                        return Err(bad(path, format!("dependency `{name}` needs a version, such as \"0.1\"")));
                     }
                 }
             }
-            Ok(())
-        };
-        if let Some(Value::Table(deps)) = t.get_mut("dependencies") {
-            fix(deps)?;
         }
-        if let Some(Value::Table(targets)) = t.get_mut("target") {
-            for (_, target) in targets.iter_mut() {
-                if let Some(Value::Table(deps)) = target.get_mut("dependencies") {
-                    fix(deps)?;
+        Ok(())
+    };
+    for_each_dependency_table(&mut t, fix)?;
+    toml::to_string(&t).map_err(|e| bad(path, format!("{e}")))
+}
+
+/// The workspace's entry for `name`, merged with the member's own keys
+/// (`features` added, others override).
+fn inherit(ws: &Workspace, name: &str, local: &Value) -> Result<Table, String> {
+    let mut merged = match ws.dependencies.get(name) {
+        Some(Value::String(v)) => Table::from_iter([("version".to_string(), Value::String(v.clone()))]),
+        Some(Value::Table(m)) => m.clone(),
+        _ => return Err(format!("dependency `{name}` is inherited from a workspace that does not declare it")),
+    };
+    if let Value::Table(local) = local {
+        for (k, v) in local {
+            match k.as_str() {
+                "workspace" => {}
+                "features" => {
+                    let mut all = merged.get("features").and_then(Value::as_array).cloned().unwrap_or_default();
+                    all.extend(v.as_array().cloned().unwrap_or_default());
+                    merged.insert("features".into(), Value::Array(all));
                 }
-                if let Value::Table(target) = target {
-                    target.remove("dev-dependencies");
+                _ => {
+                    merged.insert(k.clone(), v.clone());
                 }
             }
         }
-        let header = "# Vendored by braid from the Braid workspace: workspace inheritance resolved.\n";
-        Ok((format!("{header}{}", toml::to_string(&t).map_err(|e| bad(format!("{e}")))?), path_deps))
     }
+    Ok(merged)
+}
+
+/// Runs `f` on `[dependencies]`, `[build-dependencies]` and their
+/// `[target.*]` forms.
+fn for_each_dependency_table(
+    t: &mut Table,
+    mut f: impl FnMut(&mut Table) -> Result<(), VendorError>,
+) -> Result<(), VendorError> {
+    for key in ["dependencies", "build-dependencies"] {
+        if let Some(Value::Table(deps)) = t.get_mut(key) {
+            f(deps)?;
+        }
+    }
+    if let Some(Value::Table(targets)) = t.get_mut("target") {
+        for (_, target) in targets.iter_mut() {
+            if let Value::Table(target) = target {
+                target.remove("dev-dependencies");
+                for key in ["dependencies", "build-dependencies"] {
+                    if let Some(Value::Table(deps)) = target.get_mut(key) {
+                        f(deps)?;
+                    }
+                }
+            }
+        }
+    }
+    Ok(())
 }
 
 fn is_inherited(value: &Value) -> bool {
     value.get("workspace").and_then(Value::as_bool) == Some(true)
 }
 
-fn collect_dir(dir: &Path, prefix: &str, out: &mut Vec<File>) -> Result<(), VendorError> {
-    for rel in fsutil::walk(dir)? {
-        let contents = fsutil::read_to_string(&dir.join(&rel))?;
-        out.push(File { path: format!("{prefix}/{}", rel.display()), contents });
+/// A standalone `Cargo.toml` linked for vendoring: its dependencies on
+/// runtime crates point at `../<crate>`. Also returns those crates.
+fn link(text: &str, path: &str) -> Result<(String, Vec<String>), VendorError> {
+    let mut t: Table = text.parse().map_err(|e| bad(path, format!("{e}")))?;
+    let mut runtime = Vec::new();
+    for_each_dependency_table(&mut t, |deps| {
+        for (name, dep) in deps.iter_mut() {
+            let krate = match dep {
+                Value::Table(d) => d.get("package").and_then(Value::as_str).unwrap_or(name).to_string(),
+                _ => name.clone(),
+            };
+            if !RUNTIME.contains(&krate.as_str()) {
+                continue;
+            }
+            let mut d = match dep {
+                Value::String(v) => Table::from_iter([("version".to_string(), Value::String(v.clone()))]),
+                Value::Table(d) => d.clone(),
+                _ => return Err(bad(path, format!("dependency `{name}` is neither a version nor a table"))),
+            };
+            d.insert("path".into(), Value::String(format!("../{krate}")));
+            *dep = Value::Table(d);
+            runtime.push(krate);
+        }
+        Ok(())
+    })?;
+    let header = "# Vendored by braid: dependencies on Braid's runtime crates point at their copies here.\n";
+    Ok((format!("{header}{}", toml::to_string(&t).map_err(|e| bad(path, format!("{e}")))?), runtime))
+}
+
+/// A crate of the embedded workspace (see `build.rs`): its name, version
+/// and standalone files.
+#[derive(Debug, Clone)]
+pub struct Embedded {
+    pub name: String,
+    pub version: String,
+    pub files: CrateFiles,
+}
+
+/// Every crate `braid` ships, standalone, sorted by name: the runtime
+/// crates and the built-in operations.
+pub fn embedded() -> Result<&'static [Embedded], VendorError> {
+    static CRATES: OnceLock<Result<Vec<Embedded>, String>> = OnceLock::new();
+    CRATES
+        .get_or_init(|| load_embedded().map_err(|e| e.to_string()))
+        .as_deref()
+        .map_err(|e| bad("the crates built into braid", e.clone()))
+}
+
+mod files {
+    include!(concat!(env!("OUT_DIR"), "/embedded.rs"));
+}
+
+/// The embedded workspace's file `rel`.
+fn embedded_file(rel: &str) -> Option<&'static [u8]> {
+    files::FILES.iter().find(|(p, _)| *p == rel).map(|(_, b)| *b)
+}
+
+/// The content id of everything embedded (runtime crates, built-ins,
+/// Braid's lock): names this build of braid's sources.
+pub fn embedded_id() -> &'static str {
+    static ID: OnceLock<String> = OnceLock::new();
+    ID.get_or_init(|| {
+        let archive: Vec<(String, Vec<u8>)> = files::FILES.iter().map(|(p, b)| (p.to_string(), b.to_vec())).collect();
+        crate::archive::source_id(&archive)
+    })
+}
+
+/// Braid's own `Cargo.lock`, the seed of every generated crate's lock.
+pub fn seed_lockfile() -> &'static str {
+    std::str::from_utf8(embedded_file("Cargo.lock").unwrap_or_default()).unwrap_or_default()
+}
+
+fn load_embedded() -> Result<Vec<Embedded>, VendorError> {
+    let text = |rel: &str, bytes: &[u8]| {
+        String::from_utf8(bytes.to_vec()).map_err(|_| VendorError::NotText { path: rel.to_string() })
+    };
+    let root = text("Cargo.toml", embedded_file("Cargo.toml").unwrap_or_default())?;
+    let ws = Workspace::from_toml(&root, "Cargo.toml")?;
+    // Members: directories holding a Cargo.toml.
+    let mut members: BTreeMap<&str, CrateFiles> = BTreeMap::new();
+    for (rel, _) in files::FILES {
+        if let Some(dir) = rel.strip_suffix("/Cargo.toml") {
+            members.insert(dir, CrateFiles::new());
+        }
+    }
+    for (rel, bytes) in files::FILES {
+        // The deepest member containing the file (macros/support/src/.. is
+        // in macros/support, not macros).
+        let owner = members.keys().filter(|dir| rel.starts_with(&format!("{dir}/"))).max_by_key(|d| d.len()).copied();
+        if let Some(dir) = owner {
+            let inner = &rel[dir.len() + 1..];
+            members.get_mut(dir).expect("a member").insert(inner.to_string(), text(rel, bytes)?);
+        }
+    }
+    let mut out = Vec::new();
+    for (dir, mut files) in members {
+        let path = format!("{dir}/Cargo.toml");
+        let manifest = standalone(&files["Cargo.toml"], ws.as_ref(), &path)?;
+        let (name, version) = package_id(&manifest, &path)?;
+        files.insert("Cargo.toml".into(), manifest);
+        out.push(Embedded { name, version, files });
+    }
+    out.sort_by(|a, b| a.name.cmp(&b.name));
+    Ok(out)
+}
+
+/// `package.name` and `package.version` of a standalone `Cargo.toml`.
+pub fn package_id(text: &str, path: &str) -> Result<(String, String), VendorError> {
+    let t: Table = text.parse().map_err(|e| bad(path, format!("{e}")))?;
+    let field = |key: &str| {
+        t.get("package")
+            .and_then(|p| p.get(key))
+            .and_then(Value::as_str)
+            .map(str::to_string)
+            .ok_or_else(|| bad(path, format!("no `package.{key}`")))
+    };
+    Ok((field("name")?, field("version")?))
+}
+
+/// The runtime crate `name` this braid ships.
+pub fn runtime_crate(name: &str) -> Result<&'static Embedded, VendorError> {
+    embedded()?
+        .iter()
+        .find(|c| c.name == name && RUNTIME.contains(&name))
+        .ok_or_else(|| VendorError::UnknownCrate(name.to_string()))
+}
+
+/// Writes the runtime crates under `dir/<crate>/`, linked to each other
+/// (for `[patch]` tables of operation crates built outside a workflow).
+pub fn install_runtime(dir: &Path) -> Result<(), VendorError> {
+    for krate in embedded()?.iter().filter(|c| RUNTIME.contains(&c.name.as_str())) {
+        for (rel, text) in &krate.files {
+            let text = if rel == "Cargo.toml" { link(text, rel)?.0 } else { text.clone() };
+            fsutil::write_if_changed(&dir.join(&krate.name).join(rel), text.as_bytes())?;
+        }
     }
     Ok(())
+}
+
+/// The `vendor/` files of a generated crate: each of `operations`
+/// (name, standalone files) and the runtime crates they reach, linked.
+pub fn vendor(operations: &[(&str, &CrateFiles)]) -> Result<Vec<File>, VendorError> {
+    let mut todo: Vec<(String, &CrateFiles)> = operations.iter().map(|(n, f)| (n.to_string(), *f)).collect();
+    todo.push(("braid-support".into(), &runtime_crate("braid-support")?.files));
+    let mut done: BTreeMap<String, Vec<File>> = BTreeMap::new();
+    while let Some((name, files)) = todo.pop() {
+        if done.contains_key(&name) {
+            continue;
+        }
+        let mut out = Vec::new();
+        for (rel, text) in files {
+            let path = format!("vendor/{name}/{rel}");
+            let contents = if rel == "Cargo.toml" {
+                let (linked, runtime) = link(text, &path)?;
+                for dep in runtime {
+                    todo.push((dep.clone(), &runtime_crate(&dep)?.files));
+                }
+                linked
+            } else {
+                text.clone()
+            };
+            out.push(File { path, contents });
+        }
+        done.insert(name, out);
+    }
+    let mut files: Vec<File> = done.into_values().flatten().collect();
+    files.sort_by(|a, b| a.path.cmp(&b.path));
+    Ok(files)
 }
 
 #[cfg(test)]
@@ -199,21 +357,46 @@ mod tests {
     use super::*;
 
     #[test]
-    fn vendored_manifests_are_standalone() {
-        let sources = Sources::locate(None).unwrap();
-        let files = sources.vendor(&["op_multihash"]).unwrap();
-        let paths: Vec<&str> = files.iter().map(|f| f.path.as_str()).collect();
-        assert!(paths.contains(&"vendor/op_multihash/src/lib.rs"));
-        assert!(paths.contains(&"vendor/braid-support/src/wasm.rs"), "path dependencies come along");
-        assert!(paths.contains(&"vendor/braid-macros/src/expand.rs"));
-        let manifest = &files.iter().find(|f| f.path == "vendor/op_multihash/Cargo.toml").unwrap().contents;
-        assert!(!manifest.contains("workspace = true"), "{manifest}");
-        let t: Table = manifest.parse().unwrap();
+    fn the_embedded_crates_are_standalone() {
+        let names: Vec<&str> = embedded().unwrap().iter().map(|c| c.name.as_str()).collect();
+        for name in RUNTIME.iter().chain(&["op_multihash", "op_cid", "op_utf8"]) {
+            assert!(names.contains(name), "{name} is not embedded: {names:?}");
+        }
+        assert!(!names.contains(&"braid") && !names.contains(&"braid-cli"), "{names:?}");
+        let op = embedded().unwrap().iter().find(|c| c.name == "op_multihash").unwrap();
+        let t: Table = op.files["Cargo.toml"].parse().unwrap();
+        assert!(!op.files["Cargo.toml"].contains("workspace"), "{}", op.files["Cargo.toml"]);
         assert_eq!(t["package"]["edition"].as_str(), Some("2021"));
-        assert_eq!(t["dependencies"]["braid-support"]["path"].as_str(), Some("../braid-support"));
+        assert!(t["dependencies"]["braid-support"].get("path").is_none());
+        assert_eq!(t["dependencies"]["braid-support"]["version"].as_str(), Some("0.1.0"));
         assert_eq!(t["dependencies"]["blake3"]["default-features"].as_bool(), Some(false));
         let wasm_blake3 = &t["target"]["cfg(target_arch = \"wasm32\")"]["dependencies"]["blake3"];
         assert_eq!(wasm_blake3["features"].as_array().unwrap()[0].as_str(), Some("wasm32_simd"));
         assert!(t.get("dev-dependencies").is_none());
+        assert!(op.files.contains_key("src/lib.rs") && op.files.contains_key("manifest.json"));
+    }
+
+    #[test]
+    fn vendoring_links_the_runtime_crates() {
+        let op = embedded().unwrap().iter().find(|c| c.name == "op_multihash").unwrap();
+        let files = vendor(&[("op_multihash", &op.files)]).unwrap();
+        let paths: Vec<&str> = files.iter().map(|f| f.path.as_str()).collect();
+        assert!(paths.contains(&"vendor/op_multihash/src/lib.rs"));
+        assert!(paths.contains(&"vendor/braid-support/src/wasm.rs"), "runtime crates come along");
+        assert!(paths.contains(&"vendor/braid-macros/Cargo.toml"));
+        assert!(paths.contains(&"vendor/braid-schema/Cargo.toml"));
+        let manifest = &files.iter().find(|f| f.path == "vendor/op_multihash/Cargo.toml").unwrap().contents;
+        let t: Table = manifest.parse().unwrap();
+        assert_eq!(t["dependencies"]["braid-support"]["path"].as_str(), Some("../braid-support"));
+    }
+
+    #[test]
+    fn path_dependencies_other_than_the_runtime_are_refused() {
+        let text = "[package]\nname = \"op_x\"\nversion = \"0.1.0\"\n[dependencies]\nmine = { path = \"../mine\" }\n";
+        let e = standalone(text, None, "op_x/Cargo.toml").unwrap_err().to_string();
+        assert!(e.contains("op_x/Cargo.toml") && e.contains("`mine`"), "{e}");
+        let inherited = "[package]\nname = \"op_x\"\nversion.workspace = true\n";
+        let e = standalone(inherited, None, "Cargo.toml").unwrap_err().to_string();
+        assert!(e.contains("package.version"), "{e}");
     }
 }

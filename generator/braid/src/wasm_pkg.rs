@@ -92,31 +92,38 @@ pub struct Toolchain {
 
 /// The wasm-bindgen CLI must equal the `wasm-bindgen` crate pin.
 pub const WASM_BINDGEN_VERSION: &str = "0.2.130";
+/// The npm `binaryen` release whose wasm-opt Braid is tested with.
+pub const WASM_OPT_NPM_VERSION: &str = "132.0.0";
+
 /// Oldest wasm-opt known to keep wasm-bindgen 0.2.130 output loadable.
 pub const MIN_WASM_OPT_VERSION: u32 = 116;
 
 impl Toolchain {
-    /// Finds the tools on PATH (wasm-opt also in `extra_bin`, e.g. the
-    /// repo's `js/node_modules/.bin`) and checks their versions.
+    /// Finds the tools on PATH (wasm-opt also in `extra_bin`, e.g.
+    /// `$BRAID_HOME/tools/node_modules/.bin`) and checks their versions.
     pub fn detect(extra_bin: &[PathBuf]) -> Result<Self, PackageError> {
-        let setup = "Run `make setup` (or scripts/setup.sh) to install the pinned toolchain.".to_string();
+        let install_bindgen = format!("cargo install wasm-bindgen-cli --version {WASM_BINDGEN_VERSION} --locked");
+        let install_opt = match extra_bin.first().and_then(|bin| bin.parent()).and_then(Path::parent) {
+            Some(prefix) => format!("npm i --prefix {} binaryen@{WASM_OPT_NPM_VERSION}", prefix.display()),
+            None => format!("npm i -g binaryen@{WASM_OPT_NPM_VERSION}"),
+        };
         let wasm_bindgen = which("wasm-bindgen", &[]).ok_or_else(|| PackageError::Tool {
             tool: "wasm-bindgen".into(),
             problem: "not found on PATH".into(),
-            hint: setup.clone(),
+            hint: install_bindgen.clone(),
         })?;
         let version = tool_version(&wasm_bindgen)?;
         if !version.contains(WASM_BINDGEN_VERSION) {
             return Err(PackageError::Tool {
                 tool: "wasm-bindgen".into(),
                 problem: format!("version is `{version}`, the crates pin {WASM_BINDGEN_VERSION}"),
-                hint: format!("cargo install wasm-bindgen-cli --version {WASM_BINDGEN_VERSION}"),
+                hint: install_bindgen,
             });
         }
         let wasm_opt = which("wasm-opt", extra_bin).ok_or_else(|| PackageError::Tool {
             tool: "wasm-opt".into(),
             problem: "not found".into(),
-            hint: setup.clone(),
+            hint: install_opt.clone(),
         })?;
         let version = tool_version(&wasm_opt)?;
         let number = version
@@ -130,7 +137,7 @@ impl Toolchain {
                 problem: format!(
                     "version is `{version}`; versions before {MIN_WASM_OPT_VERSION} corrupt wasm-bindgen output"
                 ),
-                hint: "Use npm's binaryen@132.0.0 (scripts/setup.sh installs it in js/node_modules).".into(),
+                hint: install_opt,
             });
         }
         Ok(Self { wasm_bindgen, wasm_opt })
@@ -185,7 +192,7 @@ impl PackageSpec {
             license: m.license.clone(),
             features: vec!["wasm".into(), "braid-support/wasm-allocator".into()],
             target_dir: root.join("target"),
-            remap: crate::build::remaps(root, None),
+            remap: crate::build::remaps(Some(root), None),
             deny_warnings: false,
         })
     }

@@ -87,7 +87,7 @@ fn version_is_checked_when_a_version_id_is_given_too() {
     };
     rejected_at(pinned("not a requirement").as_bytes(), "/segments/0/sequence/0/version", "not a version requirement");
     rejected_at(pinned("^9").as_bytes(), "/segments/0/sequence/0/version", "disagree");
-    validate(&pinned(&format!("={}", op.info.version)), &registry()).expect("an agreeing pair is fine");
+    validate(&pinned(&format!("={}", op.manifest.version)), &registry()).expect("an agreeing pair is fine");
 }
 
 #[test]

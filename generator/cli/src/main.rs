@@ -23,8 +23,12 @@ enum Command {
     Validate(commands::validate::Args),
     /// Write the crate generated from a workflow manifest into DIR.
     Generate(commands::generate::Args),
-    /// List the operations in the registry with versions and version ids.
+    /// The operation registry: list it (`braid ops`), show one (`braid ops NAME`), `add DIR...`, `remove NAME@VERSION`.
     Ops(commands::ops::Args),
+    /// Scaffold a new crate: `braid new op NAME -o DIR` writes an operation that builds and passes its test.
+    New(commands::new::Args),
+    /// Check the toolchain builds need (cargo, rustup targets, wasm-bindgen, wasm-opt, bwrap) and say how to fix what is missing.
+    Doctor(commands::doctor::Args),
     /// Generate and build a workflow: DIR/crate, DIR/pkg/{node,web,bundler}, DIR/report.json.
     Build(commands::build::Args),
     /// Build a workflow natively (cached) and run it; each --input FILE is one external input, in order.
@@ -40,6 +44,8 @@ fn main() -> ExitCode {
         Command::Validate(args) => commands::validate::run(args),
         Command::Generate(args) => commands::generate::run(args),
         Command::Ops(args) => commands::ops::run(args),
+        Command::New(args) => commands::new::run(args),
+        Command::Doctor(args) => commands::doctor::run(args),
         Command::Build(args) => commands::build::run(args),
         Command::Run(args) => commands::run::run(args),
         Command::Serve(args) => commands::serve::run(args),

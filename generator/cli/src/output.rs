@@ -9,6 +9,18 @@ use braid::diagnostic::Diagnostic;
 use braid::manifest::{validate_bytes, Workflow, MAX_MANIFEST_BYTES};
 use braid::registry::Registry;
 
+/// The registry in `$BRAID_HOME` (see [`braid::registry::default_home`]).
+pub fn registry() -> anyhow::Result<Registry> {
+    let home = braid::registry::default_home();
+    Registry::open(&home).with_context(|| format!("cannot open the operation registry in {}", home.display()))
+}
+
+/// Where `braid` looks for wasm-opt besides PATH: `$BRAID_HOME/tools`
+/// (`npm i --prefix $BRAID_HOME/tools binaryen@132.0.0`, as `braid doctor` says).
+pub fn tool_dirs() -> Vec<std::path::PathBuf> {
+    vec![braid::registry::default_home().join("tools/node_modules/.bin")]
+}
+
 /// A manifest that failed validation: diagnostics were printed; exit 1.
 #[derive(Debug, thiserror::Error)]
 #[error("invalid manifest")]

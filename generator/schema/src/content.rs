@@ -59,7 +59,12 @@ mod tests {
         for id in [content_id(b""), content_id(&bytes)] {
             assert!(is_content_id(&id), "{id}");
         }
-        for bad in ["", "bafkr4i", "Bafkr4ifpcne3t5pzugtkaqcn5i3nzskjtpfslsnnyejlpte2spfoihzsmi", "bafkr4ifpcne3t5pzugtkaqcn5i3nzskjtpfslsnnyejlpte2spfoihzsm1"] {
+        for bad in [
+            "",
+            "bafkr4i",
+            "Bafkr4ifpcne3t5pzugtkaqcn5i3nzskjtpfslsnnyejlpte2spfoihzsmi",
+            "bafkr4ifpcne3t5pzugtkaqcn5i3nzskjtpfslsnnyejlpte2spfoihzsm1",
+        ] {
             assert!(!is_content_id(bad), "{bad}");
         }
     }

@@ -24,7 +24,6 @@ use std::time::Duration;
 
 use braid::codegen::Generator;
 use braid::registry::Registry;
-use braid::vendor::Sources;
 
 /// How the service runs.
 #[derive(Debug, Clone)]
@@ -98,9 +97,9 @@ pub struct AppState {
     pub config: Config,
     pub store: Arc<store::Store>,
     pub cas: cas::Cas,
-    pub registry: Registry,
+    /// The registry in `<data>/registry`; replaced when an operation is published.
+    pub registry: std::sync::RwLock<Arc<Registry>>,
     pub generator: Generator,
-    pub sources: Sources,
     pub metrics: metrics::Metrics,
     /// Wakes idle workers when a job is queued.
     pub wake: tokio::sync::Notify,
@@ -108,8 +107,10 @@ pub struct AppState {
     pub toolchain: String,
     /// Bounds the CPU-heavy requests.
     pub checks: routes::Checks,
-    /// The operations' resolved lock, once per registry (see [`braid::lockfile`]).
-    pub lock_seed: tokio::sync::OnceCell<braid::lockfile::LockSeed>,
+    /// The operations' resolved locks (see [`braid::lockfile`]), by the
+    /// version ids of the operations each covers: one for the newest
+    /// version of every operation, others for workflows pinning older ones.
+    pub lock_seeds: tokio::sync::Mutex<std::collections::BTreeMap<String, Arc<braid::lockfile::LockSeed>>>,
     /// Set to `true` when the server shuts down: workers stop their builds.
     pub shutdown: tokio::sync::watch::Sender<bool>,
     /// Held while the server runs.
@@ -125,14 +126,23 @@ pub enum ServeError {
     #[error(transparent)]
     Cas(#[from] cas::CasError),
     #[error(transparent)]
-    Sources(#[from] braid::vendor::VendorError),
+    Registry(#[from] braid::registry::RegistryError),
     #[error("cannot listen on {addr}: {source}")]
     Bind { addr: SocketAddr, source: std::io::Error },
     #[error(transparent)]
     Locked(#[from] datadir::LockError),
 }
 
+impl AppState {
+    /// The registry as it is now.
+    pub fn registry(&self) -> Arc<Registry> {
+        self.registry.read().unwrap_or_else(std::sync::PoisonError::into_inner).clone()
+    }
+}
+
 /// Opens the data directory (recovering from a crash) and builds the state.
+/// The registry lives in it (`<data>/registry`, the data directory is the
+/// builds' `BRAID_HOME`).
 pub fn open(config: Config) -> Result<Arc<AppState>, ServeError> {
     let io = |path: &PathBuf| {
         let path = path.clone();
@@ -157,14 +167,13 @@ pub fn open(config: Config) -> Result<Arc<AppState>, ServeError> {
     Ok(Arc::new(AppState {
         store: Arc::new(store),
         cas,
-        registry: Registry::builtin(),
+        registry: std::sync::RwLock::new(Arc::new(Registry::open(&config.data)?)),
         generator: Generator::new(),
-        sources: Sources::locate(None)?,
         metrics: metrics::Metrics::default(),
         wake: tokio::sync::Notify::new(),
         toolchain,
         checks: routes::Checks::new(config.max_checks, config.check_queue),
-        lock_seed: tokio::sync::OnceCell::new(),
+        lock_seeds: tokio::sync::Mutex::new(std::collections::BTreeMap::new()),
         shutdown: tokio::sync::watch::Sender::new(false),
         data_lock,
         config,
@@ -202,7 +211,8 @@ pub async fn serve(config: Config) -> Result<(), ServeError> {
     // The lock seed now, so that the first /v1/generate does not wait for it.
     let early = state.clone();
     tokio::spawn(async move {
-        if let Err(e) = routes::lock_seed(&early).await {
+        let newest = early.registry().newest();
+        if let Err(e) = routes::lock_seed(&early, &newest).await {
             tracing::warn!("preparing lock files: {}", e.detail);
         }
     });

@@ -94,7 +94,7 @@ async fn run(state: Arc<AppState>, job: Claimed) {
         }
         Outcome::Failed(error) => {
             state.metrics.build_finished(ms, false);
-            let error = Redact::new(&state.config, state.sources.root(), &dir).apply(&error);
+            let error = Redact::new(&state.config, &dir).apply(&error);
             tracing::warn!(job = %job.job_id, "build failed: {}", error.lines().next().unwrap_or_default());
             record(&state, move |s| s.fail(&id, &build, &error)).await;
         }
@@ -173,6 +173,8 @@ async fn build_in(state: &Arc<AppState>, job: &Claimed, dir: &Path) -> Result<Ou
         .args(["--events", "json"])
         // Marks every process of the build (tests look for it).
         .env("BRAID_SERVE_JOB", job.job_id.as_str())
+        // The service's registry (`<data>/registry`).
+        .env("BRAID_HOME", &state.config.data)
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
@@ -198,8 +200,7 @@ async fn build_in(state: &Arc<AppState>, job: &Claimed, dir: &Path) -> Result<Ou
     let group = Group(child.id());
     let stdout = child.stdout.take().expect("stdout is piped");
     let stderr = child.stderr.take().expect("stderr is piped");
-    let mut output =
-        Output::new(state.store.clone(), job.job_id.clone(), Redact::new(&state.config, state.sources.root(), dir));
+    let mut output = Output::new(state.store.clone(), job.job_id.clone(), Redact::new(&state.config, dir));
     let logger = tokio::spawn(async move {
         let mut events = BufReader::new(stdout).lines();
         let mut log = BufReader::new(stderr).lines();
@@ -388,12 +389,11 @@ struct Redact {
 }
 
 impl Redact {
-    fn new(config: &crate::Config, sources: &Path, build_dir: &Path) -> Self {
+    fn new(config: &crate::Config, build_dir: &Path) -> Self {
         let mut named: Vec<(PathBuf, &str)> = vec![
             (build_dir.to_path_buf(), "."),
             (config.data.clone(), "<data>"),
             (config.target_dir.clone(), "<target-dir>"),
-            (sources.to_path_buf(), "<braid>"),
         ];
         if let Some(home) = std::env::var_os("HOME") {
             named.push((PathBuf::from(home), "~"));
@@ -452,7 +452,7 @@ mod tests {
     fn paths_are_relative_to_the_build_or_named() {
         let mut config = crate::Config::for_tests(PathBuf::from("/srv/braid-data"));
         config.target_dir = PathBuf::from("/var/cache/braid/target");
-        let r = Redact::new(&config, Path::new("/opt/braid"), Path::new("/srv/braid-data/builds/abc.1"));
+        let r = Redact::new(&config, Path::new("/srv/braid-data/builds/abc.1"));
         let home = std::env::var("HOME").unwrap_or_default();
         let log = format!(
             "error: /srv/braid-data/builds/abc.1/out/crate/src/lib.rs:3\n\

@@ -251,7 +251,7 @@ pub fn plan(w: &Workflow) -> CratePlan {
                     .iter()
                     .map(|(k, v)| ConfigPair { key: RustStr::new(k), value: RustStr::new(v) })
                     .collect();
-                StepPlan { index: j, krate: Ident::new(step.operation.info.name), args, config }
+                StepPlan { index: j, krate: Ident::new(step.operation.name()), args, config }
             })
             .collect();
         segments.push(SegmentPlan {
@@ -288,8 +288,8 @@ pub fn plan(w: &Workflow) -> CratePlan {
         .operations
         .iter()
         .map(|op| Dependency {
-            name: Ident::new(op.info.name),
-            features: w.value_features(op.info.name).iter().map(|f| TomlStr::new(f)).collect(),
+            name: Ident::new(op.name()),
+            features: w.value_features(op.name()).iter().map(|f| TomlStr::new(f)).collect(),
             std: op.manifest.features.iter().any(|f| f == "std"),
         })
         .collect();

@@ -81,15 +81,15 @@ impl Workflow {
     }
 
     /// The cargo features of operation `name` that compile in the config
-    /// values its steps use (`braid_support::value_feature`), for the
+    /// values its steps use (`braid_schema::value_feature`), for the
     /// operations that gate values behind features; sorted, no repeats.
     pub fn value_features(&self, name: &str) -> Vec<String> {
-        let steps = self.segments.iter().flat_map(|s| &s.steps).filter(|s| s.operation.info.name == name);
+        let steps = self.segments.iter().flat_map(|s| &s.steps).filter(|s| s.operation.name() == name);
         let features: std::collections::BTreeSet<String> = steps
             .flat_map(|step| {
                 step.config
                     .iter()
-                    .map(|(key, value)| braid_support::value_feature(key, value))
+                    .map(|(key, value)| braid_schema::value_feature(key, value))
                     .filter(|feature| step.operation.manifest.features.contains(feature))
             })
             .collect();
@@ -142,7 +142,7 @@ struct Checker<'r> {
     diagnostics: Vec<Diagnostic>,
 }
 
-impl Checker<'_> {
+impl<'r> Checker<'r> {
     fn error(&mut self, d: Diagnostic) {
         self.diagnostics.push(d);
     }
@@ -230,10 +230,35 @@ impl Checker<'_> {
         if segments.is_empty() {
             return None;
         }
-        let mut operations: Vec<RegisteredOperation> =
-            segments.iter().flat_map(|s| s.steps.iter().map(|st| st.operation.clone())).collect();
-        operations.sort_by(|a, b| a.info.name.cmp(b.info.name));
-        operations.dedup_by(|a, b| a.info.name == b.info.name);
+        // One version of each operation: the generated crate depends on
+        // each operation's crate by its name.
+        let mut operations: Vec<RegisteredOperation> = Vec::new();
+        for (i, segment) in segments.iter().enumerate() {
+            for (j, step) in segment.steps.iter().enumerate() {
+                let op = &step.operation;
+                match operations.iter().find(|o| o.name() == op.name()) {
+                    Some(other) if other.version_id != op.version_id => self.error(
+                        Diagnostic::new(
+                            format!("/segments/{i}/sequence/{j}"),
+                            format!(
+                                "{} {} here, but {} elsewhere in the workflow",
+                                op.name(),
+                                op.version(),
+                                other.version()
+                            ),
+                        )
+                        .expected("one version of each operation per workflow")
+                        .hint("use the same `version` requirement or `versionId` for every step of this operation"),
+                    ),
+                    Some(_) => {}
+                    None => operations.push(op.clone()),
+                }
+            }
+        }
+        if !self.diagnostics.is_empty() {
+            return None;
+        }
+        operations.sort_by(|a, b| a.name().cmp(b.name()));
         let targets =
             Platform::ALL.into_iter().filter(|p| operations.iter().all(|op| op.manifest.supports(*p))).collect();
         let value = serde_json::to_value(&manifest).expect("a manifest serializes");
@@ -253,13 +278,13 @@ impl Checker<'_> {
                 return None;
             };
             if let Some(name) = &r.operation {
-                if name != op.info.name {
+                if name != op.name() {
                     self.error(
                         Diagnostic::new(
                             format!("{pointer}/operation"),
                             "`operation` and `versionId` name different operations",
                         )
-                        .expected(format!("\"{}\" (the operation of this versionId)", op.info.name))
+                        .expected(format!("\"{}\" (the operation of this versionId)", op.name()))
                         .found(quote(name)),
                     );
                     return None;
@@ -268,46 +293,46 @@ impl Checker<'_> {
             op.clone()
         } else {
             let name = r.operation.as_ref()?;
-            let Some(op) = self.registry.get(name) else {
-                let known: Vec<&str> = self.registry.iter().map(|o| o.info.name).collect();
+            if self.registry.get(name).is_none() {
+                let known = self.registry.names();
                 let mut d = Diagnostic::new(format!("{pointer}/operation"), "unknown operation")
                     .expected(format!("one of {}", known.join(", ")))
-                    .found(quote(name));
+                    .found(quote(name))
+                    .hint("`braid ops` lists the registry; `braid ops add DIR` adds an operation crate");
                 if let Some(close) = known.iter().find(|k| similar(k, name)) {
                     d = d.hint(format!("did you mean \"{close}\"?"));
                 }
                 self.error(d);
                 return None;
-            };
-            op.clone()
+            }
+            self.select(name, r.version.as_deref(), pointer)?.clone()
         };
-        // The `version` requirement, if any; next to a `versionId` too.
-        if !self.version_matches(&op, r.version.as_deref(), r.version_id.is_some(), pointer) {
+        if r.version_id.is_some() && !self.version_matches(&op, r.version.as_deref(), pointer) {
             return None;
         }
         // Config.
-        let keys = op.info.config;
+        let keys = &op.manifest.config;
+        let name = op.name();
         let mut ok = true;
         for (key, value) in &r.config {
             let p = format!("{pointer}/config/{}", crate::diagnostic::escape_token(key));
-            match keys.iter().find(|k| k.name == key) {
+            match keys.get(key) {
                 None => {
                     ok = false;
                     let expected = if keys.is_empty() {
-                        format!("no config: {} takes none", op.info.name)
+                        format!("no config: {name} takes none")
                     } else {
-                        format!("one of {}", keys.iter().map(|k| k.name).collect::<Vec<_>>().join(", "))
+                        format!("one of {}", keys.keys().map(String::as_str).collect::<Vec<_>>().join(", "))
                     };
                     self.error(
-                        Diagnostic::new(p, format!("{} has no config key {}", op.info.name, quote(key)))
-                            .expected(expected),
+                        Diagnostic::new(p, format!("{name} has no config key {}", quote(key))).expected(expected),
                     );
                 }
-                Some(k) if !k.allowed.contains(&value.as_str()) => {
+                Some(allowed) if !allowed.contains(value) => {
                     ok = false;
                     self.error(
-                        Diagnostic::new(p, format!("{} does not allow this value for `{}`", op.info.name, k.name))
-                            .expected(format!("one of {}", k.allowed.join(", ")))
+                        Diagnostic::new(p, format!("{name} does not allow this value for `{key}`"))
+                            .expected(format!("one of {}", allowed.join(", ")))
                             .found(quote(value)),
                     );
                 }
@@ -317,44 +342,76 @@ impl Checker<'_> {
         if !ok {
             return None;
         }
-        let config =
-            braid_support::Config::resolve(op.info.name, keys, r.config.iter().map(|(k, v)| (k.as_str(), v.as_str())))
-                .ok()?;
-        let config = config.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        // A missing key takes its first allowed value.
+        let config = keys
+            .iter()
+            .filter_map(|(key, allowed)| {
+                let value = r.config.get(key).or(allowed.first())?;
+                Some((key.clone(), value.clone()))
+            })
+            .collect();
         Some((op, config))
     }
 
-    /// Whether `op` satisfies the requirement `requirement` (none: any
-    /// version); reports why not. `pinned`: `op` was named by `versionId`.
-    fn version_matches(
-        &mut self,
-        op: &RegisteredOperation,
-        requirement: Option<&str>,
-        pinned: bool,
-        pointer: &str,
-    ) -> bool {
+    /// The highest version of `name` that `requirement` (none: any)
+    /// allows; reports why there is none.
+    fn select(&mut self, name: &str, requirement: Option<&str>, pointer: &str) -> Option<&'r RegisteredOperation> {
+        let registry = self.registry;
+        let Some(text) = requirement else { return registry.get(name) };
+        let req = self.requirement(text, false, pointer)?;
+        if let Some(op) = registry.select(name, &req) {
+            return Some(op);
+        }
+        let versions: Vec<String> = registry.versions(name).iter().map(|op| op.version().to_string()).collect();
+        let newest = registry.get(name)?.version().clone();
+        self.error(
+            Diagnostic::new(format!("{pointer}/version"), format!("no version of {name} matches {}", quote(text)))
+                .expected(format!(
+                    "a requirement that one of {} satisfies, e.g. \"^{}\"",
+                    versions.join(", "),
+                    short(&newest)
+                ))
+                .found(quote(text)),
+        );
+        None
+    }
+
+    /// `text` as a semver requirement, or a diagnostic.
+    fn requirement(&mut self, text: &str, pinned: bool, pointer: &str) -> Option<semver::VersionReq> {
+        match semver::VersionReq::parse(text) {
+            Ok(req) => Some(req),
+            Err(e) => {
+                self.error(
+                    Diagnostic::new(format!("{pointer}/version"), format!("not a version requirement: {e}"))
+                        .expected(if pinned {
+                            "a semver requirement such as \"^0.1\", or no `version` with `versionId`"
+                        } else {
+                            "a semver requirement such as \"^0.1\""
+                        })
+                        .found(quote(text)),
+                );
+                None
+            }
+        }
+    }
+
+    /// Whether `op`, named by `versionId`, satisfies the `version` next to
+    /// it (none: any); reports why not.
+    fn version_matches(&mut self, op: &RegisteredOperation, requirement: Option<&str>, pointer: &str) -> bool {
         let Some(text) = requirement else { return true };
-        let name = op.info.name;
-        let version = semver::Version::parse(op.info.version).expect("crate versions are semver");
-        let d = match semver::VersionReq::parse(text) {
-            Err(e) => Diagnostic::new(format!("{pointer}/version"), format!("not a version requirement: {e}"))
-                .expected(if pinned {
-                    "a semver requirement such as \"^0.1\", or no `version` with `versionId`"
-                } else {
-                    "a semver requirement such as \"^0.1\""
-                }),
-            Ok(req) if req.matches(&version) => return true,
-            Ok(_) if pinned => Diagnostic::new(
+        let Some(req) = self.requirement(text, true, pointer) else { return false };
+        let (name, version) = (op.name(), op.version());
+        if req.matches(version) {
+            return true;
+        }
+        self.error(
+            Diagnostic::new(
                 format!("{pointer}/version"),
                 format!("`version` and `versionId` disagree: the versionId is {name} {version}"),
             )
-            .expected(format!("a requirement that {version} satisfies, or no `version`")),
-            Ok(_) => {
-                Diagnostic::new(format!("{pointer}/version"), format!("no version of {name} matches {}", quote(text)))
-                    .expected(format!("a requirement that {name} {version} satisfies, e.g. \"^{}\"", short(&version)))
-            }
-        };
-        self.error(d.found(quote(text)));
+            .expected(format!("a requirement that {version} satisfies, or no `version`"))
+            .found(quote(text)),
+        );
         false
     }
 
@@ -375,7 +432,7 @@ impl Checker<'_> {
             let declared: Vec<TypeName> = op.manifest.inputs.clone();
             let output = op.manifest.output.clone();
             let flow = op.manifest.is_flow_control();
-            let name = op.info.name;
+            let name = op.name();
             let (step_inputs, out) = if j == 0 {
                 // The segment's inputs feed the first operation.
                 if inputs.iter().any(Option::is_none) {
@@ -465,8 +522,7 @@ impl Checker<'_> {
                     );
                     return None;
                 } else if declared[0] != prev {
-                    let before =
-                        steps.last().map_or("the previous operation", |s: &ResolvedStep| s.operation.info.name);
+                    let before = steps.last().map_or("the previous operation", |s: &ResolvedStep| s.operation.name());
                     self.error(
                         Diagnostic::new(
                             &p,

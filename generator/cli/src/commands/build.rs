@@ -6,12 +6,9 @@
 use std::io::Write as _;
 use std::path::PathBuf;
 
+use crate::output::{load, registry, tool_dirs};
 use braid::build::{self, Event, Target};
 use braid::codegen::Generator;
-use braid::registry::Registry;
-use braid::vendor::Sources;
-
-use crate::output::load;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -50,15 +47,16 @@ pub fn run(args: Args) -> anyhow::Result<()> {
 }
 
 fn build(args: &Args, progress: &mut Progress) -> anyhow::Result<build::Report> {
-    let workflow = load(&args.manifest, &Registry::builtin())?;
-    let sources = Sources::locate(None)?;
+    let registry = registry()?;
+    let workflow = load(&args.manifest, &registry)?;
     let options = build::Options {
         targets: if args.targets.is_empty() { build::default_targets(&workflow) } else { args.targets.clone() },
         target_dir: args.target_dir.clone().unwrap_or_else(build::default_target_dir),
-        tool_dirs: vec![sources.root().join("js/node_modules/.bin")],
+        tool_dirs: tool_dirs(),
+        staging: braid::staging::name(registry.dir()),
         deny_warnings: std::env::var_os("BRAID_DENY_WARNINGS").is_some_and(|v| v == "1"),
     };
-    let report = build::build(&workflow, &Generator::new(), &sources, &args.out, &options, &mut |e| progress.event(e))?;
+    let report = build::build(&workflow, &Generator::new(), &args.out, &options, &mut |e| progress.event(e))?;
     Ok(report)
 }
 

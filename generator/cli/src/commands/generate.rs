@@ -2,12 +2,9 @@
 
 use std::path::PathBuf;
 
+use crate::output::{load, registry};
 use braid::codegen::{self, Generator};
 use braid::project;
-use braid::registry::Registry;
-use braid::vendor::Sources;
-
-use crate::output::load;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -17,9 +14,8 @@ pub struct Args {
 }
 
 pub fn run(Args { manifest, out }: Args) -> anyhow::Result<()> {
-    let workflow = load(&manifest, &Registry::builtin())?;
-    let sources = Sources::locate(None)?;
-    let files = project::write(&workflow, &Generator::new(), &sources, &out)?;
+    let workflow = load(&manifest, &registry()?)?;
+    let files = project::write(&workflow, &Generator::new(), &out)?;
     eprintln!(
         "wrote {} files of crate {} to {}",
         files.len() + 1,

@@ -1,7 +1,9 @@
 //! One module per `braid` subcommand: its arguments (clap) and its `run`.
 
 pub mod build;
+pub mod doctor;
 pub mod generate;
+pub mod new;
 pub mod op_package;
 pub mod ops;
 pub mod run;

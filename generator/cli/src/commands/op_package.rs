@@ -1,4 +1,6 @@
-//! `braid op-package`: operations alone as npm packages.
+//! `braid op-package`: built-in operations alone as npm packages, built
+//! from a checkout of Braid's repository (a developer's command: the tests
+//! and benchmarks compare them with fused workflows).
 
 use std::path::PathBuf;
 
@@ -17,7 +19,7 @@ pub struct Args {
     /// Output directory: DIR/<op>/<target>/.
     #[arg(short, long)]
     out: PathBuf,
-    /// The Braid repository (default: the one this binary was built from).
+    /// The Braid repository (default: the one this binary was built from; it must still be there).
     #[arg(long)]
     root: Option<PathBuf>,
 }

@@ -1,14 +1,24 @@
-//! `braid ops`: lists the operations in the registry.
+//! `braid ops`: the operation registry: list it, show one operation, add
+//! operation crates, remove a version.
 
+use std::path::PathBuf;
+
+use anyhow::{bail, Context as _};
 use braid::join;
-use braid::registry::Registry;
+use braid::opcheck::{self, Check};
+use braid::registry::{self, Added, Origin, RegisteredOperation, Registry};
 use braid::schema::Platform;
 
-use crate::output::emit;
+use crate::output::{emit, registry};
 
 #[derive(clap::Args)]
+#[command(args_conflicts_with_subcommands = true)]
 pub struct Args {
-    /// Print JSON (an array of {name, version, version_id, manifest}).
+    #[command(subcommand)]
+    command: Option<Command>,
+    /// Show one operation: types, config, targets, every version with its version id and source.
+    name: Option<String>,
+    /// Print JSON (an array of {name, version, version_id, origin, manifest}).
     #[arg(long, conflicts_with = "names")]
     json: bool,
     /// Print only the names, one per line.
@@ -19,36 +29,161 @@ pub struct Args {
     supports: Option<Platform>,
 }
 
-pub fn run(Args { json, names, supports }: Args) -> anyhow::Result<()> {
-    let registry = Registry::builtin();
+#[derive(clap::Subcommand)]
+enum Command {
+    /// Add operation crates: derive each manifest from the code, build the crate for the targets it
+    /// declares, store its source; prints name, version and version id.
+    Add(AddArgs),
+    /// Remove one version: `braid ops remove op_x@0.1.0`.
+    Remove {
+        /// NAME@VERSION
+        operation: String,
+    },
+}
+
+#[derive(clap::Args)]
+struct AddArgs {
+    /// Directories of operation crates.
+    #[arg(required = true)]
+    dirs: Vec<PathBuf>,
+    /// Register without building the crate first.
+    #[arg(long)]
+    no_build: bool,
+    /// Cargo target directory for the builds (default: the shared one, see `braid build`).
+    #[arg(long)]
+    target_dir: Option<PathBuf>,
+}
+
+pub fn run(args: Args) -> anyhow::Result<()> {
+    match args.command {
+        Some(Command::Add(add)) => self::add(add),
+        Some(Command::Remove { operation }) => remove(&operation),
+        None => match &args.name {
+            Some(name) => show(name, args.json),
+            None => list(&args),
+        },
+    }
+}
+
+fn list(Args { json, names, supports, .. }: &Args) -> anyhow::Result<()> {
+    let registry = registry()?;
     let selected: Vec<_> = registry.iter().filter(|op| supports.is_none_or(|p| op.manifest.supports(p))).collect();
     let mut out = String::new();
-    if names {
-        for op in &selected {
-            out.push_str(op.info.name);
+    if *names {
+        let mut seen: Vec<&str> = selected.iter().map(|op| op.name()).collect();
+        seen.dedup();
+        for name in seen {
+            out.push_str(name);
             out.push('\n');
         }
-    } else if json {
-        let list: Vec<serde_json::Value> = selected
-            .iter()
-            .map(|op| {
-                serde_json::json!({
-                    "name": op.info.name,
-                    "version": op.info.version,
-                    "version_id": op.version_id,
-                    "manifest": op.manifest,
-                })
-            })
-            .collect();
+    } else if *json {
+        let list: Vec<serde_json::Value> = selected.iter().map(|op| describe(op)).collect();
         out = serde_json::to_string_pretty(&list)? + "\n";
     } else {
         for op in &selected {
             let m = &op.manifest;
-            let dots = if op.info.flow_control { "..." } else { "" };
+            let dots = if m.is_flow_control() { "..." } else { "" };
             let sig = format!("{}{dots} -> {}", join(&m.inputs, ", "), m.output);
             let targets = format!("[{}]", join(&m.targets, ","));
             out.push_str(&format!("{:<14} {:<8} {:<26} {:<20} {}\n", m.name, m.version, sig, targets, op.version_id));
         }
     }
     Ok(emit(&out)?)
+}
+
+fn describe(op: &RegisteredOperation) -> serde_json::Value {
+    serde_json::json!({
+        "name": op.name(),
+        "version": op.manifest.version,
+        "version_id": op.version_id,
+        "origin": op.origin,
+        "source_dir": op.source_dir(),
+        "manifest": op.manifest,
+    })
+}
+
+fn show(name: &str, json: bool) -> anyhow::Result<()> {
+    let registry = registry()?;
+    let versions = registry.versions(name);
+    let Some(newest) = versions.first() else {
+        bail!("no operation `{name}` in the registry; `braid ops` lists them, `braid ops add DIR` adds one");
+    };
+    if json {
+        let list: Vec<serde_json::Value> = versions.iter().map(describe).collect();
+        return Ok(emit(&(serde_json::to_string_pretty(&list)? + "\n"))?);
+    }
+    let m = &newest.manifest;
+    let mut out = format!("{name}: {}\n", m.description.lines().next().unwrap_or_default());
+    let dots = if m.is_flow_control() { " (any number of inputs of this type)" } else { "" };
+    out.push_str(&format!("  inputs:  {}{dots}\n  output:  {}\n", join(&m.inputs, ", "), m.output));
+    if m.config.is_empty() {
+        out.push_str("  config:  none\n");
+    }
+    for (key, values) in &m.config {
+        out.push_str(&format!("  config:  {key} = {} (default {})\n", values.join(" | "), values[0]));
+    }
+    out.push_str(&format!("  targets: {}\n", join(&m.targets, ", ")));
+    if !m.groups.is_empty() {
+        out.push_str(&format!("  groups:  {}\n", m.groups.join(", ")));
+    }
+    out.push_str("  versions (newest first):\n");
+    for op in versions {
+        let origin = match op.origin {
+            Origin::Builtin => "built in",
+            Origin::Added => "added",
+            Origin::Published => "published",
+        };
+        out.push_str(&format!("    {}  {}  {origin}\n", op.manifest.version, op.version_id));
+        out.push_str(&format!("      source {}", op.source_id()));
+        if let Some(dir) = op.source_dir() {
+            out.push_str(&format!(" in {}", dir.display()));
+        }
+        out.push('\n');
+    }
+    Ok(emit(&out)?)
+}
+
+fn add(AddArgs { dirs, no_build, target_dir }: AddArgs) -> anyhow::Result<()> {
+    let mut registry = registry()?;
+    let target_dir = target_dir.unwrap_or_else(braid::build::default_target_dir);
+    for dir in &dirs {
+        let files = registry::read_crate(dir)?;
+        let prepared = registry::prepare(files, &dir.display().to_string())?;
+        let m = &prepared.manifest;
+        if !no_build && !already(&registry, &prepared) {
+            eprintln!("building {} {} for {}", m.name, m.version, join(&m.targets, ", "));
+            let work_dir = work_dir(&registry, &prepared)?;
+            let mut run = opcheck::run_locally;
+            opcheck::check(&prepared, &mut Check { work_dir, target_dir: target_dir.clone(), run: &mut run })?;
+        }
+        let (name, version, id) = (m.name.clone(), m.version.clone(), prepared.version_id.clone());
+        let outcome = registry.add(prepared, Origin::Added)?;
+        let note = match outcome {
+            Added::New | Added::Replaced => "",
+            Added::Unchanged => "  (already registered)",
+        };
+        emit(&format!("{name} {version} {id}{note}\n"))?;
+    }
+    Ok(())
+}
+
+/// Whether the same sources are registered already (nothing to build).
+fn already(registry: &Registry, prepared: &registry::Prepared) -> bool {
+    registry.by_version_id(&prepared.version_id).is_some()
+}
+
+/// Where `ops add` builds a crate: under the registry, per source.
+fn work_dir(registry: &Registry, prepared: &registry::Prepared) -> anyhow::Result<PathBuf> {
+    let base = registry.dir().context("the registry has no directory")?;
+    Ok(base.join("check").join(prepared.manifest.source.as_deref().unwrap_or_default()))
+}
+
+fn remove(spec: &str) -> anyhow::Result<()> {
+    let Some((name, version)) = spec.split_once('@') else {
+        bail!("`{spec}`: name the version to remove as NAME@VERSION, e.g. op_x@0.1.0 (`braid ops NAME` lists them)");
+    };
+    let mut registry = registry()?;
+    let op = registry.remove(name, version)?;
+    emit(&format!("removed {} {} {}\n", op.name(), op.manifest.version, op.version_id))?;
+    Ok(())
 }

@@ -4,11 +4,9 @@ use std::path::PathBuf;
 
 use braid::build;
 use braid::codegen::Generator;
-use braid::registry::Registry;
 use braid::runner;
-use braid::vendor::Sources;
 
-use crate::output::{emit, load};
+use crate::output::{emit, load, registry};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -24,10 +22,9 @@ pub struct Args {
 }
 
 pub fn run(Args { manifest, inputs, time, target_dir }: Args) -> anyhow::Result<()> {
-    let workflow = load(&manifest, &Registry::builtin())?;
-    let sources = Sources::locate(None)?;
+    let workflow = load(&manifest, &registry()?)?;
     let target_dir = target_dir.unwrap_or_else(build::default_target_dir);
-    let output = runner::run(&workflow, &Generator::new(), &sources, &target_dir, &inputs, time)?;
+    let output = runner::run(&workflow, &Generator::new(), &target_dir, &inputs, time)?;
     emit(&output.stdout)?;
     eprint!("{}", output.stderr);
     Ok(())

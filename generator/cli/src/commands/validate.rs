@@ -2,10 +2,8 @@
 
 use std::path::PathBuf;
 
+use crate::output::{emit, print_diagnostics, read_manifest, registry, Invalid};
 use braid::manifest::validate_bytes;
-use braid::registry::Registry;
-
-use crate::output::{emit, print_diagnostics, read_manifest, Invalid};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -17,7 +15,7 @@ pub struct Args {
 
 pub fn run(Args { manifest, json }: Args) -> anyhow::Result<()> {
     let bytes = read_manifest(&manifest)?;
-    let result = validate_bytes(&bytes, &Registry::builtin());
+    let result = validate_bytes(&bytes, &registry()?);
     match (&result, json) {
         (Ok(w), true) => emit(&format!(
             "{:#}\n",

@@ -12,6 +12,7 @@ use axum::response::IntoResponse;
 use axum::Json;
 use braid::lockfile::LockSeed;
 use braid::manifest::{validate, Workflow};
+use braid::registry::RegisteredOperation;
 use braid::schema::Platform;
 use serde::Serialize;
 
@@ -64,42 +65,56 @@ pub struct Valid {
 fn check(state: &AppState, bytes: &[u8]) -> Result<Workflow, Problem> {
     let text = braid::manifest::text(bytes).map_err(Problem::invalid_manifest)?;
     if serde_json::from_str::<serde::de::IgnoredAny>(text).is_err() {
-        let d = validate(text, &state.registry).err().unwrap_or_default();
+        let d = validate(text, &state.registry()).err().unwrap_or_default();
         return Err(Problem::bad_request(format!(
             "the body is not JSON: {}",
             d.first().map_or("unreadable", |d| d.message.as_str())
         )));
     }
-    validate(text, &state.registry).map_err(Problem::invalid_manifest)
+    validate(text, &state.registry()).map_err(Problem::invalid_manifest)
 }
 
-/// The operations' lock, resolved once per registry (the first call runs
-/// cargo; a failure is not kept, so a later call tries again).
-pub async fn lock_seed(state: &Arc<AppState>) -> Result<&LockSeed, Problem> {
-    state
-        .lock_seed
-        .get_or_try_init(|| async {
-            let s = state.clone();
-            tokio::task::spawn_blocking(move || {
-                let ops: Vec<&str> = s.registry.iter().map(|op| op.info.name).collect();
-                let scratch = s.config.data.join("tmp").join(format!("lock-seed-{}", uuid::Uuid::new_v4().simple()));
-                LockSeed::resolve(&s.sources, &ops, &scratch)
-            })
-            .await
-            .map_err(Problem::internal)?
-            .map_err(|e| {
-                tracing::error!("resolving the operations' dependencies: {e}");
-                Problem::unavailable("the service could not prepare lock files yet; try again later", Some(30))
-            })
-        })
+/// Most lock seeds kept; past it the oldest half goes (each is a few
+/// hundred packages).
+const MAX_LOCK_SEEDS: usize = 64;
+
+/// A lock seed covering `operations`: the one resolved for the newest
+/// version of every operation when they are among those, else one for
+/// exactly these. Each is resolved once (the first call runs cargo; a
+/// failure is not kept, so a later call tries again).
+pub async fn lock_seed(state: &Arc<AppState>, operations: &[RegisteredOperation]) -> Result<Arc<LockSeed>, Problem> {
+    let newest = state.registry().newest();
+    let covered = operations.iter().all(|op| newest.iter().any(|n| n.version_id == op.version_id));
+    let set: Vec<RegisteredOperation> = if covered { newest } else { operations.to_vec() };
+    let key = set.iter().map(|op| op.version_id.as_str()).collect::<Vec<_>>().join(",");
+    let mut seeds = state.lock_seeds.lock().await;
+    if let Some(seed) = seeds.get(&key) {
+        return Ok(seed.clone());
+    }
+    let scratch = state.config.data.join("tmp").join(format!("lock-seed-{}", uuid::Uuid::new_v4().simple()));
+    let seed = tokio::task::spawn_blocking(move || LockSeed::resolve(&set, &scratch))
         .await
+        .map_err(Problem::internal)?
+        .map_err(|e| {
+            tracing::error!("resolving the operations' dependencies: {e}");
+            Problem::unavailable("the service could not prepare lock files yet; try again later", Some(30))
+        })?;
+    if seeds.len() >= MAX_LOCK_SEEDS {
+        let drop: Vec<String> = seeds.keys().take(MAX_LOCK_SEEDS / 2).cloned().collect();
+        for k in drop {
+            seeds.remove(&k);
+        }
+    }
+    let seed = Arc::new(seed);
+    seeds.insert(key, seed.clone());
+    Ok(seed)
 }
 
 /// Every file of the generated crate but its lock, refused when larger
 /// than `--max-crate-bytes` (CPU-heavy: call it inside [`heavy`]). The lock
 /// is left out of the bound: its size depends only on the registry.
 pub(super) fn crate_files(state: &AppState, workflow: &Workflow) -> Result<Vec<braid::codegen::File>, Problem> {
-    let files = braid::project::files(workflow, &state.generator, &state.sources).map_err(Problem::internal)?;
+    let files = braid::project::files(workflow, &state.generator).map_err(Problem::internal)?;
     let size: usize = files.iter().map(|f| f.contents.len()).sum();
     let max = state.config.max_crate_bytes;
     if size > max {
@@ -130,14 +145,15 @@ pub(super) async fn validate_manifest(State(state): State<Arc<AppState>>, JsonBo
     responses((status = 200, content_type = "application/gzip", body = Vec<u8>), (status = 422, body = Problem),
         (status = 503, body = Problem, description = "busy: retry after Retry-After seconds")))]
 pub(super) async fn generate_crate(State(state): State<Arc<AppState>>, JsonBody(text): JsonBody) -> ApiResult {
-    lock_seed(&state).await?;
     let s = state.clone();
-    // In memory: no files written, no process started.
+    let workflow = heavy(&state, move || check(&s, &text)).await??;
+    let seed = lock_seed(&state, &workflow.operations).await?;
+    let s = state.clone();
+    // In memory: no files written, no process started (but the first
+    // resolution of a set of operations).
     let bytes = heavy(&state, move || {
-        let workflow = check(&s, &text)?;
         let mut files = crate_files(&s, &workflow)?;
-        let seed = s.lock_seed.get().expect("resolved above");
-        files.push(braid::project::lock_file(&workflow, seed).map_err(Problem::internal)?);
+        files.push(braid::project::lock_file(&workflow, &seed).map_err(Problem::internal)?);
         let name = braid::codegen::crate_name(&workflow.manifest.name);
         crate::pack::tar_gz_entries(files.iter().map(|f| (f.path.as_str(), f.contents.as_bytes())), &name)
             .map_err(Problem::internal)

@@ -26,8 +26,8 @@ pub struct OperationInfo {
 
 fn operation_info(op: &braid::registry::RegisteredOperation) -> OperationInfo {
     OperationInfo {
-        name: op.info.name.into(),
-        version: op.info.version.into(),
+        name: op.name().into(),
+        version: op.manifest.version.clone(),
         version_id: op.version_id.clone(),
         manifest: serde_json::to_value(&op.manifest).unwrap_or_default(),
     }
@@ -36,15 +36,20 @@ fn operation_info(op: &braid::registry::RegisteredOperation) -> OperationInfo {
 /// Every operation in the registry.
 #[utoipa::path(get, path = "/v1/operations", responses((status = 200, body = [OperationInfo])))]
 pub(super) async fn list_operations(State(state): State<Arc<AppState>>) -> Json<Vec<OperationInfo>> {
-    Json(state.registry.iter().map(operation_info).collect())
+    Json(state.registry().iter().map(operation_info).collect())
 }
 
-/// One operation: its versions (with manifests and version ids).
+/// One operation: its versions, newest first (with manifests and version ids).
 #[utoipa::path(get, path = "/v1/operations/{name}", params(("name" = String, Path)),
     responses((status = 200, body = Object), (status = 400, body = Problem), (status = 404, body = Problem)))]
 pub(super) async fn get_operation(State(state): State<Arc<AppState>>, name: OperationName) -> ApiResult {
-    let op = state.registry.get(name.as_str()).ok_or_else(|| {
-        Problem::not_found(format!("no operation named {name:?}; GET /v1/operations lists them", name = name.as_str()))
-    })?;
-    Ok(Json(json!({ "name": op.info.name, "versions": [operation_info(op)] })).into_response())
+    let registry = state.registry();
+    let versions: Vec<OperationInfo> = registry.versions(name.as_str()).iter().map(operation_info).collect();
+    if versions.is_empty() {
+        return Err(Problem::not_found(format!(
+            "no operation named {name:?}; GET /v1/operations lists them",
+            name = name.as_str()
+        )));
+    }
+    Ok(Json(json!({ "name": name.as_str(), "versions": versions })).into_response())
 }

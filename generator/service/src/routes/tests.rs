@@ -164,7 +164,7 @@ async fn validate_and_generate() {
     assert_eq!(ok.status, StatusCode::OK, "{}", ok.text());
     let ok = ok.json();
     assert_eq!(ok["valid"], true);
-    let workflow = braid::manifest::validate(&manifest("salted_cid").to_string(), &s.state.registry).unwrap();
+    let workflow = braid::manifest::validate(&manifest("salted_cid").to_string(), &s.state.registry()).unwrap();
     assert_eq!(ok["id"], workflow.id, "the workflow id is the manifest's CID");
     let bad = s.post_json("/v1/validate", &json!({ "name": "x", "version": "1", "segments": [] })).await;
     let problem = assert_problem(&bad, StatusCode::UNPROCESSABLE_ENTITY, "invalid");
