@@ -9,6 +9,8 @@ NPM_OPS := target/npm
 WF_OUT := target/wf
 # One cargo target directory for every generated crate (warm builds).
 export BRAID_TARGET_DIR := $(CURDIR)/target/braid
+# The operation registry of this checkout's demo and tests (not the user's).
+export BRAID_HOME := $(CURDIR)/target/braid-home
 WORKFLOWS := $(filter-out workflows/vectors.json,$(wildcard workflows/*.json))
 SAMPLE := workflows/samples/sample.txt
 THUMB := thumbv7em-none-eabihf

@@ -305,6 +305,8 @@ impl Registry {
         let stamp = dir.join("builtin").join(builtin_stamp());
         if !stamp.exists() {
             let _lock = registry.lock()?;
+            // Another process may have installed them while this one waited.
+            registry = Self::load(&dir)?;
             let builtins = builtins().map_err(|e| crate_error("the built-in operations", e))?;
             for prepared in builtins {
                 registry.add_locked(prepared.clone(), Origin::Builtin)?;

@@ -4,7 +4,9 @@
 use std::process::Command;
 
 fn braid(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_braid")).args(args).output().unwrap();
+    // A registry of the tests' own, not the user's.
+    let home = concat!(env!("CARGO_TARGET_TMPDIR"), "/braid-home");
+    let out = Command::new(env!("CARGO_BIN_EXE_braid")).args(args).env("BRAID_HOME", home).output().unwrap();
     (
         out.status.code().unwrap_or(-1),
         String::from_utf8_lossy(&out.stdout).into(),

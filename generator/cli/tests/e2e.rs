@@ -46,10 +46,154 @@ fn run(command: &mut Command) -> Result<(), Failed> {
     .into())
 }
 
+/// The tests' registry home (`make test` exports the same), not the user's.
+fn braid_home() -> PathBuf {
+    std::env::var_os("BRAID_HOME").map(PathBuf::from).unwrap_or_else(|| root().join("target/braid-home"))
+}
+
 fn braid() -> Command {
+    braid_with_home(&braid_home())
+}
+
+fn braid_with_home(home: &Path) -> Command {
     let mut command = Command::new(env!("CARGO_BIN_EXE_braid"));
-    command.env("BRAID_DENY_WARNINGS", "1").env("BRAID_TARGET_DIR", braid_target_dir());
+    command.env("BRAID_DENY_WARNINGS", "1").env("BRAID_TARGET_DIR", braid_target_dir()).env("BRAID_HOME", home);
     command
+}
+
+/// Runs `command` and returns its standard output.
+fn stdout(command: &mut Command) -> Result<String, Failed> {
+    let out = command.output().map_err(|e| format!("cannot run {command:?}: {e}"))?;
+    if !out.status.success() {
+        return Err(format!(
+            "{command:?} failed ({}):\n{}{}",
+            out.status,
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        )
+        .into());
+    }
+    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+/// Fails with `what` unless `found == expected`.
+fn expect_eq(what: &str, found: &str, expected: &str) -> Result<(), Failed> {
+    if found == expected {
+        Ok(())
+    } else {
+        Err(format!("{what}: expected {expected:?}, found {found:?}").into())
+    }
+}
+
+/// Replaces `from` (which must be there) with `to` in the file at `path`.
+fn rewrite(path: &Path, from: &str, to: &str) -> Result<(), Failed> {
+    let text = std::fs::read_to_string(path)?;
+    if !text.contains(from) {
+        return Err(format!("{} has no {from:?}", path.display()).into());
+    }
+    std::fs::write(path, text.replace(from, to))?;
+    Ok(())
+}
+
+/// A workflow `name`: `op_utf8` then `step` (a sequence entry's JSON) on
+/// the one external input.
+fn text_workflow(dir: &Path, name: &str, step: &str) -> Result<PathBuf, Failed> {
+    let path = dir.join(format!("{name}.json"));
+    let text = format!(
+        r#"{{ "name": "{name}", "version": "0.1.0", "description": "A test workflow", "groups": ["SYS"],
+  "segments": [{{ "inputs": [-1], "sequence": [{{ "operation": "op_utf8", "version": "^0.1" }}, {step}] }}] }}"#
+    );
+    std::fs::write(&path, text)?;
+    Ok(path)
+}
+
+/// An operation of one's own, end to end: `braid new op` scaffolds a crate
+/// that passes its test; its body changed, `braid ops add` registers it;
+/// a workflow using it builds for native, node and web and gives the new
+/// body's output in each; a second version coexists, and requirements and
+/// version ids pick each; the same sources again are a no-op, other code
+/// under a registered version is refused.
+fn an_operation_of_ones_own_is_scaffolded_added_and_used() -> Result<(), Failed> {
+    let tmp = tempfile::tempdir()?;
+    let home = tmp.path().join("home");
+    let op = tmp.path().join("op_shout");
+    run(braid_with_home(&home).args(["new", "op", "op_shout", "-o"]).arg(&op))?;
+    let cargo_test = |dir: &Path| -> Result<(), Failed> {
+        run(Command::new("cargo").args(["test", "--quiet", "--target-dir"]).arg(braid_target_dir()).current_dir(dir))
+    };
+    cargo_test(&op)?;
+    let lib = op.join("src/lib.rs");
+    rewrite(&lib, "Ok(input.iter().rev().copied().collect())", "Ok(input.to_ascii_uppercase())")?;
+    rewrite(&lib, "assert_eq!(out, *b\"cba\");", "assert_eq!(out, *b\"ABC\");")?;
+    cargo_test(&op)?;
+    let added = stdout(braid_with_home(&home).args(["ops", "add"]).arg(&op))?;
+    let v1 = added.split_whitespace().nth(2).unwrap_or_default().to_string();
+    expect_eq("braid ops add", &added, &format!("op_shout 0.1.0 {v1}\n"))?;
+
+    // Native, node and web, each running the new body.
+    let input = tmp.path().join("input.txt");
+    std::fs::write(&input, "hello")?;
+    let manifest = text_workflow(tmp.path(), "shout", r#"{ "operation": "op_shout", "version": "^0.1" }"#)?;
+    let out = tmp.path().join("out");
+    run(braid_with_home(&home).arg("build").arg(&manifest).arg("-o").arg(&out).args(["--targets", "native,node,web"]))?;
+    let native = stdout(braid_with_home(&home).arg("run").arg(&manifest).arg("--input").arg(&input))?;
+    expect_eq("native output (hex of HELLO)", native.trim(), "48454c4c4f")?;
+    let js = r#"
+        const [node, web, wasm] = process.argv.slice(1);
+        const text = (bytes) => Buffer.from(bytes).toString();
+        const fromNode = text(await require(node).run(['hello']));
+        const pkg = await import(web);
+        pkg.initSync({ module: require('fs').readFileSync(wasm) });
+        console.log(fromNode + ' ' + text(await pkg.run(['hello'])));
+    "#;
+    let js = format!("(async () => {{ {js} }})().catch((e) => {{ console.error(e); process.exit(1); }});");
+    let printed = stdout(
+        Command::new("node")
+            .arg("-e")
+            .arg(js)
+            .arg(out.join("pkg/node/wf_shout.js"))
+            .arg(out.join("pkg/web/wf_shout.js"))
+            .arg(out.join("pkg/web/wf_shout_bg.wasm")),
+    )?;
+    expect_eq("node and web outputs", printed.trim(), "HELLO HELLO")?;
+
+    // The same sources again: nothing changes. Other code, same version: refused.
+    let again = stdout(braid_with_home(&home).args(["ops", "add", "--no-build"]).arg(&op))?;
+    expect_eq("adding the same sources again", &again, &format!("op_shout 0.1.0 {v1}  (already registered)\n"))?;
+    rewrite(
+        &lib,
+        "Ok(input.to_ascii_uppercase())",
+        "let mut out = input.to_ascii_uppercase();\n    out.push(b'!');\n    Ok(out)",
+    )?;
+    rewrite(&lib, "assert_eq!(out, *b\"ABC\");", "assert_eq!(out, *b\"ABC!\");")?;
+    let refused = braid_with_home(&home).args(["ops", "add", "--no-build"]).arg(&op).output()?;
+    let err = String::from_utf8_lossy(&refused.stderr);
+    if refused.status.success() || !err.contains("already registered with other sources") {
+        return Err(format!("other code under 0.1.0 was not refused: {err}").into());
+    }
+    // Bumped, it is a second version next to the first.
+    rewrite(&op.join("Cargo.toml"), "version = \"0.1.0\"", "version = \"0.2.0\"")?;
+    cargo_test(&op)?;
+    let added = stdout(braid_with_home(&home).args(["ops", "add"]).arg(&op))?;
+    let v2 = added.split_whitespace().nth(2).unwrap_or_default().to_string();
+    expect_eq("braid ops add (0.2.0)", &added, &format!("op_shout 0.2.0 {v2}\n"))?;
+    let shown = stdout(braid_with_home(&home).args(["ops", "op_shout"]))?;
+    if !shown.contains(&v1) || !shown.contains(&v2) {
+        return Err(format!("braid ops op_shout does not list both versions:\n{shown}").into());
+    }
+    let cases = [
+        ("by_req_1", r#"{ "operation": "op_shout", "version": "^0.1" }"#.to_string(), "48454c4c4f"),
+        ("by_req_2", r#"{ "operation": "op_shout", "version": "^0.2" }"#.to_string(), "48454c4c4f21"),
+        ("newest", r#"{ "operation": "op_shout" }"#.to_string(), "48454c4c4f21"),
+        ("by_id_1", format!(r#"{{ "versionId": "{v1}" }}"#), "48454c4c4f"),
+        ("by_id_2", format!(r#"{{ "versionId": "{v2}" }}"#), "48454c4c4f21"),
+    ];
+    for (name, step, expected) in cases {
+        let manifest = text_workflow(tmp.path(), name, &step)?;
+        let native = stdout(braid_with_home(&home).arg("run").arg(&manifest).arg("--input").arg(&input))?;
+        expect_eq(&format!("{name}: {step}"), native.trim(), expected)?;
+    }
+    Ok(())
 }
 
 /// `braid build MANIFEST -o OUT [--targets ...]`.
@@ -220,7 +364,11 @@ fn main() {
                 .with_ignored_flag(true)
         })
         .collect();
-    let checks: [(&str, Check); 4] = [
+    let checks: [(&str, Check); 5] = [
+        (
+            "an_operation_of_ones_own_is_scaffolded_added_and_used",
+            an_operation_of_ones_own_is_scaffolded_added_and_used,
+        ),
         ("standalone_crate_builds_away_from_the_repository", standalone_crate_builds_away_from_the_repository),
         ("a_rust_program_uses_a_generated_crate", a_rust_program_uses_a_generated_crate),
         ("a_new_workflow_reuses_the_operations_already_built", a_new_workflow_reuses_the_operations_already_built),

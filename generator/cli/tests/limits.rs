@@ -144,6 +144,7 @@ fn every_manifest_at_or_near_the_limits_builds_within_budget() {
             .arg(out.join(name))
             .args(["--targets", &targets.join(",")])
             .env("BRAID_DENY_WARNINGS", "1")
+            .env("BRAID_HOME", concat!(env!("CARGO_MANIFEST_DIR"), "/../../target/braid-home"))
             .status()
             .unwrap();
         assert!(status.success(), "{name} validates but does not build");
