@@ -245,8 +245,6 @@ pub struct Options {
     pub tool_dirs: Vec<PathBuf>,
     /// Compile with `-D warnings` (tests do; `BRAID_DENY_WARNINGS=1`).
     pub deny_warnings: bool,
-    /// The staging directory's name ([`crate::staging::name`] of the registry).
-    pub staging: String,
 }
 
 /// `report.json`, and the [`Event::Report`] of `braid build --events json`.
@@ -323,7 +321,7 @@ pub fn build(
     // Compiled in the staging directory, so the remapped paths in the Wasm
     // build's flags, and with them cargo's artifacts, stay the same from one
     // workflow to the next (see `staging`).
-    let staging = Staging::sync(&crate_dir, &options.target_dir, &options.staging)?;
+    let staging = Staging::sync(&crate_dir, &options.target_dir)?;
     let manifest_path = staging.dir().join("Cargo.toml");
     let cargo = |args: &[&str], target: Option<&str>| -> Result<(), BuildError> {
         let mut cmd = process::cargo();

@@ -73,11 +73,12 @@ pub fn commands(prepared: &Prepared, manifest_path: &Path, target_dir: &Path) ->
 /// platform its manifest declares.
 pub fn check(prepared: &Prepared, check: &mut Check<'_>) -> Result<(), CheckError> {
     let name = &prepared.manifest.name;
-    let files = vendor::vendor(&[(name.as_str(), &prepared.files)])?;
+    let dir = vendor::dir_name(name, prepared.manifest.source.as_deref().unwrap_or_default());
+    let files = vendor::vendor(&[vendor::ToVendor { dir: &dir, files: &prepared.files }])?;
     for file in &files {
         fsutil::write_if_changed(&check.work_dir.join(&file.path), file.contents.as_bytes())?;
     }
-    let crate_dir = check.work_dir.join("vendor").join(name);
+    let crate_dir = check.work_dir.join("vendor").join(&dir);
     // A workspace of its own, so no enclosing directory's claims it.
     let manifest = crate_dir.join("Cargo.toml");
     let mut text = fsutil::read_to_string(&manifest)?;

@@ -51,9 +51,12 @@ pub fn files(workflow: &Workflow, generator: &Generator) -> Result<Vec<File>, Ge
 /// The `vendor/` files of a crate using `operations`: their sources from
 /// the registry and the runtime crates they build on.
 pub fn vendor_operations(operations: &[RegisteredOperation]) -> Result<Vec<File>, GenerateError> {
-    let sources =
-        operations.iter().map(|op| Ok((op.name(), op.files()?))).collect::<Result<Vec<_>, RegistryError>>()?;
-    let named: Vec<(&str, &vendor::CrateFiles)> = sources.iter().map(|(n, f)| (*n, f.as_ref())).collect();
+    let sources = operations
+        .iter()
+        .map(|op| Ok((vendor::dir_name(op.name(), op.source_id()), op.files()?)))
+        .collect::<Result<Vec<_>, RegistryError>>()?;
+    let named: Vec<vendor::ToVendor<'_>> =
+        sources.iter().map(|(dir, files)| vendor::ToVendor { dir, files: files.as_ref() }).collect();
     Ok(vendor::vendor(&named)?)
 }
 

@@ -9,7 +9,7 @@ use braid_support::typename::TypeName;
 use serde::Serialize;
 
 use crate::build::BuildError;
-use crate::codegen::literal::{Ident, RustStr, TomlStr};
+use crate::codegen::literal::{Ident, Plain, RustStr, TomlStr};
 use crate::codegen::plan::{ExternalInput, Header};
 use crate::codegen::{plan, Generator};
 use crate::fsutil;
@@ -38,6 +38,7 @@ struct RunnerPlan<'a> {
     /// The runner's package and binary name.
     package: TomlStr,
     crate_name: &'a Ident,
+    support_dir: &'a Plain,
     /// The input types, for its usage message.
     types_lit: RustStr,
     inputs: Vec<RunnerInput<'a>>,
@@ -124,6 +125,7 @@ pub fn run(
         header: &plan.header,
         package: TomlStr::new(&package),
         crate_name: &plan.crate_name,
+        support_dir: &plan.support_dir,
         types_lit: RustStr::new(&type_list),
         inputs: plan.external_inputs.iter().zip(readers).map(|(input, reader)| RunnerInput { input, reader }).collect(),
     };

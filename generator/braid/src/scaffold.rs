@@ -54,10 +54,12 @@ pub fn new_operation(name: &str, dir: &Path, home: &Path) -> Result<Vec<PathBuf>
     if dir.exists() && !fsutil::is_empty_dir(dir)? {
         return Err(ScaffoldError::NotEmpty(dir.to_path_buf()));
     }
-    let runtime = runtime_dir(home);
-    vendor::install_runtime(&runtime)?;
+    let installed = vendor::install_runtime(&runtime_dir(home))?;
     // Paths are TOML strings, quoted by the toml crate.
-    let path = |krate: &str| toml::Value::String(runtime.join(krate).display().to_string()).to_string();
+    let path = |krate: &str| {
+        let dir = installed.get(krate).map(|d| d.display().to_string()).unwrap_or_default();
+        toml::Value::String(dir).to_string()
+    };
     #[derive(Serialize)]
     struct Data<'a> {
         name: &'a str,

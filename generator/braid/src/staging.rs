@@ -1,6 +1,8 @@
 //! The staging directory where generated crates are compiled: one per cargo
-//! target directory and source of vendored crates (a `braid` build and its
-//! registry, see [`name`]), reused by every build. The Wasm build's compiler flags
+//! target directory, reused by every build. Vendored crates sit in
+//! directories named by their content (`vendor::dir_name`), so crates that
+//! differ under one name (another braid's runtime, another registry's
+//! operation) never overwrite each other here, and cargo keeps each compiled. The Wasm build's compiler flags
 //! name the crate's directory (`--remap-path-prefix`, so the `.wasm` holds
 //! no absolute path); built where each workflow was generated, those flags
 //! would differ for every workflow, and cargo rebuilds every crate of the
@@ -26,10 +28,10 @@ pub struct Staging {
 }
 
 impl Staging {
-    /// Locks the staging directories of `target_dir` (waiting for other
-    /// builds) and makes the one called `name` a copy of `crate_dir`.
-    pub fn sync(crate_dir: &Path, target_dir: &Path, name: &str) -> Result<Self, FsError> {
-        let dir = target_dir.join("braid-staging").join(name);
+    /// Locks the staging directory of `target_dir` (waiting for other
+    /// builds) and makes it a copy of `crate_dir`.
+    pub fn sync(crate_dir: &Path, target_dir: &Path) -> Result<Self, FsError> {
+        let dir = target_dir.join("braid-staging");
         fsutil::create_dir_all(&dir)?;
         let lock_path = target_dir.join("braid-staging.lock");
         let lock = File::create(&lock_path).map_err(fsutil::at(&lock_path))?;
@@ -55,18 +57,6 @@ impl Staging {
     pub fn dir(&self) -> &Path {
         &self.dir
     }
-}
-
-/// The staging directory's name for builds by this `braid` (its runtime
-/// crates and built-ins) from the registry in `registry_dir` (`None`: one
-/// in memory). Builds by another braid or from another registry stage
-/// elsewhere, so their vendored crates, which may differ under the same
-/// names, never overwrite each other's and cargo keeps both compiled.
-pub fn name(registry_dir: Option<&Path>) -> String {
-    let registry = registry_dir.map_or_else(|| "memory".to_string(), |d| d.display().to_string());
-    let id = braid_schema::content_id(format!("{}\n{registry}", crate::vendor::embedded_id()).as_bytes());
-    // The id's first characters are the same for every content id.
-    id["bafkr4i".len()..].chars().take(16).collect()
 }
 
 /// `vendor/<name>/...` -> `<name>`.
@@ -101,12 +91,12 @@ mod tests {
         write(&b, "src/lib.rs", "b");
         write(&b, "vendor/op_y/src/lib.rs", "y");
 
-        let staged = |rel: &str| target.join("braid-staging/t").join(rel);
+        let staged = |rel: &str| target.join("braid-staging").join(rel);
         let mtime = |rel: &str| std::fs::metadata(staged(rel)).unwrap().modified().unwrap();
-        drop(Staging::sync(&a, &target, "t").unwrap());
+        drop(Staging::sync(&a, &target).unwrap());
         let before = mtime("vendor/op_y/src/lib.rs");
         std::thread::sleep(std::time::Duration::from_millis(20));
-        let s = Staging::sync(&b, &target, "t").unwrap();
+        let s = Staging::sync(&b, &target).unwrap();
         assert_eq!(std::fs::read_to_string(s.dir().join("src/lib.rs")).unwrap(), "b");
         assert_eq!(mtime("vendor/op_y/src/lib.rs"), before, "an unchanged file was rewritten");
         assert!(!staged("vendor/op_y/src/old.rs").exists(), "a stale file of a used crate stayed");

@@ -3,8 +3,9 @@
 //! dependencies by version), the runtime crates this `braid` ships
 //! (braid-schema, braid-support, braid-macros and what they use), and
 //! vendoring: a generated crate carries the sources of the runtime crates
-//! and of the operations it uses under `vendor/<crate>/`, linked by path,
-//! so it builds wherever it is unpacked, without Braid's repository.
+//! and of the operations it uses under `vendor/<crate>-<id>/` (named by
+//! their content, see [`dir_name`]), linked by path, so it builds wherever
+//! it is unpacked, without Braid's repository.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -182,8 +183,25 @@ fn is_inherited(value: &Value) -> bool {
     value.get("workspace").and_then(Value::as_bool) == Some(true)
 }
 
+/// The directory a crate is vendored in: its name and the start of its
+/// source id (the content id of its files' archive). Crates that differ
+/// under one name and version (another braid's runtime, another registry's
+/// operation) get other directories, so in a shared cargo target directory
+/// each stays compiled instead of evicting the other.
+pub fn dir_name(name: &str, source_id: &str) -> String {
+    // Every content id starts with the same `bafkr4i`.
+    let id: String = source_id.get("bafkr4i".len()..).unwrap_or(source_id).chars().take(10).collect();
+    format!("{name}-{id}")
+}
+
+/// The source id of `files`: the content id of their archive.
+pub fn source_id(files: &CrateFiles) -> String {
+    let archive: Vec<(String, Vec<u8>)> = files.iter().map(|(p, t)| (p.clone(), t.as_bytes().to_vec())).collect();
+    crate::archive::source_id(&archive)
+}
+
 /// A standalone `Cargo.toml` linked for vendoring: its dependencies on
-/// runtime crates point at `../<crate>`. Also returns those crates.
+/// runtime crates point at `../<crate>-<id>`. Also returns those crates.
 fn link(text: &str, path: &str) -> Result<(String, Vec<String>), VendorError> {
     let mut t: Table = text.parse().map_err(|e| bad(path, format!("{e}")))?;
     let mut runtime = Vec::new();
@@ -201,7 +219,8 @@ fn link(text: &str, path: &str) -> Result<(String, Vec<String>), VendorError> {
                 Value::Table(d) => d.clone(),
                 _ => return Err(bad(path, format!("dependency `{name}` is neither a version nor a table"))),
             };
-            d.insert("path".into(), Value::String(format!("../{krate}")));
+            let dir = runtime_crate(&krate).map_err(|e| bad(path, e.to_string()))?.dir.clone();
+            d.insert("path".into(), Value::String(format!("../{dir}")));
             *dep = Value::Table(d);
             runtime.push(krate);
         }
@@ -211,13 +230,14 @@ fn link(text: &str, path: &str) -> Result<(String, Vec<String>), VendorError> {
     Ok((format!("{header}{}", toml::to_string(&t).map_err(|e| bad(path, format!("{e}")))?), runtime))
 }
 
-/// A crate of the embedded workspace (see `build.rs`): its name, version
-/// and standalone files.
+/// A crate of the embedded workspace (see `build.rs`): its name, version,
+/// standalone files and the directory it is vendored in.
 #[derive(Debug, Clone)]
 pub struct Embedded {
     pub name: String,
     pub version: String,
     pub files: CrateFiles,
+    pub dir: String,
 }
 
 /// Every crate `braid` ships, standalone, sorted by name: the runtime
@@ -237,16 +257,6 @@ mod files {
 /// The embedded workspace's file `rel`.
 fn embedded_file(rel: &str) -> Option<&'static [u8]> {
     files::FILES.iter().find(|(p, _)| *p == rel).map(|(_, b)| *b)
-}
-
-/// The content id of everything embedded (runtime crates, built-ins,
-/// Braid's lock): names this build of braid's sources.
-pub fn embedded_id() -> &'static str {
-    static ID: OnceLock<String> = OnceLock::new();
-    ID.get_or_init(|| {
-        let archive: Vec<(String, Vec<u8>)> = files::FILES.iter().map(|(p, b)| (p.to_string(), b.to_vec())).collect();
-        crate::archive::source_id(&archive)
-    })
 }
 
 /// Braid's own `Cargo.lock`, the seed of every generated crate's lock.
@@ -282,7 +292,8 @@ fn load_embedded() -> Result<Vec<Embedded>, VendorError> {
         let manifest = standalone(&files["Cargo.toml"], ws.as_ref(), &path)?;
         let (name, version) = package_id(&manifest, &path)?;
         files.insert("Cargo.toml".into(), manifest);
-        out.push(Embedded { name, version, files });
+        let dir = dir_name(&name, &source_id(&files));
+        out.push(Embedded { name, version, files, dir });
     }
     out.sort_by(|a, b| a.name.cmp(&b.name));
     Ok(out)
@@ -309,35 +320,48 @@ pub fn runtime_crate(name: &str) -> Result<&'static Embedded, VendorError> {
         .ok_or_else(|| VendorError::UnknownCrate(name.to_string()))
 }
 
-/// Writes the runtime crates under `dir/<crate>/`, linked to each other
-/// (for `[patch]` tables of operation crates built outside a workflow).
-pub fn install_runtime(dir: &Path) -> Result<(), VendorError> {
+/// Writes the runtime crates under `dir/<crate>-<id>/`, linked to each
+/// other, and returns the directory of each (for `[patch]` tables of
+/// operation crates built outside a workflow).
+pub fn install_runtime(dir: &Path) -> Result<BTreeMap<String, std::path::PathBuf>, VendorError> {
+    let mut installed = BTreeMap::new();
     for krate in embedded()?.iter().filter(|c| RUNTIME.contains(&c.name.as_str())) {
         for (rel, text) in &krate.files {
             let text = if rel == "Cargo.toml" { link(text, rel)?.0 } else { text.clone() };
-            fsutil::write_if_changed(&dir.join(&krate.name).join(rel), text.as_bytes())?;
+            fsutil::write_if_changed(&dir.join(&krate.dir).join(rel), text.as_bytes())?;
         }
+        installed.insert(krate.name.clone(), dir.join(&krate.dir));
     }
-    Ok(())
+    Ok(installed)
 }
 
-/// The `vendor/` files of a generated crate: each of `operations`
-/// (name, standalone files) and the runtime crates they reach, linked.
-pub fn vendor(operations: &[(&str, &CrateFiles)]) -> Result<Vec<File>, VendorError> {
-    let mut todo: Vec<(String, &CrateFiles)> = operations.iter().map(|(n, f)| (n.to_string(), *f)).collect();
-    todo.push(("braid-support".into(), &runtime_crate("braid-support")?.files));
+/// A crate to vendor: the directory it goes in ([`dir_name`]) and its
+/// standalone files.
+#[derive(Debug, Clone, Copy)]
+pub struct ToVendor<'a> {
+    pub dir: &'a str,
+    pub files: &'a CrateFiles,
+}
+
+/// The `vendor/` files of a generated crate: each of `operations` and the
+/// runtime crates they reach (braid-support always), linked.
+pub fn vendor(operations: &[ToVendor<'_>]) -> Result<Vec<File>, VendorError> {
+    let support = runtime_crate("braid-support")?;
+    let mut todo: Vec<ToVendor<'_>> = operations.to_vec();
+    todo.push(ToVendor { dir: &support.dir, files: &support.files });
     let mut done: BTreeMap<String, Vec<File>> = BTreeMap::new();
-    while let Some((name, files)) = todo.pop() {
-        if done.contains_key(&name) {
+    while let Some(ToVendor { dir, files }) = todo.pop() {
+        if done.contains_key(dir) {
             continue;
         }
         let mut out = Vec::new();
         for (rel, text) in files {
-            let path = format!("vendor/{name}/{rel}");
+            let path = format!("vendor/{dir}/{rel}");
             let contents = if rel == "Cargo.toml" {
                 let (linked, runtime) = link(text, &path)?;
                 for dep in runtime {
-                    todo.push((dep.clone(), &runtime_crate(&dep)?.files));
+                    let krate = runtime_crate(&dep)?;
+                    todo.push(ToVendor { dir: &krate.dir, files: &krate.files });
                 }
                 linked
             } else {
@@ -345,7 +369,7 @@ pub fn vendor(operations: &[(&str, &CrateFiles)]) -> Result<Vec<File>, VendorErr
             };
             out.push(File { path, contents });
         }
-        done.insert(name, out);
+        done.insert(dir.to_string(), out);
     }
     let mut files: Vec<File> = done.into_values().flatten().collect();
     files.sort_by(|a, b| a.path.cmp(&b.path));
@@ -379,15 +403,19 @@ mod tests {
     #[test]
     fn vendoring_links_the_runtime_crates() {
         let op = embedded().unwrap().iter().find(|c| c.name == "op_multihash").unwrap();
-        let files = vendor(&[("op_multihash", &op.files)]).unwrap();
+        let files = vendor(&[ToVendor { dir: &op.dir, files: &op.files }]).unwrap();
         let paths: Vec<&str> = files.iter().map(|f| f.path.as_str()).collect();
-        assert!(paths.contains(&"vendor/op_multihash/src/lib.rs"));
-        assert!(paths.contains(&"vendor/braid-support/src/wasm.rs"), "runtime crates come along");
-        assert!(paths.contains(&"vendor/braid-macros/Cargo.toml"));
-        assert!(paths.contains(&"vendor/braid-schema/Cargo.toml"));
-        let manifest = &files.iter().find(|f| f.path == "vendor/op_multihash/Cargo.toml").unwrap().contents;
+        let support = &runtime_crate("braid-support").unwrap().dir;
+        assert!(paths.contains(&format!("vendor/{}/src/lib.rs", op.dir).as_str()));
+        assert!(paths.contains(&format!("vendor/{support}/src/wasm.rs").as_str()), "runtime crates come along");
+        for name in ["braid-macros", "braid-schema"] {
+            let dir = &runtime_crate(name).unwrap().dir;
+            assert!(paths.contains(&format!("vendor/{dir}/Cargo.toml").as_str()), "{name}");
+        }
+        let manifest = &files.iter().find(|f| f.path == format!("vendor/{}/Cargo.toml", op.dir)).unwrap().contents;
         let t: Table = manifest.parse().unwrap();
-        assert_eq!(t["dependencies"]["braid-support"]["path"].as_str(), Some("../braid-support"));
+        assert_eq!(t["dependencies"]["braid-support"]["path"].as_str(), Some(format!("../{support}").as_str()));
+        assert!(op.dir.starts_with("op_multihash-") && op.dir.len() == "op_multihash-".len() + 10, "{}", op.dir);
     }
 
     #[test]

@@ -348,6 +348,68 @@ fn a_second_build_elsewhere_gives_the_same_wasm() -> Result<(), Failed> {
     no_absolute_path(&again.join(wasm), &b)
 }
 
+/// `braid` installed with the README's command into a temporary root
+/// works with the checkout out of sight: in a bubblewrap sandbox where the
+/// checkout is an empty directory, from a directory elsewhere, with a fresh
+/// registry home and target directory and no `BRAID_ROOT`, `braid doctor`
+/// passes and a workflow builds for native and node and gives the right CID
+/// in both. wasm-opt comes from where `braid doctor` says to put it.
+fn the_installed_braid_works_outside_the_checkout() -> Result<(), Failed> {
+    let tmp = tempfile::tempdir()?;
+    let prefix = tmp.path().join("root");
+    // The README's install command, plus --root; its own target directory
+    // under target/ keeps a second run incremental.
+    run(Command::new("cargo")
+        .args(["install", "--locked", "--quiet", "--path"])
+        .arg(root().join("generator/cli"))
+        .arg("--root")
+        .arg(&prefix)
+        .env("CARGO_TARGET_DIR", root().join("target/install")))?;
+    let home = tmp.path().join("home");
+    let work = tmp.path().join("work");
+    std::fs::create_dir_all(&work)?;
+    run(Command::new("npm")
+        .args(["install", "--silent", "--no-audit", "--no-fund", "--prefix"])
+        .arg(home.join("tools"))
+        .arg(format!("binaryen@{}", braid::wasm_pkg::WASM_OPT_NPM_VERSION)))?;
+    let text = std::fs::read_to_string(root().join("workflows/cidv1_from_bytes.json"))?;
+    std::fs::write(work.join("workflow.json"), text)?;
+    std::fs::write(work.join("input.txt"), "hello world")?;
+    let path = std::env::var("PATH").unwrap_or_default();
+    let outside: Vec<&str> = path.split(':').filter(|dir| !dir.starts_with(root().to_str().unwrap())).collect();
+    let sandboxed = |program: &Path, args: &[&str]| -> Command {
+        let mut command = Command::new("bwrap");
+        command
+            .args(["--bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs"])
+            .arg(root())
+            .arg("--chdir")
+            .arg(&work)
+            .arg("--")
+            .arg(program)
+            .args(args)
+            .env_remove("BRAID_ROOT")
+            .env("BRAID_HOME", &home)
+            .env("BRAID_TARGET_DIR", tmp.path().join("target"))
+            .env("PATH", outside.join(":"));
+        command
+    };
+    run(&mut sandboxed(Path::new("/bin/sh"), &["-c", &format!("test ! -e {}/Cargo.toml", root().display())]))
+        .map_err(|_| "the checkout is still visible in the sandbox")?;
+    let braid = prefix.join("bin/braid");
+    run(&mut sandboxed(&braid, &["doctor"]))?;
+    run(&mut sandboxed(&braid, &["build", "workflow.json", "-o", "out", "--targets", "native,node"]))?;
+    // CIDv1 (blake3, raw, base32) of "hello world".
+    let expected = "bafkr4igxjga67jykbseaxdmmdgc5a5o3zp3htom2l6mrjznk7fvyggu6eq";
+    let native = stdout(&mut sandboxed(&braid, &["run", "workflow.json", "--input", "input.txt"]))?;
+    expect_eq("native CID", native.trim(), expected)?;
+    let js = "require(process.argv[1]).run([new TextEncoder().encode('hello world')]).then((c) => console.log(c))";
+    let node = stdout(&mut sandboxed(
+        Path::new("/usr/bin/env"),
+        &["node", "-e", js, work.join("out/pkg/node/wf_cidv1_from_bytes.js").to_str().unwrap()],
+    ))?;
+    expect_eq("node CID", node.trim(), expected)
+}
+
 /// A check after the builds.
 type Check = fn() -> Result<(), Failed>;
 
@@ -364,7 +426,8 @@ fn main() {
                 .with_ignored_flag(true)
         })
         .collect();
-    let checks: [(&str, Check); 5] = [
+    let checks: [(&str, Check); 6] = [
+        ("the_installed_braid_works_outside_the_checkout", the_installed_braid_works_outside_the_checkout),
         (
             "an_operation_of_ones_own_is_scaffolded_added_and_used",
             an_operation_of_ones_own_is_scaffolded_added_and_used,

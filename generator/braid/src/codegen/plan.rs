@@ -52,6 +52,8 @@ pub struct CratePlan {
     pub memos: Vec<Memo>,
     /// The operations, sorted by name: the crate's dependencies.
     pub operations: Vec<Dependency>,
+    /// `vendor/`'s directory of braid-support (`vendor::dir_name`).
+    pub support_dir: Plain,
     pub typescript: TypeScript,
 }
 
@@ -189,6 +191,8 @@ pub struct Memo {
 #[derive(Debug, Clone, Serialize)]
 pub struct Dependency {
     pub name: Ident,
+    /// Its directory under `vendor/` (`vendor::dir_name`).
+    pub dir: Plain,
     /// The cargo features that compile in the config values the workflow uses.
     pub features: Vec<TomlStr>,
     /// Whether it has a `std` feature (enabled by the crate's `std`).
@@ -289,6 +293,8 @@ pub fn plan(w: &Workflow) -> CratePlan {
         .iter()
         .map(|op| Dependency {
             name: Ident::new(op.name()),
+            dir: Plain::new(&crate::vendor::dir_name(op.name(), op.source_id()))
+                .expect("crate names and content ids are plain"),
             features: w.value_features(op.name()).iter().map(|f| TomlStr::new(f)).collect(),
             std: op.manifest.features.iter().any(|f| f == "std"),
         })
@@ -321,8 +327,14 @@ pub fn plan(w: &Workflow) -> CratePlan {
         next_inputs,
         memos,
         operations,
+        support_dir: Plain::new(&support_dir()).expect("crate names and content ids are plain"),
         typescript,
     }
+}
+
+/// `vendor/`'s directory of braid-support.
+fn support_dir() -> String {
+    crate::vendor::runtime_crate("braid-support").map(|c| c.dir.clone()).unwrap_or_else(|_| "braid-support".into())
 }
 
 /// The types of the external inputs, in slot order.

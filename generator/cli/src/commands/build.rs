@@ -47,13 +47,11 @@ pub fn run(args: Args) -> anyhow::Result<()> {
 }
 
 fn build(args: &Args, progress: &mut Progress) -> anyhow::Result<build::Report> {
-    let registry = registry()?;
-    let workflow = load(&args.manifest, &registry)?;
+    let workflow = load(&args.manifest, &registry()?)?;
     let options = build::Options {
         targets: if args.targets.is_empty() { build::default_targets(&workflow) } else { args.targets.clone() },
         target_dir: args.target_dir.clone().unwrap_or_else(build::default_target_dir),
         tool_dirs: tool_dirs(),
-        staging: braid::staging::name(registry.dir()),
         deny_warnings: std::env::var_os("BRAID_DENY_WARNINGS").is_some_and(|v| v == "1"),
     };
     let report = build::build(&workflow, &Generator::new(), &args.out, &options, &mut |e| progress.event(e))?;
