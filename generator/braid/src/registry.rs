@@ -152,6 +152,18 @@ pub enum Added {
 /// `source`.
 pub fn prepare(files: CrateFiles, crate_dir: &str) -> Result<Prepared, RegistryError> {
     let mut manifest = derive(&files, crate_dir)?;
+    // Generated code names the crate in Rust paths and Cargo.toml keys.
+    if !crate::codegen::literal::is_plain_ident(&manifest.name) {
+        return Err(crate_error(
+            crate_dir,
+            format!(
+                "package name `{}`: an operation's crate name must be a Rust identifier (ASCII letters, digits and \
+                 `_`, not a keyword), e.g. `{}`",
+                manifest.name,
+                manifest.name.replace('-', "_")
+            ),
+        ));
+    }
     if let Some(committed) = files.get("manifest.json") {
         let committed =
             OperationManifest::parse(committed).map_err(|e| crate_error(crate_dir, format!("manifest.json: {e}")))?;
