@@ -518,11 +518,11 @@ fn entry_path(dir: &Path, name: &str, version: &str) -> PathBuf {
     dir.join("operations").join(name).join(format!("{version}.json"))
 }
 
-/// Names this binary's set of built-ins: the content id of their version
-/// ids.
-fn builtin_stamp() -> String {
-    let ids: Vec<&str> = builtins().map(|b| b.iter().map(|p| p.version_id.as_str()).collect()).unwrap_or_default();
-    braid_schema::content_id(ids.join("\n").as_bytes())
+/// Names this binary's built-ins: the content id of everything it embeds
+/// (cheap, so opening a registry prepares the built-ins only when they are
+/// not registered yet).
+fn builtin_stamp() -> &'static str {
+    vendor::embedded_id()
 }
 
 /// Registered manifests by name, for listings.

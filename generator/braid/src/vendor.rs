@@ -259,6 +259,16 @@ fn embedded_file(rel: &str) -> Option<&'static [u8]> {
     files::FILES.iter().find(|(p, _)| *p == rel).map(|(_, b)| *b)
 }
 
+/// The content id of everything embedded (runtime crates, built-ins,
+/// Braid's lock): names this build of braid's sources.
+pub fn embedded_id() -> &'static str {
+    static ID: OnceLock<String> = OnceLock::new();
+    ID.get_or_init(|| {
+        let archive: Vec<(String, Vec<u8>)> = files::FILES.iter().map(|(p, b)| (p.to_string(), b.to_vec())).collect();
+        crate::archive::source_id(&archive)
+    })
+}
+
 /// Braid's own `Cargo.lock`, the seed of every generated crate's lock.
 pub fn seed_lockfile() -> &'static str {
     std::str::from_utf8(embedded_file("Cargo.lock").unwrap_or_default()).unwrap_or_default()
