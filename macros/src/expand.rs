@@ -1,32 +1,37 @@
-//! Code generation for `#[operation]`: checks everything first, recording
-//! every error in one [`Ctxt`] (the attribute, the signature, the manifest
-//! the schema checks), then emits the fn unchanged plus `OPERATION`,
-//! `config`, `execute_sync` and (feature `wasm`) the Wasm interface.
+//! Code generation for `#[operation]`: checks everything first with
+//! `braid_macro_support::check`, recording every error in one [`Ctxt`]
+//! (the attribute, the signature, the manifest the schema checks), then
+//! emits the fn unchanged plus `OPERATION`, `config`, `execute_sync` and
+//! (feature `wasm`) the Wasm interface.
 //! Generated code names only absolute paths (`::braid_support::...`,
 //! `::core::...`), which resolve in the operation's crate.
 
+use braid_macro_support::{check, crate_info::CrateInfo, ctxt::Ctxt, Checked};
 use proc_macro2::TokenStream;
 use quote::quote;
 use syn::{ItemFn, LitStr};
 
-use crate::{args, crate_info::CrateInfo, ctxt::Ctxt, manifest, signature, wasm};
+use crate::wasm;
 
 pub fn operation(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
     let cx = Ctxt::new();
-    let args = args::parse(&cx, attr);
     let func: ItemFn = match syn::parse2(item) {
         Ok(func) => func,
         Err(e) => {
+            // The attribute's errors first, as when the fn parses.
+            braid_macro_support::args::parse(&cx, attr);
             cx.syn_error(e);
             cx.check()?;
             unreachable!("an error was recorded");
         }
     };
-    let sig = signature::parse(&cx, &func);
-    let info = CrateInfo::load().map_err(|e| cx.error(func.sig.ident.span(), e)).ok();
-    let manifest = info.as_ref().map(|info| manifest::build(&cx, info, &args, sig.as_ref(), func.sig.ident.span()));
+    let info = CrateInfo::load();
+    let Checked { args, sig, manifest } = check(&cx, attr, &func, info.as_ref().ok());
+    if let Err(e) = &info {
+        cx.error(func.sig.ident.span(), e);
+    }
     cx.check()?;
-    let (Some(sig), Some(info), Some(manifest)) = (sig, info, manifest) else {
+    let (Some(sig), Ok(info), Some(manifest)) = (sig, info, manifest) else {
         unreachable!("each is missing only after an error");
     };
     let manifest_json = manifest.canonical_json();

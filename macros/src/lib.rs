@@ -1,6 +1,7 @@
 //! `#[operation]`: the proc-macro entry point. It only hands tokens to
-//! [`expand::operation`]; parsing, checking and code generation live in the
-//! modules below, which are plain functions with unit tests.
+//! [`expand::operation`]; parsing, checking and building the manifest live
+//! in `braid-macro-support` (which Braid also uses to derive a manifest from
+//! source), code generation in the modules below.
 //!
 //! ```ignore
 //! /// Hashes bytes into a multihash.
@@ -14,12 +15,7 @@
 //! interface (`execute`, `executeSync`, `manifest`) with exact TypeScript
 //! declarations.
 
-mod args;
-mod crate_info;
-mod ctxt;
 mod expand;
-mod manifest;
-mod signature;
 mod wasm;
 
 use proc_macro::TokenStream;

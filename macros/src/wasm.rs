@@ -8,7 +8,7 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 use serde_json::Value;
 
-use crate::{args::Args, crate_info::CrateInfo, signature::Signature};
+use braid_macro_support::{args::Args, crate_info::CrateInfo, signature::Signature};
 
 pub fn interface(info: &CrateInfo, args: &Args, sig: &Signature, manifest: &OperationManifest) -> TokenStream {
     if !info.features.iter().any(|f| f == "wasm") {

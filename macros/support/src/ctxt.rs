@@ -46,6 +46,12 @@ impl Ctxt {
     }
 }
 
+impl Default for Ctxt {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
 impl Drop for Ctxt {
     fn drop(&mut self) {
         if !std::thread::panicking() && self.errors.borrow().is_some() {

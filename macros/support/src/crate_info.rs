@@ -1,13 +1,17 @@
-//! What the operation's crate declares, read at expansion time: name,
-//! version, description, repository and license from Cargo's environment;
-//! features from its `Cargo.toml`; whether it is `no_std` from the inner
-//! attributes of its library root. Targets follow from these:
-//! `native` always, `nostd` when the root is `no_std` (possibly behind
-//! `cfg_attr`), `wasm` when the crate has a `wasm` feature.
+//! What the operation's crate declares: name, version, description,
+//! repository and license (cargo's `CARGO_PKG_*`), features from its
+//! `Cargo.toml`, and whether it is `no_std` from the inner attributes of its
+//! library root. Targets follow from these: `native` always, `nostd` when
+//! the root is `no_std` (possibly behind `cfg_attr`), `wasm` when the crate
+//! has a `wasm` feature. The macro reads the crate being compiled
+//! ([`CrateInfo::load`]); `derive_manifest` reads the same from source text.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use braid_schema::Platform;
+
+/// The library root when `Cargo.toml` has no `[lib] path`.
+pub const DEFAULT_LIB_ROOT: &str = "src/lib.rs";
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CrateInfo {
@@ -21,8 +25,21 @@ pub struct CrateInfo {
     pub no_std: bool,
 }
 
+/// The package fields cargo gives the compiler as `CARGO_PKG_NAME`,
+/// `_VERSION`, `_DESCRIPTION`, `_REPOSITORY` and `_LICENSE` (empty when the
+/// package does not set them).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Package {
+    pub name: String,
+    pub version: String,
+    pub description: String,
+    pub repository: String,
+    pub license: String,
+}
+
 impl CrateInfo {
-    /// Reads the crate being compiled.
+    /// Reads the crate being compiled: cargo's environment, its
+    /// `Cargo.toml` and its library root.
     pub fn load() -> Result<Self, String> {
         let env = |key: &str| std::env::var(key).unwrap_or_default();
         let dir = PathBuf::from(
@@ -32,16 +49,29 @@ impl CrateInfo {
         let cargo_toml = std::fs::read_to_string(dir.join("Cargo.toml"))
             .map_err(|e| format!("cannot read {}: {e}", dir.join("Cargo.toml").display()))?;
         let (features, lib_path) = parse_cargo_toml(&cargo_toml)?;
-        let lib_root = dir.join(lib_path.as_deref().unwrap_or("src/lib.rs"));
-        Ok(CrateInfo {
+        let lib_root = dir.join(lib_path.as_deref().unwrap_or(DEFAULT_LIB_ROOT));
+        // A crate without a library root (a test binary) is not `no_std`.
+        let root = match std::fs::read_to_string(&lib_root) {
+            Ok(text) => Some(syn::parse_file(&text).map_err(|e| format!("cannot parse {}: {e}", lib_root.display()))?),
+            Err(_) => None,
+        };
+        let package = Package {
             name: env("CARGO_PKG_NAME"),
             version: env("CARGO_PKG_VERSION"),
             description: env("CARGO_PKG_DESCRIPTION"),
             repository: env("CARGO_PKG_REPOSITORY"),
             license: env("CARGO_PKG_LICENSE"),
-            features,
-            no_std: is_no_std(&lib_root)?,
-        })
+        };
+        Ok(Self::new(package, features, root.as_ref()))
+    }
+
+    /// From the package fields, the declared features (as
+    /// [`parse_cargo_toml`] reads them) and the parsed library root (`None`
+    /// when the crate has none).
+    pub fn new(package: Package, features: Vec<String>, lib_root: Option<&syn::File>) -> Self {
+        let Package { name, version, description, repository, license } = package;
+        let no_std = lib_root.is_some_and(|root| root.attrs.iter().any(attr_is_no_std));
+        CrateInfo { name, version, description, repository, license, features, no_std }
     }
 
     /// Where the operation can run, in manifest order.
@@ -70,16 +100,8 @@ pub fn parse_cargo_toml(text: &str) -> Result<(Vec<String>, Option<String>), Str
     Ok((features, lib_path))
 }
 
-/// Whether the library root declares `#![no_std]`, directly or in a
-/// `cfg_attr`. A crate without a library root (a test binary) is not.
-fn is_no_std(lib_root: &Path) -> Result<bool, String> {
-    let Ok(text) = std::fs::read_to_string(lib_root) else {
-        return Ok(false);
-    };
-    let file = syn::parse_file(&text).map_err(|e| format!("cannot parse {}: {e}", lib_root.display()))?;
-    Ok(file.attrs.iter().any(attr_is_no_std))
-}
-
+/// Whether an inner attribute of the library root is `#![no_std]`,
+/// directly or in a `cfg_attr`.
 pub fn attr_is_no_std(attr: &syn::Attribute) -> bool {
     if attr.path().is_ident("no_std") {
         return true;
