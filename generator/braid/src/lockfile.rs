@@ -196,8 +196,11 @@ fn seeded_crate(
     version: &str,
     dir: &Path,
 ) -> Result<PathBuf, LockError> {
-    let mut all: Vec<&str> = operations.iter().map(RegisteredOperation::name).collect();
-    all.push("braid-support");
+    // Each dependency and the vendor directory it sits in.
+    let mut all: Vec<(&str, String)> =
+        operations.iter().map(|op| (op.name(), vendor::dir_name(op.name(), op.source_id()))).collect();
+    let support = vendor::runtime_crate("braid-support").map_err(|e| LockError::Vendor(e.to_string()))?;
+    all.push(("braid-support", support.dir.clone()));
     let vendored =
         project::vendor_operations(operations).map_err(|e: GenerateError| LockError::Vendor(e.to_string()))?;
     for file in vendored {
@@ -206,8 +209,8 @@ fn seeded_crate(
     let mut manifest = format!(
         "[package]\nname = \"{name}\"\nversion = \"{version}\"\nedition = \"2021\"\n\n[lib]\npath = \"lib.rs\"\n\n[dependencies]\n"
     );
-    for name in &all {
-        let _ = writeln!(manifest, "{name} = {{ path = \"vendor/{name}\", default-features = false }}");
+    for (name, dir) in &all {
+        let _ = writeln!(manifest, "{name} = {{ path = \"vendor/{dir}\", default-features = false }}");
     }
     manifest.push_str("\n# A workspace of its own, whose members are every vendored crate.\n[workspace]\n");
     write(&dir.join("Cargo.toml"), manifest.as_bytes())?;

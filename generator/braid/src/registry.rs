@@ -184,10 +184,8 @@ pub fn prepare(files: CrateFiles, crate_dir: &str) -> Result<Prepared, RegistryE
 
 /// The manifest `#[operation]` builds for the crate, from its source.
 fn derive(files: &CrateFiles, crate_dir: &str) -> Result<OperationManifest, RegistryError> {
-    // Interim, until braid-macro-support's derive_manifest lands: the
-    // committed manifest.
-    let text = files.get("manifest.json").ok_or_else(|| crate_error(crate_dir, "no manifest.json"))?;
-    OperationManifest::parse(text).map_err(|e| crate_error(crate_dir, format!("manifest.json: {e}")))
+    let cargo_toml = files.get("Cargo.toml").ok_or_else(|| crate_error(crate_dir, "no Cargo.toml"))?;
+    braid_macro_support::derive_manifest(cargo_toml, files).map_err(|e| crate_error(crate_dir, format!("\n{e}")))
 }
 
 /// The files of the crate in `dir` that make its source: `Cargo.toml`
