@@ -134,10 +134,12 @@ pub fn unpack_tar_gz(bytes: &[u8], limits: &Limits) -> Result<Vec<(String, Vec<u
         return Err(ArchiveError::CompressedTooLarge { size, limit: limits.compressed_bytes });
     }
     let exceeded = std::cell::Cell::new(false);
-    let reader = Budget { inner: flate2::read::GzDecoder::new(bytes), left: limits.unpacked_bytes, exceeded: &exceeded };
+    let reader =
+        Budget { inner: flate2::read::GzDecoder::new(bytes), left: limits.unpacked_bytes, exceeded: &exceeded };
     let too_large = || ArchiveError::UnpackedTooLarge { limit: limits.unpacked_bytes };
     // The tar crate wraps our reader's error in its own: the flag tells.
-    let io_error = |e: std::io::Error| if exceeded.get() { too_large() } else { ArchiveError::Malformed(e.to_string()) };
+    let io_error =
+        |e: std::io::Error| if exceeded.get() { too_large() } else { ArchiveError::Malformed(e.to_string()) };
 
     let mut archive = tar::Archive::new(reader);
     let mut files: BTreeMap<String, Vec<u8>> = BTreeMap::new();
@@ -427,7 +429,8 @@ mod tests {
 
     #[test]
     fn archive_refuses_absolute_paths() {
-        let e = unpack(&hostile(vec![(header(b"/etc/passwd", tar::EntryType::Regular, 1), b"x".to_vec())])).unwrap_err();
+        let e =
+            unpack(&hostile(vec![(header(b"/etc/passwd", tar::EntryType::Regular, 1), b"x".to_vec())])).unwrap_err();
         assert!(matches!(&e, ArchiveError::AbsolutePath { path } if path == "/etc/passwd"), "{e}");
     }
 
@@ -436,14 +439,18 @@ mod tests {
         let mut link = header(b"crate/passwd", tar::EntryType::Symlink, 0);
         link.set_link_name("/etc/passwd").unwrap();
         let e = unpack(&hostile(vec![(link, vec![])])).unwrap_err();
-        assert!(matches!(&e, ArchiveError::Symlink { path, target } if path == "crate/passwd" && target == "/etc/passwd"));
+        assert!(
+            matches!(&e, ArchiveError::Symlink { path, target } if path == "crate/passwd" && target == "/etc/passwd")
+        );
         assert!(e.to_string().contains("crate/passwd"), "{e}");
 
         let mut hard = header(b"crate/shadow", tar::EntryType::Link, 0);
         hard.set_link_name("crate/lib.rs").unwrap();
         let file = header(b"crate/lib.rs", tar::EntryType::Regular, 1);
         let e = unpack(&hostile(vec![(file, b"x".to_vec()), (hard, vec![])])).unwrap_err();
-        assert!(matches!(&e, ArchiveError::HardLink { path, target } if path == "crate/shadow" && target == "crate/lib.rs"));
+        assert!(
+            matches!(&e, ArchiveError::HardLink { path, target } if path == "crate/shadow" && target == "crate/lib.rs")
+        );
     }
 
     #[test]

@@ -24,6 +24,7 @@ use crate::fsutil::{self, FsError};
 use crate::manifest::Workflow;
 use crate::process::{self, ProcessError};
 use crate::project::{self, GenerateError};
+use crate::sandbox::Sandbox;
 use crate::staging::Staging;
 use crate::wasm_pkg::{self, JsTarget, PackageError as PkgError, PackageSpec, Toolchain};
 
@@ -245,6 +246,10 @@ pub struct Options {
     pub tool_dirs: Vec<PathBuf>,
     /// Compile with `-D warnings` (tests do; `BRAID_DENY_WARNINGS=1`).
     pub deny_warnings: bool,
+    /// Run cargo (build scripts, proc-macros) in this sandbox: for crates
+    /// with operations nobody vetted. Dependencies are fetched first,
+    /// outside it.
+    pub sandbox: Option<Sandbox>,
 }
 
 /// `report.json`, and the [`Event::Report`] of `braid build --events json`.
@@ -323,6 +328,9 @@ pub fn build(
     // workflow to the next (see `staging`).
     let staging = Staging::sync(&crate_dir, &options.target_dir)?;
     let manifest_path = staging.dir().join("Cargo.toml");
+    if let Some(sandbox) = &options.sandbox {
+        sandbox.fetch(&manifest_path)?;
+    }
     let cargo = |args: &[&str], target: Option<&str>| -> Result<(), BuildError> {
         let mut cmd = process::cargo();
         cmd.arg("build").arg("--quiet").arg("--release").arg("--manifest-path").arg(&manifest_path);
@@ -333,7 +341,7 @@ pub fn build(
         if options.deny_warnings {
             cmd.env("RUSTFLAGS", "-Dwarnings");
         }
-        process::output(&mut cmd)?;
+        Sandbox::output_in(options.sandbox.as_ref(), &mut cmd)?;
         Ok(())
     };
     if options.targets.contains(&Target::Native) {
@@ -361,6 +369,7 @@ pub fn build(
             target_dir: options.target_dir.clone(),
             remap: remaps(None, Some(staging.dir())),
             deny_warnings: options.deny_warnings,
+            sandbox: options.sandbox.clone(),
         };
         let mut wasm = PathBuf::new();
         step("wasm", &mut || {

@@ -14,6 +14,7 @@ pub mod process;
 pub mod project;
 pub mod registry;
 pub mod runner;
+pub mod sandbox;
 pub mod scaffold;
 pub mod staging;
 pub mod vendor;

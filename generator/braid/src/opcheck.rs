@@ -15,6 +15,7 @@ use crate::build::NOSTD_TRIPLE;
 use crate::fsutil::{self, FsError};
 use crate::process::{self, ProcessError};
 use crate::registry::Prepared;
+use crate::sandbox::Sandbox;
 use crate::vendor::{self, VendorError};
 
 #[derive(Debug, thiserror::Error)]
@@ -23,6 +24,8 @@ pub enum CheckError {
     Fs(#[from] FsError),
     #[error(transparent)]
     Vendor(#[from] VendorError),
+    #[error("fetching the crate's dependencies: {0}")]
+    Fetch(ProcessError),
     #[error("{name} {version} does not build for {platform}, which its manifest declares:\n{source}")]
     Build { name: String, version: String, platform: Platform, source: ProcessError },
 }
@@ -33,13 +36,8 @@ pub struct Check<'a> {
     pub work_dir: PathBuf,
     /// Cargo's target directory.
     pub target_dir: PathBuf,
-    /// Runs one cargo command (e.g. in a sandbox); [`process::output`] by default.
-    pub run: &'a mut dyn FnMut(&mut Command) -> Result<(), ProcessError>,
-}
-
-/// Runs `cmd` with [`process::output`].
-pub fn run_locally(cmd: &mut Command) -> Result<(), ProcessError> {
-    process::output(cmd).map(drop)
+    /// Builds run in this sandbox (dependencies fetched first, outside).
+    pub sandbox: Option<&'a Sandbox>,
 }
 
 /// The cargo commands that build `prepared` for each declared platform,
@@ -71,7 +69,7 @@ pub fn commands(prepared: &Prepared, manifest_path: &Path, target_dir: &Path) ->
 
 /// Vendors `prepared` under `check.work_dir` and builds it for each
 /// platform its manifest declares.
-pub fn check(prepared: &Prepared, check: &mut Check<'_>) -> Result<(), CheckError> {
+pub fn check(prepared: &Prepared, check: &Check<'_>) -> Result<(), CheckError> {
     let name = &prepared.manifest.name;
     let dir = vendor::dir_name(name, prepared.manifest.source.as_deref().unwrap_or_default());
     let files = vendor::vendor(&[vendor::ToVendor { dir: &dir, files: &prepared.files }])?;
@@ -90,8 +88,11 @@ pub fn check(prepared: &Prepared, check: &mut Check<'_>) -> Result<(), CheckErro
     if !lock.exists() {
         fsutil::write(&lock, vendor::seed_lockfile().as_bytes())?;
     }
+    if let Some(sandbox) = check.sandbox {
+        sandbox.fetch(&manifest).map_err(CheckError::Fetch)?;
+    }
     for (platform, mut cmd) in commands(prepared, &manifest, &check.target_dir) {
-        (check.run)(&mut cmd).map_err(|source| CheckError::Build {
+        Sandbox::output_in(check.sandbox, &mut cmd).map_err(|source| CheckError::Build {
             name: name.clone(),
             version: prepared.manifest.version.clone(),
             platform,

@@ -12,6 +12,8 @@ pub enum ProcessError {
     Spawn { command: String, source: std::io::Error },
     #[error("`{command}` failed ({status}):\n{output}")]
     Failed { command: String, status: String, output: String },
+    #[error("`{command}` took longer than {seconds} s and was stopped")]
+    TimedOut { command: String, seconds: u64 },
 }
 
 /// `cargo`, as the user's environment names it.
@@ -36,13 +38,19 @@ const TAIL_LINES: usize = 40;
 /// exits with success.
 pub fn output(cmd: &mut Command) -> Result<Output, ProcessError> {
     let out = cmd.output().map_err(|source| ProcessError::Spawn { command: describe(cmd), source })?;
+    check(&describe(cmd), out)
+}
+
+/// `out`, or the error of `command` failing with it: the exit status and
+/// the end of its output.
+pub fn check(command: &str, out: Output) -> Result<Output, ProcessError> {
     if out.status.success() {
         return Ok(out);
     }
     let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
     let lines: Vec<&str> = text.lines().collect();
     Err(ProcessError::Failed {
-        command: describe(cmd),
+        command: command.to_string(),
         status: out.status.to_string(),
         output: lines[lines.len().saturating_sub(TAIL_LINES)..].join("\n"),
     })

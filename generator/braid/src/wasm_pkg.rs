@@ -174,6 +174,8 @@ pub struct PackageSpec {
     pub remap: Vec<(PathBuf, String)>,
     /// Compile with `-D warnings`.
     pub deny_warnings: bool,
+    /// Run cargo in this sandbox (see [`crate::build::Options::sandbox`]).
+    pub sandbox: Option<crate::sandbox::Sandbox>,
 }
 
 impl PackageSpec {
@@ -194,6 +196,7 @@ impl PackageSpec {
             target_dir: root.join("target"),
             remap: crate::build::remaps(Some(root), None),
             deny_warnings: false,
+            sandbox: None,
         })
     }
 }
@@ -238,7 +241,7 @@ pub fn compile(spec: &PackageSpec) -> Result<PathBuf, PackageError> {
     if !spec.features.is_empty() {
         cmd.arg("--features").arg(spec.features.join(","));
     }
-    process::output(&mut cmd)?;
+    crate::sandbox::Sandbox::output_in(spec.sandbox.as_ref(), &mut cmd)?;
     let lib = spec.package.replace('-', "_");
     Ok(spec.target_dir.join("wasm32-unknown-unknown/release").join(format!("{lib}.wasm")))
 }

@@ -9,6 +9,7 @@ use std::path::PathBuf;
 use crate::output::{load, registry, tool_dirs};
 use braid::build::{self, Event, Target};
 use braid::codegen::Generator;
+use braid::sandbox::Sandbox;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -25,6 +26,15 @@ pub struct Args {
     /// the error (`{"event":"start",...}`); log text stays on stderr. Default: progress for humans on stderr.
     #[arg(long, value_enum)]
     events: Option<EventFormat>,
+    /// Run cargo under bubblewrap: no network, the system read-only, only the target directory
+    /// writable, $BRAID_HOME, /tmp, /run and the home directory hidden, a memory and time limit.
+    /// For workflows whose operations you have not vetted (their build scripts and proc-macros
+    /// run during the build). Dependencies are fetched before, outside the sandbox.
+    #[arg(long)]
+    sandbox: bool,
+    /// With --sandbox: also hide this directory (repeatable).
+    #[arg(long, value_name = "DIR", requires = "sandbox")]
+    sandbox_hide: Vec<PathBuf>,
 }
 
 #[derive(Clone, Copy, clap::ValueEnum)]
@@ -47,12 +57,24 @@ pub fn run(args: Args) -> anyhow::Result<()> {
 }
 
 fn build(args: &Args, progress: &mut Progress) -> anyhow::Result<build::Report> {
-    let workflow = load(&args.manifest, &registry()?)?;
+    let registry = registry()?;
+    let workflow = load(&args.manifest, &registry)?;
+    let target_dir = args.target_dir.clone().unwrap_or_else(build::default_target_dir);
+    let sandbox = if args.sandbox {
+        let mut sandbox = Sandbox::detect()?.writable(&target_dir)?;
+        for dir in registry.dir().iter().copied().chain(args.sandbox_hide.iter().map(PathBuf::as_path)) {
+            sandbox = sandbox.hide(dir);
+        }
+        Some(sandbox)
+    } else {
+        None
+    };
     let options = build::Options {
         targets: if args.targets.is_empty() { build::default_targets(&workflow) } else { args.targets.clone() },
-        target_dir: args.target_dir.clone().unwrap_or_else(build::default_target_dir),
+        target_dir,
         tool_dirs: tool_dirs(),
         deny_warnings: std::env::var_os("BRAID_DENY_WARNINGS").is_some_and(|v| v == "1"),
+        sandbox,
     };
     let report = build::build(&workflow, &Generator::new(), &args.out, &options, &mut |e| progress.event(e))?;
     Ok(report)
