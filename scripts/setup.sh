@@ -44,14 +44,19 @@ cargo_install() { # crate version
 has_version wasm-bindgen "$WASM_BINDGEN_VERSION" || cargo_install wasm-bindgen-cli "$WASM_BINDGEN_VERSION"
 has_version wasm-pack "$WASM_PACK_VERSION" || cargo_install wasm-pack "$WASM_PACK_VERSION"
 
-# Debian's Chromium for the browser tests (never a browser download: the
-# network here reaches package registries only).
-if ! command -v chromium >/dev/null 2>&1; then
-  log "apt-get install chromium"
+# From Debian: Chromium for the browser tests (never a browser download:
+# the network here reaches package registries only), and bubblewrap, the
+# sandbox of builds of published operations.
+apt_missing=""
+command -v chromium >/dev/null 2>&1 || apt_missing="$apt_missing chromium"
+command -v bwrap >/dev/null 2>&1 || apt_missing="$apt_missing bubblewrap"
+if [ -n "$apt_missing" ]; then
+  log "apt-get install$apt_missing"
   sudo=""
   [ "$(id -u)" = 0 ] || sudo="sudo"
   $sudo apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq chromium >/dev/null
+  # shellcheck disable=SC2086
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq $apt_missing >/dev/null
 fi
 
 # npm ci when node_modules is missing or older than the lock file.

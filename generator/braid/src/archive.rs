@@ -111,6 +111,14 @@ pub fn pack(files: &[(String, Vec<u8>)]) -> Vec<u8> {
     builder.into_inner().expect("writing a tar to memory cannot fail")
 }
 
+/// [`pack`], gzip'd: what `braid ops publish` uploads. Deterministic too
+/// (the gzip header has no name and time 0).
+pub fn pack_gz(files: &[(String, Vec<u8>)]) -> Vec<u8> {
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    std::io::Write::write_all(&mut gz, &pack(files)).expect("writing to memory cannot fail");
+    gz.finish().expect("writing to memory cannot fail")
+}
+
 /// The content id of the files' [`pack`]: an operation's `source`.
 pub fn source_id(files: &[(String, Vec<u8>)]) -> String {
     braid_schema::content_id(&pack(files))

@@ -128,6 +128,10 @@ impl Sandbox {
         hidden.extend(home.and_then(|h| h.canonicalize().ok()));
         hidden.extend(self.hidden.iter().cloned());
         hidden.retain(|d| d.is_dir());
+        // A directory inside another hidden one is hidden with it (and
+        // would not exist under the other's empty tmpfs).
+        hidden.sort();
+        hidden.dedup_by(|inner, outer| inner.starts_with(outer));
         for dir in &hidden {
             bwrap.arg("--tmpfs").arg(dir);
         }

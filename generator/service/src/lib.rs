@@ -13,6 +13,7 @@ pub mod ids;
 pub mod metrics;
 pub mod pack;
 pub mod problem;
+pub mod publisher;
 pub mod routes;
 pub mod store;
 pub mod worker;
@@ -33,6 +34,11 @@ pub struct Config {
     pub data: PathBuf,
     /// Keys accepted in `x-api-key` for writes.
     pub api_keys: Vec<String>,
+    /// Keys accepted in `x-api-key` for publishing operations (`POST
+    /// /v1/operations`), apart from build keys; none: publishing is off.
+    pub publisher_keys: Vec<String>,
+    /// Largest operation upload (a `.tar.gz` of the crate), in bytes.
+    pub max_upload: usize,
     /// Build workers (concurrent builds).
     pub workers: usize,
     pub build_timeout: Duration,
@@ -55,6 +61,9 @@ pub struct Config {
     pub body_timeout: Duration,
 }
 
+/// The largest operation upload by default: 8 MiB (compressed).
+pub const MAX_UPLOAD: usize = 8 << 20;
+
 impl Config {
     /// Workers for this machine: half the cores (a build is itself
     /// parallel), at least one.
@@ -74,6 +83,8 @@ impl Config {
             addr: "127.0.0.1:0".parse().expect("an address"),
             data,
             api_keys: vec!["k".into()],
+            publisher_keys: vec!["p".into()],
+            max_upload: MAX_UPLOAD,
             workers: 1,
             build_timeout: Duration::from_secs(60),
             target_dir: PathBuf::from("/var/cache/braid/target"),
@@ -103,6 +114,11 @@ pub struct AppState {
     pub metrics: metrics::Metrics,
     /// Wakes idle workers when a job is queued.
     pub wake: tokio::sync::Notify,
+    /// Wakes the publisher when an operation is uploaded.
+    pub publish_wake: tokio::sync::Notify,
+    /// Where code nobody vetted is built (published operations, workflows
+    /// using them), or why it cannot be here: then publishing is refused.
+    pub sandbox: Result<braid::sandbox::Sandbox, String>,
     /// Identifies the toolchain in build keys: a new toolchain builds anew.
     pub toolchain: String,
     /// Bounds the CPU-heavy requests.
@@ -153,6 +169,7 @@ pub fn open(config: Config) -> Result<Arc<AppState>, ServeError> {
     let data_lock = datadir::DataLock::acquire(&config.data)?;
     let store = store::Store::open(&config.data.join("braid.sqlite"))?;
     let (retried, failed) = store.recover()?;
+    store.recover_publishes()?;
     if retried + failed > 0 {
         tracing::warn!("recovered from a crash: {retried} interrupted build(s) queued again, {failed} marked failed");
     }
@@ -164,6 +181,10 @@ pub fn open(config: Config) -> Result<Arc<AppState>, ServeError> {
         let _ = std::fs::remove_dir_all(config.data.join(dir));
     }
     let toolchain = toolchain();
+    let sandbox = braid::sandbox::Sandbox::detect().map(|s| s.timeout(config.build_timeout)).map_err(|e| e.to_string());
+    if let Err(e) = &sandbox {
+        tracing::warn!("publishing operations is off: {e}");
+    }
     Ok(Arc::new(AppState {
         store: Arc::new(store),
         cas,
@@ -171,6 +192,8 @@ pub fn open(config: Config) -> Result<Arc<AppState>, ServeError> {
         generator: Generator::new(),
         metrics: metrics::Metrics::default(),
         wake: tokio::sync::Notify::new(),
+        publish_wake: tokio::sync::Notify::new(),
+        sandbox,
         toolchain,
         checks: routes::Checks::new(config.max_checks, config.check_queue),
         lock_seeds: tokio::sync::Mutex::new(std::collections::BTreeMap::new()),
@@ -208,6 +231,7 @@ pub async fn serve(config: Config) -> Result<(), ServeError> {
     let local = listener.local_addr().map_err(|source| ServeError::Bind { addr, source })?;
     state.data_lock.record(&format!("http://{local}"))?;
     let workers = worker::spawn(state.clone(), workers);
+    let publisher = publisher::spawn(state.clone());
     // The lock seed now, so that the first /v1/generate does not wait for it.
     let early = state.clone();
     tokio::spawn(async move {
@@ -224,7 +248,7 @@ pub async fn serve(config: Config) -> Result<(), ServeError> {
         let _ = stop.send(true);
     };
     conn::serve(listener, routes::app(state.clone()), limits, shutdown).await;
-    for w in workers {
+    for w in workers.into_iter().chain([publisher]) {
         let _ = w.await;
     }
     eprintln!("braid serve: stopped");

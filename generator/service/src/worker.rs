@@ -20,6 +20,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use braid::build::{Event, Report, Target};
+use braid::registry::Origin;
 use tokio::io::{AsyncBufReadExt, BufReader};
 
 use crate::store::{Artifact, Claimed, Store, StoreError};
@@ -109,7 +110,10 @@ async fn run(state: Arc<AppState>, job: Claimed) {
 /// store takes it: a full disk may have room again once the build's files
 /// are gone. Gives up only when the database is gone or the server stops
 /// (the job is then `running` in the store, and the next start retries it).
-async fn record(state: &Arc<AppState>, write: impl Fn(&Store) -> Result<(), StoreError> + Send + Sync + 'static) {
+pub(crate) async fn record(
+    state: &Arc<AppState>,
+    write: impl Fn(&Store) -> Result<(), StoreError> + Send + Sync + 'static,
+) {
     let write = Arc::new(write);
     let mut stop = state.shutdown.subscribe();
     let mut delay = Duration::from_secs(1);
@@ -121,10 +125,10 @@ async fn record(state: &Arc<AppState>, write: impl Fn(&Store) -> Result<(), Stor
             Err(e) => e.to_string(),
         };
         if state.store.is_gone() {
-            tracing::error!("recording a finished build: {e}");
+            tracing::error!("recording a finished job: {e}");
             return;
         }
-        tracing::error!("recording a finished build: {e}; trying again in {} s", delay.as_secs());
+        tracing::error!("recording a finished job: {e}; trying again in {} s", delay.as_secs());
         tokio::select! {
             () = tokio::time::sleep(delay) => {}
             () = stopped(&mut stop) => return,
@@ -156,6 +160,22 @@ async fn build_in(state: &Arc<AppState>, job: &Claimed, dir: &Path) -> Result<Ou
     let manifest = dir.join("manifest.json");
     tokio::fs::write(&manifest, &job.manifest).await.map_err(|e| format!("{}: {e}", manifest.display()))?;
     let out = dir.join("out");
+    // Operations that did not ship with braid compile in a target directory
+    // of their own set, in the sandbox (see `publisher`).
+    let third_party: Vec<String> = braid::manifest::validate(&job.manifest, &state.registry())
+        .map(|w| {
+            w.operations.iter().filter(|op| op.origin != Origin::Builtin).map(|op| op.version_id.clone()).collect()
+        })
+        .unwrap_or_default();
+    let ids: Vec<&str> = third_party.iter().map(String::as_str).collect();
+    let target_dir = crate::publisher::third_party_target_dir(&state.config.target_dir, &ids);
+    let sandboxed = match (&state.sandbox, third_party.is_empty()) {
+        (Ok(_), _) => true,
+        (Err(_), true) => false,
+        (Err(why), false) => {
+            return Err(format!("this workflow uses operations that must be built in a sandbox, and {why}"))
+        }
+    };
 
     let mut cmd = tokio::process::Command::new("/bin/sh");
     cmd.arg("-c")
@@ -169,7 +189,7 @@ async fn build_in(state: &Arc<AppState>, job: &Claimed, dir: &Path) -> Result<Ou
         .arg("--targets")
         .arg(braid::join(&job.targets, ","))
         .arg("--target-dir")
-        .arg(&state.config.target_dir)
+        .arg(&target_dir)
         .args(["--events", "json"])
         // Marks every process of the build (tests look for it).
         .env("BRAID_SERVE_JOB", job.job_id.as_str())
@@ -180,6 +200,9 @@ async fn build_in(state: &Arc<AppState>, job: &Claimed, dir: &Path) -> Result<Ou
         .stderr(std::process::Stdio::piped())
         .process_group(0)
         .kill_on_drop(true);
+    if sandboxed {
+        cmd.arg("--sandbox").arg("--sandbox-hide").arg(&state.config.data);
+    }
     let server = std::process::id();
     // SAFETY: the closure runs in the forked child before exec and calls
     // only async-signal-safe functions (prctl, getppid); it allocates only
@@ -383,13 +406,13 @@ impl Drop for Group {
 /// Makes the server's absolute paths in a build's log and error relative to
 /// the build directory, or names them: `<data>`, `<target-dir>`, `<braid>`
 /// (the operations' sources), `~` (the home directory).
-struct Redact {
+pub(crate) struct Redact {
     /// (prefix, replacement), longest prefix first.
     rules: Vec<(String, String)>,
 }
 
 impl Redact {
-    fn new(config: &crate::Config, build_dir: &Path) -> Self {
+    pub(crate) fn new(config: &crate::Config, build_dir: &Path) -> Self {
         let mut named: Vec<(PathBuf, &str)> = vec![
             (build_dir.to_path_buf(), "."),
             (config.data.clone(), "<data>"),
@@ -411,7 +434,7 @@ impl Redact {
         Self { rules }
     }
 
-    fn apply(&self, text: &str) -> String {
+    pub(crate) fn apply(&self, text: &str) -> String {
         let mut text = text.to_string();
         for (prefix, name) in &self.rules {
             text = replace_path(&text, prefix, name);

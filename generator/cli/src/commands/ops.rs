@@ -34,6 +34,10 @@ enum Command {
     /// Add operation crates: derive each manifest from the code, build the crate for the targets it
     /// declares, store its source; prints name, version and version id.
     Add(AddArgs),
+    /// Publish an operation crate to a service (`POST /v1/operations`): derives its manifest here
+    /// first, uploads a .tar.gz of its sources, and waits until the service has built it in its
+    /// sandbox and registered it.
+    Publish(PublishArgs),
     /// Remove one version: `braid ops remove op_x@0.1.0`.
     Remove {
         /// NAME@VERSION
@@ -54,9 +58,25 @@ struct AddArgs {
     target_dir: Option<PathBuf>,
 }
 
+#[derive(clap::Args)]
+struct PublishArgs {
+    /// Directory of the operation crate.
+    dir: PathBuf,
+    /// The service, e.g. http://127.0.0.1:8080 (plain HTTP; put TLS in front of it in a proxy).
+    #[arg(long)]
+    server: String,
+    /// A publisher key of the service (default: $BRAID_PUBLISHER_KEY).
+    #[arg(long, env = "BRAID_PUBLISHER_KEY", hide_env_values = true)]
+    key: String,
+    /// Return once the upload is accepted, without waiting for the build.
+    #[arg(long)]
+    no_wait: bool,
+}
+
 pub fn run(args: Args) -> anyhow::Result<()> {
     match args.command {
         Some(Command::Add(add)) => self::add(add),
+        Some(Command::Publish(publish)) => self::publish(publish),
         Some(Command::Remove { operation }) => remove(&operation),
         None => match &args.name {
             Some(name) => show(name, args.json),
@@ -185,4 +205,65 @@ fn remove(spec: &str) -> anyhow::Result<()> {
     let op = registry.remove(name, version)?;
     emit(&format!("removed {} {} {}\n", op.name(), op.manifest.version, op.version_id))?;
     Ok(())
+}
+
+fn publish(PublishArgs { dir, server, key, no_wait }: PublishArgs) -> anyhow::Result<()> {
+    // Derived here first: a bad crate is reported without a round trip.
+    let files = registry::read_crate(&dir)?;
+    let prepared = registry::prepare(files.clone(), &dir.display().to_string())?;
+    let archive: Vec<(String, Vec<u8>)> = files.into_iter().map(|(p, t)| (p, t.into_bytes())).collect();
+    let body = braid::archive::pack_gz(&archive);
+    let server = server.trim_end_matches('/');
+    let m = &prepared.manifest;
+    eprintln!("publishing {} {} ({} bytes) to {server}", m.name, m.version, body.len());
+    let answer = request(
+        ureq::post(&format!("{server}/v1/operations"))
+            .set("x-api-key", &key)
+            .set("content-type", "application/gzip")
+            .send_bytes(&body),
+    )?;
+    let state = answer["state"].as_str().unwrap_or_default().to_string();
+    let version_id = answer["version_id"].as_str().unwrap_or_default().to_string();
+    if state == "registered" {
+        emit(&format!("{} {} {version_id}  (already registered)\n", m.name, m.version))?;
+        return Ok(());
+    }
+    let job = answer["job"].as_str().context("the service answered without a job")?.to_string();
+    if no_wait {
+        emit(&format!("{} {} {version_id}  (queued: {server}/v1/publishes/{job})\n", m.name, m.version))?;
+        return Ok(());
+    }
+    let mut last = String::new();
+    loop {
+        let status = request(ureq::get(&format!("{server}/v1/publishes/{job}")).call())?;
+        let progress = status["progress"].as_str().unwrap_or_default();
+        if progress != last {
+            eprintln!("  {progress}");
+            last = progress.to_string();
+        }
+        match status["state"].as_str() {
+            Some("succeeded") => break,
+            Some("failed") => bail!(
+                "the service did not register {} {}: {}",
+                m.name,
+                m.version,
+                status["error"].as_str().unwrap_or("no reason given")
+            ),
+            _ => std::thread::sleep(std::time::Duration::from_millis(500)),
+        }
+    }
+    emit(&format!("{} {} {version_id}\n", m.name, m.version))?;
+    Ok(())
+}
+
+/// The JSON of a service's answer, or its problem's detail as the error.
+fn request(response: Result<ureq::Response, ureq::Error>) -> anyhow::Result<serde_json::Value> {
+    match response {
+        Ok(r) => Ok(r.into_json()?),
+        Err(ureq::Error::Status(code, r)) => {
+            let problem: serde_json::Value = r.into_json().unwrap_or_default();
+            bail!("the service answered {code}: {}", problem["detail"].as_str().unwrap_or("(no detail)"))
+        }
+        Err(e) => bail!("cannot reach the service: {e}"),
+    }
 }

@@ -18,6 +18,13 @@ pub struct Args {
     /// An API key for writes (repeatable); also BRAID_API_KEYS=k1,k2. Without any, one is generated and printed.
     #[arg(long = "api-key", value_name = "KEY")]
     api_keys: Vec<String>,
+    /// A key for publishing operations (repeatable), apart from the API keys; also
+    /// BRAID_PUBLISHER_KEYS=k1,k2. Without any, publishing is off.
+    #[arg(long = "publisher-key", value_name = "KEY")]
+    publisher_keys: Vec<String>,
+    /// Largest operation upload (`POST /v1/operations`, a .tar.gz), in bytes (413 beyond).
+    #[arg(long, default_value_t = braid_service::MAX_UPLOAD)]
+    max_upload: usize,
     /// Concurrent builds (default: half the cores, at least 1). Builds that
     /// share a target directory take turns compiling: cargo locks it, and
     /// so does Braid's staging directory in it.
@@ -63,9 +70,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         .with_writer(std::io::stderr)
         .init();
     let mut api_keys = args.api_keys;
-    if let Ok(keys) = std::env::var("BRAID_API_KEYS") {
-        api_keys.extend(keys.split(',').map(str::trim).filter(|k| !k.is_empty()).map(String::from));
-    }
+    api_keys.extend(keys_from_env("BRAID_API_KEYS"));
+    let mut publisher_keys = args.publisher_keys;
+    publisher_keys.extend(keys_from_env("BRAID_PUBLISHER_KEYS"));
     if api_keys.is_empty() {
         let key = uuid::Uuid::new_v4().simple().to_string();
         eprintln!("braid serve: no --api-key given; writes need this generated key: {key}");
@@ -75,6 +82,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         addr: args.addr,
         data: args.data,
         api_keys,
+        publisher_keys,
+        max_upload: args.max_upload,
         workers: args.workers.unwrap_or_else(Config::default_workers).max(1),
         build_timeout: Duration::from_secs(args.build_timeout),
         target_dir: args.target_dir.unwrap_or_else(build::default_target_dir),
@@ -96,4 +105,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         .context("cannot start the async runtime")?
         .block_on(braid_service::serve(config))?;
     Ok(())
+}
+
+/// Comma-separated keys in the variable `name`.
+fn keys_from_env(name: &str) -> Vec<String> {
+    let keys = std::env::var(name).unwrap_or_default();
+    keys.split(',').map(str::trim).filter(|k| !k.is_empty()).map(String::from).collect()
 }

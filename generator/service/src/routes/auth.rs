@@ -1,7 +1,8 @@
 //! API keys: writes need a key of `--api-key` in `x-api-key` (401 without
 //! one, 403 with a wrong one); reads need none. [`Writer`] is the
 //! extractor a write handler takes first, so nothing else runs unless the
-//! key is good.
+//! key is good. Publishing operations takes a key of `--publisher-key`
+//! instead ([`Publisher`]).
 
 use std::sync::Arc;
 
@@ -27,6 +28,29 @@ impl FromRequestParts<Arc<AppState>> for Writer {
                 Ok(Writer)
             }
             Some(_) => Err(Problem::new(StatusCode::FORBIDDEN, "the x-api-key is not valid for this service")),
+        }
+    }
+}
+
+/// The request carries a valid publisher key (`--publisher-key`): keys for
+/// builds do not publish operations, nor publisher keys build.
+pub(super) struct Publisher;
+
+impl FromRequestParts<Arc<AppState>> for Publisher {
+    type Rejection = Problem;
+
+    async fn from_request_parts(parts: &mut Parts, state: &Arc<AppState>) -> Result<Self, Problem> {
+        let keys = &state.config.publisher_keys;
+        match parts.headers.get("x-api-key").map(|v| v.to_str().unwrap_or("")) {
+            _ if keys.is_empty() => Err(Problem::new(
+                StatusCode::FORBIDDEN,
+                "publishing operations is off on this service (it was started without --publisher-key)",
+            )),
+            None => {
+                Err(Problem::new(StatusCode::UNAUTHORIZED, "publishing needs a publisher key in the x-api-key header"))
+            }
+            Some(key) if keys.iter().any(|k| constant_time_eq(k.as_bytes(), key.as_bytes())) => Ok(Publisher),
+            Some(_) => Err(Problem::new(StatusCode::FORBIDDEN, "the x-api-key is not a publisher key of this service")),
         }
     }
 }

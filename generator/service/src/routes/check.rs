@@ -17,7 +17,6 @@ use braid::schema::Platform;
 use serde::Serialize;
 
 use super::heavy::heavy;
-use super::layers::too_large;
 use super::ApiResult;
 use crate::ids::WorkflowId;
 use crate::problem::Problem;
@@ -34,10 +33,8 @@ impl<S: Send + Sync> FromRequest<S> for JsonBody {
         let content_type =
             request.headers().get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or("").to_owned();
         let essence = content_type.split(';').next().unwrap_or("").trim().to_ascii_lowercase();
-        let body = Bytes::from_request(request, state).await.map_err(|e| match e.status() {
-            StatusCode::PAYLOAD_TOO_LARGE => too_large(),
-            status => Problem::new(status, e.body_text()),
-        })?;
+        // The size was checked when the body was read (`layers::read_body`).
+        let body = Bytes::from_request(request, state).await.map_err(|e| Problem::new(e.status(), e.body_text()))?;
         if essence != "application/json" {
             return Err(Problem::new(
                 StatusCode::UNSUPPORTED_MEDIA_TYPE,

@@ -27,7 +27,7 @@ pub(super) fn harden(routes: Router<Arc<AppState>>, state: Arc<AppState>) -> Rou
                 "this endpoint does not take that method; see /v1/openapi.json",
             )
         })
-        .layer(DefaultBodyLimit::max(state.config.max_body))
+        .layer(DefaultBodyLimit::max(state.config.max_body.max(state.config.max_upload)))
         .layer(middleware::from_fn_with_state(state.clone(), read_body))
         .layer(middleware::from_fn_with_state(state.clone(), count))
         .layer(tower_http::catch_panic::CatchPanicLayer::custom(|_| {
@@ -50,8 +50,11 @@ async fn count(State(state): State<Arc<AppState>>, request: Request, next: Next)
     response
 }
 
-pub(super) fn too_large() -> Problem {
-    Problem::new(StatusCode::PAYLOAD_TOO_LARGE, "the request body is too large; a manifest is at most 1 MiB")
+pub(super) fn too_large(limit: usize) -> Problem {
+    Problem::new(
+        StatusCode::PAYLOAD_TOO_LARGE,
+        format!("the request body is too large; the limit here is {limit} bytes"),
+    )
 }
 
 /// Reads the whole request body within `--body-timeout` (408 after it) and
@@ -59,15 +62,18 @@ pub(super) fn too_large() -> Problem {
 /// connection for a bounded time and handlers never wait on the network.
 async fn read_body(State(state): State<Arc<AppState>>, request: Request, next: Next) -> Response {
     let (parts, body) = request.into_parts();
-    let limit = state.config.max_body;
+    // Operation uploads (`.tar.gz`) have their own limit.
+    let upload = parts.method == axum::http::Method::POST
+        && parts.extensions.get::<MatchedPath>().is_some_and(|m| m.as_str() == super::ROUTES[1]);
+    let limit = if upload { state.config.max_upload } else { state.config.max_body };
     let declared = parts.headers.get(header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()?.parse::<u64>().ok());
     if declared.is_some_and(|n| n > limit as u64) {
-        return too_large().into_response();
+        return too_large(limit).into_response();
     }
     let read = http_body_util::Limited::new(body, limit).collect();
     let bytes = match tokio::time::timeout(state.config.body_timeout, read).await {
         Ok(Ok(collected)) => collected.to_bytes(),
-        Ok(Err(e)) if e.is::<http_body_util::LengthLimitError>() => return too_large().into_response(),
+        Ok(Err(e)) if e.is::<http_body_util::LengthLimitError>() => return too_large(limit).into_response(),
         Ok(Err(e)) => return Problem::bad_request(format!("the request body could not be read: {e}")).into_response(),
         Err(_) => {
             let mut response = Problem::new(

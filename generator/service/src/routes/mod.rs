@@ -15,6 +15,7 @@ pub mod heavy;
 mod jobs;
 mod layers;
 mod operations;
+mod publish;
 mod workflows;
 
 #[cfg(test)]
@@ -44,6 +45,8 @@ type ApiResult = Result<Response, Problem>;
     paths(
         operations::list_operations,
         operations::get_operation,
+        publish::publish_operation,
+        publish::get_publish,
         check::validate_manifest,
         check::generate_crate,
         workflows::submit_workflow,
@@ -65,13 +68,15 @@ type ApiResult = Result<Response, Problem>;
         workflows::WorkflowInfo,
         builds::BuildInfo,
         operations::OperationInfo,
+        publish::Published,
+        crate::store::Publish,
         check::Valid
     ))
 )]
 pub struct ApiDoc;
 
 /// The route templates: the `route` label of the request metrics.
-const ROUTES: [&str; 12] = [
+const ROUTES: [&str; 13] = [
     "/v1/openapi.json",
     "/v1/operations",
     "/v1/operations/{name}",
@@ -82,17 +87,18 @@ const ROUTES: [&str; 12] = [
     "/v1/builds/{id}",
     "/v1/jobs/{id}",
     "/v1/artifacts/{cid}",
+    "/v1/publishes/{id}",
     "/healthz",
     "/metrics",
 ];
 
 /// The router, with state; no socket (tests call it directly).
 pub fn app(state: Arc<AppState>) -> Router {
-    let [openapi_doc, operations, operation, validate, generate, workflows, workflow, build, job, artifact, health, metrics] =
+    let [openapi_doc, operations, operation, validate, generate, workflows, workflow, build, job, artifact, publish, health, metrics] =
         ROUTES;
     let routes = Router::new()
         .route(openapi_doc, get(openapi))
-        .route(operations, get(operations::list_operations))
+        .route(operations, get(operations::list_operations).post(publish::publish_operation))
         .route(operation, get(operations::get_operation))
         .route(validate, post(check::validate_manifest))
         .route(generate, post(check::generate_crate))
@@ -101,6 +107,7 @@ pub fn app(state: Arc<AppState>) -> Router {
         .route(build, get(builds::get_build))
         .route(job, get(jobs::get_job))
         .route(artifact, get(artifacts::get_artifact))
+        .route(publish, get(publish::get_publish))
         .route(health, get(health::healthz))
         .route(metrics, get(health::metrics));
     layers::harden(routes, state)

@@ -7,9 +7,11 @@
 //! every later write silently into an unlinked inode.
 
 mod migrations;
+mod publishes;
 mod state;
 
 pub use migrations::LATEST as SCHEMA_VERSION;
+pub use publishes::{NewPublish, Publish, PublishSubmission};
 pub use state::{BuildState, JobState};
 
 use std::os::unix::fs::MetadataExt as _;
@@ -134,7 +136,7 @@ pub struct Claimed {
     pub attempt: i64,
 }
 
-fn now() -> i64 {
+pub(crate) fn now() -> i64 {
     SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs() as i64)
 }
 
@@ -218,14 +220,14 @@ impl Store {
         Ok(())
     }
 
-    fn conn(&self) -> std::sync::MutexGuard<'_, Connection> {
+    pub(super) fn conn(&self) -> std::sync::MutexGuard<'_, Connection> {
         // A panic while holding the lock cannot leave SQLite inconsistent
         // (transactions roll back), so a poisoned lock is still usable.
         self.conn.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// The connection, for a write: the file is checked first.
-    fn writer(&self) -> Result<std::sync::MutexGuard<'_, Connection>, StoreError> {
+    pub(super) fn writer(&self) -> Result<std::sync::MutexGuard<'_, Connection>, StoreError> {
         let conn = self.conn();
         self.check_file()?;
         Ok(conn)

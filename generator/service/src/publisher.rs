@@ -1,0 +1,144 @@
+//! The publisher: takes publish jobs from the persisted queue one at a
+//! time, builds each uploaded operation crate for the targets its manifest
+//! declares inside the sandbox, and registers it in `<data>/registry`
+//! (then swaps the service's registry, so workflows submitted afterwards
+//! may use it). The crate's files wait in `<data>/publish/<job>/src` from
+//! the upload until the job ends; then the job's directory is removed.
+//!
+//! Code nobody vetted is compiled in cargo target directories of its own:
+//! one for the checks, and one per set of such operations for workflow
+//! builds ([`third_party_target_dir`]). Their build scripts can write only
+//! there, so they can never change what builds without them read.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use braid::opcheck::{self, Check};
+use braid::registry::{self, Added, Origin, Registry};
+
+use crate::ids::JobId;
+use crate::store::Publish;
+use crate::worker::{record, Redact};
+use crate::AppState;
+
+/// Starts the publisher; it returns once the server shuts down.
+pub fn spawn(state: Arc<AppState>) -> tokio::task::JoinHandle<()> {
+    tokio::spawn(work(state))
+}
+
+/// Where an upload's files wait for their job.
+pub fn job_dir(data: &Path, id: &JobId) -> PathBuf {
+    data.join("publish").join(id.as_str())
+}
+
+/// The cargo target directory for builds that compile the operations with
+/// these version ids (none: the shared one).
+pub fn third_party_target_dir(shared: &Path, version_ids: &[&str]) -> PathBuf {
+    if version_ids.is_empty() {
+        return shared.to_path_buf();
+    }
+    let mut ids = version_ids.to_vec();
+    ids.sort_unstable();
+    ids.dedup();
+    let key = braid::content_id(ids.join("\n").as_bytes());
+    // After the shared `bafkr4i`: 16 characters of base32, 80 bits.
+    shared.join("third-party").join(&key[7..23])
+}
+
+async fn work(state: Arc<AppState>) {
+    let mut stop = state.shutdown.subscribe();
+    loop {
+        if *stop.borrow() {
+            return;
+        }
+        let store = state.store.clone();
+        let claimed = tokio::task::spawn_blocking(move || store.claim_publish()).await;
+        let job = match claimed {
+            Ok(Ok(Some(job))) => job,
+            Ok(Ok(None)) => {
+                tokio::select! {
+                    () = state.publish_wake.notified() => {}
+                    _ = stop.changed() => {}
+                    // A job queued by a request whose wake-up came first.
+                    () = tokio::time::sleep(std::time::Duration::from_secs(5)) => {}
+                }
+                continue;
+            }
+            Ok(Err(e)) => {
+                tracing::error!("taking a publish job: {e}");
+                tokio::time::sleep(std::time::Duration::from_secs(1)).await;
+                continue;
+            }
+            Err(e) => {
+                tracing::error!("taking a publish job: {e}");
+                continue;
+            }
+        };
+        let id = job.id.clone();
+        let task = tokio::task::spawn_blocking({
+            let state = state.clone();
+            move || run(&state, &job)
+        });
+        tokio::select! {
+            result = task => {
+                let (error, log) = match result {
+                    Ok(Ok(log)) => (None, log),
+                    Ok(Err(error)) => (Some(error), String::new()),
+                    Err(e) => (Some(format!("the check stopped: {e}")), String::new()),
+                };
+                let redact = Redact::new(&state.config, &job_dir(&state.config.data, &id).join("src"));
+                let error = error.map(|e| redact.apply(&e));
+                if let Some(e) = &error {
+                    tracing::warn!("publish job {}: {e}", id.as_str());
+                }
+                let _ = std::fs::remove_dir_all(job_dir(&state.config.data, &id));
+                record(&state, move |store| store.finish_publish(&id, error.as_deref(), &log)).await;
+            }
+            _ = stop.changed() => {
+                // The sandbox dies with the server; the job runs on the next start.
+                let store = state.store.clone();
+                let _ = tokio::task::spawn_blocking(move || store.requeue_publish(&id)).await;
+                return;
+            }
+        }
+    }
+}
+
+/// Checks and registers the job's crate; its log, or why it failed.
+fn run(state: &AppState, job: &Publish) -> Result<String, String> {
+    let sandbox = state.sandbox.clone()?;
+    let dir = job_dir(&state.config.data, &job.id);
+    let progress = |step: &str| {
+        let _ = state.store.publish_progress(&job.id, step, "");
+    };
+    progress("reading the sources");
+    let files = registry::read_crate(&dir.join("src")).map_err(|e| e.to_string())?;
+    let prepared = registry::prepare(files, &job.name).map_err(|e| e.to_string())?;
+    let version_id = prepared.version_id.clone();
+    if version_id != job.version_id {
+        return Err(format!("the sources changed since the upload (version id {version_id}, not {})", job.version_id));
+    }
+    // One target directory for every check (warm for the runtime crates):
+    // what a crate leaves there can only sway other checks, never a
+    // workflow's build, which compiles in its own set's directory.
+    let target_dir = state.config.target_dir.join("third-party").join("checks");
+    let work_dir = dir.join("work");
+    let sandbox = sandbox
+        .writable(&work_dir)
+        .and_then(|s| s.writable(&target_dir))
+        .map_err(|e| e.to_string())?
+        .hide(&state.config.data);
+    let targets = braid::join(&prepared.manifest.targets, ", ");
+    progress(&format!("building for {targets} in the sandbox"));
+    opcheck::check(&prepared, &Check { work_dir, target_dir, sandbox: Some(&sandbox) }).map_err(|e| e.to_string())?;
+    progress("registering");
+    let mut registry = Registry::open(&state.config.data).map_err(|e| e.to_string())?;
+    let added = registry.add(prepared, Origin::Published).map_err(|e| e.to_string())?;
+    *state.registry.write().unwrap_or_else(std::sync::PoisonError::into_inner) = Arc::new(registry);
+    let what = match added {
+        Added::New => "registered",
+        Added::Unchanged => "already registered with the same sources",
+        Added::Replaced => "registered, replacing the built-in of the same version",
+    };
+    Ok(format!("{} {}: built for {targets} in the sandbox; {what} as {version_id}\n", job.name, job.version))
+}

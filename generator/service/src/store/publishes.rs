@@ -1,0 +1,195 @@
+//! Publish jobs: one per operation crate uploaded with `POST
+//! /v1/operations`, queued until the publisher checks it (builds it for
+//! its targets in the sandbox) and registers it. Uploads of the same
+//! sources while one is pending join it.
+
+use rusqlite::{params, OptionalExtension};
+use serde::Serialize;
+
+use super::{now, tail, JobState, Store, StoreError, MAX_ATTEMPTS};
+use crate::ids::JobId;
+
+/// An operation to check and register: what [`Store::submit_publish`] takes.
+#[derive(Debug, Clone)]
+pub struct NewPublish {
+    pub name: String,
+    pub version: String,
+    /// The version id the operation will have (its sources included).
+    pub version_id: String,
+}
+
+/// What an upload led to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PublishSubmission {
+    /// A job for the same version id is queued or running: this one.
+    Joined(JobId),
+    /// The new job.
+    Queued(JobId),
+}
+
+/// A publish job, as `GET /v1/publishes/{id}` shows it.
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
+pub struct Publish {
+    pub id: JobId,
+    pub state: JobState,
+    pub name: String,
+    pub version: String,
+    pub version_id: String,
+    /// The step under way.
+    pub progress: String,
+    /// The last lines of the check's log.
+    pub log_tail: String,
+    pub error: Option<String>,
+}
+
+impl Store {
+    /// Queues a publish job `id`, or joins the pending one for the same
+    /// version id.
+    pub fn submit_publish(&self, id: &JobId, new: &NewPublish) -> Result<PublishSubmission, StoreError> {
+        let mut conn = self.writer()?;
+        let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+        let pending: Option<JobId> = tx
+            .query_row(
+                "SELECT id FROM publishes WHERE version_id = ?1 AND state IN (?2, ?3) ORDER BY seq LIMIT 1",
+                params![new.version_id, JobState::Queued, JobState::Running],
+                |r| r.get(0),
+            )
+            .optional()?;
+        if let Some(id) = pending {
+            return Ok(PublishSubmission::Joined(id));
+        }
+        let seq: i64 = tx.query_row("SELECT COALESCE(MAX(seq), 0) + 1 FROM publishes", [], |r| r.get(0))?;
+        tx.execute(
+            "INSERT INTO publishes (id, name, version, version_id, state, created_at, seq) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+            params![id, new.name, new.version, new.version_id, JobState::Queued, now(), seq],
+        )?;
+        tx.commit()?;
+        Ok(PublishSubmission::Queued(id.clone()))
+    }
+
+    /// Takes the oldest queued publish job, marking it running.
+    pub fn claim_publish(&self) -> Result<Option<Publish>, StoreError> {
+        let mut conn = self.writer()?;
+        let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+        let next: Option<JobId> = tx
+            .query_row("SELECT id FROM publishes WHERE state = ?1 ORDER BY seq LIMIT 1", [JobState::Queued], |r| {
+                r.get(0)
+            })
+            .optional()?;
+        let Some(id) = next else { return Ok(None) };
+        tx.execute(
+            "UPDATE publishes SET state = ?3, attempts = attempts + 1, started_at = ?2, progress = 'starting' WHERE id = ?1",
+            params![id, now(), JobState::Running],
+        )?;
+        tx.commit()?;
+        drop(conn);
+        self.publish(&id)
+    }
+
+    /// The job's step and log so far.
+    pub fn publish_progress(&self, id: &JobId, progress: &str, log: &str) -> Result<(), StoreError> {
+        self.writer()?
+            .execute("UPDATE publishes SET progress = ?2, log = ?3 WHERE id = ?1", params![id, progress, log])?;
+        Ok(())
+    }
+
+    /// Ends the job: registered (`error` none) or failed with the reason.
+    pub fn finish_publish(&self, id: &JobId, error: Option<&str>, log: &str) -> Result<(), StoreError> {
+        let state = if error.is_none() { JobState::Succeeded } else { JobState::Failed };
+        let progress = if error.is_none() { "registered" } else { "failed" };
+        self.writer()?.execute(
+            "UPDATE publishes SET state = ?2, progress = ?3, error = ?4, log = ?5, finished_at = ?6 WHERE id = ?1",
+            params![id, state, progress, error, log, now()],
+        )?;
+        Ok(())
+    }
+
+    /// Puts a running job back in the queue without counting the attempt
+    /// (the server is shutting down).
+    pub fn requeue_publish(&self, id: &JobId) -> Result<(), StoreError> {
+        self.writer()?.execute(
+            "UPDATE publishes SET state = ?2, attempts = MAX(attempts - 1, 0), progress = 'requeued: the server shut down'
+             WHERE id = ?1 AND state = ?3",
+            params![id, JobState::Queued, JobState::Running],
+        )?;
+        Ok(())
+    }
+
+    /// After a crash: publish jobs left `running` run again, unless they
+    /// already had [`MAX_ATTEMPTS`]; then they fail.
+    pub fn recover_publishes(&self) -> Result<(), StoreError> {
+        let conn = self.writer()?;
+        conn.execute(
+            "UPDATE publishes SET state = ?1, progress = 'requeued after a restart' WHERE state = ?2 AND attempts < ?3",
+            params![JobState::Queued, JobState::Running, MAX_ATTEMPTS],
+        )?;
+        conn.execute(
+            "UPDATE publishes SET state = ?1, error = 'the check was interrupted (server restart) too many times',
+             finished_at = ?3 WHERE state = ?2",
+            params![JobState::Failed, JobState::Running, now()],
+        )?;
+        Ok(())
+    }
+
+    pub fn publish(&self, id: &JobId) -> Result<Option<Publish>, StoreError> {
+        Ok(self
+            .conn()
+            .query_row(
+                "SELECT id, state, name, version, version_id, progress, log, error FROM publishes WHERE id = ?1",
+                params![id],
+                |r| {
+                    let log: String = r.get(6)?;
+                    Ok(Publish {
+                        id: r.get(0)?,
+                        state: r.get(1)?,
+                        name: r.get(2)?,
+                        version: r.get(3)?,
+                        version_id: r.get(4)?,
+                        progress: r.get(5)?,
+                        log_tail: tail(&log, 8192),
+                        error: r.get(7)?,
+                    })
+                },
+            )
+            .optional()?)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn store() -> Store {
+        let dir = std::env::temp_dir().join(format!("braid-store-{}", uuid::Uuid::new_v4().simple()));
+        std::fs::create_dir_all(&dir).unwrap();
+        Store::open(&dir.join("db.sqlite")).unwrap()
+    }
+
+    #[test]
+    fn a_publish_job_is_queued_joined_claimed_recovered_and_finished() {
+        let store = store();
+        let new = NewPublish { name: "op_x".into(), version: "0.1.0".into(), version_id: "bafkr4ix".into() };
+        let id = JobId::new_random();
+        assert_eq!(store.submit_publish(&id, &new).unwrap(), PublishSubmission::Queued(id.clone()));
+        let other = JobId::new_random();
+        assert_eq!(store.submit_publish(&other, &new).unwrap(), PublishSubmission::Joined(id.clone()));
+        let claimed = store.claim_publish().unwrap().unwrap();
+        assert_eq!((claimed.id.clone(), claimed.state), (id.clone(), JobState::Running));
+        assert!(store.claim_publish().unwrap().is_none());
+        // A restart: run again once, then fail.
+        store.recover_publishes().unwrap();
+        assert_eq!(store.publish(&id).unwrap().unwrap().state, JobState::Queued);
+        store.claim_publish().unwrap().unwrap();
+        store.recover_publishes().unwrap();
+        let failed = store.publish(&id).unwrap().unwrap();
+        assert_eq!(failed.state, JobState::Failed);
+        assert!(failed.error.unwrap().contains("interrupted"));
+        // A new upload of the same sources starts a new job; it succeeds.
+        let again = JobId::new_random();
+        assert_eq!(store.submit_publish(&again, &new).unwrap(), PublishSubmission::Queued(again.clone()));
+        store.claim_publish().unwrap().unwrap();
+        store.finish_publish(&again, None, "built").unwrap();
+        let done = store.publish(&again).unwrap().unwrap();
+        assert_eq!((done.state, done.log_tail.as_str(), done.error), (JobState::Succeeded, "built", None));
+    }
+}

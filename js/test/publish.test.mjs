@@ -1,0 +1,209 @@
+// Publishing operations to a real `braid serve`: an operation crate made
+// with `braid new op`, changed, published with `braid ops publish` (a
+// .tar.gz upload, built in the sandbox, registered), then a workflow that
+// uses it built by the service, npm-installed and run. Uploads that must be
+// refused (hostile archives, wrong keys, a taken version with other
+// sources), and an operation whose build script tries to read the
+// service's data directory, write outside its directories and connect to
+// the service: each attempt fails in the sandbox and nothing leaks.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('../..', import.meta.url)).replace(/\/$/, '');
+const braid = process.env.BRAID_BIN ?? `${root}/target/debug/braid`;
+const KEY = 'build-key';
+const PUBLISHER = 'publisher-key';
+const data = mkdtempSync(join(tmpdir(), 'braid-publish-'));
+const work = mkdtempSync(join(tmpdir(), 'braid-publish-work-'));
+const SECRET = `SECRET-${Math.random().toString(36).slice(2)}`;
+let server;
+let base;
+
+before(async () => {
+  writeFileSync(join(data, 'secret.txt'), SECRET);
+  server = await new Promise((resolve, reject) => {
+    const child = spawn(braid, ['serve', '--addr', '127.0.0.1:0', '--data', data, '--api-key', KEY, '--publisher-key', PUBLISHER, '--workers', '1'], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+      detached: true,
+    });
+    let seen = '';
+    child.stderr.on('data', (chunk) => {
+      seen += chunk;
+      const m = seen.match(/listening on (http:\/\/[0-9.:]+)\n/);
+      if (m && !base) {
+        base = m[1];
+        resolve(child);
+      }
+    });
+    child.on('exit', (code) => reject(new Error(`braid serve exited (${code}):\n${seen}`)));
+  });
+});
+after(() => {
+  try {
+    process.kill(-server.pid, 'SIGKILL');
+  } catch {}
+});
+
+const api = (path, init = {}) => fetch(`${base}${path}`, init);
+const upload = (body, key = PUBLISHER) =>
+  api('/v1/operations', { method: 'POST', headers: { 'content-type': 'application/gzip', 'x-api-key': key }, body });
+
+function run(cmd, args, opts = {}) {
+  const r = spawnSync(cmd, args, { encoding: 'utf8', ...opts });
+  assert.equal(r.status, 0, `${cmd} ${args.join(' ')}:\n${r.stdout}\n${r.stderr}`);
+  return r.stdout;
+}
+
+/** A new operation crate `name` in the work directory, its body replaced by `body` (Rust, returning Bytes). */
+function scaffold(name, body) {
+  const dir = join(work, name);
+  run(braid, ['new', 'op', name, '-o', dir]);
+  const lib = join(dir, 'src/lib.rs');
+  const text = readFileSync(lib, 'utf8').replace('Ok(input.iter().rev().copied().collect())', body);
+  writeFileSync(lib, text.replace(/#\[cfg\(test\)\][\s\S]*$/, ''));
+  return dir;
+}
+
+/** `dir` as a .tar.gz with one top-level directory, as `tar czf` makes it. */
+function tarball(dir) {
+  const out = `${dir}.tar.gz`;
+  run('tar', ['czf', out, '--exclude=.cargo', '--exclude=target', '-C', join(dir, '..'), dir.split('/').pop()]);
+  return readFileSync(out);
+}
+
+async function waitFor(url, done) {
+  for (;;) {
+    const job = await (await api(url)).json();
+    if (done.includes(job.state)) return job;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+test('a published operation is built in the sandbox, registered, and used by a workflow: npm install, run', async () => {
+  const dir = scaffold('op_shout', 'Ok(input.to_ascii_uppercase().into())');
+  const out = run(braid, ['ops', 'publish', dir, '--server', base, '--key', PUBLISHER]);
+  const [name, version, versionId] = out.trim().split(/\s+/);
+  assert.deepEqual([name, version], ['op_shout', '0.1.0']);
+  const listed = await (await api('/v1/operations/op_shout')).json();
+  assert.deepEqual(listed.versions.map((v) => v.version_id), [versionId]);
+  assert.match(listed.versions[0].manifest.source, /^bafkr4i/);
+
+  // The same sources again: nothing to do; other sources under 0.1.0: refused.
+  const again = await upload(tarball(dir));
+  assert.equal(again.status, 200);
+  assert.equal((await again.json()).state, 'registered');
+  writeFileSync(join(dir, 'src/lib.rs'), readFileSync(join(dir, 'src/lib.rs'), 'utf8').replace('to_ascii_uppercase', 'to_ascii_lowercase'));
+  const taken = await upload(tarball(dir));
+  assert.equal(taken.status, 409);
+  assert.match((await taken.json()).detail, /bump the version/);
+
+  const manifest = {
+    name: 'shout_published', version: '0.1.0', description: 'uses a published operation', groups: [],
+    segments: [{ inputs: [-1], sequence: [{ operation: 'op_shout', version: '^0.1' }] }],
+  };
+  const submitted = await api('/v1/workflows', {
+    method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': KEY }, body: JSON.stringify({ manifest, targets: ['node'] }),
+  });
+  const answer = await submitted.json();
+  assert.equal(submitted.status, 202, JSON.stringify(answer));
+  const job = await waitFor(`/v1/jobs/${answer.job_id}`, ['succeeded', 'failed']);
+  assert.equal(job.state, 'succeeded', `${job.error}\n${job.log_tail}`);
+  const build = await (await api(`/v1/builds/${answer.build_id}`)).json();
+  const pkg = build.artifacts.find((a) => a.name === 'pkg-node.tgz');
+  const consumer = mkdtempSync(join(tmpdir(), 'braid-npm-'));
+  writeFileSync(join(consumer, 'package.json'), '{"name":"consumer","version":"1.0.0","private":true}');
+  writeFileSync(join(consumer, 'pkg.tgz'), new Uint8Array(await (await api(`/v1/artifacts/${pkg.cid}`)).arrayBuffer()));
+  run('npm', ['install', './pkg.tgz', '--offline', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: consumer });
+  const script = `require('wf_shout_published').run([new TextEncoder().encode('hello')]).then((o) => console.log(Buffer.from(o).toString()));`;
+  assert.equal(run(process.execPath, ['-e', script], { cwd: consumer }).trim(), 'HELLO');
+});
+
+/** A tar archive of raw entries: { name, type ('0' file, '1' hard link, '2' symlink, '3' char device, '5' dir), body, link }. */
+function rawTar(entries) {
+  const blocks = [];
+  for (const { name, type = '0', body = '', link = '' } of entries) {
+    const data = Buffer.from(body);
+    const h = Buffer.alloc(512);
+    h.write(name, 0, 100);
+    h.write('0000644\0', 100);
+    h.write('0000000\0', 108);
+    h.write('0000000\0', 116);
+    h.write(`${(type === '0' ? data.length : 0).toString(8).padStart(11, '0')}\0`, 124);
+    h.write('00000000000\0', 136);
+    h.write('        ', 148);
+    h.write(type, 156);
+    h.write(link, 157, 100);
+    h.write('ustar\0', 257);
+    h.write('00', 263);
+    let sum = 0;
+    for (const b of h) sum += b;
+    h.write(`${sum.toString(8).padStart(6, '0')}\0 `, 148);
+    blocks.push(h);
+    if (type === '0') blocks.push(data, Buffer.alloc((512 - (data.length % 512)) % 512));
+  }
+  blocks.push(Buffer.alloc(1024));
+  return gzipSync(Buffer.concat(blocks));
+}
+
+test('hostile or malformed uploads and wrong keys are refused, and nothing is written', async () => {
+  const cargo = { name: 'op_x/Cargo.toml', body: '[package]\nname = "op_x"\nversion = "0.1.0"\n' };
+  const cases = [
+    [[cargo, { name: '../escape.rs', body: 'x' }], /`\.\.`/],
+    [[cargo, { name: '/etc/cron.d/x', body: 'x' }], /absolute/],
+    [[cargo, { name: 'op_x/src/lib.rs', type: '2', link: '/etc/passwd' }], /symbolic link/],
+    [[cargo, { name: 'op_x/src/lib.rs', type: '1', link: '/etc/passwd' }], /hard link/],
+    [[cargo, { name: 'op_x/dev', type: '3' }], /device/],
+    [[cargo, { name: `op_x/${'d/'.repeat(40)}f.rs`, body: 'x' }], /path components|bytes/],
+  ];
+  for (const [entries, expected] of cases) {
+    const res = await upload(rawTar(entries));
+    const problem = await res.json();
+    assert.equal(res.status, 400, JSON.stringify(problem));
+    assert.match(problem.detail, expected);
+  }
+  // A gzip bomb: 100 MiB of zeros in a small upload.
+  const bombed = await upload(rawTar([{ name: 'op_x/zeros', body: Buffer.alloc(100 << 20) }]));
+  assert.equal(bombed.status, 400);
+  assert.match((await bombed.json()).detail, /more than|limit/);
+  assert.equal((await upload(Buffer.from('not gzip'))).status, 400);
+  // No operation crate in it: a 422 saying what is missing.
+  const empty = await upload(rawTar([{ name: 'README.md', body: 'hi' }]));
+  assert.equal(empty.status, 422);
+  assert.match((await empty.json()).detail, /Cargo\.toml/);
+  // Keys: none, a build key, a wrong one.
+  assert.equal((await api('/v1/operations', { method: 'POST', headers: { 'content-type': 'application/gzip' }, body: 'x' })).status, 401);
+  assert.equal((await upload(Buffer.from('x'), KEY)).status, 403);
+  assert.equal((await upload(Buffer.from('x'), 'nope')).status, 403);
+  assert.ok(!existsSync('/etc/cron.d/x') && !existsSync(join(data, '..', 'escape.rs')));
+});
+
+test("a build script that reads the service's data, writes outside and connects to the service fails in the sandbox; nothing leaks", async () => {
+  const dir = scaffold('op_probe', 'Ok(input.to_vec().into())');
+  const escape = join(root, 'target', `escape-${process.pid}`);
+  const port = new URL(base).port;
+  writeFileSync(join(dir, 'build.rs'), `fn main() {
+    let read = std::fs::read_to_string(${JSON.stringify(join(data, 'secret.txt'))});
+    let write = std::fs::write(${JSON.stringify(escape)}, "x");
+    let socket = std::net::TcpStream::connect("127.0.0.1:${port}");
+    let home = std::env::var("HOME");
+    panic!("SANDBOX-PROBE read={read:?} write={write:?} socket={socket:?} home={home:?}");
+}
+`);
+  const res = await upload(tarball(dir));
+  const answer = await res.json();
+  assert.equal(res.status, 202, JSON.stringify(answer));
+  const job = await waitFor(`/v1/publishes/${answer.job}`, ['succeeded', 'failed']);
+  assert.equal(job.state, 'failed');
+  assert.match(job.error, /SANDBOX-PROBE read=Err\(.*NotFound.*\) write=Err\(.*ReadOnlyFilesystem.*\) socket=Err\(/s);
+  assert.ok(!job.error.includes(SECRET) && !job.log_tail.includes(SECRET), 'the secret stays in the data directory');
+  assert.ok(!existsSync(escape), 'nothing was written outside the build');
+  assert.ok(!job.error.includes(data), 'no server path in the public error');
+  const listed = await api('/v1/operations/op_probe');
+  assert.equal(listed.status, 404, 'a failed operation is not registered');
+});
