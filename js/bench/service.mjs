@@ -1,9 +1,12 @@
 // Benchmarks of the publish service (a real `braid serve` on loopback):
 // validate requests per second, latency of a cached POST /v1/workflows,
 // and build times through the service: cold (empty cargo target directory)
-// and warm (a new workflow over operations already built).
-import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+// and warm (a new workflow over operations already built); and publishing a
+// small operation (`braid ops publish`: upload, sandboxed build for native,
+// no_std and wasm32, registration) on a warm service, where only the
+// operation's own crate compiles.
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -12,11 +15,12 @@ import { stats } from './lib.mjs';
 const root = fileURLToPath(new URL('../..', import.meta.url)).replace(/\/$/, '');
 const braid = process.env.BRAID_BIN ?? `${root}/target/debug/braid`;
 const KEY = 'bench';
+const PUBLISHER = 'bench-publisher';
 
 function start(targetDir) {
   return new Promise((resolve, reject) => {
     const data = mkdtempSync(join(tmpdir(), 'braid-bench-'));
-    const child = spawn(braid, ['serve', '--addr', '127.0.0.1:0', '--data', data, '--api-key', KEY, '--target-dir', targetDir], {
+    const child = spawn(braid, ['serve', '--addr', '127.0.0.1:0', '--data', data, '--api-key', KEY, '--publisher-key', PUBLISHER, '--target-dir', targetDir], {
       stdio: ['ignore', 'ignore', 'pipe'],
       detached: true,
     });
@@ -89,6 +93,31 @@ export async function run({ cold = true } = {}) {
       lat.push((performance.now() - t0) * 1e3);
     }
     results.cached_post_us = stats(lat.slice(50));
+
+    // Publishing: a first operation warms the checks' target directory (the
+    // runtime crates); then versions of a second one are timed, end to end.
+    const work = mkdtempSync(join(tmpdir(), 'braid-bench-ops-'));
+    const publish = (dir) => {
+      const t0 = performance.now();
+      const r = spawnSync(braid, ['ops', 'publish', dir, '--server', base, '--key', PUBLISHER], { encoding: 'utf8' });
+      if (r.status !== 0) throw new Error(`braid ops publish: ${r.stderr}`);
+      return (performance.now() - t0) / 1e3;
+    };
+    const scaffold = (name) => {
+      const dir = join(work, name);
+      const r = spawnSync(braid, ['new', 'op', name, '-o', dir], { encoding: 'utf8' });
+      if (r.status !== 0) throw new Error(`braid new op: ${r.stderr}`);
+      return dir;
+    };
+    publish(scaffold('op_bench_warmup'));
+    const dir = scaffold('op_bench_publish');
+    const times = [];
+    for (let i = 1; i <= 3; i++) {
+      const toml = join(dir, 'Cargo.toml');
+      writeFileSync(toml, readFileSync(toml, 'utf8').replace(/^version = ".*"$/m, `version = "0.${i}.0"`));
+      times.push(publish(dir));
+    }
+    results.publish_s = stats(times);
   } finally {
     process.kill(-child.pid, 'SIGKILL');
   }
