@@ -9,16 +9,8 @@ use std::path::PathBuf;
 use braid::registry::read_crate;
 use braid_macro_support::derive_manifest;
 
-/// The manifests `#[operation]` compiled into each built-in crate.
-const COMPILED: &[braid_support::OperationInfo] = &[
-    op_cid::OPERATION,
-    op_collect::OPERATION,
-    op_concat::OPERATION,
-    op_encode::OPERATION,
-    op_file::OPERATION,
-    op_multihash::OPERATION,
-    op_utf8::OPERATION,
-];
+mod common;
+use common::COMPILED;
 
 /// The `op_*` crates of the workspace's `operations/` folder.
 fn operation_crates() -> Vec<String> {

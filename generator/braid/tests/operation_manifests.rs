@@ -7,16 +7,8 @@ use std::path::PathBuf;
 
 use braid::{OperationManifest, Registry};
 
-/// The manifests `#[operation]` compiled into each built-in crate.
-const COMPILED: &[braid_support::OperationInfo] = &[
-    op_cid::OPERATION,
-    op_collect::OPERATION,
-    op_concat::OPERATION,
-    op_encode::OPERATION,
-    op_file::OPERATION,
-    op_multihash::OPERATION,
-    op_utf8::OPERATION,
-];
+mod common;
+use common::COMPILED;
 
 fn operations_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../operations")

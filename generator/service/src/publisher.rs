@@ -58,9 +58,8 @@ async fn work(state: Arc<AppState>) {
             Ok(Ok(None)) => {
                 tokio::select! {
                     () = state.publish_wake.notified() => {}
+                    // (A wake-up sent while no one waited is kept for the next wait.)
                     _ = stop.changed() => {}
-                    // A job queued by a request whose wake-up came first.
-                    () = tokio::time::sleep(std::time::Duration::from_secs(5)) => {}
                 }
                 continue;
             }

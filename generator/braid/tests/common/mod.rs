@@ -1,0 +1,12 @@
+//! What the tests about operation manifests share: the manifests
+//! `#[operation]` compiled into each built-in crate.
+
+pub const COMPILED: &[braid_support::OperationInfo] = &[
+    op_cid::OPERATION,
+    op_collect::OPERATION,
+    op_concat::OPERATION,
+    op_encode::OPERATION,
+    op_file::OPERATION,
+    op_multihash::OPERATION,
+    op_utf8::OPERATION,
+];
