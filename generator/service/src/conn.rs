@@ -7,6 +7,8 @@
 //!   the header timeout (a slowloris trickling bytes is closed);
 //! - a response the client stops reading is dropped when no byte can be
 //!   sent for the idle timeout;
+//! - every response says `Keep-Alive: timeout=<idle>`, so clients that
+//!   pool connections stop reusing one before the server closes it;
 //! - the request body has its own deadline ([`crate::api`] reads it whole,
 //!   within the body timeout, or answers 408);
 //! - a connection closed while the client is still sending (a 413 answered
@@ -236,6 +238,13 @@ impl<S: AsyncRead + AsyncWrite + Unpin> AsyncWrite for Guarded<S> {
     }
 }
 
+/// `Keep-Alive: timeout=N`: tells clients that pool connections (undici,
+/// browsers) when the server will close an idle one, so they stop reusing
+/// it before then instead of racing the close with a new request.
+fn keep_alive_header(idle: Duration) -> axum::http::HeaderValue {
+    axum::http::HeaderValue::from_str(&format!("timeout={}", idle.as_secs().max(1))).expect("ASCII digits")
+}
+
 /// Accepts connections on `listener` and serves `app` on each, until
 /// `shutdown` completes; then waits (at most [`SHUTDOWN_GRACE`]) for open
 /// requests.
@@ -271,11 +280,14 @@ pub async fn serve(listener: TcpListener, app: Router, limits: Limits, shutdown:
         }));
         let io = TokioIo::new(Guarded::new(stream, shared.clone(), limits));
         let app = app.clone();
+        let keep_alive = keep_alive_header(limits.idle_timeout);
         let service = hyper::service::service_fn(move |request: hyper::Request<hyper::body::Incoming>| {
             let in_flight = InFlight::start(&shared);
             let app = app.clone();
+            let keep_alive = keep_alive.clone();
             async move {
-                let Ok(response) = app.oneshot(request.map(axum::body::Body::new)).await;
+                let Ok(mut response) = app.oneshot(request.map(axum::body::Body::new)).await;
+                response.headers_mut().insert(axum::http::header::HeaderName::from_static("keep-alive"), keep_alive);
                 // The request stays in flight until its body is sent (or dropped).
                 Ok::<_, Infallible>(response.map(|body| {
                     axum::body::Body::new(body.map_frame(move |frame| {
