@@ -5,11 +5,12 @@
 // refused (hostile archives, wrong keys, a taken version with other
 // sources), and an operation whose build script tries to read the
 // service's data directory, write outside its directories and connect to
-// the service: each attempt fails in the sandbox and nothing leaks.
+// the service, and one whose proc-macro dependency does the same: each
+// attempt fails in the sandbox and nothing leaks.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
@@ -70,6 +71,15 @@ function scaffold(name, body) {
   return dir;
 }
 
+/** Adds to the operation crate in `dir` a crate it bundles, `dir/sub`, named `name`, with `lib.rs`; `extra` goes in its Cargo.toml. */
+function bundle(dir, sub, name, lib, extra = '') {
+  mkdirSync(join(dir, sub, 'src'), { recursive: true });
+  writeFileSync(join(dir, sub, 'Cargo.toml'), `[package]\nname = "${name}"\nversion = "0.1.0"\nedition = "2021"\n${extra}`);
+  writeFileSync(join(dir, sub, 'src/lib.rs'), lib);
+  const toml = join(dir, 'Cargo.toml');
+  writeFileSync(toml, `${readFileSync(toml, 'utf8')}\n[dependencies.${name}]\npath = "${sub}"\n`);
+}
+
 /** `dir` as a .tar.gz with one top-level directory, as `tar czf` makes it. */
 function tarball(dir) {
   const out = `${dir}.tar.gz`;
@@ -86,7 +96,9 @@ async function waitFor(url, done) {
 }
 
 test('a published operation is built in the sandbox, registered, and used by a workflow: npm install, run', async () => {
-  const dir = scaffold('op_shout', 'Ok(input.to_ascii_uppercase().into())');
+  // Its code is in a crate it bundles (a path dependency inside its directory).
+  const dir = scaffold('op_shout', 'Ok(op_shout_upper::upper(input).into())');
+  bundle(dir, 'upper', 'op_shout_upper', '#![no_std]\nextern crate alloc;\npub fn upper(b: &[u8]) -> alloc::vec::Vec<u8> { b.to_ascii_uppercase() }\n');
   const out = run(braid, ['ops', 'publish', dir, '--server', base, '--key', PUBLISHER]);
   const [name, version, versionId] = out.trim().split(/\s+/);
   assert.deepEqual([name, version], ['op_shout', '0.1.0']);
@@ -98,7 +110,8 @@ test('a published operation is built in the sandbox, registered, and used by a w
   const again = await upload(tarball(dir));
   assert.equal(again.status, 200);
   assert.equal((await again.json()).state, 'registered');
-  writeFileSync(join(dir, 'src/lib.rs'), readFileSync(join(dir, 'src/lib.rs'), 'utf8').replace('to_ascii_uppercase', 'to_ascii_lowercase'));
+  const helper = join(dir, 'upper/src/lib.rs');
+  writeFileSync(helper, readFileSync(helper, 'utf8').replace('to_ascii_uppercase', 'to_ascii_lowercase'));
   const taken = await upload(tarball(dir));
   assert.equal(taken.status, 409);
   assert.match((await taken.json()).detail, /bump the version/);
@@ -183,18 +196,18 @@ test('hostile or malformed uploads and wrong keys are refused, and nothing is wr
   assert.ok(!existsSync('/etc/cron.d/x') && !existsSync(join(data, '..', 'escape.rs')));
 });
 
-test("a build script that reads the service's data, writes outside and connects to the service fails in the sandbox; nothing leaks", async () => {
-  const dir = scaffold('op_probe', 'Ok(input.to_vec().into())');
-  const escape = join(root, 'target', `escape-${process.pid}`);
+/** What a probe reports: reading the service's data, writing outside the build, connecting to the service, HOME. */
+function probeCode(escape) {
   const port = new URL(base).port;
-  writeFileSync(join(dir, 'build.rs'), `fn main() {
-    let read = std::fs::read_to_string(${JSON.stringify(join(data, 'secret.txt'))});
+  return `let read = std::fs::read_to_string(${JSON.stringify(join(data, 'secret.txt'))});
     let write = std::fs::write(${JSON.stringify(escape)}, "x");
     let socket = std::net::TcpStream::connect("127.0.0.1:${port}");
     let home = std::env::var("HOME");
-    panic!("SANDBOX-PROBE read={read:?} write={write:?} socket={socket:?} home={home:?}");
+    panic!("SANDBOX-PROBE read={read:?} write={write:?} socket={socket:?} home={home:?}");`;
 }
-`);
+
+/** Publishes the probing crate in `dir`: the job fails with the probe's findings, every attempt refused, nothing leaked. */
+async function publishProbe(dir, name, escape) {
   const res = await upload(tarball(dir));
   const answer = await res.json();
   assert.equal(res.status, 202, JSON.stringify(answer));
@@ -204,6 +217,23 @@ test("a build script that reads the service's data, writes outside and connects 
   assert.ok(!job.error.includes(SECRET) && !job.log_tail.includes(SECRET), 'the secret stays in the data directory');
   assert.ok(!existsSync(escape), 'nothing was written outside the build');
   assert.ok(!job.error.includes(data), 'no server path in the public error');
-  const listed = await api('/v1/operations/op_probe');
+  const listed = await api(`/v1/operations/${name}`);
   assert.equal(listed.status, 404, 'a failed operation is not registered');
+}
+
+test("a build script that reads the service's data, writes outside and connects to the service fails in the sandbox; nothing leaks", async () => {
+  const dir = scaffold('op_probe', 'Ok(input.to_vec().into())');
+  const escape = join(root, 'target', `escape-${process.pid}`);
+  writeFileSync(join(dir, 'build.rs'), `fn main() {\n    ${probeCode(escape)}\n}\n`);
+  await publishProbe(dir, 'op_probe', escape);
+});
+
+test('a proc-macro dependency that does the same fails in the sandbox too; nothing leaks', async () => {
+  const dir = scaffold('op_macro_probe', 'Ok(input.to_vec().into())');
+  const escape = join(root, 'target', `escape-macro-${process.pid}`);
+  const macro = `use proc_macro::TokenStream;\n#[proc_macro]\npub fn probe(_: TokenStream) -> TokenStream {\n    ${probeCode(escape)}\n}\n`;
+  bundle(dir, 'probe', 'op_macro_probe_derive', macro, '[lib]\nproc-macro = true\n');
+  const lib = join(dir, 'src/lib.rs');
+  writeFileSync(lib, `${readFileSync(lib, 'utf8')}\nop_macro_probe_derive::probe!();\n`);
+  await publishProbe(dir, 'op_macro_probe', escape);
 });

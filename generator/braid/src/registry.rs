@@ -175,11 +175,33 @@ pub fn prepare(files: CrateFiles, crate_dir: &str) -> Result<Prepared, RegistryE
             ));
         }
     }
-    let archive: Vec<(String, Vec<u8>)> = files.iter().map(|(p, t)| (p.clone(), t.as_bytes().to_vec())).collect();
-    manifest.source = Some(crate::archive::source_id(&archive));
+    check_bundled(&files, &manifest.name, crate_dir)?;
+    manifest.source = Some(vendor::source_id(&files));
     manifest.check().map_err(|e| crate_error(crate_dir, e.to_string()))?;
     let version_id = manifest.version_id();
     Ok(Prepared { manifest, version_id, files })
+}
+
+/// The crates an operation bundles are named after it (`op_x_macro`,
+/// `op_x-helper`): every vendored crate of a workflow is a member of its
+/// workspace, where two packages may not share a name.
+fn check_bundled(files: &CrateFiles, operation: &str, crate_dir: &str) -> Result<(), RegistryError> {
+    for dir in vendor::manifests(files)?.iter().filter(|d| !d.is_empty()) {
+        let path = format!("{dir}Cargo.toml");
+        let (name, _) = vendor::package_id(&files[&path], &path)?;
+        let rest = name.replace('-', "_");
+        let ok = rest.strip_prefix(operation).is_some_and(|r| r.starts_with('_'));
+        if !ok {
+            return Err(crate_error(
+                crate_dir,
+                format!(
+                    "{path}: a crate the operation bundles is named after it, `{operation}_...` (this one is `{name}`): \
+                     crates of different operations meet in one workspace, where names must differ"
+                ),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// The manifest `#[operation]` builds for the crate, from its source.
@@ -190,58 +212,97 @@ fn derive(files: &CrateFiles, crate_dir: &str) -> Result<OperationManifest, Regi
 
 /// The files of the crate in `dir` that make its source: `Cargo.toml`
 /// (made standalone, see [`vendor::standalone`]), `build.rs`,
-/// `manifest.json`, README and LICENSE files, everything under `src/` and
-/// the library and build-script paths `Cargo.toml` names. Symbolic links
-/// and files that are not UTF-8 text are refused.
+/// `manifest.json`, README and LICENSE files, everything under `src/`, the
+/// library and build-script paths `Cargo.toml` names, and the same of each
+/// crate it bundles (a path dependency inside its directory), under that
+/// crate's directory. Symbolic links and files that are not UTF-8 text are
+/// refused.
 pub fn read_crate(dir: &Path) -> Result<CrateFiles, RegistryError> {
     let shown = dir.display().to_string();
+    let root = dir.canonicalize().map_err(fsutil::at(dir))?;
+    let mut files = CrateFiles::new();
+    let mut todo = vec![(String::new(), 0)];
+    while let Some((prefix, depth)) = todo.pop() {
+        if files.contains_key(&format!("{prefix}Cargo.toml")) {
+            continue;
+        }
+        for sub in read_one(&root, &prefix, &shown, &mut files)? {
+            if depth == vendor::MAX_BUNDLE_DEPTH {
+                return Err(crate_error(
+                    &shown,
+                    format!("{prefix}Cargo.toml: crates bundled more than {} levels deep", vendor::MAX_BUNDLE_DEPTH),
+                ));
+            }
+            todo.push((format!("{prefix}{sub}/"), depth + 1));
+        }
+    }
+    Ok(files)
+}
+
+/// Reads the crate in `root/prefix` into `files` (paths under `prefix`);
+/// returns the directories of the crates it bundles, relative to it.
+fn read_one(root: &Path, prefix: &str, shown: &str, files: &mut CrateFiles) -> Result<Vec<String>, RegistryError> {
+    let dir = root.join(prefix);
+    // A bundled directory reached through a symbolic link could be anywhere.
+    let real = dir.canonicalize().map_err(|e| crate_error(shown, format!("{prefix}: {e}")))?;
+    if real != dir.components().collect::<PathBuf>() {
+        return Err(crate_error(
+            shown,
+            format!("{prefix} is reached through a symbolic link; a crate's source must be plain files"),
+        ));
+    }
     let cargo_toml = dir.join("Cargo.toml");
     let text = std::fs::read_to_string(&cargo_toml)
-        .map_err(|e| crate_error(&shown, format!("no readable Cargo.toml ({e}): is this a crate directory?")))?;
-    let workspace = Workspace::enclosing(&dir.canonicalize().map_err(fsutil::at(dir))?)?;
-    let manifest = vendor::standalone(&text, workspace.as_ref(), &format!("{shown}/Cargo.toml"))?;
-    let table: toml::Table = manifest.parse().map_err(|e| crate_error(&shown, format!("Cargo.toml: {e}")))?;
+        .map_err(|e| crate_error(shown, format!("no readable {prefix}Cargo.toml ({e}): is this a crate directory?")))?;
+    let manifest_path = format!("{shown}/{prefix}Cargo.toml");
+    let workspace = Workspace::enclosing(&real)?;
+    let manifest = vendor::standalone(&text, workspace.as_ref(), &manifest_path)?;
+    let bundled = vendor::bundled(&manifest, &manifest_path)?;
+    let table: toml::Table = manifest.parse().map_err(|e| crate_error(shown, format!("{prefix}Cargo.toml: {e}")))?;
     let mut wanted: Vec<String> = Vec::new();
     let named = |v: Option<&toml::Value>| v.and_then(toml::Value::as_str).map(str::to_string);
     wanted.extend(named(table.get("lib").and_then(|l| l.get("path"))));
     wanted.extend(named(table.get("package").and_then(|p| p.get("build"))));
-    let mut files = CrateFiles::new();
-    files.insert("Cargo.toml".into(), manifest);
+    files.insert(format!("{prefix}Cargo.toml"), manifest);
     let add = |files: &mut CrateFiles, rel: &str| -> Result<(), RegistryError> {
         let path = dir.join(rel);
         let meta = std::fs::symlink_metadata(&path).map_err(fsutil::at(&path))?;
         if meta.file_type().is_symlink() {
-            return Err(crate_error(&shown, format!("{rel} is a symbolic link; a crate's source must be plain files")));
+            return Err(crate_error(
+                shown,
+                format!("{prefix}{rel} is a symbolic link; a crate's source must be plain files"),
+            ));
         }
         let bytes = fsutil::read(&path)?;
-        let text = String::from_utf8(bytes).map_err(|_| crate_error(&shown, format!("{rel} is not UTF-8 text")))?;
-        files.insert(rel.replace('\\', "/"), text);
+        let text =
+            String::from_utf8(bytes).map_err(|_| crate_error(shown, format!("{prefix}{rel} is not UTF-8 text")))?;
+        files.insert(format!("{prefix}{}", rel.replace('\\', "/")), text);
         Ok(())
     };
-    for entry in std::fs::read_dir(dir).map_err(fsutil::at(dir))? {
-        let name = entry.map_err(fsutil::at(dir))?.file_name().to_string_lossy().into_owned();
+    for entry in std::fs::read_dir(&dir).map_err(fsutil::at(&dir))? {
+        let name = entry.map_err(fsutil::at(&dir))?.file_name().to_string_lossy().into_owned();
         let top = ["build.rs", "manifest.json"].contains(&name.as_str())
             || name.starts_with("README")
             || name.starts_with("LICENSE");
         if top {
-            add(&mut files, &name)?;
+            add(files, &name)?;
         }
     }
     if dir.join("src").is_dir() {
         for rel in fsutil::walk(&dir.join("src"))? {
-            add(&mut files, &format!("src/{}", rel.to_string_lossy()))?;
+            add(files, &format!("src/{}", rel.to_string_lossy()))?;
         }
     }
     for rel in wanted {
         let rel = rel.trim_start_matches("./").to_string();
-        if !files.contains_key(&rel) {
+        if !files.contains_key(&format!("{prefix}{rel}")) {
             if rel.starts_with('/') || rel.split('/').any(|c| c == "..") {
-                return Err(crate_error(&shown, format!("Cargo.toml names `{rel}`, outside the crate")));
+                return Err(crate_error(shown, format!("{prefix}Cargo.toml names `{rel}`, outside the crate")));
             }
-            add(&mut files, &rel)?;
+            add(files, &rel)?;
         }
     }
-    Ok(files)
+    Ok(bundled)
 }
 
 /// The operations workflows may use, sorted by name, newest version first.
@@ -600,5 +661,46 @@ mod tests {
         let e = Registry::open(&home).unwrap_err().to_string();
         assert!(e.contains("op_cid/0.1.0.json"), "{e}");
         std::fs::remove_dir_all(&home).unwrap();
+    }
+
+    #[test]
+    fn crates_bundled_in_an_operation_are_part_of_its_source() {
+        let dir = scratch("bundled");
+        let utf8 = Registry::builtin().get("op_utf8").unwrap().files().unwrap().into_owned();
+        for (rel, text) in &utf8 {
+            fsutil::write(&dir.join(rel), text.as_bytes()).unwrap();
+        }
+        let op_toml = format!("{}\n[dependencies.op_utf8_helper]\npath = \"helper\"\n", utf8["Cargo.toml"]);
+        fsutil::write(&dir.join("Cargo.toml"), op_toml.as_bytes()).unwrap();
+        std::fs::remove_file(dir.join("manifest.json")).unwrap();
+        let helper = |name: &str| format!("[package]\nname = \"{name}\"\nversion = \"0.1.0\"\nedition = \"2021\"\n");
+        fsutil::write(&dir.join("helper/Cargo.toml"), helper("op_utf8_helper").as_bytes()).unwrap();
+        fsutil::write(&dir.join("helper/src/lib.rs"), b"pub fn two() -> u8 { 2 }\n").unwrap();
+        fsutil::write(&dir.join("helper/target/junk"), b"not source").unwrap();
+
+        let files = read_crate(&dir).unwrap();
+        assert!(
+            files.contains_key("helper/Cargo.toml") && files.contains_key("helper/src/lib.rs"),
+            "{:?}",
+            files.keys()
+        );
+        assert!(!files.keys().any(|k| k.contains("target")), "{:?}", files.keys());
+        let prepared = prepare(files.clone(), "op_utf8").unwrap();
+        assert_eq!(prepared.manifest.name, "op_utf8");
+        // The helper's code is part of the source id.
+        let mut changed = files.clone();
+        changed.insert("helper/src/lib.rs".into(), "pub fn two() -> u8 { 3 }\n".into());
+        assert_ne!(prepare(changed, "op_utf8").unwrap().manifest.source, prepared.manifest.source);
+
+        // Named after the operation, or refused.
+        fsutil::write(&dir.join("helper/Cargo.toml"), helper("helper").as_bytes()).unwrap();
+        let e = prepare(read_crate(&dir).unwrap(), "op_utf8").unwrap_err().to_string();
+        assert!(e.contains("helper/Cargo.toml") && e.contains("`op_utf8_...`"), "{e}");
+        // A bundled directory reached through a link is refused.
+        std::fs::rename(dir.join("helper"), dir.join("elsewhere")).unwrap();
+        std::os::unix::fs::symlink(dir.join("elsewhere"), dir.join("helper")).unwrap();
+        let e = read_crate(&dir).unwrap_err().to_string();
+        assert!(e.contains("helper/ is reached through a symbolic link"), "{e}");
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

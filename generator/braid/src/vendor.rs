@@ -74,9 +74,10 @@ fn bad(path: &str, reason: impl Into<String>) -> VendorError {
 /// A crate's `Cargo.toml` made standalone: fields and dependencies it
 /// inherits from `workspace` filled in, `[dev-dependencies]`, targets other
 /// than the library and `[badges]` dropped, dependencies on the runtime
-/// crates by version only. A path dependency on anything else is an error:
-/// a registered crate must build from its own files. `path` names the file
-/// in errors.
+/// crates by version only. A registered crate builds from its own files
+/// and crates.io: a path dependency must name a directory inside the
+/// crate (a crate it *bundles*, see [`bundled`]); a git dependency, or a
+/// path out of the crate, is an error. `path` names the file in errors.
 pub fn standalone(text: &str, workspace: Option<&Workspace>, path: &str) -> Result<String, VendorError> {
     let mut t: Table = text.parse().map_err(|e| bad(path, format!("{e}")))?;
     if t.contains_key("workspace") {
@@ -105,13 +106,24 @@ pub fn standalone(text: &str, workspace: Option<&Workspace>, path: &str) -> Resu
                 if d.contains_key("path") || d.contains_key("git") {
                     let krate = d.get("package").and_then(Value::as_str).unwrap_or(name).to_string();
                     if !RUNTIME.contains(&krate.as_str()) {
-                        return Err(bad(
-                            path,
-                            format!(
-                                "dependency `{name}` is a path or git dependency; an operation must build from its \
-                                 own files and crates.io: depend on a published version instead"
-                            ),
-                        ));
+                        let inside = d.get("path").and_then(Value::as_str).and_then(bundled_dir);
+                        match inside {
+                            Some(dir) if !d.contains_key("git") => {
+                                d.insert("path".into(), Value::String(dir));
+                                continue;
+                            }
+                            _ => {
+                                return Err(bad(
+                                    path,
+                                    format!(
+                                        "dependency `{name}` is a git dependency or a path out of the crate; an \
+                                         operation builds from its own files and crates.io: depend on a published \
+                                         version, or move the crate into this one's directory \
+                                         (`path = \"{name}\"`)"
+                                    ),
+                                ));
+                            }
+                        }
                     }
                     d.remove("path");
                     d.remove("git");
@@ -125,6 +137,63 @@ pub fn standalone(text: &str, workspace: Option<&Workspace>, path: &str) -> Resu
     };
     for_each_dependency_table(&mut t, fix)?;
     toml::to_string(&t).map_err(|e| bad(path, format!("{e}")))
+}
+
+/// Most levels of crates bundled in crates bundled in an operation.
+pub const MAX_BUNDLE_DEPTH: usize = 4;
+
+/// A path dependency's directory if it is inside the crate: relative, made
+/// of plain names (no `.`, `..`, empty or hidden components), normalised
+/// to `a/b`.
+fn bundled_dir(path: &str) -> Option<String> {
+    let parts: Vec<&str> = path.trim_start_matches("./").trim_end_matches('/').split('/').collect();
+    let plain = |c: &&str| {
+        !c.is_empty() && !c.starts_with('.') && c.chars().all(|ch| ch.is_ascii_alphanumeric() || "-_".contains(ch))
+    };
+    (!parts.is_empty() && parts.iter().all(plain)).then(|| parts.join("/"))
+}
+
+/// The directories of the crates a standalone `Cargo.toml` bundles (its
+/// path dependencies, all inside the crate once [`standalone`] accepted
+/// it), relative to the crate, sorted, without duplicates.
+pub fn bundled(text: &str, path: &str) -> Result<Vec<String>, VendorError> {
+    let mut t: Table = text.parse().map_err(|e| bad(path, format!("{e}")))?;
+    let mut dirs = std::collections::BTreeSet::new();
+    for_each_dependency_table(&mut t, |deps| {
+        for (name, dep) in deps.iter() {
+            if let Some(p) = dep.get("path").and_then(Value::as_str) {
+                dirs.insert(
+                    bundled_dir(p)
+                        .ok_or_else(|| bad(path, format!("dependency `{name}`: `{p}` is outside the crate")))?,
+                );
+            }
+        }
+        Ok(())
+    })?;
+    Ok(dirs.into_iter().collect())
+}
+
+/// The `Cargo.toml` files among a standalone crate's `files`: its own,
+/// then those of the crates it bundles, recursively (at most
+/// [`MAX_BUNDLE_DEPTH`] levels), each with its directory (`""`, `"a/"`).
+pub fn manifests(files: &CrateFiles) -> Result<Vec<String>, VendorError> {
+    let mut out = Vec::new();
+    let mut todo = vec![(String::new(), 0)];
+    while let Some((dir, depth)) = todo.pop() {
+        let path = format!("{dir}Cargo.toml");
+        let text = files.get(&path).ok_or_else(|| bad(&path, "missing: the crate bundles a directory without one"))?;
+        if !out.contains(&dir) {
+            for sub in bundled(text, &path)? {
+                if depth == MAX_BUNDLE_DEPTH {
+                    return Err(bad(&path, format!("crates bundled more than {MAX_BUNDLE_DEPTH} levels deep")));
+                }
+                todo.push((format!("{dir}{sub}/"), depth + 1));
+            }
+            out.push(dir);
+        }
+    }
+    out.sort();
+    Ok(out)
 }
 
 /// The workspace's entry for `name`, merged with the member's own keys
@@ -201,8 +270,9 @@ pub fn source_id(files: &CrateFiles) -> String {
 }
 
 /// A standalone `Cargo.toml` linked for vendoring: its dependencies on
-/// runtime crates point at `../<crate>-<id>`. Also returns those crates.
-fn link(text: &str, path: &str) -> Result<(String, Vec<String>), VendorError> {
+/// runtime crates point at `../<crate>-<id>` (from a crate bundled `depth`
+/// levels down, `../../..`). Also returns those crates.
+fn link(text: &str, path: &str, depth: usize) -> Result<(String, Vec<String>), VendorError> {
     let mut t: Table = text.parse().map_err(|e| bad(path, format!("{e}")))?;
     let mut runtime = Vec::new();
     for_each_dependency_table(&mut t, |deps| {
@@ -220,7 +290,7 @@ fn link(text: &str, path: &str) -> Result<(String, Vec<String>), VendorError> {
                 _ => return Err(bad(path, format!("dependency `{name}` is neither a version nor a table"))),
             };
             let dir = runtime_crate(&krate).map_err(|e| bad(path, e.to_string()))?.dir.clone();
-            d.insert("path".into(), Value::String(format!("../{dir}")));
+            d.insert("path".into(), Value::String(format!("{}{dir}", "../".repeat(depth + 1))));
             *dep = Value::Table(d);
             runtime.push(krate);
         }
@@ -337,7 +407,7 @@ pub fn install_runtime(dir: &Path) -> Result<BTreeMap<String, std::path::PathBuf
     let mut installed = BTreeMap::new();
     for krate in embedded()?.iter().filter(|c| RUNTIME.contains(&c.name.as_str())) {
         for (rel, text) in &krate.files {
-            let text = if rel == "Cargo.toml" { link(text, rel)?.0 } else { text.clone() };
+            let text = if rel == "Cargo.toml" { link(text, rel, 0)?.0 } else { text.clone() };
             fsutil::write_if_changed(&dir.join(&krate.dir).join(rel), text.as_bytes())?;
         }
         installed.insert(krate.name.clone(), dir.join(&krate.dir));
@@ -364,11 +434,13 @@ pub fn vendor(operations: &[ToVendor<'_>]) -> Result<Vec<File>, VendorError> {
         if done.contains_key(dir) {
             continue;
         }
+        let manifests = manifests(files)?;
         let mut out = Vec::new();
         for (rel, text) in files {
             let path = format!("vendor/{dir}/{rel}");
-            let contents = if rel == "Cargo.toml" {
-                let (linked, runtime) = link(text, &path)?;
+            let bundled = rel.strip_suffix("Cargo.toml").filter(|d| manifests.iter().any(|m| m == d));
+            let contents = if let Some(bundled) = bundled {
+                let (linked, runtime) = link(text, &path, bundled.matches('/').count())?;
                 for dep in runtime {
                     let krate = runtime_crate(&dep)?;
                     todo.push(ToVendor { dir: &krate.dir, files: &krate.files });
@@ -429,12 +501,57 @@ mod tests {
     }
 
     #[test]
-    fn path_dependencies_other_than_the_runtime_are_refused() {
-        let text = "[package]\nname = \"op_x\"\nversion = \"0.1.0\"\n[dependencies]\nmine = { path = \"../mine\" }\n";
-        let e = standalone(text, None, "op_x/Cargo.toml").unwrap_err().to_string();
-        assert!(e.contains("op_x/Cargo.toml") && e.contains("`mine`"), "{e}");
+    fn path_dependencies_out_of_the_crate_are_refused() {
+        for dep in [
+            "{ path = \"../mine\" }",
+            "{ path = \"/abs/mine\" }",
+            "{ path = \"a/../../mine\" }",
+            "{ path = \".hidden\" }",
+            "{ path = \"a//b\" }",
+            "{ path = \"mine\", git = \"https://example.com/mine\" }",
+            "{ git = \"https://example.com/mine\" }",
+        ] {
+            let text = format!("[package]\nname = \"op_x\"\nversion = \"0.1.0\"\n[dependencies]\nmine = {dep}\n");
+            let e = standalone(&text, None, "op_x/Cargo.toml").unwrap_err().to_string();
+            assert!(e.contains("op_x/Cargo.toml") && e.contains("`mine`"), "{dep}: {e}");
+        }
         let inherited = "[package]\nname = \"op_x\"\nversion.workspace = true\n";
         let e = standalone(inherited, None, "Cargo.toml").unwrap_err().to_string();
         assert!(e.contains("package.version"), "{e}");
+    }
+
+    #[test]
+    fn bundled_crates_are_kept_and_linked_from_their_depth() {
+        let op = "[package]\nname = \"op_x\"\nversion = \"0.1.0\"\n[dependencies]\nbraid-support = \"0.1\"\n\
+                  op_x_macro = { path = \"./macro/\" }\n[build-dependencies]\nop_x_gen = { path = \"tools/gen\" }\n";
+        let op = standalone(op, None, "Cargo.toml").unwrap();
+        assert_eq!(bundled(&op, "Cargo.toml").unwrap(), ["macro", "tools/gen"]);
+        let helper = |name: &str| {
+            format!("[package]\nname = \"{name}\"\nversion = \"0.1.0\"\n[dependencies]\nbraid-support = \"0.1\"\n")
+        };
+        let files = CrateFiles::from([
+            ("Cargo.toml".to_string(), op),
+            ("src/lib.rs".to_string(), String::new()),
+            ("macro/Cargo.toml".to_string(), helper("op_x_macro")),
+            ("macro/src/lib.rs".to_string(), String::new()),
+            ("tools/gen/Cargo.toml".to_string(), helper("op_x_gen")),
+            ("tools/gen/src/lib.rs".to_string(), String::new()),
+            ("src/fixture/Cargo.toml".to_string(), "not a manifest [".to_string()),
+        ]);
+        assert_eq!(manifests(&files).unwrap(), ["", "macro/", "tools/gen/"]);
+        let out = vendor(&[ToVendor { dir: "op_x-abc", files: &files }]).unwrap();
+        let support = &runtime_crate("braid-support").unwrap().dir;
+        let linked = |rel: &str| -> Table {
+            out.iter().find(|f| f.path == format!("vendor/op_x-abc/{rel}")).unwrap().contents.parse().unwrap()
+        };
+        let support_path = |t: &Table| t["dependencies"]["braid-support"]["path"].as_str().unwrap().to_string();
+        assert_eq!(support_path(&linked("Cargo.toml")), format!("../{support}"));
+        assert_eq!(support_path(&linked("macro/Cargo.toml")), format!("../../{support}"));
+        assert_eq!(support_path(&linked("tools/gen/Cargo.toml")), format!("../../../{support}"));
+        assert_eq!(linked("Cargo.toml")["dependencies"]["op_x_macro"]["path"].as_str(), Some("macro"));
+
+        let mut missing = files.clone();
+        missing.remove("tools/gen/Cargo.toml");
+        assert!(manifests(&missing).unwrap_err().to_string().contains("tools/gen/Cargo.toml"));
     }
 }
