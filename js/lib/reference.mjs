@@ -93,6 +93,8 @@ export const WORKFLOWS = {
   dual_cid_of_text: (calls) => [cid(utf8(calls[0][0])), cid(utf8(calls[0][0]), { hasher: 'sha2-256', base: 'base58btc' })],
   salted_cid: (calls) => cid(concat([utf8(calls[0][0]), calls[1][0]]), { hasher: 'sha2-256' }),
   cid_of_file: (calls, readFile) => cid(readFile(calls[0][0])),
+  hex_sha256_of_text: (calls) => Buffer.from(sha256(utf8(calls[0][0]))).toString('hex'),
+  cid_of_base64: (calls) => cid(new Uint8Array(Buffer.from(calls[0][0], 'base64'))),
 };
 
 /** The workflow test vectors: inputs per `next` call and the expected output. */
@@ -112,6 +114,8 @@ export function workflowVectors(root, readFile) {
   add('salted_cid', [[{ text: 'salt:' }], [{ pattern: 1000 }]]);
   add('salted_cid', [[{ text: '' }], [{ pattern: 0 }]]);
   add('cid_of_file', [[{ file: 'workflows/samples/sample.txt' }]]);
+  for (const text of ['abc', '', 'h\u00e9llo \u{1f980}']) add('hex_sha256_of_text', [[{ text }]]);
+  for (const text of ['', 'aGVsbG8gd29ybGQ=', Buffer.from(input(1000)).toString('base64')]) add('cid_of_base64', [[{ text }]]);
   return {
     about: 'Expected outputs of the workflows in workflows/, computed by js/lib/reference.mjs ' +
       '(multiformats + @noble/hashes). Inputs: {pattern: n} is the byte pattern of operations/vectors/cid.json, ' +

@@ -18,6 +18,8 @@ const opCollect = load('op_collect');
 const opConcat = load('op_concat');
 const opEncode = load('op_encode');
 const opUtf8 = load('op_utf8');
+const opDecode = load('op_decode');
+const opDigest = load('op_multihash_digest');
 
 const committed = JSON.parse(readFileSync(new URL('../../operations/vectors/cid.json', import.meta.url), 'utf8'));
 
@@ -95,4 +97,18 @@ test('op_utf8, op_encode, op_concat and op_collect agree with Node built-ins', (
   const values = [1n, 'two', { three: 3 }];
   assert.deepEqual(opCollect.executeSync(values), values);
   assert.equal(opCollect.executeSync(values)[2], values[2], 'values pass through unchanged');
+});
+
+test('op_decode reads what Node encodes; op_multihash_digest gives the bare digest', () => {
+  const buf = Buffer.from(input(1000));
+  assert.deepEqual(opDecode.executeSync(buf.toString('hex')), new Uint8Array(buf));
+  assert.deepEqual(opDecode.executeSync(buf.toString('hex').toUpperCase()), new Uint8Array(buf));
+  assert.deepEqual(opDecode.executeSync(buf.toString('base64'), { encoding: 'base64' }), new Uint8Array(buf));
+  assert.deepEqual(opDecode.executeSync(buf.toString('base64url'), { encoding: 'base64url' }), new Uint8Array(buf));
+  assert.throws(() => opDecode.executeSync('abc'), /op_decode: .*3 characters/);
+  assert.throws(() => opDecode.executeSync('zz'), /not hex text/);
+  for (const [name, { fn }] of Object.entries(HASHERS)) {
+    const mh = opMultihash.executeSync(buf, { hasher: name });
+    assert.deepEqual(opDigest.executeSync(mh), fn(buf), name);
+  }
 });

@@ -154,6 +154,8 @@ fn operation() -> impl Strategy<Value = Value> {
         "op_utf8",
         "op_encode",
         "op_concat",
+        "op_decode",
+        "op_multihash_digest",
         "op_file",
         "op_nope",
         "",

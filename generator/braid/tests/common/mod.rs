@@ -5,8 +5,10 @@ pub const COMPILED: &[braid_support::OperationInfo] = &[
     op_cid::OPERATION,
     op_collect::OPERATION,
     op_concat::OPERATION,
+    op_decode::OPERATION,
     op_encode::OPERATION,
     op_file::OPERATION,
     op_multihash::OPERATION,
+    op_multihash_digest::OPERATION,
     op_utf8::OPERATION,
 ];
