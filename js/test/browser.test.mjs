@@ -28,7 +28,8 @@ let server;
 // operation packages; /lib/... -> js/lib; /app/... -> the bundled app and the
 // test scripts; /page.html?script=... runs one of them.
 before(async () => {
-  const wfs = ['cidv1_from_bytes', 'cidv1_sha2_256', 'dual_cid_of_text', 'salted_cid', 'concat_hex'];
+  // Every workflow with vectors and a web package (cid_of_file reads files: native only), and a test one.
+  const wfs = [...new Set(vectors.map((c) => c.workflow).filter((w) => w !== 'cid_of_file')), 'concat_hex'];
   const mounts = { '/app/': app, '/lib/': join(root, 'js/lib'), '/ops/': ops };
   for (const w of wfs) mounts[`/wf/${w}/`] = join(out, w, 'pkg/web');
   server = await serve(mounts);
