@@ -246,6 +246,9 @@ pub struct Options {
     pub tool_dirs: Vec<PathBuf>,
     /// Compile with `-D warnings` (tests do; `BRAID_DENY_WARNINGS=1`).
     pub deny_warnings: bool,
+    /// Run wasm-opt on the Wasm packages. Off (`braid build --no-opt`), a
+    /// large workflow builds minutes faster, its module bigger and slower.
+    pub optimize: bool,
     /// Run cargo (build scripts, proc-macros) in this sandbox: for crates
     /// with operations nobody vetted. Dependencies are fetched first,
     /// outside it.
@@ -291,7 +294,7 @@ pub fn build(
 ) -> Result<Report, BuildError> {
     check_targets(workflow, &options.targets)?;
     let tools = if options.targets.iter().any(|t| matches!(t, Target::Js(_))) {
-        Some(Toolchain::detect(&options.tool_dirs)?)
+        Some(Toolchain::detect(&options.tool_dirs, options.optimize)?)
     } else {
         None
     };

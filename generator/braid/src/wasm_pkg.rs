@@ -87,7 +87,8 @@ pub enum PackageError {
 #[derive(Debug, Clone)]
 pub struct Toolchain {
     pub wasm_bindgen: PathBuf,
-    pub wasm_opt: PathBuf,
+    /// `None` when the build skips wasm-opt (`braid build --no-opt`).
+    pub wasm_opt: Option<PathBuf>,
 }
 
 /// The wasm-bindgen CLI must equal the `wasm-bindgen` crate pin.
@@ -100,8 +101,9 @@ pub const MIN_WASM_OPT_VERSION: u32 = 116;
 
 impl Toolchain {
     /// Finds the tools on PATH (wasm-opt also in `extra_bin`, e.g.
-    /// `$BRAID_HOME/tools/node_modules/.bin`) and checks their versions.
-    pub fn detect(extra_bin: &[PathBuf]) -> Result<Self, PackageError> {
+    /// `$BRAID_HOME/tools/node_modules/.bin`) and checks their versions;
+    /// wasm-opt only if `optimize`.
+    pub fn detect(extra_bin: &[PathBuf], optimize: bool) -> Result<Self, PackageError> {
         let install_bindgen = format!("cargo install wasm-bindgen-cli --version {WASM_BINDGEN_VERSION} --locked");
         let install_opt = match extra_bin.first().and_then(|bin| bin.parent()).and_then(Path::parent) {
             Some(prefix) => format!("npm i --prefix {} binaryen@{WASM_OPT_NPM_VERSION}", prefix.display()),
@@ -119,6 +121,9 @@ impl Toolchain {
                 problem: format!("version is `{version}`, the crates pin {WASM_BINDGEN_VERSION}"),
                 hint: install_bindgen,
             });
+        }
+        if !optimize {
+            return Ok(Self { wasm_bindgen, wasm_opt: None });
         }
         let wasm_opt = which("wasm-opt", extra_bin).ok_or_else(|| PackageError::Tool {
             tool: "wasm-opt".into(),
@@ -140,7 +145,7 @@ impl Toolchain {
                 hint: install_opt,
             });
         }
-        Ok(Self { wasm_bindgen, wasm_opt })
+        Ok(Self { wasm_bindgen, wasm_opt: Some(wasm_opt) })
     }
 }
 
@@ -278,7 +283,9 @@ pub fn package(
         }
     }
     let bg = out_dir.join(format!("{name}_bg.wasm"));
-    optimize(&bg, &spec.target_dir.join("braid-wasm-opt"), tools)?;
+    if let Some(wasm_opt) = &tools.wasm_opt {
+        optimize(&bg, &spec.target_dir.join("braid-wasm-opt"), wasm_opt)?;
+    }
     let mut files: Vec<String> = std::fs::read_dir(out_dir)
         .map_err(fsutil::at(out_dir))?
         .filter_map(|e| e.ok())
@@ -404,15 +411,15 @@ const WASM_OPT_FLAGS: &[&str] = &[
 /// Runs wasm-opt on `wasm` in place, through a cache keyed by the input
 /// bytes and the flags: the three JS targets bind the same module, and a
 /// rebuild of an unchanged workflow skips wasm-opt altogether.
-fn optimize(wasm: &Path, cache: &Path, tools: &Toolchain) -> Result<(), PackageError> {
+fn optimize(wasm: &Path, cache: &Path, wasm_opt: &Path) -> Result<(), PackageError> {
     let mut key = fsutil::read(wasm)?;
     key.extend_from_slice(WASM_OPT_FLAGS.join(" ").as_bytes());
-    key.extend_from_slice(tools.wasm_opt.display().to_string().as_bytes());
+    key.extend_from_slice(wasm_opt.display().to_string().as_bytes());
     let cached = cache.join(format!("{}.wasm", braid_schema::content_id(&key)));
     if let Ok(bytes) = std::fs::read(&cached) {
         return Ok(fsutil::write(wasm, &bytes)?);
     }
-    process::output(Command::new(&tools.wasm_opt).arg(wasm).arg("-o").arg(wasm).args(WASM_OPT_FLAGS))?;
+    process::output(Command::new(wasm_opt).arg(wasm).arg("-o").arg(wasm).args(WASM_OPT_FLAGS))?;
     // Written then renamed: a concurrent build never reads half a file.
     fsutil::write_if_changed(&cached, &fsutil::read(wasm)?)?;
     Ok(())

@@ -351,20 +351,24 @@ fn a_second_build_elsewhere_gives_the_same_wasm() -> Result<(), Failed> {
 /// `braid` installed with the README's command into a temporary root
 /// works with the checkout out of sight: in a bubblewrap sandbox where the
 /// checkout is an empty directory, from a directory elsewhere, with a fresh
-/// registry home and target directory and no `BRAID_ROOT`, `braid doctor`
+/// registry home, the shared target directory mounted elsewhere and no
+/// `BRAID_ROOT`, `braid doctor`
 /// passes and a workflow builds for native and node and gives the right CID
 /// in both. wasm-opt comes from where `braid doctor` says to put it.
 fn the_installed_braid_works_outside_the_checkout() -> Result<(), Failed> {
     let tmp = tempfile::tempdir()?;
     let prefix = tmp.path().join("root");
-    // The README's install command, plus --root; its own target directory
-    // under target/ keeps a second run incremental.
+    // The README's install command, plus --root, and --debug with the
+    // workspace's target directory: it then installs the binary `make`
+    // built (a release build from scratch, fat LTO, is minutes of
+    // `make test`), and what this trial checks, that the installed binary
+    // needs nothing from the checkout, does not depend on the profile.
     run(Command::new("cargo")
-        .args(["install", "--locked", "--quiet", "--path"])
+        .args(["install", "--locked", "--quiet", "--debug", "--path"])
         .arg(root().join("generator/cli"))
         .arg("--root")
         .arg(&prefix)
-        .env("CARGO_TARGET_DIR", root().join("target/install")))?;
+        .env("CARGO_TARGET_DIR", root().join("target")))?;
     let home = tmp.path().join("home");
     let work = tmp.path().join("work");
     std::fs::create_dir_all(&work)?;
@@ -377,11 +381,20 @@ fn the_installed_braid_works_outside_the_checkout() -> Result<(), Failed> {
     std::fs::write(work.join("input.txt"), "hello world")?;
     let path = std::env::var("PATH").unwrap_or_default();
     let outside: Vec<&str> = path.split(':').filter(|dir| !dir.starts_with(root().to_str().unwrap())).collect();
+    let target = tmp.path().join("target");
+    std::fs::create_dir_all(&target)?;
     let sandboxed = |program: &Path, args: &[&str]| -> Command {
         let mut command = Command::new("bwrap");
         command
             .args(["--bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs"])
             .arg(root())
+            // The shared target directory, mounted out of the checkout: the
+            // operations' dependencies are built already (a cold build of
+            // them here would be minutes of `make test`); the binary's own
+            // files (registry, runtime crates) come from the fresh home.
+            .arg("--bind")
+            .arg(braid_target_dir())
+            .arg(&target)
             .arg("--chdir")
             .arg(&work)
             .arg("--")
@@ -389,7 +402,7 @@ fn the_installed_braid_works_outside_the_checkout() -> Result<(), Failed> {
             .args(args)
             .env_remove("BRAID_ROOT")
             .env("BRAID_HOME", &home)
-            .env("BRAID_TARGET_DIR", tmp.path().join("target"))
+            .env("BRAID_TARGET_DIR", &target)
             .env("PATH", outside.join(":"));
         command
     };
@@ -410,6 +423,15 @@ fn the_installed_braid_works_outside_the_checkout() -> Result<(), Failed> {
     expect_eq("node CID", node.trim(), expected)
 }
 
+/// Runs a trial and says on stderr how long it took: `make test`'s time
+/// budget is spent mostly here.
+fn timed(name: &str, trial: impl FnOnce() -> Result<(), Failed>) -> Result<(), Failed> {
+    let start = std::time::Instant::now();
+    let result = trial();
+    eprintln!("{name}: {:.1} s", start.elapsed().as_secs_f64());
+    result
+}
+
 /// A check after the builds.
 type Check = fn() -> Result<(), Failed>;
 
@@ -422,7 +444,8 @@ fn main() {
         .into_iter()
         .map(|path| {
             let name = stem(&path);
-            Trial::test(format!("build/{name}"), move || build(&path, &wf_out().join(&name), None))
+            let trial = format!("build/{name}");
+            Trial::test(trial.clone(), move || timed(&trial, || build(&path, &wf_out().join(&name), None)))
                 .with_ignored_flag(true)
         })
         .collect();
@@ -437,6 +460,8 @@ fn main() {
         ("a_new_workflow_reuses_the_operations_already_built", a_new_workflow_reuses_the_operations_already_built),
         ("a_second_build_elsewhere_gives_the_same_wasm", a_second_build_elsewhere_gives_the_same_wasm),
     ];
-    trials.extend(checks.into_iter().map(|(name, check)| Trial::test(name, check).with_ignored_flag(true)));
+    trials.extend(
+        checks.into_iter().map(|(name, check)| Trial::test(name, move || timed(name, check)).with_ignored_flag(true)),
+    );
     libtest_mimic::run(&args, trials).exit();
 }

@@ -26,6 +26,10 @@ pub struct Args {
     /// the error (`{"event":"start",...}`); log text stays on stderr. Default: progress for humans on stderr.
     #[arg(long, value_enum)]
     events: Option<EventFormat>,
+    /// Skip wasm-opt (as `wasm-pack --no-opt`): a large workflow builds minutes faster, its Wasm
+    /// module is bigger and slower. wasm-opt need not be installed then.
+    #[arg(long)]
+    no_opt: bool,
     /// Run cargo under bubblewrap: no network, the system read-only, only the target directory
     /// writable, $BRAID_HOME, /tmp, /run and the home directory hidden, a memory and time limit.
     /// For workflows whose operations you have not vetted (their build scripts and proc-macros
@@ -74,6 +78,7 @@ fn build(args: &Args, progress: &mut Progress) -> anyhow::Result<build::Report> 
         target_dir,
         tool_dirs: tool_dirs(),
         deny_warnings: std::env::var_os("BRAID_DENY_WARNINGS").is_some_and(|v| v == "1"),
+        optimize: !args.no_opt,
         sandbox,
     };
     let report = build::build(&workflow, &Generator::new(), &args.out, &options, &mut |e| progress.event(e))?;

@@ -43,8 +43,11 @@ pub fn run(Args {}: Args) -> anyhow::Result<()> {
             detail: if ok { format!("{target} ({why})") } else { format!("rustup target add {target}   ({why})") },
         });
     }
-    let (ok, detail) = match Toolchain::detect(&tool_dirs()) {
-        Ok(t) => (true, format!("{} and {}", t.wasm_bindgen.display(), t.wasm_opt.display())),
+    let (ok, detail) = match Toolchain::detect(&tool_dirs(), true) {
+        Ok(Toolchain { wasm_bindgen, wasm_opt }) => {
+            let wasm_opt = wasm_opt.map_or_else(String::new, |path| path.display().to_string());
+            (true, format!("{} and {wasm_opt}", wasm_bindgen.display()))
+        }
         Err(e) => (false, e.to_string()),
     };
     lines.push(Line { what: "wasm-bindgen, wasm-opt", ok, required: false, detail });

@@ -28,7 +28,7 @@ pub fn run(Args { names, targets, out, root }: Args) -> anyhow::Result<()> {
     let root = root.unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../.."));
     let root = root.canonicalize().with_context(|| format!("cannot open the repository at {}", root.display()))?;
     let registry = Registry::builtin();
-    let tools = Toolchain::detect(&[root.join("js/node_modules/.bin")])?;
+    let tools = Toolchain::detect(&[root.join("js/node_modules/.bin")], true)?;
     for name in &names {
         let Some(op) = registry.get(name) else {
             bail!("no operation `{name}` in the registry; `braid ops` lists them");
