@@ -1,6 +1,7 @@
-//! `#[operation]`: the proc-macro entry point. It only hands tokens to
-//! [`expand::operation`]; parsing, checking and building the manifest live
-//! in `braid-macro-support` (which Braid also uses to derive a manifest from
+//! `#[operation]` and `#[derive(Value)]`: the proc-macro entry points.
+//! They only hand tokens to [`expand::operation`] and [`value::derive`];
+//! parsing, checking and building the manifest live in
+//! `braid-macro-support` (which Braid also uses to derive a manifest from
 //! source), code generation in the modules below.
 //!
 //! ```ignore
@@ -16,6 +17,7 @@
 //! declarations.
 
 mod expand;
+mod value;
 mod wasm;
 
 use proc_macro::TokenStream;
@@ -35,4 +37,23 @@ pub fn operation(attr: TokenStream, item: TokenStream) -> TokenStream {
             tokens.into()
         }
     }
+}
+
+/// A value type of one's own, for operations' inputs and outputs: a struct
+/// with named fields (a record; a JS object keyed by the fields in
+/// lowerCamelCase) or an enum of unit variants (a choice; a JS string per
+/// variant, in lowerCamelCase). Fields are bytes, strings, numbers, `u64`,
+/// `bool`, `Vec`, `Option`, `BTreeMap<String, _>` or other value types.
+///
+/// ```ignore
+/// #[derive(Clone, Debug, PartialEq, braid_macros::Value)]
+/// pub struct Image { pub width: u32, pub height: u32, pub pixels: Vec<u8> }
+/// ```
+///
+/// Emits `braid_support::Value` (its TypeScript declaration), bincode's
+/// `Encode` and `Decode` through `braid_support::codec`, and with the
+/// crate's `wasm` feature `FromJs` and `IntoJs`.
+#[proc_macro_derive(Value)]
+pub fn derive_value(item: TokenStream) -> TokenStream {
+    value::derive(item.into()).unwrap_or_else(syn::Error::into_compile_error).into()
 }

@@ -12,6 +12,7 @@
 //!   with the schema's problems on the tokens they came from;
 //! - [`ctxt`]: the collector of every error;
 //! - [`check`]: the one path from attribute and fn to manifest;
+//! - [`value`]: `#[derive(Value)]`'s value types and their TypeScript;
 //! - [`derive_manifest`] ([`derive`], [`cargo_toml`], [`error`]): the same
 //!   from a crate's files, with errors at file, line and column.
 
@@ -24,6 +25,7 @@ pub mod derive;
 pub mod error;
 pub mod manifest;
 pub mod signature;
+pub mod value;
 
 pub use check::{check, Checked};
 pub use derive::derive_manifest;

@@ -32,7 +32,7 @@ pub use config::{value_feature, Config, ConfigKey};
 pub use error::Error;
 pub use exec::now_or_never;
 pub use operation::OperationInfo;
-pub use types::{Bool, Bytes, Cid, Multihash, U64};
+pub use types::{Bool, Bytes, Cid, Multihash, Value, U64};
 
 /// Feature `wasm-allocator`: talc as the global allocator (see Cargo.toml).
 /// Not with Wasm threads (`atomics`): talc's Wasm cell is single-threaded.

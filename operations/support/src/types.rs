@@ -11,6 +11,17 @@ use core::fmt;
 
 use crate::Error;
 
+/// A value type of one's own, from `#[derive(braid_macros::Value)]`, which
+/// also derives its bincode encoding and (feature `wasm`) its JS
+/// conversions.
+pub trait Value: crate::codec::Encode + crate::codec::Decode<()> {
+    /// The Rust name, also its TypeScript name (`Image`).
+    const NAME: &'static str;
+    /// Its TypeScript declaration: `export interface Image { ... }` or
+    /// `export type Filter = "nearest" | "bilinear";`.
+    const TYPESCRIPT: &'static str;
+}
+
 /// An owned byte string. JS: `Uint8Array`.
 pub type Bytes = Vec<u8>;
 /// An unsigned 64-bit integer. JS: `bigint`.

@@ -21,7 +21,7 @@ const lengthOf = getter(TypedArray, 'byteLength');
 const { includes } = TypedArray;
 const { apply, getOwnPropertyDescriptor, getPrototypeOf } = Reflect;
 const { isArray } = Array;
-const { hasOwn, keys } = Object;
+const { defineProperty, hasOwn, keys } = Object;
 const Bytes = Uint8Array;
 const none = Object.freeze([]);
 
@@ -106,6 +106,26 @@ export function braidEntries(value, max) {
   const pairs = [];
   for (let i = 0; i < names.length && i < max; i++) pairs.push(names[i], value[names[i]]);
   return pairs;
+}
+
+/** Whether a value is a plain object: not null, an Array, a typed array, a function or a revoked Proxy. */
+export function braidIsRecord(value) {
+  return typeof value === 'object' && value !== null && arrayKind(value) === 0 && apply(tagOf, value, none) === undefined;
+}
+
+/** Field `key` of a record (a getter or a Proxy's trap may run). */
+export function braidField(record, key) {
+  return record[key];
+}
+
+/** A fresh object for a record or map that Wasm fills. */
+export function braidRecordOut() {
+  return {};
+}
+
+/** Defines `key` on a fresh object (an own data property: `__proto__` is a key like any other). */
+export function braidSetField(record, key, value) {
+  defineProperty(record, key, { value, writable: true, enumerable: true, configurable: true });
 }
 
 /** A copy of `bytes`, a view of Wasm memory (allocating it may throw). */

@@ -62,6 +62,14 @@ extern "C" {
     fn js_item(list: &JsValue, index: u32) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(catch, js_name = braidEntries)]
     fn js_entries(value: &JsValue, max: u32) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(js_name = braidIsRecord)]
+    fn js_is_record(value: &JsValue) -> bool;
+    #[wasm_bindgen(catch, js_name = braidField)]
+    fn js_field(record: &JsValue, key: &str) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(js_name = braidRecordOut)]
+    fn js_record_out() -> JsValue;
+    #[wasm_bindgen(js_name = braidSetField)]
+    fn js_set_field(record: &JsValue, key: &str, value: JsValue);
     #[wasm_bindgen(catch, js_name = braidBytesOut)]
     fn js_bytes_out(bytes: &[u8]) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(catch, js_name = braidStringOut)]
@@ -78,13 +86,16 @@ extern "C" {
     fn performance_now() -> f64;
 }
 
-/// Where a value sits, for error messages: `op_cid input 0`, `inputs[2]`.
+/// Where a value sits, for error messages: `op_cid input 0`, `inputs[2]`,
+/// `input 0.pixels`.
 #[derive(Clone, Copy)]
 pub enum Place<'a> {
     /// A named value.
     Named(&'a str),
     /// An element of a list.
     Item(&'a Place<'a>, usize),
+    /// A field of a record, or a key of a map.
+    Field(&'a Place<'a>, &'a str),
 }
 
 impl fmt::Display for Place<'_> {
@@ -92,6 +103,7 @@ impl fmt::Display for Place<'_> {
         match self {
             Place::Named(name) => f.write_str(name),
             Place::Item(parent, i) => write!(f, "{parent}[{i}]"),
+            Place::Field(parent, key) => write!(f, "{parent}.{key}"),
         }
     }
 }
@@ -269,6 +281,186 @@ impl<T: FromJs> FromJs for Vec<T> {
         }
         Ok(items)
     }
+}
+
+/// A JS number that is an integer in the range of `$t`.
+macro_rules! integer_from_js {
+    ($($t:ty => $expected:literal),* $(,)?) => {$(
+        impl FromJs for $t {
+            const EXPECTED: &'static str = $expected;
+            fn from_js(value: &JsValue, place: Place<'_>) -> Result<Self, Error> {
+                let number = value.as_f64().ok_or_else(|| mismatch(place, Self::EXPECTED, value))?;
+                let int = number as $t;
+                if int as f64 != number {
+                    return Err(fail(place, Self::EXPECTED, format!("{number}")));
+                }
+                Ok(int)
+            }
+        }
+
+        impl IntoJs for $t {
+            fn into_js(self) -> Result<JsValue, Error> {
+                Ok(JsValue::from_f64(self.into()))
+            }
+        }
+    )*};
+}
+
+integer_from_js! {
+    u16 => "number (an integer in 0..=65535)",
+    u32 => "number (an integer in 0..=4294967295)",
+    i32 => "number (an integer in -2147483648..=2147483647)",
+}
+
+impl FromJs for f64 {
+    const EXPECTED: &'static str = "number";
+    fn from_js(value: &JsValue, place: Place<'_>) -> Result<Self, Error> {
+        value.as_f64().ok_or_else(|| mismatch(place, Self::EXPECTED, value))
+    }
+}
+
+impl IntoJs for f64 {
+    fn into_js(self) -> Result<JsValue, Error> {
+        Ok(JsValue::from_f64(self))
+    }
+}
+
+impl FromJs for f32 {
+    const EXPECTED: &'static str = "number (within f32's range)";
+    fn from_js(value: &JsValue, place: Place<'_>) -> Result<Self, Error> {
+        let number = f64::from_js(value, place)?;
+        let single = number as f32;
+        if single.is_infinite() && number.is_finite() {
+            return Err(fail(place, Self::EXPECTED, format!("{number}")));
+        }
+        Ok(single)
+    }
+}
+
+impl IntoJs for f32 {
+    fn into_js(self) -> Result<JsValue, Error> {
+        Ok(JsValue::from_f64(self.into()))
+    }
+}
+
+/// `undefined` (or `null`) is `None`: an optional key of a record.
+impl<T: FromJs> FromJs for Option<T> {
+    const EXPECTED: &'static str = T::EXPECTED;
+    fn from_js(value: &JsValue, place: Place<'_>) -> Result<Self, Error> {
+        if value.is_undefined() || value.is_null() {
+            return Ok(None);
+        }
+        T::from_js(value, place).map(Some)
+    }
+}
+
+/// `None` is `undefined` (a record leaves the key out).
+impl<T: IntoJs> IntoJs for Option<T> {
+    fn into_js(self) -> Result<JsValue, Error> {
+        self.map_or(Ok(JsValue::UNDEFINED), T::into_js)
+    }
+}
+
+/// A plain object's own enumerable keys, at most [`MAX_ITEMS`].
+impl<T: FromJs> FromJs for alloc::collections::BTreeMap<String, T> {
+    const EXPECTED: &'static str = "an object of string keys";
+    fn from_js(value: &JsValue, place: Place<'_>) -> Result<Self, Error> {
+        if !js_is_record(value) {
+            return Err(mismatch(place, Self::EXPECTED, value));
+        }
+        let pairs = js_entries(value, MAX_ITEMS as u32 + 1).map_err(|e| threw(place, Self::EXPECTED, &e))?;
+        let count = list_length(&pairs, place, Self::EXPECTED)?;
+        if count as usize > 2 * MAX_ITEMS {
+            let expected = format!("{} with at most {MAX_ITEMS} keys", Self::EXPECTED);
+            return Err(fail(place, &expected, "more keys".into()));
+        }
+        let mut map = alloc::collections::BTreeMap::new();
+        for i in (0..count).step_by(2) {
+            let key: String = read_item(&pairs, i, place)?;
+            let item = read_item(&pairs, i + 1, Place::Field(&place, &key))?;
+            map.insert(key, item);
+        }
+        Ok(map)
+    }
+}
+
+impl<T: IntoJs> IntoJs for alloc::collections::BTreeMap<String, T> {
+    fn into_js(self) -> Result<JsValue, Error> {
+        let mut record = RecordOut::new();
+        for (key, value) in self {
+            record.field(&key, value)?;
+        }
+        Ok(record.finish())
+    }
+}
+
+/// Checks that `value` is a plain object (not an Array, a typed array,
+/// `null` or a revoked Proxy), before its fields are read with
+/// [`read_field`]. For `#[derive(Value)]` records.
+pub fn read_record(value: &JsValue, place: Place<'_>, expected: &str) -> Result<(), Error> {
+    if js_is_record(value) {
+        Ok(())
+    } else {
+        Err(mismatch(place, expected, value))
+    }
+}
+
+/// Reads field `key` of a record as a `T` (its getter may run; a missing
+/// key is `undefined`).
+pub fn read_field<T: FromJs>(record: &JsValue, key: &str, place: Place<'_>) -> Result<T, Error> {
+    let place = Place::Field(&place, key);
+    let value = js_field(record, key).map_err(|e| threw(place, T::EXPECTED, &e))?;
+    T::from_js(&value, place)
+}
+
+/// A JS object built field by field (a record, a map); `undefined` values
+/// (a `None`) leave their key out.
+pub struct RecordOut(JsValue);
+
+impl RecordOut {
+    /// A fresh, empty object.
+    pub fn new() -> Self {
+        Self(js_record_out())
+    }
+
+    /// Sets `key` (defined as an own data property: no setter runs).
+    pub fn field(&mut self, key: &str, value: impl IntoJs) -> Result<(), Error> {
+        let value = value.into_js()?;
+        if !value.is_undefined() {
+            js_set_field(&self.0, key, value);
+        }
+        Ok(())
+    }
+
+    /// The object.
+    pub fn finish(self) -> JsValue {
+        self.0
+    }
+}
+
+impl Default for RecordOut {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// Reads a choice (a `#[derive(Value)]` enum) as one of `names`, its index.
+pub fn read_choice(value: &JsValue, place: Place<'_>, names: &[&str], expected: &str) -> Result<usize, Error> {
+    if !value.is_string() {
+        return Err(mismatch(place, expected, value));
+    }
+    // At most the longest name is compared: a huge string is not copied.
+    let text: &js_sys::JsString = value.unchecked_ref();
+    let longest = names.iter().map(|n| n.len()).max().unwrap_or(0);
+    if text.length() as usize <= longest {
+        if let Some(found) = value.as_string() {
+            if let Some(index) = names.iter().position(|n| *n == found) {
+                return Ok(index);
+            }
+            return Err(fail(place, expected, format!("\"{found}\"")));
+        }
+    }
+    Err(fail(place, expected, "another string".into()))
 }
 
 /// The error for an output JS refused to hold (too large for the engine).
