@@ -7,6 +7,7 @@
 //! `::core::...`), which resolve in the operation's crate.
 
 use braid_macro_support::{check, crate_info::CrateInfo, ctxt::Ctxt, Checked};
+use braid_schema::TypeName;
 use proc_macro2::TokenStream;
 use quote::quote;
 use syn::{ItemFn, LitStr};
@@ -62,6 +63,13 @@ pub fn operation(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStrea
     });
     let ret = &func.sig.output;
     let wasm = wasm::interface(&info, &args, &sig, &manifest);
+    // Each value type named must be one (`#[derive(Value)]`): rustc says so
+    // on the type otherwise.
+    let own = info.name.replace('-', "_");
+    let mut named = Vec::new();
+    for t in sig.inputs.iter().map(|i| &i.name).chain([&sig.output]) {
+        t.named(&mut |n| named.push(local_type(n, &own, "()")));
+    }
 
     Ok(quote! {
         #func
@@ -99,6 +107,27 @@ pub fn operation(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStrea
         // Rebuild when Cargo.toml changes: features and targets come from it.
         const _: &str = ::core::include_str!(::core::concat!(::core::env!("CARGO_MANIFEST_DIR"), "/Cargo.toml"));
 
+        const _: () = {
+            fn value<T: ::braid_support::Value>() {}
+            #(let _ = value::<#named>;)*
+        };
+
         #wasm
     })
+}
+
+/// A manifest type as Rust names it inside crate `own`: its own value types
+/// are `crate::Name` there (`::own::Name` elsewhere: a crate cannot name
+/// itself), type parameters are `param`. Value types must be reachable from
+/// the crate root, where generated workflows look for them.
+pub fn local_type(t: &TypeName, own: &str, param: &str) -> TokenStream {
+    fn text(t: &TypeName, own: &str, param: &str) -> String {
+        match t {
+            TypeName::Vec(inner) => format!("::braid_support::__private::Vec<{}>", text(inner, own, param)),
+            TypeName::Param(_) => param.into(),
+            TypeName::Named { krate, name } if krate == own => format!("crate::{name}"),
+            other => other.rust_type(),
+        }
+    }
+    syn::parse_str::<syn::Type>(&text(t, own, param)).map(|t| quote!(#t)).unwrap_or_else(|e| e.to_compile_error())
 }

@@ -13,8 +13,8 @@ use syn::DeriveInput;
 
 pub fn derive(input: TokenStream) -> syn::Result<TokenStream> {
     let input: DeriveInput = syn::parse2(input)?;
-    let def = ValueDef::parse(&input)?;
     let info = CrateInfo::load().map_err(|e| syn::Error::new(input.ident.span(), e))?;
+    let def = ValueDef::parse(&input, &info.name.replace('-', "_"))?;
     let ident = &def.name;
     let name = ident.to_string();
     let typescript = def.ts_declaration();

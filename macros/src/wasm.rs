@@ -22,13 +22,9 @@ pub fn interface(info: &CrateInfo, args: &Args, sig: &Signature, manifest: &Oper
         wasm_bindgen_futures = ::braid_support::wasm::wasm_bindgen_futures
     );
     let any = quote!(::braid_support::wasm::AnyValue);
-    let rust_ty = |t: &TypeName| -> TokenStream {
-        let text = match t {
-            TypeName::Param(_) => "::braid_support::wasm::AnyValue".to_string(),
-            other => other.substitute_all_params("::braid_support::wasm::AnyValue"),
-        };
-        syn::parse_str::<syn::Type>(&text).map(|t| quote!(#t)).unwrap_or_else(|e| e.to_compile_error())
-    };
+    let own = info.name.replace('-', "_");
+    let rust_ty =
+        |t: &TypeName| -> TokenStream { crate::expand::local_type(t, &own, "::braid_support::wasm::AnyValue") };
 
     let idents: Vec<syn::Ident> = sig.inputs.iter().enumerate().map(|(i, _)| format_ident!("input{}", i)).collect();
     // How `prepare`'s tuple becomes the arguments of `execute`: flow control
@@ -156,8 +152,11 @@ pub fn typescript(args: &Args, sig: &Signature, manifest: &OperationManifest) ->
         sig.inputs.iter().map(|i| format!("{}: {}", i.ident, ts(&i.name))).collect::<Vec<_>>().join(", ")
     };
     let out = ts(&sig.output);
+    // The crate's own value types; another crate's are declared by Braid
+    // where the package is built.
+    let types: String = manifest.types.iter().map(|(name, def)| format!("{}\n\n", def.ts_declaration(name))).collect();
     format!(
-        "/** Config of `{name}`: every key is optional and takes the default shown. */\n\
+        "{types}/** Config of `{name}`: every key is optional and takes the default shown. */\n\
          export type Config = {config};\n\n\
          /**\n * {description}\n * Rejects with an `Error` saying what was expected when an input or the config is wrong.\n */\n\
          export function execute{generics}({params}, config?: Config): Promise<{out}>;\n\n\

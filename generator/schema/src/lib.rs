@@ -2,7 +2,10 @@
 //! `#[operation]` macro writes, what the compiler reads and what the runtime
 //! names. `no_std` + `alloc`.
 //!
-//! - [`TypeName`]: value types in manifests (`Bytes`, `Vec<Cid>`, `T`);
+//! - [`TypeName`]: value types in manifests (`Bytes`, `Vec<Cid>`, `T`,
+//!   `op_image::Image`);
+//! - [`TypeDef`]: value types of one's own (records, choices), their
+//!   fields and TypeScript declarations;
 //! - [`Platform`]: where an operation runs (`native`, `nostd`, `wasm`);
 //! - [`ConfigKey`] and [`value_feature`]: config keys and the cargo features
 //!   that gate their values;
@@ -29,6 +32,7 @@ pub mod manifest;
 pub mod platform;
 mod text;
 pub mod typename;
+pub mod value;
 
 pub use config::{value_feature, ConfigKey};
 #[cfg(feature = "content-id")]
@@ -37,8 +41,9 @@ pub use content::is_content_id;
 pub use manifest::{Field, ManifestError, OperationManifest, Problem, FLOWCONTROL};
 pub use platform::Platform;
 pub use typename::{ParseTypeError, TypeName};
+pub use value::{FieldDef, FieldType, TypeDef};
 
 /// The version of the operation-manifest schema: bumped whenever a field,
 /// its JSON form, the canonical form or a check changes. The committed
 /// snapshot `tests/schema/v<N>.txt` records what version N is.
-pub const SCHEMA_VERSION: u32 = 2;
+pub const SCHEMA_VERSION: u32 = 3;

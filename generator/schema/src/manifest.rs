@@ -11,7 +11,7 @@ use core::fmt;
 
 use crate::config::{self, value_feature};
 use crate::text::{is_text, truncate};
-use crate::{Platform, TypeName};
+use crate::{Platform, TypeDef, TypeName};
 
 /// The group of operations taking a variable number of inputs.
 pub const FLOWCONTROL: &str = "FLOWCONTROL";
@@ -50,6 +50,11 @@ pub struct OperationManifest {
     /// the registry sets it when it stores the crate.
     #[cfg_attr(feature = "serde", serde(default, skip_serializing_if = "Option::is_none"))]
     pub source: Option<String>,
+    /// The value types this crate defines (`#[derive(Value)]`), by their
+    /// own name (`Image`); elsewhere they are named with the crate's,
+    /// `op_image::Image`. Left out when there are none.
+    #[cfg_attr(feature = "serde", serde(default, skip_serializing_if = "BTreeMap::is_empty"))]
+    pub types: BTreeMap<String, TypeDef>,
 }
 
 /// Where in a manifest a [`Problem`] is.
@@ -79,6 +84,8 @@ pub enum Field {
     Target(usize),
     /// `source`.
     Source,
+    /// `types[name]`.
+    Type(String),
 }
 
 /// A rule a manifest breaks.
@@ -199,6 +206,24 @@ pub enum Problem {
         /// The target.
         target: Platform,
     },
+    /// A value type whose name or definition breaks the rules.
+    #[error("value type `{}` {reason}", truncate(name, 64))]
+    TypeDef {
+        /// Its name as written (shortened only when shown).
+        name: String,
+        /// What is wrong.
+        reason: String,
+    },
+    /// A value type of this crate that `types` does not define.
+    #[error("`{ty}` is a value type of this crate, but `types` does not define `{name}`")]
+    UndefinedType {
+        /// Where it is named.
+        field: Field,
+        /// The type named.
+        ty: TypeName,
+        /// Its own name.
+        name: String,
+    },
     /// A source that is not a content id.
     #[error("source `{found}` is not a content id (CIDv1, raw, blake3, base32, such as bafkr4i...)")]
     Source {
@@ -226,6 +251,8 @@ impl Problem {
             Problem::DuplicateFeature { index, .. } => Field::Feature(*index),
             Problem::DuplicateTarget { index, .. } => Field::Target(*index),
             Problem::Source { .. } => Field::Source,
+            Problem::TypeDef { name, .. } => Field::Type(name.clone()),
+            Problem::UndefinedType { field, .. } => field.clone(),
         }
     }
 }
@@ -316,6 +343,38 @@ impl OperationManifest {
         }
         if self.output.is_generic() && !self.inputs.iter().any(TypeName::is_generic) {
             out.push(Problem::UnboundOutput { output: self.output.clone() });
+        }
+        for (name, def) in &self.types {
+            let reason = if !crate::typename::is_type(name) {
+                Some("is not a type name: an ASCII uppercase letter, then letters, digits or `_`, at most 64".into())
+            } else {
+                def.problem()
+            };
+            if let Some(reason) = reason {
+                out.push(Problem::TypeDef { name: name.clone(), reason });
+            }
+        }
+        // Every value type of this crate that is named must be defined.
+        let own = self.name.replace('-', "_");
+        let mut named: Vec<(Field, TypeName)> = Vec::new();
+        for (index, input) in self.inputs.iter().enumerate() {
+            input.named(&mut |t| named.push((Field::Input(index), t.clone())));
+        }
+        self.output.named(&mut |t| named.push((Field::Output, t.clone())));
+        for (name, def) in &self.types {
+            if let TypeDef::Record(fields) = def {
+                let mut types = Vec::new();
+                fields.iter().for_each(|f| f.ty.named(&mut types));
+                named.extend(types.into_iter().map(|t| (Field::Type(name.clone()), t)));
+            }
+        }
+        for (field, ty) in named {
+            if let TypeName::Named { krate, name } = &ty {
+                if *krate == own && !self.types.contains_key(name) {
+                    let name = name.clone();
+                    out.push(Problem::UndefinedType { field, ty, name });
+                }
+            }
         }
     }
 
@@ -454,6 +513,7 @@ mod tests {
             repository: String::new(),
             license: "MIT".into(),
             source: None,
+            types: Default::default(),
         }
     }
 

@@ -27,6 +27,14 @@ pub enum TypeName {
     Vec(Box<TypeName>),
     /// A type parameter of a generic (flow-control) operation, e.g. `T`.
     Param(String),
+    /// A value type of one's own (`#[derive(Value)]`), qualified by the
+    /// crate that defines it: `op_image::Image`. JS: its declaration.
+    Named {
+        /// The defining crate (`op_image`).
+        krate: String,
+        /// The type (`Image`).
+        name: String,
+    },
 }
 
 /// The scalar type names, for messages.
@@ -34,7 +42,7 @@ pub const SCALARS: &[&str] = &["Bytes", "String", "Multihash", "Cid", "U64", "Bo
 
 /// A type name that does not parse.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("`{found}` is not a Braid type; expected one of {expected}, `Vec<T>` of one of them, or a type parameter such as `T`", expected = SCALARS.join(", "))]
+#[error("`{found}` is not a Braid type; expected one of {expected}, `Vec<T>` of one of them, a value type qualified by its crate such as `op_image::Image`, or a type parameter such as `T`", expected = SCALARS.join(", "))]
 pub struct ParseTypeError {
     /// The text that did not parse.
     pub found: String,
@@ -55,7 +63,12 @@ impl TypeName {
             "U64" => Self::U64,
             "Bool" => Self::Bool,
             _ if is_param(text) => Self::Param(text.to_string()),
-            _ => return Err(err()),
+            _ => match text.split_once("::") {
+                Some((krate, name)) if is_crate(krate) && is_type(name) => {
+                    Self::Named { krate: krate.to_string(), name: name.to_string() }
+                }
+                _ => return Err(err()),
+            },
         })
     }
 
@@ -70,6 +83,7 @@ impl TypeName {
             Self::Bool => "::braid_support::Bool".into(),
             Self::Vec(inner) => format!("::braid_support::__private::Vec<{}>", inner.rust_type()),
             Self::Param(name) => name.clone(),
+            Self::Named { krate, name } => format!("::{krate}::{name}"),
         }
     }
 
@@ -82,6 +96,17 @@ impl TypeName {
             Self::Bool => "boolean".into(),
             Self::Vec(inner) => format!("Array<{}>", inner.ts_type()),
             Self::Param(_) => "unknown".into(),
+            Self::Named { name, .. } => name.clone(),
+        }
+    }
+
+    /// Calls `f` with each value type of one's own it mentions
+    /// (`op_image::Image` in `Vec<op_image::Image>`).
+    pub fn named(&self, f: &mut impl FnMut(&TypeName)) {
+        match self {
+            Self::Vec(inner) => inner.named(f),
+            Self::Named { .. } => f(self),
+            _ => {}
         }
     }
 
@@ -114,6 +139,22 @@ impl TypeName {
     }
 }
 
+/// A crate that defines value types: a lowercase ASCII identifier (`op_image`),
+/// at most 64 characters, as crate names in manifests are.
+fn is_crate(text: &str) -> bool {
+    text.starts_with(|c: char| c.is_ascii_lowercase())
+        && text.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
+        && text.len() <= 64
+}
+
+/// A value type's own name: an ASCII identifier starting with an uppercase
+/// letter, at most 64 characters.
+pub(crate) fn is_type(text: &str) -> bool {
+    text.starts_with(|c: char| c.is_ascii_uppercase())
+        && text.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        && text.len() <= 64
+}
+
 /// A type parameter: an ASCII identifier starting with an uppercase letter
 /// that is not a scalar name, at most 32 characters.
 fn is_param(text: &str) -> bool {
@@ -136,6 +177,7 @@ impl fmt::Display for TypeName {
             Self::Bool => f.write_str("Bool"),
             Self::Vec(inner) => write!(f, "Vec<{inner}>"),
             Self::Param(name) => f.write_str(name),
+            Self::Named { krate, name } => write!(f, "{krate}::{name}"),
         }
     }
 }
@@ -171,14 +213,40 @@ mod tests {
 
     #[test]
     fn parses_and_prints() {
-        for text in ["Bytes", "String", "Multihash", "Cid", "U64", "Bool", "Vec<Bytes>", "Vec<Vec<T>>", "T"] {
+        for text in [
+            "Bytes",
+            "String",
+            "Multihash",
+            "Cid",
+            "U64",
+            "Bool",
+            "Vec<Bytes>",
+            "Vec<Vec<T>>",
+            "T",
+            "Vec<op_image::Image>",
+        ] {
             assert_eq!(TypeName::parse(text).unwrap().to_string(), text);
         }
     }
 
     #[test]
     fn rejects_what_is_not_a_type() {
-        for text in ["", "bytes", "Vec<>", "Vec<Bytes", "Vec< Bytes>", "u8", "T-1", "Vec"] {
+        for text in [
+            "",
+            "bytes",
+            "Vec<>",
+            "Vec<Bytes",
+            "Vec< Bytes>",
+            "u8",
+            "T-1",
+            "Vec",
+            "op_image::image",
+            "Op::Image",
+            "::Image",
+            "op_image::",
+            "a::b::C",
+            "op-image::Image",
+        ] {
             let err = TypeName::parse(text).unwrap_err();
             assert!(err.to_string().contains("is not a Braid type"), "{text}: {err}");
         }
@@ -190,6 +258,9 @@ mod tests {
         assert_eq!(t.ts_type(), "Array<Uint8Array>");
         assert_eq!(t.rust_type(), "::braid_support::__private::Vec<::braid_support::Multihash>");
         assert_eq!(TypeName::U64.ts_type(), "bigint");
+        let named = TypeName::parse("op_image::Image").unwrap();
+        assert_eq!(named.rust_type(), "::op_image::Image");
+        assert_eq!(named.ts_type(), "Image");
     }
 
     #[test]

@@ -12,7 +12,9 @@ use std::collections::BTreeMap;
 use std::fmt::Write;
 use std::path::PathBuf;
 
-use braid_schema::{content_id, OperationManifest, Platform, TypeName, FLOWCONTROL, SCHEMA_VERSION};
+use braid_schema::{
+    content_id, FieldDef, FieldType, OperationManifest, Platform, TypeDef, TypeName, FLOWCONTROL, SCHEMA_VERSION,
+};
 use serde_json::Value;
 
 /// A manifest with every field filled, so that every JSON shape shows.
@@ -33,6 +35,20 @@ fn sample() -> OperationManifest {
         repository: "https://example.invalid/r".into(),
         license: "MIT".into(),
         source: Some(content_id(b"the sample crate")),
+        types: BTreeMap::from([
+            (
+                "Image".into(),
+                TypeDef::Record(vec![
+                    FieldDef { name: "width".into(), ty: FieldType::Number },
+                    FieldDef { name: "pixels".into(), ty: FieldType::Bytes },
+                    FieldDef { name: "filter".into(), ty: FieldType::parse("Option<op_sample::Filter>").unwrap() },
+                    FieldDef { name: "tags".into(), ty: FieldType::parse("Map<Vec<BigInt>>").unwrap() },
+                    FieldDef { name: "seen".into(), ty: FieldType::Bool },
+                    FieldDef { name: "name".into(), ty: FieldType::String },
+                ]),
+            ),
+            ("Filter".into(), TypeDef::Choice(vec!["nearest".into(), "catmullRom".into()])),
+        ]),
     }
 }
 
@@ -78,6 +94,25 @@ fn probes() -> Vec<(&'static str, Value)> {
         ("no targets", edit(&|v| v["targets"] = serde_json::json!([]))),
         ("an unknown type", edit(&|v| v["output"] = "Vec<Hash".into())),
         (
+            "value types of its own and of another crate in, one of its own out",
+            edit(&|v| {
+                v["groups"] = serde_json::json!(["SYS"]);
+                v["inputs"] = serde_json::json!(["op_sample::Image", "Vec<op_other::Image>"]);
+                v["output"] = "op_sample::Filter".into();
+            }),
+        ),
+        ("a value type of its own it does not define", edit(&|v| v["output"] = "Vec<op_sample::Photo>".into())),
+        (
+            "a field of a value type of its own it does not define",
+            edit(&|v| v["types"]["Image"]["record"][0]["type"] = "op_sample::Photo".into()),
+        ),
+        ("a value type whose name is lower-case", edit(&|v| v["types"]["image"] = v["types"]["Image"].clone())),
+        ("a choice with no variants", edit(&|v| v["types"]["Filter"]["choice"] = serde_json::json!([]))),
+        ("a member name with a quote", edit(&|v| v["types"]["Filter"]["choice"] = serde_json::json!(["a\"b"]))),
+        ("a member twice", edit(&|v| v["types"]["Filter"]["choice"] = serde_json::json!(["a", "a"]))),
+        ("an unknown field type", edit(&|v| v["types"]["Image"]["record"][0]["type"] = "u32".into())),
+        ("a value type both record and choice", edit(&|v| v["types"]["Filter"]["record"] = serde_json::json!([]))),
+        (
             "a U64 and a Bool in, a Multihash out",
             edit(&|v| {
                 v["groups"] = serde_json::json!(["SYS"]);
@@ -110,10 +145,43 @@ fn snapshot() -> String {
     for (field, value) in json.as_object().unwrap() {
         let _ = writeln!(out, "  {field}: {}", shape(value));
     }
-    let scalars = ["Bytes", "String", "Multihash", "Cid", "U64", "Bool", "Vec<Bytes>", "Vec<Vec<T>>", "T", "u8", "Vec"];
+    let scalars = [
+        "Bytes",
+        "String",
+        "Multihash",
+        "Cid",
+        "U64",
+        "Bool",
+        "Vec<Bytes>",
+        "Vec<Vec<T>>",
+        "T",
+        "u8",
+        "Vec",
+        "op_image::Image",
+        "Vec<op_image::Image>",
+        "op_image::image",
+        "Op::Image",
+        "a::b::C",
+    ];
     let _ = writeln!(out, "\ntype names (text -> parsed back):");
     for text in scalars {
         let parsed = TypeName::parse(text).map(|t| t.to_string()).unwrap_or_else(|_| "rejected".into());
+        let _ = writeln!(out, "  {text} -> {parsed}");
+    }
+    let _ = writeln!(out, "\nfield types (text -> parsed back):");
+    for text in [
+        "Bytes",
+        "String",
+        "Number",
+        "BigInt",
+        "Bool",
+        "Vec<Number>",
+        "Option<Map<op_a::B>>",
+        "Option<Option<Bool>>",
+        "u32",
+        "Image",
+    ] {
+        let parsed = FieldType::parse(text).map(|t| t.to_string()).unwrap_or_else(|_| "rejected".into());
         let _ = writeln!(out, "  {text} -> {parsed}");
     }
     let platforms: Vec<&str> = Platform::ALL.iter().map(|p| p.as_str()).collect();

@@ -6,9 +6,10 @@
 //! has a `wasm` feature. The macro reads the crate being compiled
 //! ([`CrateInfo::load`]); `derive_manifest` reads the same from source text.
 
-use std::path::PathBuf;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
 
-use braid_schema::Platform;
+use braid_schema::{Platform, TypeDef};
 
 /// The library root when `Cargo.toml` has no `[lib] path`.
 pub const DEFAULT_LIB_ROOT: &str = "src/lib.rs";
@@ -23,6 +24,8 @@ pub struct CrateInfo {
     /// Declared features, sorted, without `default`.
     pub features: Vec<String>,
     pub no_std: bool,
+    /// The value types its `#[derive(Value)]`s define, by name.
+    pub types: BTreeMap<String, TypeDef>,
 }
 
 /// The package fields cargo gives the compiler as `CARGO_PKG_NAME`,
@@ -55,6 +58,19 @@ impl CrateInfo {
             Ok(text) => Some(syn::parse_file(&text).map_err(|e| format!("cannot parse {}: {e}", lib_root.display()))?),
             Err(_) => None,
         };
+        // Every file under src/ (and the root), for the value types: a file
+        // that does not parse is the compiler's to report.
+        let mut paths = Vec::new();
+        rust_files(&dir.join("src"), &mut paths);
+        if !paths.contains(&lib_root) {
+            paths.push(lib_root.clone());
+        }
+        let files: Vec<syn::File> = paths
+            .iter()
+            .filter_map(|p| std::fs::read_to_string(p).ok())
+            .filter_map(|text| syn::parse_file(&text).ok())
+            .collect();
+        let types = crate::value::collect(&files, &env("CARGO_PKG_NAME").replace('-', "_"));
         let package = Package {
             name: env("CARGO_PKG_NAME"),
             version: env("CARGO_PKG_VERSION"),
@@ -62,16 +78,21 @@ impl CrateInfo {
             repository: env("CARGO_PKG_REPOSITORY"),
             license: env("CARGO_PKG_LICENSE"),
         };
-        Ok(Self::new(package, features, root.as_ref()))
+        Ok(Self::new(package, features, root.as_ref(), types))
     }
 
     /// From the package fields, the declared features (as
-    /// [`parse_cargo_toml`] reads them) and the parsed library root (`None`
-    /// when the crate has none).
-    pub fn new(package: Package, features: Vec<String>, lib_root: Option<&syn::File>) -> Self {
+    /// [`parse_cargo_toml`] reads them), the parsed library root (`None`
+    /// when the crate has none) and the value types ([`crate::value::collect`]).
+    pub fn new(
+        package: Package,
+        features: Vec<String>,
+        lib_root: Option<&syn::File>,
+        types: BTreeMap<String, TypeDef>,
+    ) -> Self {
         let Package { name, version, description, repository, license } = package;
         let no_std = lib_root.is_some_and(|root| root.attrs.iter().any(attr_is_no_std));
-        CrateInfo { name, version, description, repository, license, features, no_std }
+        CrateInfo { name, version, description, repository, license, features, no_std, types }
     }
 
     /// Where the operation can run, in manifest order.
@@ -84,6 +105,20 @@ impl CrateInfo {
             t.push(Platform::Wasm);
         }
         t
+    }
+}
+
+/// The `.rs` files under `dir`, recursively, sorted (none if unreadable).
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    let mut paths: Vec<PathBuf> = entries.filter_map(|e| e.ok()).map(|e| e.path()).collect();
+    paths.sort();
+    for path in paths {
+        if path.is_dir() {
+            rust_files(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
     }
 }
 
@@ -151,6 +186,7 @@ mod tests {
             license: String::new(),
             features: vec!["std".into(), "wasm".into()],
             no_std: true,
+            types: Default::default(),
         };
         assert_eq!(info.targets(), Platform::ALL);
         info.no_std = false;

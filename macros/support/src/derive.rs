@@ -112,7 +112,10 @@ fn derive(cargo_toml: &str, files: &BTreeMap<String, String>) -> Result<Operatio
         Some(None)
     };
     let info = match (package, root) {
-        (Some(package), Some(root)) => Some(CrateInfo::new(package, features, root)),
+        (Some(package), Some(root)) => {
+            let types = crate::value::collect(parsed.iter().map(|(_, file)| file), &package.name.replace('-', "_"));
+            Some(CrateInfo::new(package, features, root, types))
+        }
         _ => None,
     };
     let cx = Ctxt::new();
@@ -205,6 +208,36 @@ mod tests {
             r#"{"config":{"mode":["a","b"]},"description":"Does x","features":["std","wasm"],"groups":["SYS"],"inputs":["Bytes"],"license":"","name":"op_x","output":"Bytes","repository":"","targets":["native","nostd","wasm"],"version":"0.1.0"}"#
         );
         assert_eq!(m.source, None);
+    }
+
+    #[test]
+    fn value_types_of_the_crate_are_in_the_manifest_and_named_with_it() {
+        let lib = LIB
+            .replace("input: &Bytes", "input: &Image, other: &op_other::Thing")
+            .replace("Result<Bytes, Error>", "Result<Vec<crate::Filter>, Error>")
+            .replace("use braid_support::", "mod image;\npub use image::*;\nuse braid_support::");
+        let image = "#[derive(Clone, braid_macros::Value)]\npub struct Image { pub width: u32, pub pixels: Vec<u8>, pub filter: Option<Filter> }\n\n\
+                     mod inner {\n    #[derive(Clone, Debug, Value)]\n    pub enum Filter { Nearest, CatmullRom }\n}\npub use inner::Filter;\n\n\
+                     #[derive(Clone)]\npub struct NotAValue { pub a: u32 }\n";
+        let m = derive_manifest(CARGO_TOML, &files(&[("src/lib.rs", &lib), ("src/image.rs", image)])).unwrap();
+        assert_eq!(m.inputs[0].to_string(), "op_x::Image");
+        assert_eq!(m.inputs[1].to_string(), "op_other::Thing");
+        assert_eq!(m.output.to_string(), "Vec<op_x::Filter>");
+        let json = m.canonical_json();
+        assert!(
+            json.contains(r#""types":{"Filter":{"choice":["nearest","catmullRom"]},"Image":{"record":[{"name":"width","type":"Number"},{"name":"pixels","type":"Bytes"},{"name":"filter","type":"Option<op_x::Filter>"}]}}"#),
+            "{json}"
+        );
+        // A type of the crate that is not a value type is named, and refused.
+        let lib = LIB.replace("input: &Bytes", "input: &NotAValue");
+        let found = errors(CARGO_TOML, &[("src/lib.rs", &lib), ("src/image.rs", image)]);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert!(
+            found[0].contains(
+                "`op_x::NotAValue` is a value type of this crate, but `types` does not define `NotAValue`; derive it"
+            ),
+            "{found:?}"
+        );
     }
 
     #[test]

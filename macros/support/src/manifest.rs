@@ -40,6 +40,7 @@ pub fn build(cx: &Ctxt, info: &CrateInfo, args: &Args, sig: Option<&Signature>, 
         repository: info.repository.clone(),
         license: info.license.clone(),
         source: None,
+        types: info.types.clone(),
     };
     for problem in manifest.problems() {
         let span = match problem.field() {
@@ -61,8 +62,9 @@ pub fn build(cx: &Ctxt, info: &CrateInfo, args: &Args, sig: Option<&Signature>, 
             })),
             Field::ConfigValue(key, i) => Some(decl(args, &key).map_or(item, |d| d.allowed[i].span())),
             Field::Group(i) => Some(groups[i].1),
-            // The macro never sets a source.
-            Field::Source => Some(item),
+            // The macro never sets a source; a type's own problems are
+            // reported by its derive, where it is.
+            Field::Source | Field::Type(_) => Some(item),
         };
         if let Some(span) = span {
             cx.error(span, message(&problem, args));
@@ -84,6 +86,9 @@ fn message(problem: &Problem, args: &Args) -> String {
         Problem::NoInputs => ", e.g. `input: &Bytes` before `config: &Config`",
         Problem::FlowControlInputs { .. } => "; a flow-control operation takes one `&[&T]` before `config`",
         Problem::GenericInput { .. } => "; a flow-control operation takes `inputs: &[&T]`",
+        Problem::UndefinedType { .. } => {
+            "; derive it (`#[derive(braid_macros::Value)]`) in this crate, or name a Braid type such as Bytes"
+        }
         _ => "",
     };
     format!("{problem}{hint}")
@@ -103,6 +108,7 @@ mod tests {
             license: String::new(),
             features: features.iter().map(|f| f.to_string()).collect(),
             no_std: true,
+            types: Default::default(),
         }
     }
 
@@ -113,7 +119,7 @@ mod tests {
         let item: syn::ItemFn = syn::parse_quote!(
             pub async fn execute(i: &Bytes, c: &Config) -> Result<Cid, Error> {}
         );
-        let sig = crate::signature::parse(&cx, &item);
+        let sig = crate::signature::parse(&cx, &item, "op");
         let manifest = build(&cx, info, &args, sig.as_ref(), Span::call_site());
         let errors = cx.check().err().map(|e| e.into_iter().map(|e| e.to_string()).collect()).unwrap_or_default();
         (manifest, errors)

@@ -36,9 +36,10 @@ pub struct Signature {
     pub type_params: Vec<syn::Ident>,
 }
 
-/// Reads the signature, recording every misuse in `cx`; `None` if there
-/// was any.
-pub fn parse(cx: &Ctxt, item: &ItemFn) -> Option<Signature> {
+/// Reads the signature of an operation of crate `krate` (its library name,
+/// for its own value types), recording every misuse in `cx`; `None` if
+/// there was any.
+pub fn parse(cx: &Ctxt, item: &ItemFn, krate: &str) -> Option<Signature> {
     let errors = cx.count();
     let sig = &item.sig;
     if sig.asyncness.is_none() {
@@ -112,19 +113,19 @@ pub fn parse(cx: &Ctxt, item: &ItemFn) -> Option<Signature> {
             if let Type::Reference(inner) = &*slice.elem {
                 // `&[&T]`: a flow-control operation.
                 flow_control = true;
-                type_name(&inner.elem, &type_params)
+                type_name(&inner.elem, &type_params, krate)
             } else {
                 // `&[u8]` is Bytes; `&[T]` is a `Vec<T>` borrowed as a slice.
                 match last_ident(&slice.elem) {
                     Some(i) if i == "u8" => Ok(TypeName::Bytes),
-                    _ => type_name(&slice.elem, &type_params).map(|t| TypeName::Vec(Box::new(t))),
+                    _ => type_name(&slice.elem, &type_params, krate).map(|t| TypeName::Vec(Box::new(t))),
                 }
             }
         } else if last_ident(&r.elem).is_some_and(|i| i == "str") {
             // `&str` is a `String` borrowed as a str.
             Ok(TypeName::String)
         } else {
-            type_name(&r.elem, &type_params)
+            type_name(&r.elem, &type_params, krate)
         };
         match name {
             Ok(name) => out.push(Input { ident: pi.ident.clone(), name, span: arg.span() }),
@@ -137,7 +138,7 @@ pub fn parse(cx: &Ctxt, item: &ItemFn) -> Option<Signature> {
             cx.error(sig.paren_token.span.close(), "operations return `Result<Output, Error>`");
             None
         }
-        ReturnType::Type(_, ty) => match result_ok_type(ty).and_then(|t| type_name(t, &type_params)) {
+        ReturnType::Type(_, ty) => match result_ok_type(ty).and_then(|t| type_name(t, &type_params, krate)) {
             Ok(t) => Some((t, ty.span())),
             Err(e) => {
                 cx.syn_error(e);
@@ -217,13 +218,15 @@ fn last_ident(ty: &Type) -> Option<&syn::Ident> {
     }
 }
 
-/// Maps a Rust type to its manifest type name.
-pub fn type_name(ty: &Type, params: &[syn::Ident]) -> syn::Result<TypeName> {
+/// Maps a Rust type to its manifest type name; `Image` and `crate::Image`
+/// are value types of `krate`, `op_image::Image` one of crate `op_image`.
+pub fn type_name(ty: &Type, params: &[syn::Ident], krate: &str) -> syn::Result<TypeName> {
     let unknown = || {
         syn::Error::new(
             ty.span(),
             format!(
-                "not a Braid value type; expected one of {}, `Vec<_>` of one of them, or a type parameter",
+                "not a Braid value type; expected one of {}, `Vec<_>` of one of them, a type parameter, \
+                 or a type with `#[derive(braid_macros::Value)]`",
                 SCALARS.join(", ")
             ),
         )
@@ -246,7 +249,7 @@ pub fn type_name(ty: &Type, params: &[syn::Ident]) -> syn::Result<TypeName> {
         if last_ident(inner).is_some_and(|i| i == "u8") {
             return Ok(TypeName::Bytes);
         }
-        return Ok(TypeName::Vec(Box::new(type_name(inner, params)?)));
+        return Ok(TypeName::Vec(Box::new(type_name(inner, params, krate)?)));
     }
     if !seg.arguments.is_empty() {
         return Err(unknown());
@@ -261,7 +264,7 @@ pub fn type_name(ty: &Type, params: &[syn::Ident]) -> syn::Result<TypeName> {
         "Cid" => TypeName::Cid,
         "U64" | "u64" => TypeName::U64,
         "Bool" | "bool" => TypeName::Bool,
-        _ => return Err(unknown()),
+        _ => crate::value::value_type(&tp.path, krate).ok_or_else(unknown)?,
     })
 }
 
@@ -273,7 +276,7 @@ mod tests {
     /// The signature, or every error message recorded.
     fn sig(item: ItemFn) -> Result<Signature, Vec<String>> {
         let cx = Ctxt::new();
-        let sig = parse(&cx, &item);
+        let sig = parse(&cx, &item, "op");
         match cx.check() {
             Ok(()) => Ok(sig.expect("no errors, so a signature")),
             Err(e) => {
@@ -320,13 +323,13 @@ mod tests {
     #[test]
     fn maps_rust_spellings() {
         let t: Type = parse_quote!(Vec<u8>);
-        assert_eq!(type_name(&t, &[]).unwrap(), TypeName::Bytes);
+        assert_eq!(type_name(&t, &[], "op").unwrap(), TypeName::Bytes);
         let t: Type = parse_quote!(::alloc::vec::Vec<braid_support::Cid>);
-        assert_eq!(type_name(&t, &[]).unwrap().to_string(), "Vec<Cid>");
+        assert_eq!(type_name(&t, &[], "op").unwrap().to_string(), "Vec<Cid>");
         let t: Type = parse_quote!(u64);
-        assert_eq!(type_name(&t, &[]).unwrap(), TypeName::U64);
+        assert_eq!(type_name(&t, &[], "op").unwrap(), TypeName::U64);
         let t: Type = parse_quote!(HashMap<u8, u8>);
-        assert!(type_name(&t, &[]).is_err());
+        assert!(type_name(&t, &[], "op").is_err());
     }
 
     #[test]

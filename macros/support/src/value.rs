@@ -4,8 +4,11 @@
 //! TypeScript declaration JS users see. The proc-macro generates code from
 //! it; Braid can read the same from source.
 
+use std::collections::BTreeMap;
+
+use braid_schema::{FieldDef, FieldType, TypeDef, TypeName};
 use syn::spanned::Spanned as _;
-use syn::{Data, DeriveInput, Fields, GenericArgument, PathArguments, Type};
+use syn::{Data, DeriveInput, Fields, GenericArgument, Item, PathArguments, Type};
 
 /// A value type, checked.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -13,6 +16,48 @@ pub struct ValueDef {
     /// The Rust name (`Image`); also its TypeScript name.
     pub name: syn::Ident,
     pub shape: Shape,
+}
+
+/// Whether an item derives `Value` (`#[derive(Value)]`,
+/// `#[derive(braid_macros::Value)]`, among other derives).
+pub fn derives_value(attrs: &[syn::Attribute]) -> bool {
+    attrs.iter().filter(|a| a.path().is_ident("derive")).any(|a| {
+        let mut found = false;
+        let _ = a.parse_nested_meta(|meta| {
+            found |= meta.path.segments.last().is_some_and(|s| s.ident == "Value");
+            Ok(())
+        });
+        found
+    })
+}
+
+/// The value types `#[derive(Value)]` defines in `files` (inline modules
+/// included), for the manifest's `types`. Types that do not check are left
+/// out: the derive reports them where they are.
+pub fn collect<'a>(files: impl IntoIterator<Item = &'a syn::File>, krate: &str) -> BTreeMap<String, TypeDef> {
+    fn walk(items: &[Item], krate: &str, out: &mut BTreeMap<String, TypeDef>) {
+        for item in items {
+            let input: DeriveInput = match item {
+                Item::Struct(s) if derives_value(&s.attrs) => s.clone().into(),
+                Item::Enum(e) if derives_value(&e.attrs) => e.clone().into(),
+                Item::Mod(m) => {
+                    if let Some((_, items)) = &m.content {
+                        walk(items, krate, out);
+                    }
+                    continue;
+                }
+                _ => continue,
+            };
+            if let Ok(def) = ValueDef::parse(&input, krate) {
+                out.insert(def.name.to_string(), def.type_def());
+            }
+        }
+    }
+    let mut out = BTreeMap::new();
+    for file in files {
+        walk(&file.items, krate, &mut out);
+    }
+    out
 }
 
 /// What a value type is made of.
@@ -43,51 +88,10 @@ pub struct Variant {
     pub js_name: String,
 }
 
-/// The type of a field, as far as JS is concerned.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum FieldType {
-    /// `Vec<u8>`, `Bytes`, `Multihash`: `Uint8Array`.
-    Bytes,
-    /// `String`, `Cid`: `string`.
-    String,
-    /// `u16`, `u32`, `i32`, `f32`, `f64`: `number` (a lone `u8` is not:
-    /// `Vec<u8>` is bytes).
-    Number,
-    /// `u64`, `U64`: `bigint`.
-    BigInt,
-    /// `bool`, `Bool`: `boolean`.
-    Bool,
-    /// `Vec<T>`: `Array<T>`.
-    List(Box<FieldType>),
-    /// `Option<T>`: an optional key.
-    Optional(Box<FieldType>),
-    /// `BTreeMap<String, T>`: `Record<string, T>`.
-    Map(Box<FieldType>),
-    /// Another value type (the last segment of its path): its declaration.
-    Value(String),
-}
-
-impl FieldType {
-    /// The TypeScript type (an `Optional` is its inner type: the key is
-    /// marked optional instead).
-    pub fn ts_type(&self) -> String {
-        match self {
-            FieldType::Bytes => "Uint8Array".into(),
-            FieldType::String => "string".into(),
-            FieldType::Number => "number".into(),
-            FieldType::BigInt => "bigint".into(),
-            FieldType::Bool => "boolean".into(),
-            FieldType::List(inner) => format!("Array<{}>", inner.ts_type()),
-            FieldType::Optional(inner) => inner.ts_type(),
-            FieldType::Map(inner) => format!("Record<string, {}>", inner.ts_type()),
-            FieldType::Value(name) => name.clone(),
-        }
-    }
-}
-
 impl ValueDef {
-    /// Checks a derive input; every problem is an error on its tokens.
-    pub fn parse(input: &DeriveInput) -> syn::Result<Self> {
+    /// Checks a derive input of crate `krate` (its library name, e.g.
+    /// `op_image`); every problem is an error on its tokens.
+    pub fn parse(input: &DeriveInput, krate: &str) -> syn::Result<Self> {
         let mut errors = Errors::default();
         if !input.generics.params.is_empty() {
             errors.push(syn::Error::new(
@@ -103,7 +107,7 @@ impl ValueDef {
                         .iter()
                         .filter_map(|f| {
                             let ident = f.ident.clone().expect("named");
-                            let ty = errors.take(field_type(&f.ty))?;
+                            let ty = errors.take(field_type(&f.ty, krate))?;
                             Some(Field { js_name: camel(&ident.to_string()), ident, ty })
                         })
                         .collect(),
@@ -158,6 +162,15 @@ impl ValueDef {
         };
         let mut errors = Errors::default();
         for (i, (ident, js)) in names.iter().enumerate() {
+            if !braid_schema::value::is_member_name(js) {
+                errors.push(syn::Error::new(
+                    ident.span(),
+                    format!(
+                        "`{ident}` must be ASCII letters, digits and `_`, at most {} bytes: it is a JS key or string",
+                        braid_schema::value::MAX_MEMBER_NAME
+                    ),
+                ));
+            }
             if let Some((first, _)) = names[..i].iter().find(|(_, other)| other == js) {
                 errors.push(syn::Error::new(
                     ident.span(),
@@ -168,26 +181,20 @@ impl ValueDef {
         errors.finish()
     }
 
+    /// The manifest's definition.
+    pub fn type_def(&self) -> TypeDef {
+        match &self.shape {
+            Shape::Record(fields) => {
+                TypeDef::Record(fields.iter().map(|f| FieldDef { name: f.js_name.clone(), ty: f.ty.clone() }).collect())
+            }
+            Shape::Choice(variants) => TypeDef::Choice(variants.iter().map(|v| v.js_name.clone()).collect()),
+        }
+    }
+
     /// `export interface Image { width: number; ... }` or
     /// `export type Filter = "nearest" | "bilinear";`.
     pub fn ts_declaration(&self) -> String {
-        let name = &self.name;
-        match &self.shape {
-            Shape::Record(fields) => {
-                let body: Vec<String> = fields
-                    .iter()
-                    .map(|f| {
-                        let optional = if matches!(f.ty, FieldType::Optional(_)) { "?" } else { "" };
-                        format!("  {}{optional}: {};", f.js_name, f.ty.ts_type())
-                    })
-                    .collect();
-                format!("export interface {name} {{\n{}\n}}", body.join("\n"))
-            }
-            Shape::Choice(variants) => {
-                let strings: Vec<String> = variants.iter().map(|v| format!("\"{}\"", v.js_name)).collect();
-                format!("export type {name} = {};", strings.join(" | "))
-            }
-        }
+        self.type_def().ts_declaration(&self.name.to_string())
     }
 }
 
@@ -216,7 +223,7 @@ impl Errors {
 const ALLOWED: &str = "Bytes (Vec<u8>), String, Multihash, Cid, u16, u32, i32, f32, f64, u64, bool, \
                        Vec<T>, Option<T>, BTreeMap<String, T> or another value type";
 
-fn field_type(ty: &Type) -> syn::Result<FieldType> {
+fn field_type(ty: &Type, krate: &str) -> syn::Result<FieldType> {
     let unsupported = || syn::Error::new(ty.span(), format!("a field of a Braid value type is one of {ALLOWED}"));
     let Type::Path(path) = ty else { return Err(unsupported()) };
     if path.qself.is_some() {
@@ -238,18 +245,18 @@ fn field_type(ty: &Type) -> syn::Result<FieldType> {
     let name = last.ident.to_string();
     Ok(match (name.as_str(), args.as_slice()) {
         ("Vec", [inner]) if is_named(inner, "u8") => FieldType::Bytes,
-        ("Vec", [inner]) => FieldType::List(Box::new(field_type(inner)?)),
-        ("Option", [inner]) => match field_type(inner)? {
+        ("Vec", [inner]) => FieldType::List(Box::new(field_type(inner, krate)?)),
+        ("Option", [inner]) => match field_type(inner, krate)? {
             FieldType::Optional(_) => {
                 return Err(syn::Error::new(inner.span(), "`Option<Option<T>>` has no JS form; use one Option"))
             }
             inner => FieldType::Optional(Box::new(inner)),
         },
         ("BTreeMap", [key, value]) => {
-            if field_type(key)? != FieldType::String || !is_named(key, "String") {
+            if !is_named(key, "String") {
                 return Err(syn::Error::new(key.span(), "a map's keys are `String` (JS object keys)"));
             }
-            FieldType::Map(Box::new(field_type(value)?))
+            FieldType::Map(Box::new(field_type(value, krate)?))
         }
         ("Bytes" | "Multihash", []) => FieldType::Bytes,
         ("String" | "Cid", []) => FieldType::String,
@@ -261,9 +268,25 @@ fn field_type(ty: &Type) -> syn::Result<FieldType> {
             | "HashMap" | "Vec" | "Option" | "BTreeMap",
             _,
         ) => return Err(unsupported()),
-        (_, []) if name.starts_with(|c: char| c.is_ascii_uppercase()) => FieldType::Value(name),
+        (_, []) => FieldType::Value(value_type(&path.path, krate).ok_or_else(unsupported)?),
         _ => return Err(unsupported()),
     })
+}
+
+/// A value type named by `path`: `Image` or `crate::Image` (of `krate`),
+/// `op_image::Image` (of the crate `op_image`).
+pub fn value_type(path: &syn::Path, krate: &str) -> Option<TypeName> {
+    let segments: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
+    let text = match segments.as_slice() {
+        [name] => format!("{krate}::{name}"),
+        [first, name] if first == "crate" => format!("{krate}::{name}"),
+        [first, name] if first != "self" && first != "super" => format!("{first}::{name}"),
+        _ => return None,
+    };
+    match TypeName::parse(&text) {
+        Ok(named @ TypeName::Named { .. }) => Some(named),
+        _ => None,
+    }
 }
 
 fn is_named(ty: &Type, name: &str) -> bool {
@@ -296,7 +319,7 @@ mod tests {
     use super::*;
 
     fn def(src: &str) -> syn::Result<ValueDef> {
-        ValueDef::parse(&syn::parse_str(src).unwrap())
+        ValueDef::parse(&syn::parse_str(src).unwrap(), "op_image")
     }
 
     #[test]
@@ -312,13 +335,17 @@ mod tests {
     #[test]
     fn records_and_choices_declare_their_typescript() {
         let image = def("struct Image { width: u32, height: u32, pixels: Vec<u8>, file_cid: Cid, \
-                         tags: BTreeMap<String, String>, size: Option<u64>, hashes: Vec<Multihash>, filter: Filter }")
+                         tags: BTreeMap<String, String>, size: Option<u64>, hashes: Vec<Multihash>, filter: Filter, \
+                         other: op_other::Thing }")
         .unwrap();
         assert_eq!(
             image.ts_declaration(),
             "export interface Image {\n  width: number;\n  height: number;\n  pixels: Uint8Array;\n  fileCid: string;\n  \
-             tags: Record<string, string>;\n  size?: bigint;\n  hashes: Array<Uint8Array>;\n  filter: Filter;\n}"
+             tags: Record<string, string>;\n  size?: bigint;\n  hashes: Array<Uint8Array>;\n  filter: Filter;\n  other: Thing;\n}"
         );
+        let TypeDef::Record(fields) = image.type_def() else { panic!("a record") };
+        assert_eq!(fields[7].ty.to_string(), "op_image::Filter");
+        assert_eq!(fields[8].ty.to_string(), "op_other::Thing");
         let filter = def("enum Filter { Nearest, CatmullRom }").unwrap();
         assert_eq!(filter.ts_declaration(), "export type Filter = \"nearest\" | \"catmullRom\";");
     }
