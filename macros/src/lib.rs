@@ -51,8 +51,8 @@ pub fn operation(attr: TokenStream, item: TokenStream) -> TokenStream {
 /// ```
 ///
 /// Emits `braid_support::Value` (its TypeScript declaration), bincode's
-/// `Encode` and `Decode` through `braid_support::codec`, and with the
-/// crate's `wasm` feature `FromJs` and `IntoJs`.
+/// `Encode` and `Decode` through `braid_support::codec`, and where
+/// `braid-support`'s `wasm` feature is on `FromJs` and `IntoJs`.
 #[proc_macro_derive(Value)]
 pub fn derive_value(item: TokenStream) -> TokenStream {
     value::derive(item.into()).unwrap_or_else(syn::Error::into_compile_error).into()

@@ -2,8 +2,9 @@
 //! [`ValueDef`], `braid_support::Value` (name and TypeScript declaration),
 //! bincode's `Encode`, `Decode` and `BorrowDecode` through the support
 //! crate's codec (so suspended workflows holding the value resume), and,
-//! with the crate's `wasm` feature, `FromJs` and `IntoJs`: a record is a
-//! plain object keyed by its fields in lowerCamelCase, a choice a string.
+//! wherever `braid-support`'s `wasm` feature is on, `FromJs` and `IntoJs`:
+//! a record is a plain object keyed by its fields in lowerCamelCase, a
+//! choice a string.
 
 use braid_macro_support::crate_info::CrateInfo;
 use braid_macro_support::value::{Shape, ValueDef};
@@ -53,7 +54,7 @@ pub fn derive(input: TokenStream) -> syn::Result<TokenStream> {
         }
     };
 
-    let js = if info.features.iter().any(|f| f == "wasm") { js(&def) } else { quote!() };
+    let js = js(&def);
     Ok(quote! {
         impl ::braid_support::Value for #ident {
             const NAME: &'static str = #name;
@@ -132,7 +133,7 @@ fn js(def: &ValueDef) -> TokenStream {
             )
         }
     };
-    quote! {
+    quote! { ::braid_support::__with_wasm! {
         impl #wasm::FromJs for #ident {
             const EXPECTED: &'static str = #expected;
             fn from_js(value: &#value, place: #wasm::Place<'_>) -> #result {
@@ -145,5 +146,5 @@ fn js(def: &ValueDef) -> TokenStream {
                 #into_js
             }
         }
-    }
+    }}
 }
