@@ -113,6 +113,7 @@ bless:
 	@# Writes the snapshot of a new SCHEMA_VERSION; never rewrites an old one.
 	BRAID_BLESS=1 cargo test -p braid-schema --test schema_version
 	node js/scripts/make-vectors.mjs
+	node js/scripts/make-images.mjs
 
 clean:
 	cargo clean

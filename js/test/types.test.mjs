@@ -55,6 +55,34 @@ test('a correct consumer of the workflow packages type-checks under --strict', (
   assert.equal(r.status, 0, r.output);
 });
 
+const images = `${out}/decoded_images/pkg/node/wf_decoded_images.js`;
+
+test('a value type of one\'s own is an interface consumers type-check against under --strict', () => {
+  const ok = check(`
+    import { run, Workflow, type Image, type Output } from ${JSON.stringify(images)};
+    export async function main(file: Uint8Array): Promise<number> {
+      const given: Image = { width: 1, height: 1, pixels: new Uint8Array(4) };
+      const out: Output = await run([file, given]);
+      const first: Image = out[0];
+      const wf = new Workflow();
+      await wf.next([file]);
+      const step = await wf.next([given]);
+      return first.width * first.height + first.pixels.length + (step.done ? step.output.length : 0);
+    }
+  `);
+  assert.equal(ok.status, 0, ok.output);
+  const cases = [
+    [`import { run } from ${JSON.stringify(images)}; run([new Uint8Array(), { width: 1, height: 1 }]);`, /Property 'pixels' is missing/],
+    [`import { run } from ${JSON.stringify(images)}; run([new Uint8Array(), { width: '1', height: 1, pixels: new Uint8Array() }]);`, /Type 'string' is not assignable to type 'number'/],
+    [`import { run } from ${JSON.stringify(images)}; const [i] = await run([new Uint8Array(), { width: 1, height: 1, pixels: new Uint8Array() }]); const s: string = i.pixels;`, /Type 'Uint8Array.*' is not assignable to type 'string'/],
+  ];
+  for (const [source, message] of cases) {
+    const r = check(`export {};\n${source}\n`);
+    assert.notEqual(r.status, 0, `should not type-check:\n${source}`);
+    assert.match(r.output, message, source);
+  }
+});
+
 test('consumers passing wrong types fail to type-check, at the wrong value', () => {
   const cases = [
     [`import { run } from ${JSON.stringify(salted)}; run([42, new Uint8Array()]);`, /Type 'number' is not assignable to type 'string'/],

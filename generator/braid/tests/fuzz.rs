@@ -157,6 +157,7 @@ fn operation() -> impl Strategy<Value = Value> {
         "op_decode",
         "op_multihash_digest",
         "op_file",
+        "op_image_decode",
         "op_nope",
         "",
     ]);

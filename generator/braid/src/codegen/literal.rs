@@ -58,7 +58,7 @@ pub struct Plain(String);
 impl Plain {
     /// `text`, if it is plain.
     pub fn new(text: &str) -> Option<Self> {
-        text.bytes().all(|b| b.is_ascii_alphanumeric() || b"_-.<>".contains(&b)).then(|| Self(text.to_string()))
+        text.bytes().all(|b| b.is_ascii_alphanumeric() || b"_-.<>:".contains(&b)).then(|| Self(text.to_string()))
     }
 }
 

@@ -90,10 +90,22 @@ impl ValueType {
     }
 }
 
-/// An enum variant name for a type: `Bytes`, `VecBytes`, `VecVecCid`.
+/// An enum variant name for a type: `Bytes`, `VecBytes`, `VecVecCid`,
+/// `OpImageDecodeImage` (`op_image_decode::Image`; two value types that
+/// spell the same here would be a compile error, not a mix-up).
 fn variant(ty: &TypeName) -> String {
     match ty {
         TypeName::Vec(inner) => format!("Vec{}", variant(inner)),
+        TypeName::Named { krate, name } => {
+            let camel: String = krate
+                .split('_')
+                .map(|part| {
+                    let mut chars = part.chars();
+                    chars.next().map(|c| c.to_ascii_uppercase().to_string() + chars.as_str()).unwrap_or_default()
+                })
+                .collect();
+            format!("{camel}{name}")
+        }
         other => other.to_string(),
     }
 }
@@ -305,7 +317,9 @@ pub fn plan(w: &Workflow) -> CratePlan {
         false => w.manifest.description.clone(),
     };
 
-    let typescript = typescript::plan(&segments, &external_inputs);
+    let mut boundary: Vec<&TypeName> = external_inputs_types(w);
+    boundary.push(&w.segments[last].output);
+    let typescript = typescript::plan(&segments, &external_inputs, &boundary, &w.operations);
 
     CratePlan {
         header: Header {

@@ -4,10 +4,12 @@
 //! `templates/typescript.d.ts.hbs` renders them, and `lib.rs` embeds the
 //! result for wasm-bindgen.
 
+use braid_schema::{TypeDef, TypeName};
 use serde::Serialize;
 
 use super::literal::TsType;
 use super::plan::{ExternalInput, SegmentPlan};
+use crate::registry::RegisteredOperation;
 
 /// The types the declarations name.
 #[derive(Debug, Clone, Serialize)]
@@ -17,14 +19,56 @@ pub struct TypeScript {
     pub next_inputs: Vec<Vec<TsType>>,
     /// Every external input, for `run`.
     pub run_inputs: Vec<TsType>,
+    /// The declarations of the value types of one's own the inputs and the
+    /// output name (and those their fields name), sorted by qualified name.
+    /// Built from checked manifests: every name in them is a plain
+    /// identifier.
+    pub declarations: Vec<String>,
 }
 
-pub(super) fn plan(segments: &[SegmentPlan], external_inputs: &[ExternalInput]) -> TypeScript {
+pub(super) fn plan(
+    segments: &[SegmentPlan],
+    external_inputs: &[ExternalInput],
+    boundary: &[&TypeName],
+    operations: &[RegisteredOperation],
+) -> TypeScript {
     let mut next_inputs: Vec<Vec<TsType>> = segments
         .iter()
         .filter(|s| !s.externals.is_empty())
         .map(|s| s.externals.iter().map(|e| e.ty.ts.clone()).collect())
         .collect();
     next_inputs.dedup();
-    TypeScript { next_inputs, run_inputs: external_inputs.iter().map(|e| e.ty.ts.clone()).collect() }
+    TypeScript {
+        next_inputs,
+        run_inputs: external_inputs.iter().map(|e| e.ty.ts.clone()).collect(),
+        declarations: declarations(boundary, operations),
+    }
+}
+
+/// The declarations of the value types `types` name, directly or through
+/// fields, each once; defined by the operation crates of the workflow.
+fn declarations(types: &[&TypeName], operations: &[RegisteredOperation]) -> Vec<String> {
+    let mut todo: Vec<TypeName> = Vec::new();
+    for t in types {
+        t.named(&mut |n| todo.push(n.clone()));
+    }
+    let mut found: std::collections::BTreeMap<TypeName, String> = std::collections::BTreeMap::new();
+    while let Some(named) = todo.pop() {
+        let TypeName::Named { krate, name } = &named else { continue };
+        if found.contains_key(&named) {
+            continue;
+        }
+        let def = operations
+            .iter()
+            .filter(|op| op.manifest.name.replace('-', "_") == *krate)
+            .find_map(|op| op.manifest.types.get(name));
+        let Some(def) = def else { continue };
+        if let TypeDef::Record(fields) = def {
+            let mut more = Vec::new();
+            fields.iter().for_each(|f| f.ty.named(&mut more));
+            todo.extend(more);
+        }
+        found.insert(named.clone(), def.ts_declaration(name));
+    }
+    found.into_values().collect()
 }

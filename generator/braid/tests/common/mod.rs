@@ -8,6 +8,7 @@ pub const COMPILED: &[braid_support::OperationInfo] = &[
     op_decode::OPERATION,
     op_encode::OPERATION,
     op_file::OPERATION,
+    op_image_decode::OPERATION,
     op_multihash::OPERATION,
     op_multihash_digest::OPERATION,
     op_utf8::OPERATION,

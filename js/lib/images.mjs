@@ -1,0 +1,71 @@
+// Synthetic sample images, encoded and decoded by independent JS libraries
+// (pngjs 7, jpeg-js 0.4): the references of Braid's image operations.
+import { PNG } from 'pngjs';
+import jpeg from 'jpeg-js';
+
+/** A small seeded PRNG (mulberry32), so the images are the same everywhere. */
+function random(seed) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** RGBA8 pixels of a `width` x `height` "photo": gradients, discs, noise. */
+export function draw(width, height, seed, alpha = false) {
+  const next = random(seed);
+  const discs = Array.from({ length: 5 }, () => ({
+    x: next() * width,
+    y: next() * height,
+    r: (0.1 + next() * 0.3) * Math.min(width, height),
+    c: [next() * 255, next() * 255, next() * 255],
+  }));
+  const out = new Uint8Array(width * height * 4);
+  for (let y = 0; y < height; y++) {
+    for (let x = 0; x < width; x++) {
+      let c = [(255 * x) / width, (255 * y) / height, 128 + 100 * Math.sin((x + y) / 7)];
+      for (const d of discs) {
+        if ((x - d.x) ** 2 + (y - d.y) ** 2 < d.r ** 2) c = c.map((v, i) => (v + d.c[i]) / 2);
+      }
+      const i = (y * width + x) * 4;
+      for (let k = 0; k < 3; k++) out[i + k] = Math.max(0, Math.min(255, Math.round(c[k] + (next() - 0.5) * 12)));
+      out[i + 3] = alpha ? Math.round((255 * (x + y)) / (width + height)) : 255;
+    }
+  }
+  return out;
+}
+
+function png(width, height, rgba, options) {
+  const image = new PNG({ width, height, ...options });
+  image.data = Buffer.from(rgba);
+  return PNG.sync.write(image, options);
+}
+
+/** The sample files with what pngjs or jpeg-js decodes from them. */
+export function images() {
+  const photo = draw(64, 48, 1);
+  const odd = draw(33, 17, 2, true);
+  const gray = draw(40, 30, 3);
+  const files = [
+    { name: 'photo.png', file: png(64, 48, photo, { colorType: 2 }) },
+    { name: 'alpha.png', file: png(33, 17, odd, { colorType: 6 }) },
+    { name: 'gray.png', file: png(40, 30, gray, { colorType: 0 }) },
+    { name: 'photo.jpg', file: jpeg.encode({ width: 64, height: 48, data: Buffer.from(photo) }, 90).data },
+    { name: 'large.jpg', file: jpeg.encode({ width: 160, height: 120, data: Buffer.from(draw(160, 120, 4)) }, 85).data },
+  ];
+  return files.map(({ name, file }) => ({ name, file, rgba: decode(name, file).data }));
+}
+
+/** Decodes a PNG or JPEG file to `{ width, height, data }` (RGBA8). */
+export function decode(name, file) {
+  if (name.endsWith('.png')) {
+    const { width, height, data } = PNG.sync.read(Buffer.from(file));
+    return { width, height, data: new Uint8Array(data) };
+  }
+  const { width, height, data } = jpeg.decode(file, { useTArray: true, formatAsRGBA: true });
+  return { width, height, data };
+}

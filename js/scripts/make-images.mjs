@@ -1,0 +1,20 @@
+// Writes the sample images the image operations are tested on, and what
+// independent JS decoders make of them: workflows/samples/images/. The
+// images are synthetic "photos" drawn from a seeded generator (smooth
+// gradients, discs, a little noise), so they are the same on every run;
+// pngjs and jpeg-js encode them. `<file>.rgba` is the RGBA8 pixels pngjs or
+// jpeg-js decodes from each file: the reference the Rust decoder is checked
+// against (exactly for PNG; within a tolerance for JPEG, whose decoders are
+// not bit-exact). Run by `make bless`; the Node tests check that the
+// committed files still match.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { images } from '../lib/images.mjs';
+
+const dir = fileURLToPath(new URL('../../workflows/samples/images/', import.meta.url));
+mkdirSync(dir, { recursive: true });
+for (const { name, file, rgba } of images()) {
+  writeFileSync(dir + name, file);
+  writeFileSync(`${dir}${name}.rgba`, rgba);
+  console.log(`wrote workflows/samples/images/${name} (${file.length} bytes) and its .rgba`);
+}

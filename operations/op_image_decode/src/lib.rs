@@ -1,0 +1,171 @@
+//! `op_image_decode`: `Bytes -> op_image_decode::Image`. Decodes a PNG
+//! (8 or 16 bits, any colour type, palette and transparency included; 16-bit
+//! samples keep their high byte) or a baseline or progressive JPEG (8 bits,
+//! grayscale, YCbCr or CMYK) with zune-png and zune-jpeg, which build
+//! `no_std`. The [`Image`] holds RGBA8 pixels, row-major, without padding:
+//! the layout of a browser's `ImageData.data`, whatever the file held.
+//!
+//! Untrusted files are errors, never traps: anything that is not a PNG or
+//! JPEG, a truncated or corrupt file, and an image over the pixel limit
+//! (`max_megapixels`, checked from the header before anything is decoded).
+//! The pixels' memory is reserved fallibly before decoding, so an image that
+//! does not fit in memory is an error too.
+#![no_std]
+#![forbid(unsafe_code)]
+
+extern crate alloc;
+
+use alloc::format;
+use alloc::vec::Vec;
+
+use braid_support::{Bytes, Config, Error};
+use zune_core::colorspace::ColorSpace;
+use zune_core::options::DecoderOptions;
+
+/// A decoded image: `width` x `height` pixels of 4 bytes each (red, green,
+/// blue, alpha), row after row. `pixels.len() == width * height * 4`.
+#[derive(Clone, Debug, PartialEq, Eq, braid_macros::Value)]
+pub struct Image {
+    pub width: u32,
+    pub height: u32,
+    pub pixels: Vec<u8>,
+}
+
+/// The file formats this operation reads, by their first bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Format {
+    Png,
+    Jpeg,
+}
+
+const PNG_SIGNATURE: &[u8] = b"\x89PNG\r\n\x1a\n";
+const JPEG_SIGNATURE: &[u8] = b"\xff\xd8\xff";
+
+/// Decodes a PNG or JPEG file to RGBA8 pixels.
+#[braid_macros::operation(groups = ["IMAGE"], config(max_megapixels = ["64", "16", "256", "1"]))]
+pub async fn execute(input: &Bytes, config: &Config) -> Result<Image, Error> {
+    let megapixels = config.get("max_megapixels").unwrap_or("64");
+    let max_pixels = match megapixels {
+        "1" | "16" | "64" | "256" => megapixels.parse::<u64>().unwrap_or(64) << 20,
+        other => return Err(OPERATION.config_error("max_megapixels", other)),
+    };
+    let format = if input.starts_with(PNG_SIGNATURE) {
+        Format::Png
+    } else if input.starts_with(JPEG_SIGNATURE) {
+        Format::Jpeg
+    } else {
+        return Err(invalid("not a PNG or JPEG file (its first bytes are neither signature)"));
+    };
+    // zune's own size limits stay out of the way: the pixel limit is ours.
+    // Strict: a truncated file is an error, not an image padded with grey.
+    let options = DecoderOptions::new_safe()
+        .set_strict_mode(true)
+        .set_max_width(1 << 24)
+        .set_max_height(1 << 24)
+        .png_set_strip_to_8bit(true)
+        .png_set_add_alpha_channel(true)
+        .jpeg_set_out_colorspace(ColorSpace::RGBA);
+    match format {
+        Format::Png => {
+            let mut decoder = zune_png::PngDecoder::new_with_options(input.as_slice(), options);
+            decoder.decode_headers().map_err(|e| invalid(&format!("not a PNG file it can read: {e:?}")))?;
+            let (width, height) = decoder.get_dimensions().ok_or_else(|| invalid("a PNG file without dimensions"))?;
+            check_size(width, height, max_pixels, megapixels)?;
+            let colorspace = decoder.get_colorspace().ok_or_else(|| invalid("a PNG file without a colour type"))?;
+            let size = decoder.output_buffer_size().ok_or_else(|| invalid("a PNG file without dimensions"))?;
+            let mut out = reserve(size)?;
+            decoder.decode_into(&mut out).map_err(|e| invalid(&format!("a damaged PNG file: {e:?}")))?;
+            rgba(out, colorspace, width, height)
+        }
+        Format::Jpeg => {
+            if !jpeg_is_complete(input) {
+                return Err(invalid("a truncated JPEG file: its last scan has no end (no EOI marker after it)"));
+            }
+            let mut decoder = zune_jpeg::JpegDecoder::new_with_options(input.as_slice(), options);
+            decoder.decode_headers().map_err(|e| invalid(&format!("not a JPEG file it can read: {e:?}")))?;
+            let info = decoder.info().ok_or_else(|| invalid("a JPEG file without dimensions"))?;
+            let (width, height) = (usize::from(info.width), usize::from(info.height));
+            check_size(width, height, max_pixels, megapixels)?;
+            let colorspace = decoder.get_output_colorspace().ok_or_else(|| invalid("a JPEG file without colours"))?;
+            let size = decoder.output_buffer_size().ok_or_else(|| invalid("a JPEG file without dimensions"))?;
+            let mut out = reserve(size)?;
+            decoder.decode_into(&mut out).map_err(|e| invalid(&format!("a damaged JPEG file: {e:?}")))?;
+            rgba(out, colorspace, width, height)
+        }
+    }
+}
+
+/// Whether the last scan of a JPEG ends: an EOI marker (`FF D9`) follows
+/// the last start-of-scan marker (`FF DA`). Scans cannot hold either (an
+/// `FF` in entropy-coded data is stuffed as `FF 00`), so a file cut short
+/// has none, while zune-jpeg would decode it padded. Markers in an embedded
+/// thumbnail come before the image's own scans.
+fn jpeg_is_complete(file: &[u8]) -> bool {
+    let marker = |m: u8| move |w: &[u8]| w == [0xff, m];
+    match file.windows(2).rposition(marker(0xda)) {
+        Some(sos) => file[sos..].windows(2).any(marker(0xd9)),
+        None => false,
+    }
+}
+
+fn invalid(reason: &str) -> Error {
+    Error::invalid_input(OPERATION.name, reason.into())
+}
+
+/// Refuses an empty image or one over `max_pixels`, before decoding.
+fn check_size(width: usize, height: usize, max_pixels: u64, megapixels: &str) -> Result<(), Error> {
+    let pixels = width as u64 * height as u64;
+    if pixels == 0 {
+        return Err(invalid(&format!("the image is {width}x{height}: it has no pixels")));
+    }
+    if pixels > max_pixels {
+        return Err(invalid(&format!(
+            "the image is {width}x{height} ({pixels} pixels), over the limit of {megapixels} megapixels \
+             ({max_pixels} pixels; config max_megapixels allows 1, 16, 64 or 256)"
+        )));
+    }
+    Ok(())
+}
+
+/// A zeroed buffer of `size` bytes, or an error if memory has no room.
+fn reserve(size: usize) -> Result<Vec<u8>, Error> {
+    let mut out = Vec::new();
+    out.try_reserve_exact(size)
+        .map_err(|_| invalid(&format!("the image needs {size} bytes, more than memory has room for")))?;
+    out.resize(size, 0);
+    Ok(out)
+}
+
+/// The decoder's samples (8 bits each, in `colorspace`) as RGBA8.
+fn rgba(samples: Vec<u8>, colorspace: ColorSpace, width: usize, height: usize) -> Result<Image, Error> {
+    let pixels = width * height;
+    let channels = colorspace.num_components();
+    if samples.len() < pixels * channels {
+        return Err(invalid("the decoder gave fewer samples than the image has pixels"));
+    }
+    let pixels = match colorspace {
+        ColorSpace::RGBA => {
+            let mut samples = samples;
+            samples.truncate(pixels * 4);
+            samples
+        }
+        ColorSpace::RGB | ColorSpace::Luma | ColorSpace::LumaA => {
+            let mut out = reserve(pixels * 4)?;
+            for (px, rgba) in samples.chunks_exact(channels).zip(out.chunks_exact_mut(4)) {
+                let (rgb, alpha) = match (colorspace, px) {
+                    (ColorSpace::RGB, [r, g, b]) => ([*r, *g, *b], 255),
+                    (ColorSpace::Luma, [l]) => ([*l; 3], 255),
+                    (ColorSpace::LumaA, [l, a]) => ([*l; 3], *a),
+                    _ => unreachable!("chunks of the colour space's size"),
+                };
+                rgba[..3].copy_from_slice(&rgb);
+                rgba[3] = alpha;
+            }
+            out
+        }
+        other => return Err(invalid(&format!("images in the {other:?} colour space are not supported"))),
+    };
+    let image = Image { width: width as u32, height: height as u32, pixels };
+    debug_assert_eq!(image.pixels.len(), width * height * 4);
+    Ok(image)
+}
