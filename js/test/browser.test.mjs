@@ -29,8 +29,8 @@ let server;
 // test scripts; /page.html?script=... runs one of them.
 before(async () => {
   // Every workflow with vectors and a web package (cid_of_file reads files: native only), and a test one.
-  const wfs = [...new Set(vectors.map((c) => c.workflow).filter((w) => w !== 'cid_of_file')), 'concat_hex'];
-  const mounts = { '/app/': app, '/lib/': join(root, 'js/lib'), '/ops/': ops };
+  const wfs = [...new Set(vectors.map((c) => c.workflow).filter((w) => w !== 'cid_of_file')), 'concat_hex', 'decoded_images'];
+  const mounts = { '/app/': app, '/lib/': join(root, 'js/lib'), '/ops/': ops, '/images/': join(root, 'workflows/samples/images') };
   for (const w of wfs) mounts[`/wf/${w}/`] = join(out, w, 'pkg/web');
   server = await serve(mounts);
   base = server.base;
@@ -97,6 +97,42 @@ test('every web package runs in Chromium and gives the reference outputs (next a
       assert.equal(result.outputs[i].timed, true, 'performance.now() gives step times in the browser');
     });
   }
+});
+
+test('a value type of one\'s own in Chromium: decoded images as plain objects, suspend and resume, bad objects as Errors', async () => {
+  const result = await inPage('web_images', `
+    import init, { Workflow, run } from '/wf/decoded_images/wf_decoded_images.js';
+    const bytes = async (name) => new Uint8Array(await (await fetch('/images/' + name)).arrayBuffer());
+    try {
+      await init();
+      const given = { width: 1, height: 1, pixels: new Uint8Array([1, 2, 3, 4]) };
+      const out = {};
+      for (const name of ['photo.png', 'alpha.png', 'gray.png', 'photo.jpg']) {
+        const [image, same] = await run([await bytes(name), given]);
+        const reference = await bytes(name + '.rgba');
+        let sum = 0, max = 0;
+        for (let i = 0; i < reference.length; i++) { const d = Math.abs(image.pixels[i] - reference[i]); sum += d; max = Math.max(max, d); }
+        out[name] = { width: image.width, height: image.height, length: image.pixels.length, isBytes: image.pixels instanceof Uint8Array,
+                      mean: sum / reference.length, max, same: JSON.stringify([...same.pixels]) === '[1,2,3,4]' && same.width === 1 };
+      }
+      const wf = new Workflow();
+      await wf.next([await bytes('photo.png')]);
+      const resumed = Workflow.resume(wf.suspend());
+      const step = await resumed.next([given]);
+      out.resumed = { done: step.done, width: step.output[0].width };
+      try { await run([await bytes('photo.png'), { ...given, height: 'tall' }]); out.bad = 'no error'; }
+      catch (e) { out.bad = e instanceof Error && !(e instanceof WebAssembly.RuntimeError) ? e.message : 'not an Error: ' + e; }
+      window.result = out;
+    } catch (e) { window.result = { error: String(e) }; }`);
+  assert.equal(result.error, undefined, result.error);
+  for (const [name, w, h] of [['photo.png', 64, 48], ['alpha.png', 33, 17], ['gray.png', 40, 30], ['photo.jpg', 64, 48]]) {
+    const r = result[name];
+    assert.deepEqual([r.width, r.height, r.length, r.isBytes, r.same], [w, h, w * h * 4, true, true], name);
+    if (name.endsWith('.png')) assert.equal(r.max, 0, `${name}: pixels equal pngjs's`);
+    else assert.ok(r.mean < 1.5 && r.max <= 24, `${name}: mean ${r.mean}, max ${r.max}`);
+  }
+  assert.deepEqual(result.resumed, { done: true, width: 64 });
+  assert.match(result.bad, /decoded_images input 1\.height: expected number .*found a string/);
 });
 
 test('bad calls in the browser reject with an Error, not a trap', async () => {

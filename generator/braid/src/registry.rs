@@ -21,7 +21,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
-use braid_schema::OperationManifest;
+use braid_schema::{OperationManifest, TypeDef, TypeName};
 use serde::{Deserialize, Serialize};
 
 use crate::fsutil::{self, FsError};
@@ -303,6 +303,41 @@ fn read_one(root: &Path, prefix: &str, shown: &str, files: &mut CrateFiles) -> R
         }
     }
     Ok(bundled)
+}
+
+/// The definition of value type `named` (`op_image_decode::Image`) among
+/// `operations`: in the manifest of the operation crate that defines it.
+pub fn type_def<'a>(operations: &'a [RegisteredOperation], named: &TypeName) -> Option<&'a TypeDef> {
+    let TypeName::Named { krate, name } = named else { return None };
+    operations
+        .iter()
+        .filter(|op| op.manifest.name.replace('-', "_") == *krate)
+        .find_map(|op| op.manifest.types.get(name))
+}
+
+/// The value types `roots` name, directly or through the fields of their
+/// definitions, each once, sorted, with its definition among `operations`
+/// (`None` when none of them defines it).
+pub fn named_types<'a>(
+    operations: &'a [RegisteredOperation],
+    roots: &[&TypeName],
+) -> BTreeMap<TypeName, Option<&'a TypeDef>> {
+    let mut todo: Vec<TypeName> = Vec::new();
+    for root in roots {
+        root.named(&mut |n| todo.push(n.clone()));
+    }
+    let mut found = BTreeMap::new();
+    while let Some(named) = todo.pop() {
+        if found.contains_key(&named) {
+            continue;
+        }
+        let def = type_def(operations, &named);
+        if let Some(TypeDef::Record(fields)) = def {
+            fields.iter().for_each(|f| f.ty.named(&mut todo));
+        }
+        found.insert(named, def);
+    }
+    found
 }
 
 /// The operations workflows may use, sorted by name, newest version first.

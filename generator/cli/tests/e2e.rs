@@ -280,17 +280,21 @@ fn standalone_crate_builds_away_from_the_repository() -> Result<(), Failed> {
         .current_dir(&copy))
 }
 
-/// A Rust program depending on a generated crate (`tests/consumer` of the
-/// `braid` crate), its lock started from the generated crate's.
+/// Rust programs depending on a generated crate (`tests/consumer` and
+/// `tests/consumer_images` of the `braid` crate: a value type of one's own
+/// as input and output), each lock started from the generated crate's.
 fn a_rust_program_uses_a_generated_crate() -> Result<(), Failed> {
-    let out = built("salted_cid")?;
-    let consumer = root().join("generator/braid/tests/consumer");
-    std::fs::copy(out.join("crate/Cargo.lock"), consumer.join("Cargo.lock"))?;
-    run(Command::new("cargo")
-        .args(["test", "--quiet", "--manifest-path"])
-        .arg(consumer.join("Cargo.toml"))
-        .arg("--target-dir")
-        .arg(braid_target_dir()))
+    for (workflow, consumer) in [("salted_cid", "consumer"), ("decoded_images", "consumer_images")] {
+        let out = built(workflow)?;
+        let consumer = root().join("generator/braid/tests").join(consumer);
+        std::fs::copy(out.join("crate/Cargo.lock"), consumer.join("Cargo.lock"))?;
+        run(Command::new("cargo")
+            .args(["test", "--quiet", "--manifest-path"])
+            .arg(consumer.join("Cargo.toml"))
+            .arg("--target-dir")
+            .arg(braid_target_dir()))?;
+    }
+    Ok(())
 }
 
 /// A new workflow over operations already compiled compiles only itself:

@@ -54,6 +54,10 @@ pub struct CratePlan {
     pub operations: Vec<Dependency>,
     /// `vendor/`'s directory of braid-support (`vendor::dir_name`).
     pub support_dir: Plain,
+    /// The value types of one's own at the boundary (and in their fields),
+    /// re-exported at the crate root for Rust callers, as TypeScript
+    /// declares them for JS ones (the validator allows one per name).
+    pub value_types: Vec<RustType>,
     pub typescript: TypeScript,
 }
 
@@ -320,6 +324,8 @@ pub fn plan(w: &Workflow) -> CratePlan {
     let mut boundary: Vec<&TypeName> = external_inputs_types(w);
     boundary.push(&w.segments[last].output);
     let typescript = typescript::plan(&segments, &external_inputs, &boundary, &w.operations);
+    let value_types =
+        crate::registry::named_types(&w.operations, &boundary).into_keys().map(|t| RustType::new(&t)).collect();
 
     CratePlan {
         header: Header {
@@ -342,6 +348,7 @@ pub fn plan(w: &Workflow) -> CratePlan {
         memos,
         operations,
         support_dir: Plain::new(&support_dir()).expect("crate names and content ids are plain"),
+        value_types,
         typescript,
     }
 }

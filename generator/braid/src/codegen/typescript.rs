@@ -4,7 +4,7 @@
 //! `templates/typescript.d.ts.hbs` renders them, and `lib.rs` embeds the
 //! result for wasm-bindgen.
 
-use braid_schema::{TypeDef, TypeName};
+use braid_schema::TypeName;
 use serde::Serialize;
 
 use super::literal::TsType;
@@ -46,29 +46,13 @@ pub(super) fn plan(
 }
 
 /// The declarations of the value types `types` name, directly or through
-/// fields, each once; defined by the operation crates of the workflow.
+/// fields (the validator made sure each is defined).
 fn declarations(types: &[&TypeName], operations: &[RegisteredOperation]) -> Vec<String> {
-    let mut todo: Vec<TypeName> = Vec::new();
-    for t in types {
-        t.named(&mut |n| todo.push(n.clone()));
-    }
-    let mut found: std::collections::BTreeMap<TypeName, String> = std::collections::BTreeMap::new();
-    while let Some(named) = todo.pop() {
-        let TypeName::Named { krate, name } = &named else { continue };
-        if found.contains_key(&named) {
-            continue;
-        }
-        let def = operations
-            .iter()
-            .filter(|op| op.manifest.name.replace('-', "_") == *krate)
-            .find_map(|op| op.manifest.types.get(name));
-        let Some(def) = def else { continue };
-        if let TypeDef::Record(fields) = def {
-            let mut more = Vec::new();
-            fields.iter().for_each(|f| f.ty.named(&mut more));
-            todo.extend(more);
-        }
-        found.insert(named.clone(), def.ts_declaration(name));
-    }
-    found.into_values().collect()
+    crate::registry::named_types(operations, types)
+        .into_iter()
+        .filter_map(|(named, def)| match (named, def) {
+            (TypeName::Named { name, .. }, Some(def)) => Some(def.ts_declaration(&name)),
+            _ => None,
+        })
+        .collect()
 }

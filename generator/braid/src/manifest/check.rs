@@ -4,6 +4,8 @@
 //! used), arity and the type of every edge, flow-control generics included.
 //! All problems are reported, each at its JSON pointer.
 
+use std::collections::BTreeMap;
+
 use braid_schema::{Platform, TypeName};
 
 use super::model::{OperationRef, WorkflowManifest, EXTERNAL};
@@ -259,11 +261,61 @@ impl<'r> Checker<'r> {
             return None;
         }
         operations.sort_by(|a, b| a.name().cmp(b.name()));
+        self.check_boundary_types(&segments, &operations);
+        if !self.diagnostics.is_empty() {
+            return None;
+        }
         let targets =
             Platform::ALL.into_iter().filter(|p| operations.iter().all(|op| op.manifest.supports(*p))).collect();
         let value = serde_json::to_value(&manifest).expect("a manifest serializes");
         let id = braid_schema::content_id(braid_schema::json::canonical(&value).as_bytes());
         Some(Workflow { manifest, id, segments, targets, operations })
+    }
+
+    /// The value types of one's own at the workflow's boundary (external
+    /// inputs, output) become JS objects with TypeScript declarations:
+    /// each must be defined by an operation crate of the workflow, and no
+    /// two may share a name (JS has one namespace for them).
+    fn check_boundary_types(&mut self, segments: &[ResolvedSegment], operations: &[RegisteredOperation]) {
+        let mut roots: Vec<(String, &TypeName)> = Vec::new();
+        for (i, segment) in segments.iter().enumerate() {
+            for (k, input) in segment.inputs.iter().enumerate() {
+                if let SegmentInput::External { ty, .. } = input {
+                    roots.push((format!("/segments/{i}/inputs/{k}"), ty));
+                }
+            }
+        }
+        let last = segments.len() - 1;
+        roots.push((format!("/segments/{last}"), &segments[last].output));
+        let mut by_name: BTreeMap<String, TypeName> = BTreeMap::new();
+        for (pointer, root) in &roots {
+            for (named, def) in crate::registry::named_types(operations, &[root]) {
+                let TypeName::Named { krate, name } = &named else { continue };
+                if def.is_none() {
+                    self.error(
+                        Diagnostic::new(pointer, format!("value type `{named}` has no definition here"))
+                            .expected(format!(
+                                "an operation of crate `{krate}` in the workflow, whose manifest defines `{name}`"
+                            ))
+                            .hint("a workflow's inputs and output become JS objects: use an operation of the crate that defines the type"),
+                    );
+                }
+                match by_name.get(name) {
+                    Some(other) if *other != named => self.error(
+                        Diagnostic::new(
+                            pointer,
+                            format!("two value types named `{name}` at the workflow's inputs and output"),
+                        )
+                        .expected("value types with distinct names (TypeScript declares them side by side)")
+                        .found(format!("{other} and {named}")),
+                    ),
+                    Some(_) => {}
+                    None => {
+                        by_name.insert(name.clone(), named.clone());
+                    }
+                }
+            }
+        }
     }
 
     /// Finds the operation a sequence entry names and resolves its config.
