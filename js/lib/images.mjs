@@ -2,6 +2,8 @@
 // (pngjs 7, jpeg-js 0.4): the references of Braid's image operations.
 import { PNG } from 'pngjs';
 import jpeg from 'jpeg-js';
+import piexif from 'piexifjs';
+import ExifReader from 'exifreader';
 
 /** A small seeded PRNG (mulberry32), so the images are the same everywhere. */
 function random(seed) {
@@ -57,7 +59,52 @@ export function images() {
     { name: 'photo.jpg', file: jpeg.encode({ width: 64, height: 48, data: Buffer.from(photo) }, 90).data },
     { name: 'large.jpg', file: jpeg.encode({ width: 160, height: 120, data: Buffer.from(draw(160, 120, 4)) }, 85).data },
   ];
+  files.push({ name: 'exif.jpg', file: withExif(files[3].file) });
   return files.map(({ name, file }) => ({ name, file, rgba: decode(name, file).data }));
+}
+
+/** A JPEG with EXIF tags of each kind op_exif writes out (written by piexifjs). */
+function withExif(file) {
+  const { ImageIFD, ExifIFD } = piexif;
+  const exif = piexif.dump({
+    '0th': {
+      [ImageIFD.Make]: 'Braid',
+      [ImageIFD.Model]: 'Synthetic camera 1',
+      [ImageIFD.Orientation]: 6,
+      [ImageIFD.XResolution]: [72, 1],
+      [ImageIFD.YResolution]: [300, 4],
+      [ImageIFD.Software]: 'js/lib/images.mjs',
+    },
+    Exif: {
+      [ExifIFD.DateTimeOriginal]: '2026:11:23 10:00:00',
+      [ExifIFD.ExposureTime]: [1, 125],
+      [ExifIFD.ISOSpeedRatings]: 200,
+      [ExifIFD.ExifVersion]: '0231',
+    },
+  });
+  return Buffer.from(piexif.insert(exif, Buffer.from(file).toString('binary')), 'binary');
+}
+
+/**
+ * The EXIF tags exifreader reads from a file, as op_exif writes them:
+ * name -> text (ASCII as is, numbers in decimal, rationals as n/d, several
+ * joined by ", ", undefined bytes in hex); pointers to IFDs left out.
+ */
+export function exifTags(file) {
+  const pointers = new Set([34665, 34853, 40965]);
+  const text = (tag) => {
+    const { value } = tag;
+    if (Array.isArray(value) && value.every((v) => typeof v === 'string')) return value.join('\n');
+    if (tag.id === 36864) return Buffer.from(value).toString('hex'); // ExifVersion: UNDEFINED bytes
+    const one = (v) => (Array.isArray(v) ? `${v[0]}/${v[1]}` : String(v));
+    if (Array.isArray(value) && Array.isArray(value[0])) return value.map(one).join(', ');
+    return one(value);
+  };
+  const out = {};
+  for (const [name, tag] of Object.entries(ExifReader.load(Buffer.from(file)))) {
+    if (typeof tag.id === 'number' && !pointers.has(tag.id)) out[name] = text(tag);
+  }
+  return out;
 }
 
 /** Decodes a PNG or JPEG file to `{ width, height, data }` (RGBA8). */

@@ -5,11 +5,12 @@
 // pngjs and jpeg-js encode them. `<file>.rgba` is the RGBA8 pixels pngjs or
 // jpeg-js decodes from each file: the reference the Rust decoder is checked
 // against (exactly for PNG; within a tolerance for JPEG, whose decoders are
-// not bit-exact). Run by `make bless`; the Node tests check that the
-// committed files still match.
-import { mkdirSync, writeFileSync } from 'node:fs';
+// not bit-exact); `exif.jpg.tags.json` the tags exifreader reads from
+// exif.jpg (piexifjs wrote them). Run by `make bless`; the Node tests check
+// that the committed files still match.
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { images } from '../lib/images.mjs';
+import { exifTags, images } from '../lib/images.mjs';
 
 const dir = fileURLToPath(new URL('../../workflows/samples/images/', import.meta.url));
 mkdirSync(dir, { recursive: true });
@@ -18,3 +19,6 @@ for (const { name, file, rgba } of images()) {
   writeFileSync(`${dir}${name}.rgba`, rgba);
   console.log(`wrote workflows/samples/images/${name} (${file.length} bytes) and its .rgba`);
 }
+const exif = readFileSync(`${dir}exif.jpg`);
+writeFileSync(`${dir}exif.jpg.tags.json`, JSON.stringify(exifTags(exif), null, 2) + '\n');
+console.log('wrote workflows/samples/images/exif.jpg.tags.json (its tags as exifreader reads them)');

@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
-import { decode, images } from '../lib/images.mjs';
+import { decode, exifTags, images } from '../lib/images.mjs';
 
 const require = createRequire(import.meta.url);
 const root = fileURLToPath(new URL('../..', import.meta.url)).replace(/\/$/, '');
@@ -27,7 +27,7 @@ test('the committed sample images are what js/lib/images.mjs makes', () => {
 });
 
 test('PNG pixels equal pngjs, JPEG pixels are within a tolerance of jpeg-js, as plain objects', async () => {
-  for (const name of ['photo.png', 'alpha.png', 'gray.png', 'photo.jpg', 'large.jpg']) {
+  for (const name of ['photo.png', 'alpha.png', 'gray.png', 'photo.jpg', 'large.jpg', 'exif.jpg']) {
     const [image, same] = await wf.run([sample(name), given]);
     const reference = decode(name, sample(name));
     assert.deepEqual(Object.keys(image), ['width', 'height', 'pixels'], name);
@@ -83,4 +83,17 @@ test('bad files and bad image objects are Errors saying what and where; the modu
   }
   const [image] = await wf.run([png, given]);
   assert.equal(image.width, 64);
+});
+
+test('a value type holding a map: photo_metadata gives the EXIF tags exifreader reads', async () => {
+  const meta = require(`${out}/photo_metadata/pkg/node/wf_photo_metadata.js`);
+  const expected = exifTags(sample('exif.jpg'));
+  // exifreader names tag 0x8827 as EXIF 2.2 did; kamadak-exif as 2.3 does.
+  expected.PhotographicSensitivity = expected.ISOSpeedRatings;
+  delete expected.ISOSpeedRatings;
+  const { tags } = await meta.run([sample('exif.jpg')]);
+  assert.deepEqual({ ...tags }, expected);
+  assert.deepEqual(JSON.parse(readFileSync(`${root}/workflows/samples/images/exif.jpg.tags.json`, 'utf8')), exifTags(sample('exif.jpg')));
+  assert.deepEqual(await meta.run([sample('photo.jpg')]), { tags: {} }, 'no EXIF: no tags');
+  await assert.rejects(meta.run([new Uint8Array([1, 2, 3])]), /op_exif: invalid input: cannot read its EXIF/);
 });

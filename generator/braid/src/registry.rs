@@ -639,7 +639,7 @@ mod tests {
     #[test]
     fn builtin_operations_are_consistent() {
         let registry = Registry::builtin();
-        assert_eq!(registry.names().len(), 10, "{:?}", registry.names());
+        assert_eq!(registry.names().len(), 11, "{:?}", registry.names());
         for op in registry.iter() {
             assert_eq!(registry.by_version_id(&op.version_id).unwrap().name(), op.name());
             assert!(braid_schema::is_content_id(op.source_id()), "{}", op.source_id());

@@ -158,6 +158,7 @@ fn operation() -> impl Strategy<Value = Value> {
         "op_multihash_digest",
         "op_file",
         "op_image_decode",
+        "op_exif",
         "op_nope",
         "",
     ]);

@@ -7,6 +7,7 @@ pub const COMPILED: &[braid_support::OperationInfo] = &[
     op_concat::OPERATION,
     op_decode::OPERATION,
     op_encode::OPERATION,
+    op_exif::OPERATION,
     op_file::OPERATION,
     op_image_decode::OPERATION,
     op_multihash::OPERATION,
