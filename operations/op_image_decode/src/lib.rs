@@ -46,7 +46,8 @@ const JPEG_SIGNATURE: &[u8] = b"\xff\xd8\xff";
 pub async fn execute(input: &Bytes, config: &Config) -> Result<Image, Error> {
     let megapixels = config.get("max_megapixels").unwrap_or("64");
     let max_pixels = match megapixels {
-        "1" | "16" | "64" | "256" => megapixels.parse::<u64>().unwrap_or(64) << 20,
+        // Megapixels as cameras count them: millions of pixels.
+        "1" | "16" | "64" | "256" => megapixels.parse::<u64>().unwrap_or(64) * 1_000_000,
         other => return Err(OPERATION.config_error("max_megapixels", other)),
     };
     let format = if input.starts_with(PNG_SIGNATURE) {
@@ -57,7 +58,8 @@ pub async fn execute(input: &Bytes, config: &Config) -> Result<Image, Error> {
         return Err(invalid("not a PNG or JPEG file (its first bytes are neither signature)"));
     };
     // zune's own size limits stay out of the way: the pixel limit is ours.
-    // Strict: a truncated file is an error, not an image padded with grey.
+    // Strict: zune reports damage it could paper over (a truncated JPEG's
+    // scan it still pads, hence `jpeg_is_complete`).
     let options = DecoderOptions::new_safe()
         .set_strict_mode(true)
         .set_max_width(1 << 24)

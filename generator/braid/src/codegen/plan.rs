@@ -95,8 +95,9 @@ impl ValueType {
 }
 
 /// An enum variant name for a type: `Bytes`, `VecBytes`, `VecVecCid`,
-/// `OpImageDecodeImage` (`op_image_decode::Image`; two value types that
-/// spell the same here would be a compile error, not a mix-up).
+/// `ValueOpImageDecodeImage` (`op_image_decode::Image`: the prefix keeps
+/// value types apart from the others; two value types that spell the same
+/// here would be a compile error, not a mix-up).
 fn variant(ty: &TypeName) -> String {
     match ty {
         TypeName::Vec(inner) => format!("Vec{}", variant(inner)),
@@ -108,7 +109,7 @@ fn variant(ty: &TypeName) -> String {
                     chars.next().map(|c| c.to_ascii_uppercase().to_string() + chars.as_str()).unwrap_or_default()
                 })
                 .collect();
-            format!("{camel}{name}")
+            format!("Value{camel}{name}")
         }
         other => other.to_string(),
     }
