@@ -333,7 +333,7 @@ pub fn named_types<'a>(
         }
         let def = type_def(operations, &named);
         if let Some(TypeDef::Record(fields)) = def {
-            fields.iter().for_each(|f| f.ty.named(&mut todo));
+            fields.iter().for_each(|f| f.ty.named(&mut |n| todo.push(n.clone())));
         }
         found.insert(named, def);
     }

@@ -363,11 +363,10 @@ impl OperationManifest {
         self.output.named(&mut |t| named.push((Field::Output, t.clone())));
         for (name, def) in &self.types {
             if let TypeDef::Record(fields) = def {
-                let mut types = Vec::new();
-                fields.iter().for_each(|f| f.ty.named(&mut types));
-                named.extend(types.into_iter().map(|t| (Field::Type(name.clone()), t)));
+                fields.iter().for_each(|f| f.ty.named(&mut |t| named.push((Field::Type(name.clone()), t.clone()))));
             }
         }
+        named.dedup();
         for (field, ty) in named {
             if let TypeName::Named { krate, name } = &ty {
                 if *krate == own && !self.types.contains_key(name) {

@@ -118,11 +118,12 @@ impl FieldType {
         }
     }
 
-    /// The value types this one names, each once, in order.
-    pub fn named(&self, out: &mut Vec<TypeName>) {
+    /// Calls `f` with each value type this one names (as
+    /// [`TypeName::named`] does).
+    pub fn named(&self, f: &mut impl FnMut(&TypeName)) {
         match self {
-            Self::List(inner) | Self::Optional(inner) | Self::Map(inner) => inner.named(out),
-            Self::Value(name) if !out.contains(name) => out.push(name.clone()),
+            Self::List(inner) | Self::Optional(inner) | Self::Map(inner) => inner.named(f),
+            Self::Value(name) => f(name),
             _ => {}
         }
     }
