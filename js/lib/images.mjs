@@ -4,6 +4,8 @@ import { PNG } from 'pngjs';
 import jpeg from 'jpeg-js';
 import piexif from 'piexifjs';
 import ExifReader from 'exifreader';
+import { bmvbhash } from 'blockhash-core';
+import { cid } from './reference.mjs';
 
 /** A small seeded PRNG (mulberry32), so the images are the same everywhere. */
 function random(seed) {
@@ -115,4 +117,32 @@ export function decode(name, file) {
   }
   const { width, height, data } = jpeg.decode(file, { useTArray: true, formatAsRGBA: true });
   return { width, height, data };
+}
+
+/**
+ * What photo_proof should output for a file, computed independently:
+ * multiformats + @noble/hashes for the CIDs, blockhash-core's
+ * `bmvbhash(imageData, 8)` for the hash, pngjs or jpeg-js for the pixels
+ * (so `pixelsCid` and `blockhash` hold exactly for PNG only: JPEG decoders
+ * are not bit-exact).
+ */
+export function photoProof(name, file) {
+  const image = decode(name, file);
+  return {
+    fileCid: cid(file, { hasher: 'blake3', base: 'base32', codec: 'raw' }),
+    pixelsCid: cid(image.data, { hasher: 'sha2-256', base: 'base32', codec: 'raw' }),
+    blockhash: bmvbhash(image, 8),
+    width: image.width,
+    height: image.height,
+  };
+}
+
+/** Bits that differ between two hex hashes of one length. */
+export function hammingDistance(a, b) {
+  let d = 0;
+  for (let i = 0; i < a.length; i++) {
+    let x = parseInt(a[i], 16) ^ parseInt(b[i], 16);
+    for (; x; x >>= 1) d += x & 1;
+  }
+  return d;
 }

@@ -54,8 +54,36 @@ pub fn derive(input: TokenStream) -> syn::Result<TokenStream> {
         }
     };
 
+    let json = quote!(::braid_support::json);
+    let write_json = match &def.shape {
+        Shape::Record(fields) => {
+            let idents: Vec<&syn::Ident> = fields.iter().map(|f| &f.ident).collect();
+            let keys: Vec<String> = fields
+                .iter()
+                .enumerate()
+                .map(|(i, f)| format!("{}\"{}\":", if i == 0 { "" } else { "," }, f.js_name))
+                .collect();
+            quote! {
+                out.push('{');
+                #(out.push_str(#keys); #json::Json::write_json(&self.#idents, out);)*
+                out.push('}');
+            }
+        }
+        Shape::Choice(variants) => {
+            let idents: Vec<&syn::Ident> = variants.iter().map(|v| &v.ident).collect();
+            let names: Vec<&str> = variants.iter().map(|v| v.js_name.as_str()).collect();
+            quote!(#json::write_str(match self { #(Self::#idents => #names,)* }, out);)
+        }
+    };
+
     let js = js(&def);
     Ok(quote! {
+        impl #json::Json for #ident {
+            fn write_json(&self, out: &mut ::braid_support::__private::String) {
+                #write_json
+            }
+        }
+
         impl ::braid_support::Value for #ident {
             const NAME: &'static str = #name;
             const TYPESCRIPT: &'static str = #typescript;

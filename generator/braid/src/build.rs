@@ -138,7 +138,7 @@ pub fn default_targets(workflow: &Workflow) -> Vec<Target> {
 /// Refuses targets an operation does not allow, naming the operation.
 pub fn check_targets(workflow: &Workflow, targets: &[Target]) -> Result<(), BuildError> {
     for t in targets {
-        if let Some(op) = workflow.operations.iter().find(|op| !op.manifest.supports(t.requires())) {
+        if let Some(op) = workflow.crates.iter().find(|op| !op.manifest.supports(t.requires())) {
             return Err(BuildError::Unsupported {
                 target: t.name().into(),
                 workflow: workflow.manifest.name.clone(),
@@ -174,7 +174,7 @@ pub fn build_key(workflow: &Workflow, targets: &[Target], toolchain: &str) -> St
     let mut targets = targets.to_vec();
     targets.sort();
     targets.dedup();
-    let operations = workflow.operations.iter().map(|op| (op.name(), op.version_id.as_str())).collect();
+    let operations = workflow.crates.iter().map(|op| (op.name(), op.version_id.as_str())).collect();
     let key = serde_json::to_value(BuildKey { manifest: &workflow.manifest, targets, operations, toolchain })
         .expect("a build key serializes");
     crate::content_id(braid_schema::json::canonical(&key).as_bytes())

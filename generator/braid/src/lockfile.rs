@@ -275,7 +275,12 @@ mod tests {
         sets.push(pick(&["op_utf8", "op_multihash", "op_cid", "op_collect"]));
         sets.push(pick(&["op_utf8", "op_collect", "op_concat", "op_multihash", "op_cid"]));
         sets.push(all.clone());
-        for set in sets {
+        for mut set in sets {
+            // With the registered crates they depend on, as a workflow's.
+            let files: Vec<_> = set.iter().map(|op| op.files().unwrap()).collect();
+            let roots: Vec<_> = set.iter().zip(&files).map(|(op, f)| (op.name(), op.version(), f.as_ref())).collect();
+            let found = registry.dependencies(&roots).unwrap();
+            set.extend(found);
             let mut deps = vec!["braid-support"];
             deps.extend(set.iter().map(RegisteredOperation::name));
             let ours = seed.prune("wf_t", "0.3.0", &deps).unwrap();

@@ -3,8 +3,8 @@
 //! `nostd` (default features off, every config value compiled in, on a
 //! bare-metal target) and `wasm` (its `wasm` feature on wasm32). The crate
 //! is vendored as a generated crate would vendor it (linked to this braid's
-//! runtime crates, seeded with Braid's lock), so what passes here builds
-//! in workflows.
+//! runtime crates and to the registered crates it depends on, seeded with
+//! Braid's lock), so what passes here builds in workflows.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -14,7 +14,7 @@ use braid_schema::Platform;
 use crate::build::NOSTD_TRIPLE;
 use crate::fsutil::{self, FsError};
 use crate::process::{self, ProcessError};
-use crate::registry::Prepared;
+use crate::registry::{Prepared, Registry, RegistryError};
 use crate::sandbox::Sandbox;
 use crate::vendor::{self, VendorError};
 
@@ -24,6 +24,8 @@ pub enum CheckError {
     Fs(#[from] FsError),
     #[error(transparent)]
     Vendor(#[from] VendorError),
+    #[error(transparent)]
+    Registry(#[from] RegistryError),
     #[error("fetching the crate's dependencies: {0}")]
     Fetch(ProcessError),
     #[error("{name} {version} does not build for {platform}, which its manifest declares:\n{source}")]
@@ -38,6 +40,8 @@ pub struct Check<'a> {
     pub target_dir: PathBuf,
     /// Builds run in this sandbox (dependencies fetched first, outside).
     pub sandbox: Option<&'a Sandbox>,
+    /// The registry whose crates it may depend on.
+    pub registry: &'a Registry,
 }
 
 /// The cargo commands that build `prepared` for each declared platform,
@@ -72,7 +76,18 @@ pub fn commands(prepared: &Prepared, manifest_path: &Path, target_dir: &Path) ->
 pub fn check(prepared: &Prepared, check: &Check<'_>) -> Result<(), CheckError> {
     let name = &prepared.manifest.name;
     let dir = vendor::dir_name(name, prepared.manifest.source.as_deref().unwrap_or_default());
-    let files = vendor::vendor(&[vendor::ToVendor { dir: &dir, files: &prepared.files }])?;
+    let version = prepared.manifest.version.parse().map_err(|e: semver::Error| VendorError::Manifest {
+        path: "Cargo.toml".into(),
+        reason: format!("version {:?}: {e}", prepared.manifest.version),
+    })?;
+    let deps = check.registry.dependencies(&[(name, &version, &prepared.files)])?;
+    let sources = deps
+        .iter()
+        .map(|op| Ok((op.name(), vendor::dir_name(op.name(), op.source_id()), op.files()?)))
+        .collect::<Result<Vec<_>, RegistryError>>()?;
+    let mut crates = vec![vendor::ToVendor { name, dir: &dir, files: &prepared.files }];
+    crates.extend(sources.iter().map(|(name, dir, files)| vendor::ToVendor { name, dir, files: files.as_ref() }));
+    let files = vendor::vendor(&crates)?;
     for file in &files {
         fsutil::write_if_changed(&check.work_dir.join(&file.path), file.contents.as_bytes())?;
     }

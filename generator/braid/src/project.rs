@@ -34,7 +34,7 @@ pub enum GenerateError {
 
 /// The vendored crates the generated crate depends on directly.
 pub fn dependencies(workflow: &Workflow) -> Vec<&str> {
-    let mut crates: Vec<&str> = workflow.operations.iter().map(|op| op.name()).collect();
+    let mut crates: Vec<&str> = workflow.crates.iter().map(|op| op.name()).collect();
     crates.push("braid-support");
     crates
 }
@@ -43,20 +43,21 @@ pub fn dependencies(workflow: &Workflow) -> Vec<&str> {
 /// `Cargo.lock`, which needs cargo or a [`LockSeed`]).
 pub fn files(workflow: &Workflow, generator: &Generator) -> Result<Vec<File>, GenerateError> {
     let mut files = generator.render(workflow)?;
-    files.extend(vendor_operations(&workflow.operations)?);
+    files.extend(vendor_operations(&workflow.crates)?);
     files.sort_by(|a, b| a.path.cmp(&b.path));
     Ok(files)
 }
 
-/// The `vendor/` files of a crate using `operations`: their sources from
-/// the registry and the runtime crates they build on.
-pub fn vendor_operations(operations: &[RegisteredOperation]) -> Result<Vec<File>, GenerateError> {
-    let sources = operations
+/// The `vendor/` files of a crate using registered `crates` (operations and
+/// the crates they depend on): their sources from the registry and the
+/// runtime crates they build on.
+pub fn vendor_operations(crates: &[RegisteredOperation]) -> Result<Vec<File>, GenerateError> {
+    let sources = crates
         .iter()
-        .map(|op| Ok((vendor::dir_name(op.name(), op.source_id()), op.files()?)))
+        .map(|op| Ok((op.name(), vendor::dir_name(op.name(), op.source_id()), op.files()?)))
         .collect::<Result<Vec<_>, RegistryError>>()?;
     let named: Vec<vendor::ToVendor<'_>> =
-        sources.iter().map(|(dir, files)| vendor::ToVendor { dir, files: files.as_ref() }).collect();
+        sources.iter().map(|(name, dir, files)| vendor::ToVendor { name, dir, files: files.as_ref() }).collect();
     Ok(vendor::vendor(&named)?)
 }
 

@@ -44,6 +44,8 @@ pub enum RegistryError {
     NotFound { name: String, version: String },
     #[error("{path}: a damaged registry entry: {reason}")]
     Damaged { path: PathBuf, reason: String },
+    #[error("{dependent} depends on {name} {requirement}, but {reason}")]
+    Dependency { dependent: String, name: String, requirement: String, reason: String },
 }
 
 fn crate_error(dir: &str, message: impl Into<String>) -> RegistryError {
@@ -502,6 +504,62 @@ impl Registry {
         self.versions(name).iter().find(|op| requirement.matches(&op.version))
     }
 
+    /// The registered crates `roots` depend on (through dependencies by
+    /// version naming a registered crate, see [`vendor::dependencies`]),
+    /// directly or through each other, that are not among `roots`: one
+    /// version each, sorted by name. A crate of a root's name is that root;
+    /// another is the highest version the first requirement met allows,
+    /// and every other requirement on it must allow that version too: a
+    /// generated crate links one copy of each crate, so each value type
+    /// has one identity.
+    pub fn dependencies(
+        &self,
+        roots: &[(&str, &semver::Version, &CrateFiles)],
+    ) -> Result<Vec<RegisteredOperation>, RegistryError> {
+        let mut chosen: BTreeMap<String, semver::Version> =
+            roots.iter().map(|(name, version, _)| (name.to_string(), (*version).clone())).collect();
+        let mut found: Vec<RegisteredOperation> = Vec::new();
+        // (dependent, its version, its dependencies by version requirement)
+        type Todo = (String, semver::Version, Vec<(String, String)>);
+        let mut todo: Vec<Todo> = Vec::new();
+        for (name, version, files) in roots {
+            todo.push((name.to_string(), (*version).clone(), vendor::dependencies(files)?));
+        }
+        while let Some((dependent, version, requires)) = todo.pop() {
+            for (name, requirement) in requires {
+                if self.get(&name).is_none() {
+                    continue;
+                }
+                let problem = |reason: String| RegistryError::Dependency {
+                    dependent: format!("{dependent} {version}"),
+                    name: name.clone(),
+                    requirement: requirement.clone(),
+                    reason,
+                };
+                let req = semver::VersionReq::parse(&requirement)
+                    .map_err(|e| problem(format!("that is not a version requirement: {e}")))?;
+                if let Some(have) = chosen.get(&name) {
+                    if !req.matches(have) {
+                        return Err(problem(format!(
+                            "{name} {have} is used too; a workflow links one version of each crate: use versions \
+                             whose requirements meet"
+                        )));
+                    }
+                    continue;
+                }
+                let Some(op) = self.select(&name, &req) else {
+                    let versions: Vec<String> = self.versions(&name).iter().map(|op| op.version.to_string()).collect();
+                    return Err(problem(format!("the registry has {name} {} only", versions.join(", "))));
+                };
+                chosen.insert(name.clone(), op.version.clone());
+                todo.push((name.clone(), op.version.clone(), vendor::dependencies(&*op.files()?)?));
+                found.push(op.clone());
+            }
+        }
+        found.sort_by(|a, b| a.name().cmp(b.name()));
+        Ok(found)
+    }
+
     /// The operation whose version id is `id`.
     pub fn by_version_id(&self, id: &str) -> Option<&RegisteredOperation> {
         self.operations.iter().find(|op| op.version_id == id)
@@ -639,7 +697,7 @@ mod tests {
     #[test]
     fn builtin_operations_are_consistent() {
         let registry = Registry::builtin();
-        assert_eq!(registry.names().len(), 11, "{:?}", registry.names());
+        assert_eq!(registry.names().len(), 18, "{:?}", registry.names());
         for op in registry.iter() {
             assert_eq!(registry.by_version_id(&op.version_id).unwrap().name(), op.name());
             assert!(braid_schema::is_content_id(op.source_id()), "{}", op.source_id());
@@ -648,6 +706,28 @@ mod tests {
         let file = registry.get("op_file").unwrap();
         assert_eq!(file.manifest.targets, [braid_schema::Platform::Native]);
         assert!(registry.get("op_nope").is_none());
+    }
+
+    #[test]
+    fn dependencies_between_registered_crates_resolve_to_one_version_each() {
+        let registry = Registry::builtin();
+        let phash = registry.get("op_image_phash").unwrap();
+        let files = phash.files().unwrap();
+        let found = registry.dependencies(&[(phash.name(), phash.version(), &files)]).unwrap();
+        let names: Vec<&str> = found.iter().map(RegisteredOperation::name).collect();
+        assert_eq!(names, ["op_image_decode", "op_image_gray", "op_image_resize"]);
+        // A root of a dependency's name is that dependency.
+        let decode = registry.get("op_image_decode").unwrap();
+        let decode_files = decode.files().unwrap();
+        let roots = [(phash.name(), phash.version(), &*files), (decode.name(), decode.version(), &*decode_files)];
+        let names: Vec<String> =
+            registry.dependencies(&roots).unwrap().iter().map(|op| op.name().to_string()).collect();
+        assert_eq!(names, ["op_image_gray", "op_image_resize"]);
+        // Another version of it than the requirement allows: refused, saying which.
+        let newer = semver::Version::new(0, 2, 0);
+        let roots = [(phash.name(), phash.version(), &*files), (decode.name(), &newer, &*decode_files)];
+        let e = registry.dependencies(&roots).unwrap_err().to_string();
+        assert!(e.contains("depends on op_image_decode 0.1.0, but op_image_decode 0.2.0 is used too"), "{e}");
     }
 
     #[test]

@@ -42,6 +42,9 @@ struct RunnerPlan<'a> {
     /// The input types, for its usage message.
     types_lit: RustStr,
     inputs: Vec<RunnerInput<'a>>,
+    /// The names of the value types of one's own in the output (the
+    /// generated crate re-exports them), printed as JSON.
+    value_types: Vec<Ident>,
 }
 
 #[derive(Serialize)]
@@ -128,6 +131,13 @@ pub fn run(
         support_dir: &plan.support_dir,
         types_lit: RustStr::new(&type_list),
         inputs: plan.external_inputs.iter().zip(readers).map(|(input, reader)| RunnerInput { input, reader }).collect(),
+        value_types: crate::registry::named_types(&workflow.crates, &[workflow.output()])
+            .into_keys()
+            .filter_map(|t| match t {
+                TypeName::Named { name, .. } => Some(Ident::new(&name)),
+                _ => None,
+            })
+            .collect(),
     };
     let files = generator.render_runner(&runner).map_err(GenerateError::from)?;
     project::write_files(&runner_dir, &files)?;

@@ -74,10 +74,13 @@ fn bad(path: &str, reason: impl Into<String>) -> VendorError {
 /// A crate's `Cargo.toml` made standalone: fields and dependencies it
 /// inherits from `workspace` filled in, `[dev-dependencies]`, targets other
 /// than the library and `[badges]` dropped, dependencies on the runtime
-/// crates by version only. A registered crate builds from its own files
-/// and crates.io: a path dependency must name a directory inside the
-/// crate (a crate it *bundles*, see [`bundled`]); a git dependency, or a
-/// path out of the crate, is an error. `path` names the file in errors.
+/// crates by version only. A registered crate builds from its own files,
+/// the registry and crates.io: a path dependency names a directory inside
+/// the crate (a crate it *bundles*, see [`bundled`]), or has a `version`,
+/// which it keeps without the path, as `cargo publish` does (it resolves to
+/// the registered crate of that name, see [`dependencies`], or else to
+/// crates.io). A git dependency, or a path out of the crate without a
+/// version, is an error. `path` names the file in errors.
 pub fn standalone(text: &str, workspace: Option<&Workspace>, path: &str) -> Result<String, VendorError> {
     let mut t: Table = text.parse().map_err(|e| bad(path, format!("{e}")))?;
     if t.contains_key("workspace") {
@@ -99,44 +102,75 @@ pub fn standalone(text: &str, workspace: Option<&Workspace>, path: &str) -> Resu
     }
     let fix = |deps: &mut Table| -> Result<(), VendorError> {
         for (name, dep) in deps.iter_mut() {
-            if is_inherited(dep) {
+            // A path the workspace declares is relative to the workspace,
+            // so never one of this crate's directories.
+            let inherited = is_inherited(dep);
+            if inherited {
                 *dep = Value::Table(inherit(ws, name, dep).map_err(|r| bad(path, r))?);
             }
-            if let Value::Table(d) = dep {
-                if d.contains_key("path") || d.contains_key("git") {
-                    let krate = d.get("package").and_then(Value::as_str).unwrap_or(name).to_string();
-                    if !RUNTIME.contains(&krate.as_str()) {
-                        let inside = d.get("path").and_then(Value::as_str).and_then(bundled_dir);
-                        match inside {
-                            Some(dir) if !d.contains_key("git") => {
-                                d.insert("path".into(), Value::String(dir));
-                                continue;
-                            }
-                            _ => {
-                                return Err(bad(
-                                    path,
-                                    format!(
-                                        "dependency `{name}` is a git dependency or a path out of the crate; an \
-                                         operation builds from its own files and crates.io: depend on a published \
-                                         version, or move the crate into this one's directory \
-                                         (`path = \"{name}\"`)"
-                                    ),
-                                ));
-                            }
-                        }
-                    }
-                    d.remove("path");
-                    d.remove("git");
-                    if !d.contains_key("version") {
-                        return Err(bad(path, format!("dependency `{name}` needs a version, such as \"0.1\"")));
-                    }
+            let Value::Table(d) = dep else { continue };
+            if d.contains_key("git") {
+                return Err(bad(
+                    path,
+                    format!(
+                        "dependency `{name}` is a git dependency; an operation builds from its own files, the \
+                         registry and crates.io: depend on a version, or move the crate into this one's \
+                         directory (`path = \"{name}\"`)"
+                    ),
+                ));
+            }
+            let Some(dep_path) = d.get("path").and_then(Value::as_str) else { continue };
+            let krate = d.get("package").and_then(Value::as_str).unwrap_or(name);
+            if !RUNTIME.contains(&krate) && !inherited {
+                if let Some(dir) = bundled_dir(dep_path) {
+                    d.insert("path".into(), Value::String(dir));
+                    continue;
                 }
             }
+            if !d.contains_key("version") {
+                return Err(bad(
+                    path,
+                    format!(
+                        "dependency `{name}` is a path out of the crate without a version; an operation builds \
+                         from its own files, the registry and crates.io: add the `version` it resolves to there \
+                         (such as \"0.1\"), or move the crate into this one's directory (`path = \"{name}\"`)"
+                    ),
+                ));
+            }
+            d.remove("path");
         }
         Ok(())
     };
     for_each_dependency_table(&mut t, fix)?;
     toml::to_string(&t).map_err(|e| bad(path, format!("{e}")))
+}
+
+/// The dependencies by version (`name = "0.1"`, no path) of a standalone
+/// crate's `files`, its bundled crates' included: each crate's name (its
+/// `package` if renamed) and version requirement, sorted, without repeats.
+/// Those naming a registered crate resolve to it (see
+/// `Registry::dependencies`).
+pub fn dependencies(files: &CrateFiles) -> Result<Vec<(String, String)>, VendorError> {
+    let mut out = std::collections::BTreeSet::new();
+    for dir in manifests(files)? {
+        let path = format!("{dir}Cargo.toml");
+        let mut t: Table = files[&path].parse().map_err(|e| bad(&path, format!("{e}")))?;
+        for_each_dependency_table(&mut t, |deps| {
+            for (name, dep) in deps.iter() {
+                let (krate, version) = match dep {
+                    Value::String(v) => (name.as_str(), v.as_str()),
+                    Value::Table(d) if !d.contains_key("path") => (
+                        d.get("package").and_then(Value::as_str).unwrap_or(name),
+                        d.get("version").and_then(Value::as_str).unwrap_or("*"),
+                    ),
+                    _ => continue,
+                };
+                out.insert((krate.to_string(), version.to_string()));
+            }
+            Ok(())
+        })?;
+    }
+    Ok(out.into_iter().collect())
 }
 
 /// Most levels of crates bundled in crates bundled in an operation.
@@ -270,33 +304,44 @@ pub fn source_id(files: &CrateFiles) -> String {
 }
 
 /// A standalone `Cargo.toml` linked for vendoring: its dependencies on
-/// runtime crates point at `../<crate>-<id>` (from a crate bundled `depth`
-/// levels down, `../../..`). Also returns those crates.
-fn link(text: &str, path: &str, depth: usize) -> Result<(String, Vec<String>), VendorError> {
+/// runtime crates, and on the crates of `linked` (name -> vendored
+/// directory), point at `../<dir>` (from a crate bundled `depth` levels
+/// down, `../../..`). Also returns the runtime crates it names.
+fn link(
+    text: &str,
+    path: &str,
+    depth: usize,
+    linked: &BTreeMap<&str, &str>,
+) -> Result<(String, Vec<String>), VendorError> {
     let mut t: Table = text.parse().map_err(|e| bad(path, format!("{e}")))?;
     let mut runtime = Vec::new();
     for_each_dependency_table(&mut t, |deps| {
         for (name, dep) in deps.iter_mut() {
             let krate = match dep {
+                Value::Table(d) if d.contains_key("path") => continue,
                 Value::Table(d) => d.get("package").and_then(Value::as_str).unwrap_or(name).to_string(),
                 _ => name.clone(),
             };
-            if !RUNTIME.contains(&krate.as_str()) {
+            let dir = if RUNTIME.contains(&krate.as_str()) {
+                runtime.push(krate.clone());
+                runtime_crate(&krate).map_err(|e| bad(path, e.to_string()))?.dir.as_str()
+            } else if let Some(dir) = linked.get(krate.as_str()) {
+                dir
+            } else {
                 continue;
-            }
+            };
             let mut d = match dep {
                 Value::String(v) => Table::from_iter([("version".to_string(), Value::String(v.clone()))]),
                 Value::Table(d) => d.clone(),
                 _ => return Err(bad(path, format!("dependency `{name}` is neither a version nor a table"))),
             };
-            let dir = runtime_crate(&krate).map_err(|e| bad(path, e.to_string()))?.dir.clone();
             d.insert("path".into(), Value::String(format!("{}{dir}", "../".repeat(depth + 1))));
             *dep = Value::Table(d);
-            runtime.push(krate);
         }
         Ok(())
     })?;
-    let header = "# Vendored by braid: dependencies on Braid's runtime crates point at their copies here.\n";
+    let header = "# Vendored by braid: dependencies on Braid's runtime crates and on registered crates point at \
+                  their copies here.\n";
     Ok((format!("{header}{}", toml::to_string(&t).map_err(|e| bad(path, format!("{e}")))?), runtime))
 }
 
@@ -407,7 +452,7 @@ pub fn install_runtime(dir: &Path) -> Result<BTreeMap<String, std::path::PathBuf
     let mut installed = BTreeMap::new();
     for krate in embedded()?.iter().filter(|c| RUNTIME.contains(&c.name.as_str())) {
         for (rel, text) in &krate.files {
-            let text = if rel == "Cargo.toml" { link(text, rel, 0)?.0 } else { text.clone() };
+            let text = if rel == "Cargo.toml" { link(text, rel, 0, &BTreeMap::new())?.0 } else { text.clone() };
             fsutil::write_if_changed(&dir.join(&krate.dir).join(rel), text.as_bytes())?;
         }
         installed.insert(krate.name.clone(), dir.join(&krate.dir));
@@ -415,22 +460,25 @@ pub fn install_runtime(dir: &Path) -> Result<BTreeMap<String, std::path::PathBuf
     Ok(installed)
 }
 
-/// A crate to vendor: the directory it goes in ([`dir_name`]) and its
-/// standalone files.
+/// A crate to vendor: its name, the directory it goes in ([`dir_name`])
+/// and its standalone files.
 #[derive(Debug, Clone, Copy)]
 pub struct ToVendor<'a> {
+    pub name: &'a str,
     pub dir: &'a str,
     pub files: &'a CrateFiles,
 }
 
-/// The `vendor/` files of a generated crate: each of `operations` and the
-/// runtime crates they reach (braid-support always), linked.
-pub fn vendor(operations: &[ToVendor<'_>]) -> Result<Vec<File>, VendorError> {
+/// The `vendor/` files of a generated crate: each of `crates` (the
+/// operations and the registered crates they depend on) and the runtime
+/// crates they reach (braid-support always), linked to each other.
+pub fn vendor(crates: &[ToVendor<'_>]) -> Result<Vec<File>, VendorError> {
     let support = runtime_crate("braid-support")?;
-    let mut todo: Vec<ToVendor<'_>> = operations.to_vec();
-    todo.push(ToVendor { dir: &support.dir, files: &support.files });
+    let linked: BTreeMap<&str, &str> = crates.iter().map(|c| (c.name, c.dir)).collect();
+    let mut todo: Vec<ToVendor<'_>> = crates.to_vec();
+    todo.push(ToVendor { name: &support.name, dir: &support.dir, files: &support.files });
     let mut done: BTreeMap<String, Vec<File>> = BTreeMap::new();
-    while let Some(ToVendor { dir, files }) = todo.pop() {
+    while let Some(ToVendor { dir, files, .. }) = todo.pop() {
         if done.contains_key(dir) {
             continue;
         }
@@ -440,10 +488,10 @@ pub fn vendor(operations: &[ToVendor<'_>]) -> Result<Vec<File>, VendorError> {
             let path = format!("vendor/{dir}/{rel}");
             let bundled = rel.strip_suffix("Cargo.toml").filter(|d| manifests.iter().any(|m| m == d));
             let contents = if let Some(bundled) = bundled {
-                let (linked, runtime) = link(text, &path, bundled.matches('/').count())?;
+                let (linked, runtime) = link(text, &path, bundled.matches('/').count(), &linked)?;
                 for dep in runtime {
                     let krate = runtime_crate(&dep)?;
-                    todo.push(ToVendor { dir: &krate.dir, files: &krate.files });
+                    todo.push(ToVendor { name: &krate.name, dir: &krate.dir, files: &krate.files });
                 }
                 linked
             } else {
@@ -485,7 +533,7 @@ mod tests {
     #[test]
     fn vendoring_links_the_runtime_crates() {
         let op = embedded().unwrap().iter().find(|c| c.name == "op_multihash").unwrap();
-        let files = vendor(&[ToVendor { dir: &op.dir, files: &op.files }]).unwrap();
+        let files = vendor(&[ToVendor { name: &op.name, dir: &op.dir, files: &op.files }]).unwrap();
         let paths: Vec<&str> = files.iter().map(|f| f.path.as_str()).collect();
         let support = &runtime_crate("braid-support").unwrap().dir;
         assert!(paths.contains(&format!("vendor/{}/src/lib.rs", op.dir).as_str()));
@@ -501,7 +549,7 @@ mod tests {
     }
 
     #[test]
-    fn path_dependencies_out_of_the_crate_are_refused() {
+    fn path_dependencies_out_of_the_crate_are_refused_without_a_version() {
         for dep in [
             "{ path = \"../mine\" }",
             "{ path = \"/abs/mine\" }",
@@ -514,6 +562,12 @@ mod tests {
             let text = format!("[package]\nname = \"op_x\"\nversion = \"0.1.0\"\n[dependencies]\nmine = {dep}\n");
             let e = standalone(&text, None, "op_x/Cargo.toml").unwrap_err().to_string();
             assert!(e.contains("op_x/Cargo.toml") && e.contains("`mine`"), "{dep}: {e}");
+        }
+        for dep in ["{ path = \"../mine\", version = \"0.2\" }", "{ path = \"/abs/mine\", version = \"0.2\" }"] {
+            let text = format!("[package]\nname = \"op_x\"\nversion = \"0.1.0\"\n[dependencies]\nmine = {dep}\n");
+            let t: Table = standalone(&text, None, "op_x/Cargo.toml").unwrap().parse().unwrap();
+            assert!(t["dependencies"]["mine"].get("path").is_none(), "{dep}: kept by version, as cargo publish does");
+            assert_eq!(t["dependencies"]["mine"]["version"].as_str(), Some("0.2"));
         }
         let inherited = "[package]\nname = \"op_x\"\nversion.workspace = true\n";
         let e = standalone(inherited, None, "Cargo.toml").unwrap_err().to_string();
@@ -539,7 +593,7 @@ mod tests {
             ("src/fixture/Cargo.toml".to_string(), "not a manifest [".to_string()),
         ]);
         assert_eq!(manifests(&files).unwrap(), ["", "macro/", "tools/gen/"]);
-        let out = vendor(&[ToVendor { dir: "op_x-abc", files: &files }]).unwrap();
+        let out = vendor(&[ToVendor { name: "op_x", dir: "op_x-abc", files: &files }]).unwrap();
         let support = &runtime_crate("braid-support").unwrap().dir;
         let linked = |rel: &str| -> Table {
             out.iter().find(|f| f.path == format!("vendor/op_x-abc/{rel}")).unwrap().contents.parse().unwrap()
@@ -553,5 +607,43 @@ mod tests {
         let mut missing = files.clone();
         missing.remove("tools/gen/Cargo.toml");
         assert!(manifests(&missing).unwrap_err().to_string().contains("tools/gen/Cargo.toml"));
+    }
+
+    #[test]
+    fn dependencies_on_registered_crates_are_linked_to_their_copies() {
+        let op = "[package]\nname = \"op_y\"\nversion = \"0.1.0\"\n[dependencies]\nbraid-support = \"0.1\"\n\
+                  images = { package = \"op_img\", version = \"0.3\", default-features = false }\nblake3 = \"1\"\n\
+                  helper = { path = \"helper\" }\n";
+        let helper = "[package]\nname = \"helper\"\nversion = \"0.1.0\"\n[target.'cfg(unix)'.dependencies]\n\
+                      op_img = \"0.3.1\"\n";
+        let files = CrateFiles::from([
+            ("Cargo.toml".to_string(), op.to_string()),
+            ("helper/Cargo.toml".to_string(), helper.to_string()),
+        ]);
+        let want: Vec<(String, String)> =
+            [("blake3", "1"), ("braid-support", "0.1"), ("op_img", "0.3"), ("op_img", "0.3.1")]
+                .iter()
+                .map(|(a, b)| (a.to_string(), b.to_string()))
+                .collect();
+        assert_eq!(dependencies(&files).unwrap(), want);
+        let img = CrateFiles::from([(
+            "Cargo.toml".to_string(),
+            "[package]\nname = \"op_img\"\nversion = \"0.3.2\"\n".to_string(),
+        )]);
+        let out = vendor(&[
+            ToVendor { name: "op_y", dir: "op_y-abc", files: &files },
+            ToVendor { name: "op_img", dir: "op_img-def", files: &img },
+        ])
+        .unwrap();
+        let linked = |rel: &str| -> Table {
+            out.iter().find(|f| f.path == format!("vendor/{rel}")).unwrap().contents.parse().unwrap()
+        };
+        let top = linked("op_y-abc/Cargo.toml");
+        assert_eq!(top["dependencies"]["images"]["path"].as_str(), Some("../op_img-def"));
+        assert_eq!(top["dependencies"]["images"]["default-features"].as_bool(), Some(false));
+        assert!(top["dependencies"]["blake3"].as_str().is_some(), "crates.io stays by version");
+        let inner = linked("op_y-abc/helper/Cargo.toml");
+        assert_eq!(inner["target"]["cfg(unix)"]["dependencies"]["op_img"]["path"].as_str(), Some("../../op_img-def"));
+        assert!(out.iter().any(|f| f.path == "vendor/op_img-def/Cargo.toml"));
     }
 }

@@ -159,6 +159,13 @@ fn operation() -> impl Strategy<Value = Value> {
         "op_file",
         "op_image_decode",
         "op_exif",
+        "op_image_gray",
+        "op_image_resize",
+        "op_image_phash",
+        "op_image_pixels",
+        "op_hamming",
+        "op_photo_proof",
+        "op_share",
         "op_nope",
         "",
     ]);

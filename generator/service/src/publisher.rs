@@ -129,7 +129,9 @@ fn run(state: &AppState, job: &Publish) -> Result<String, String> {
         .hide(&state.config.data);
     let targets = braid::join(&prepared.manifest.targets, ", ");
     progress(&format!("building for {targets} in the sandbox"));
-    opcheck::check(&prepared, &Check { work_dir, target_dir, sandbox: Some(&sandbox) }).map_err(|e| e.to_string())?;
+    let registry = state.registry();
+    opcheck::check(&prepared, &Check { work_dir, target_dir, sandbox: Some(&sandbox), registry: &registry })
+        .map_err(|e| e.to_string())?;
     progress("registering");
     let mut registry = Registry::open(&state.config.data).map_err(|e| e.to_string())?;
     let added = registry.add(prepared, Origin::Published).map_err(|e| e.to_string())?;

@@ -163,9 +163,7 @@ async fn build_in(state: &Arc<AppState>, job: &Claimed, dir: &Path) -> Result<Ou
     // Operations that did not ship with braid compile in a target directory
     // of their own set, in the sandbox (see `publisher`).
     let third_party: Vec<String> = braid::manifest::validate(&job.manifest, &state.registry())
-        .map(|w| {
-            w.operations.iter().filter(|op| op.origin != Origin::Builtin).map(|op| op.version_id.clone()).collect()
-        })
+        .map(|w| w.crates.iter().filter(|op| op.origin != Origin::Builtin).map(|op| op.version_id.clone()).collect())
         .unwrap_or_default();
     let ids: Vec<&str> = third_party.iter().map(String::as_str).collect();
     let target_dir = crate::publisher::third_party_target_dir(&state.config.target_dir, &ids);

@@ -31,6 +31,38 @@ pub struct Image {
     pub pixels: Vec<u8>,
 }
 
+impl Image {
+    /// Checks that `pixels` holds exactly `width * height` RGBA8 pixels:
+    /// the operations taking an image call it first, as an image made
+    /// elsewhere (a JS object) may not. `operation` names the caller.
+    pub fn check(&self, operation: &str) -> Result<(), Error> {
+        let want = u64::from(self.width) * u64::from(self.height) * 4;
+        if self.pixels.len() as u64 != want {
+            return Err(Error::invalid_input(
+                operation,
+                format!(
+                    "an image of {} x {} pixels holds {want} bytes of RGBA8 pixels, not {}",
+                    self.width,
+                    self.height,
+                    self.pixels.len()
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// `len` zero bytes for an image's pixels, reserved fallibly: an error
+    /// naming `operation`, not an abort, when memory has no room for them.
+    pub fn alloc(len: usize, operation: &str) -> Result<Vec<u8>, Error> {
+        let mut out = Vec::new();
+        out.try_reserve_exact(len).map_err(|_| {
+            Error::invalid_input(operation, format!("the image needs {len} bytes, more than memory has room for"))
+        })?;
+        out.resize(len, 0);
+        Ok(out)
+    }
+}
+
 /// The file formats this operation reads, by their first bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Format {
@@ -75,7 +107,7 @@ pub async fn execute(input: &Bytes, config: &Config) -> Result<Image, Error> {
             check_size(width, height, max_pixels, megapixels)?;
             let colorspace = decoder.get_colorspace().ok_or_else(|| invalid("a PNG file without a colour type"))?;
             let size = decoder.output_buffer_size().ok_or_else(|| invalid("a PNG file without dimensions"))?;
-            let mut out = reserve(size)?;
+            let mut out = Image::alloc(size, OPERATION.name)?;
             decoder.decode_into(&mut out).map_err(|e| invalid(&format!("a damaged PNG file: {e:?}")))?;
             rgba(out, colorspace, width, height)
         }
@@ -90,7 +122,7 @@ pub async fn execute(input: &Bytes, config: &Config) -> Result<Image, Error> {
             check_size(width, height, max_pixels, megapixels)?;
             let colorspace = decoder.get_output_colorspace().ok_or_else(|| invalid("a JPEG file without colours"))?;
             let size = decoder.output_buffer_size().ok_or_else(|| invalid("a JPEG file without dimensions"))?;
-            let mut out = reserve(size)?;
+            let mut out = Image::alloc(size, OPERATION.name)?;
             decoder.decode_into(&mut out).map_err(|e| invalid(&format!("a damaged JPEG file: {e:?}")))?;
             rgba(out, colorspace, width, height)
         }
@@ -129,15 +161,6 @@ fn check_size(width: usize, height: usize, max_pixels: u64, megapixels: &str) ->
     Ok(())
 }
 
-/// A zeroed buffer of `size` bytes, or an error if memory has no room.
-fn reserve(size: usize) -> Result<Vec<u8>, Error> {
-    let mut out = Vec::new();
-    out.try_reserve_exact(size)
-        .map_err(|_| invalid(&format!("the image needs {size} bytes, more than memory has room for")))?;
-    out.resize(size, 0);
-    Ok(out)
-}
-
 /// The decoder's samples (8 bits each, in `colorspace`) as RGBA8.
 fn rgba(samples: Vec<u8>, colorspace: ColorSpace, width: usize, height: usize) -> Result<Image, Error> {
     let pixels = width * height;
@@ -152,7 +175,7 @@ fn rgba(samples: Vec<u8>, colorspace: ColorSpace, width: usize, height: usize) -
             samples
         }
         ColorSpace::RGB | ColorSpace::Luma | ColorSpace::LumaA => {
-            let mut out = reserve(pixels * 4)?;
+            let mut out = Image::alloc(pixels * 4, OPERATION.name)?;
             for (px, rgba) in samples.chunks_exact(channels).zip(out.chunks_exact_mut(4)) {
                 let (rgb, alpha) = match (colorspace, px) {
                     (ColorSpace::RGB, [r, g, b]) => ([*r, *g, *b], 255),

@@ -21,6 +21,7 @@ pub mod codec;
 mod config;
 mod error;
 mod exec;
+pub mod json;
 mod operation;
 pub mod typename;
 mod types;

@@ -204,7 +204,8 @@ pub struct Memo {
     pub last_use: usize,
 }
 
-/// A vendored operation crate the generated crate depends on.
+/// A vendored registered crate the generated crate depends on (an
+/// operation, or a crate operations depend on).
 #[derive(Debug, Clone, Serialize)]
 pub struct Dependency {
     pub name: Ident,
@@ -306,7 +307,7 @@ pub fn plan(w: &Workflow) -> CratePlan {
         .collect();
 
     let operations = w
-        .operations
+        .crates
         .iter()
         .map(|op| Dependency {
             name: Ident::new(op.name()),
@@ -324,9 +325,9 @@ pub fn plan(w: &Workflow) -> CratePlan {
 
     let mut boundary: Vec<&TypeName> = external_inputs_types(w);
     boundary.push(&w.segments[last].output);
-    let typescript = typescript::plan(&segments, &external_inputs, &boundary, &w.operations);
+    let typescript = typescript::plan(&segments, &external_inputs, &boundary, &w.crates);
     let value_types =
-        crate::registry::named_types(&w.operations, &boundary).into_keys().map(|t| RustType::new(&t)).collect();
+        crate::registry::named_types(&w.crates, &boundary).into_keys().map(|t| RustType::new(&t)).collect();
 
     CratePlan {
         header: Header {

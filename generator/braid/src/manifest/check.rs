@@ -25,6 +25,10 @@ pub struct Workflow {
     pub targets: Vec<Platform>,
     /// The operations used, sorted by name, without repeats.
     pub operations: Vec<RegisteredOperation>,
+    /// Every registered crate the generated crate builds on: the
+    /// operations and the registered crates they depend on (where value
+    /// types they share are defined), one version each, sorted by name.
+    pub crates: Vec<RegisteredOperation>,
 }
 
 #[derive(Debug, Clone)]
@@ -261,22 +265,49 @@ impl<'r> Checker<'r> {
             return None;
         }
         operations.sort_by(|a, b| a.name().cmp(b.name()));
-        self.check_boundary_types(&segments, &operations);
+        let crates = self.crates(&operations)?;
+        self.check_boundary_types(&segments, &crates);
         if !self.diagnostics.is_empty() {
             return None;
         }
-        let targets =
-            Platform::ALL.into_iter().filter(|p| operations.iter().all(|op| op.manifest.supports(*p))).collect();
+        let targets = Platform::ALL.into_iter().filter(|p| crates.iter().all(|op| op.manifest.supports(*p))).collect();
         let value = serde_json::to_value(&manifest).expect("a manifest serializes");
         let id = braid_schema::content_id(braid_schema::json::canonical(&value).as_bytes());
-        Some(Workflow { manifest, id, segments, targets, operations })
+        Some(Workflow { manifest, id, segments, targets, operations, crates })
+    }
+
+    /// `operations` and the registered crates they depend on, sorted by
+    /// name; reports a dependency the registry cannot meet.
+    fn crates(&mut self, operations: &[RegisteredOperation]) -> Option<Vec<RegisteredOperation>> {
+        let files = operations.iter().map(|op| op.files()).collect::<Result<Vec<_>, _>>();
+        let found = files.and_then(|files| {
+            let roots: Vec<_> =
+                operations.iter().zip(&files).map(|(op, files)| (op.name(), op.version(), files.as_ref())).collect();
+            self.registry.dependencies(&roots)
+        });
+        match found {
+            Ok(found) => {
+                let mut crates: Vec<RegisteredOperation> = operations.iter().cloned().chain(found).collect();
+                crates.sort_by(|a, b| a.name().cmp(b.name()));
+                Some(crates)
+            }
+            Err(e) => {
+                self.error(
+                    Diagnostic::new("/segments", "the workflow's operations cannot be built together")
+                        .found(e.to_string())
+                        .hint("`braid ops NAME` lists the registered versions of a crate"),
+                );
+                None
+            }
+        }
     }
 
     /// The value types of one's own at the workflow's boundary (external
     /// inputs, output) become JS objects with TypeScript declarations:
-    /// each must be defined by an operation crate of the workflow, and no
-    /// two may share a name (JS has one namespace for them).
-    fn check_boundary_types(&mut self, segments: &[ResolvedSegment], operations: &[RegisteredOperation]) {
+    /// each must be defined by a crate of the workflow (an operation's, or
+    /// one they depend on), and no two may share a name (JS has one
+    /// namespace for them).
+    fn check_boundary_types(&mut self, segments: &[ResolvedSegment], crates: &[RegisteredOperation]) {
         let mut roots: Vec<(String, &TypeName)> = Vec::new();
         for (i, segment) in segments.iter().enumerate() {
             for (k, input) in segment.inputs.iter().enumerate() {
@@ -289,15 +320,15 @@ impl<'r> Checker<'r> {
         roots.push((format!("/segments/{last}"), &segments[last].output));
         let mut by_name: BTreeMap<String, TypeName> = BTreeMap::new();
         for (pointer, root) in &roots {
-            for (named, def) in crate::registry::named_types(operations, &[root]) {
+            for (named, def) in crate::registry::named_types(crates, &[root]) {
                 let TypeName::Named { krate, name } = &named else { continue };
                 if def.is_none() {
                     self.error(
                         Diagnostic::new(pointer, format!("value type `{named}` has no definition here"))
                             .expected(format!(
-                                "an operation of crate `{krate}` in the workflow, whose manifest defines `{name}`"
+                                "crate `{krate}` among the workflow's operations or their dependencies, defining `{name}`"
                             ))
-                            .hint("a workflow's inputs and output become JS objects: use an operation of the crate that defines the type"),
+                            .hint("a workflow's inputs and output become JS objects: use an operation of the crate that defines the type, or of one depending on it"),
                     );
                 }
                 match by_name.get(name) {

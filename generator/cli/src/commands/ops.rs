@@ -173,7 +173,10 @@ fn add(AddArgs { dirs, no_build, target_dir }: AddArgs) -> anyhow::Result<()> {
         if !no_build && !already(&registry, &prepared) {
             eprintln!("building {} {} for {}", m.name, m.version, join(&m.targets, ", "));
             let work_dir = work_dir(&registry, &prepared)?;
-            opcheck::check(&prepared, &Check { work_dir, target_dir: target_dir.clone(), sandbox: None })?;
+            opcheck::check(
+                &prepared,
+                &Check { work_dir, target_dir: target_dir.clone(), sandbox: None, registry: &registry },
+            )?;
         }
         let (name, version, id) = (m.name.clone(), m.version.clone(), prepared.version_id.clone());
         let outcome = registry.add(prepared, Origin::Added)?;

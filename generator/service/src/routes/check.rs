@@ -144,7 +144,7 @@ pub(super) async fn validate_manifest(State(state): State<Arc<AppState>>, JsonBo
 pub(super) async fn generate_crate(State(state): State<Arc<AppState>>, JsonBody(text): JsonBody) -> ApiResult {
     let s = state.clone();
     let workflow = heavy(&state, move || check(&s, &text)).await??;
-    let seed = lock_seed(&state, &workflow.operations).await?;
+    let seed = lock_seed(&state, &workflow.crates).await?;
     let s = state.clone();
     // In memory: no files written, no process started (but the first
     // resolution of a set of operations).
