@@ -9,6 +9,7 @@ import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createRequire } from 'node:module';
 import { chromium } from 'playwright-core';
 import { build } from 'esbuild';
 import { wasmModules } from '../lib/esbuild-wasm.mjs';
@@ -29,7 +30,7 @@ let server;
 // test scripts; /page.html?script=... runs one of them.
 before(async () => {
   // Every workflow with vectors and a web package (cid_of_file reads files: native only), and a test one.
-  const wfs = [...new Set(vectors.map((c) => c.workflow).filter((w) => w !== 'cid_of_file')), 'concat_hex', 'decoded_images'];
+  const wfs = [...new Set(vectors.map((c) => c.workflow).filter((w) => w !== 'cid_of_file')), 'concat_hex', 'decoded_images', 'photo_proof', 'thumbnail_hashes'];
   const mounts = { '/app/': app, '/lib/': join(root, 'js/lib'), '/ops/': ops, '/images/': join(root, 'workflows/samples/images') };
   for (const w of wfs) mounts[`/wf/${w}/`] = join(out, w, 'pkg/web');
   server = await serve(mounts);
@@ -133,6 +134,40 @@ test('a value type of one\'s own in Chromium: decoded images as plain objects, s
   }
   assert.deepEqual(result.resumed, { done: true, width: 64 });
   assert.match(result.bad, /decoded_images input 1\.height: expected number .*found a string/);
+});
+
+test('the image workflows in Chromium: photo_proof as blockhash-core computes it, a type shared across crates suspended and resumed', async () => {
+  const result = await inPage('web_photo', `
+    import initProof, { run as proof } from '/wf/photo_proof/wf_photo_proof.js';
+    import initThumbs, { Workflow, run as thumbs } from '/wf/thumbnail_hashes/wf_thumbnail_hashes.js';
+    const bytes = async (name) => new Uint8Array(await (await fetch('/images/' + name)).arrayBuffer());
+    try {
+      await initProof();
+      await initThumbs();
+      const out = {};
+      for (const name of ['photo.png', 'alpha.png', 'photo.jpg']) out[name] = await proof([await bytes(name)]);
+      try { await proof([(await bytes('photo.jpg')).subarray(0, 1000)]); out.truncated = 'no error'; }
+      catch (e) { out.truncated = e instanceof Error && !(e instanceof WebAssembly.RuntimeError) ? e.message : 'not an Error: ' + e; }
+      const image = { width: 64, height: 48, pixels: await bytes('photo.png.rgba') };
+      const size = { width: 32, height: 24 };
+      const square = { width: 32, height: 32 };
+      out.thumbs = await thumbs([image, size, square]);
+      const wf = new Workflow();
+      await wf.next([image, size]);
+      const resumed = Workflow.resume(wf.suspend());
+      const step = await resumed.next([square]);
+      out.resumed = step.output;
+      window.result = out;
+    } catch (e) { window.result = { error: String(e) }; }`);
+  assert.equal(result.error, undefined, result.error);
+  const proofs = JSON.parse(readFileSync(join(root, 'workflows/samples/images/proofs.json'), 'utf8'));
+  for (const name of ['photo.png', 'alpha.png']) assert.deepEqual(result[name], proofs[name], name);
+  assert.equal(result['photo.jpg'].fileCid, proofs['photo.jpg'].fileCid);
+  assert.match(result.truncated, /JPEG/);
+  const node = createRequire(import.meta.url)(join(out, 'thumbnail_hashes/pkg/node/wf_thumbnail_hashes.js'));
+  const expected = await node.run([{ width: 64, height: 48, pixels: new Uint8Array(readFileSync(join(root, 'workflows/samples/images/photo.png.rgba'))) }, { width: 32, height: 24 }, { width: 32, height: 32 }]);
+  assert.deepEqual(result.thumbs, expected, 'Chromium and Node agree');
+  assert.deepEqual(result.resumed, expected);
 });
 
 test('bad calls in the browser reject with an Error, not a trap', async () => {

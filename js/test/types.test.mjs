@@ -83,6 +83,39 @@ test('a value type of one\'s own is an interface consumers type-check against un
   }
 });
 
+const thumbs = `${out}/thumbnail_hashes/pkg/node/wf_thumbnail_hashes.js`;
+const proof = `${out}/photo_proof/pkg/node/wf_photo_proof.js`;
+
+test('value types from a crate no step uses, and a record output, type-check under --strict', () => {
+  const ok = check(`
+    import { run, Workflow, type Image, type Size } from ${JSON.stringify(thumbs)};
+    import { run as prove, type PhotoProof } from ${JSON.stringify(proof)};
+    export async function main(file: Uint8Array): Promise<string> {
+      const image: Image = { width: 8, height: 8, pixels: new Uint8Array(256) };
+      const size: Size = { width: 8, height: 8 };
+      const [dhash, phash]: string[] = await run([image, size, size]);
+      const wf = new Workflow();
+      await wf.next([image, size]);
+      const again = Workflow.resume(wf.suspend());
+      const step = await again.next([size]);
+      const p: PhotoProof = await prove([file]);
+      const n: number = p.width * p.height;
+      return dhash + phash + p.fileCid + p.pixelsCid + p.blockhash + n + step.done;
+    }
+  `);
+  assert.equal(ok.status, 0, ok.output);
+  const cases = [
+    [`import { run } from ${JSON.stringify(thumbs)}; run([{ width: 1, height: 1, pixels: new Uint8Array() }, { width: 1 }, { width: 1, height: 1 }]);`, /Property 'height' is missing/],
+    [`import { run } from ${JSON.stringify(proof)}; const p = await run([new Uint8Array()]); const c: number = p.fileCid;`, /Type 'string' is not assignable to type 'number'/],
+    [`import { run } from ${JSON.stringify(proof)}; const p = await run([new Uint8Array()]); p.file_cid;`, /Property 'file_cid' does not exist/],
+  ];
+  for (const [source, message] of cases) {
+    const r = check(`export {};\n${source}\n`);
+    assert.notEqual(r.status, 0, `should not type-check:\n${source}`);
+    assert.match(r.output, message, source);
+  }
+});
+
 test('consumers passing wrong types fail to type-check, at the wrong value', () => {
   const cases = [
     [`import { run } from ${JSON.stringify(salted)}; run([42, new Uint8Array()]);`, /Type 'number' is not assignable to type 'string'/],

@@ -280,11 +280,15 @@ fn standalone_crate_builds_away_from_the_repository() -> Result<(), Failed> {
         .current_dir(&copy))
 }
 
-/// Rust programs depending on a generated crate (`tests/consumer` and
+/// Rust programs depending on a generated crate (`tests/consumer`,
 /// `tests/consumer_images` of the `braid` crate: a value type of one's own
-/// as input and output), each lock started from the generated crate's.
+/// as input and output, and `tests/consumer_thumbnails`: one defined by a
+/// crate the operations depend on), each lock started from the generated
+/// crate's.
 fn a_rust_program_uses_a_generated_crate() -> Result<(), Failed> {
-    for (workflow, consumer) in [("salted_cid", "consumer"), ("decoded_images", "consumer_images")] {
+    for (workflow, consumer) in
+        [("salted_cid", "consumer"), ("decoded_images", "consumer_images"), ("thumbnail_hashes", "consumer_thumbnails")]
+    {
         let out = built(workflow)?;
         let consumer = root().join("generator/braid/tests").join(consumer);
         std::fs::copy(out.join("crate/Cargo.lock"), consumer.join("Cargo.lock"))?;
