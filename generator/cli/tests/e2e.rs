@@ -301,6 +301,52 @@ fn a_rust_program_uses_a_generated_crate() -> Result<(), Failed> {
     Ok(())
 }
 
+/// `braid run` (native) gives what independent implementations compute
+/// (`workflows/samples/images/proofs.json`: multiformats, @noble/hashes and
+/// blockhash-core on pngjs's or jpeg-js's pixels): photo_proof exactly for
+/// PNG, for JPEG the file's CID and size exactly and the blockhash within 4
+/// bits (JPEG decoders are not bit-exact); photo_similarity the distance
+/// those digits give; a broken file is an error.
+fn the_image_workflows_run_natively_as_the_references_say() -> Result<(), Failed> {
+    let images = root().join("workflows/samples/images");
+    let proofs: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(images.join("proofs.json"))?)?;
+    let run_wf = |workflow: &str, inputs: &[&str]| {
+        let mut cmd = braid();
+        cmd.arg("run").arg(root().join(format!("workflows/{workflow}.json")));
+        for input in inputs {
+            cmd.arg("--input").arg(images.join(input));
+        }
+        cmd
+    };
+    let distance = |a: &str, b: &str| -> Result<u32, Failed> {
+        Ok((u64::from_str_radix(a, 16)? ^ u64::from_str_radix(b, 16)?).count_ones())
+    };
+    for (name, expected) in proofs.as_object().ok_or("proofs.json is not an object")? {
+        let found: serde_json::Value = serde_json::from_str(&stdout(&mut run_wf("photo_proof", &[name]))?)?;
+        if name.ends_with(".png") {
+            expect_eq(&format!("photo_proof of {name}"), &found.to_string(), &expected.to_string())?;
+            continue;
+        }
+        for key in ["fileCid", "width", "height"] {
+            expect_eq(&format!("photo_proof of {name}: {key}"), &found[key].to_string(), &expected[key].to_string())?;
+        }
+        let (ours, theirs) = (found["blockhash"].as_str().unwrap_or(""), expected["blockhash"].as_str().unwrap_or(""));
+        if distance(ours, theirs)? > 4 {
+            return Err(format!("photo_proof of {name}: blockhash {ours}, blockhash-core's {theirs}").into());
+        }
+    }
+    let (a, b) = ("photo.png", "alpha.png");
+    let d = distance(proofs[a]["blockhash"].as_str().unwrap_or(""), proofs[b]["blockhash"].as_str().unwrap_or(""))?;
+    let found: serde_json::Value = serde_json::from_str(&stdout(&mut run_wf("photo_similarity", &[a, b]))?)?;
+    expect_eq("photo_similarity distance", &found["distance"].to_string(), &d.to_string())?;
+    let out = run_wf("photo_proof", &["exif.jpg.tags.json"]).output()?;
+    let err = String::from_utf8_lossy(&out.stderr);
+    if out.status.success() || !err.contains("not a PNG or JPEG file") {
+        return Err(format!("photo_proof of a JSON file: {}, {err}", out.status).into());
+    }
+    Ok(())
+}
+
 /// A new workflow over operations already compiled compiles only itself:
 /// the operations' Wasm rlibs are not rewritten.
 fn a_new_workflow_reuses_the_operations_already_built() -> Result<(), Failed> {
@@ -461,13 +507,17 @@ fn main() {
     // The installed braid last: its fresh home changes the flags of the
     // operations' builds in the shared target directory, so a build after
     // it recompiles them once (a_new_workflow_reuses_... would see that).
-    let checks: [(&str, Check); 6] = [
+    let checks: [(&str, Check); 7] = [
         (
             "an_operation_of_ones_own_is_scaffolded_added_and_used",
             an_operation_of_ones_own_is_scaffolded_added_and_used,
         ),
         ("standalone_crate_builds_away_from_the_repository", standalone_crate_builds_away_from_the_repository),
         ("a_rust_program_uses_a_generated_crate", a_rust_program_uses_a_generated_crate),
+        (
+            "the_image_workflows_run_natively_as_the_references_say",
+            the_image_workflows_run_natively_as_the_references_say,
+        ),
         ("a_new_workflow_reuses_the_operations_already_built", a_new_workflow_reuses_the_operations_already_built),
         ("a_second_build_elsewhere_gives_the_same_wasm", a_second_build_elsewhere_gives_the_same_wasm),
         ("the_installed_braid_works_outside_the_checkout", the_installed_braid_works_outside_the_checkout),
