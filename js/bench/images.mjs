@@ -1,0 +1,109 @@
+// photo_proof on photos of about 0.3, 3 and 12 megapixels, in Node, side by
+// side in one run (interleaved rounds): the fused workflow, the same
+// operations chained as separate npm packages (the decoded pixels cross
+// into JS and back), and the pipeline a JS user would write (jpeg-js,
+// @noble/hashes + multiformats, blockhash-core). All three must agree on
+// the file's CID; the fused and chained ones on everything. Also the peak
+// Wasm memory of one fused run on the 12 MP photo in a fresh process,
+// against the decoded image's size (width x height x 4).
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import jpeg from 'jpeg-js';
+import { bmvbhash } from 'blockhash-core';
+import { draw } from '../lib/images.mjs';
+import { cid } from '../lib/reference.mjs';
+import { compare } from './lib.mjs';
+
+const require = createRequire(import.meta.url);
+const root = fileURLToPath(new URL('../..', import.meta.url)).replace(/\/$/, '');
+const wfDir = process.env.BRAID_WF_OUT ?? `${root}/target/wf`;
+const opsDir = process.env.BRAID_OP_PKGS ?? `${root}/target/npm`;
+const pkg = `${wfDir}/photo_proof/pkg/node/wf_photo_proof.js`;
+export const SIZES = { '0.3MP': [640, 480], '3MP': [2048, 1536], '12MP': [4000, 3000] };
+
+/** The synthetic photo of `label` as a JPEG (quality 85), made once. */
+export function photo(label) {
+  const dir = `${root}/target/bench/images`;
+  const path = `${dir}/${label}.jpg`;
+  if (!existsSync(path)) {
+    const [width, height] = SIZES[label];
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(path, jpeg.encode({ width, height, data: Buffer.from(draw(width, height, 7)) }, 85).data);
+  }
+  return new Uint8Array(readFileSync(path));
+}
+
+const op = (name) => require(`${opsDir}/${name}/node/${name}.js`);
+
+export async function run() {
+  const wf = require(pkg);
+  const [decode, pixels, phash, mh, toCid] = ['op_image_decode', 'op_image_pixels', 'op_image_phash', 'op_multihash', 'op_cid'].map(op);
+  const raw = { base: 'base32', codec: 'raw' };
+  const chained = (file) => {
+    const image = decode.executeSync(file);
+    return {
+      fileCid: toCid.executeSync(mh.executeSync(file, { hasher: 'blake3' }), raw),
+      pixelsCid: toCid.executeSync(mh.executeSync(pixels.executeSync(image), { hasher: 'sha2-256' }), raw),
+      blockhash: phash.executeSync(image, { algorithm: 'blockhash' }),
+      width: image.width,
+      height: image.height,
+    };
+  };
+  const pureJs = (file) => {
+    const image = jpeg.decode(file, { useTArray: true, formatAsRGBA: true, maxMemoryUsageInMB: 1024 });
+    return {
+      fileCid: cid(file, { hasher: 'blake3', base: 'base32', codec: 'raw' }),
+      pixelsCid: cid(image.data, { hasher: 'sha2-256', base: 'base32', codec: 'raw' }),
+      blockhash: bmvbhash(image, 8),
+      width: image.width,
+      height: image.height,
+    };
+  };
+  const out = { sizes: {} };
+  for (const label of Object.keys(SIZES)) {
+    const file = photo(label);
+    const fused = wf.runSync([file]);
+    if (JSON.stringify(chained(file)) !== JSON.stringify(fused)) throw new Error(`${label}: chained packages disagree with the fused workflow`);
+    const js = pureJs(file);
+    if (js.fileCid !== fused.fileCid || js.width !== fused.width) throw new Error(`${label}: pure JS disagrees on the file`);
+    const big = label === '12MP';
+    const row = await compare(
+      { fused: () => wf.runSync([file]), chained: () => chained(file), pure_js: () => pureJs(file) },
+      { n: big ? 5 : label === '3MP' ? 10 : 30, rounds: big ? 5 : 10, warmup: 1 },
+    );
+    for (const r of Object.values(row)) delete r.rounds;
+    row.megapixels = (fused.width * fused.height) / 1e6;
+    row.file_bytes = file.length;
+    row.chained_over_fused = row.chained.median / row.fused.median;
+    row.pure_js_over_fused = row.pure_js.median / row.fused.median;
+    out.sizes[label] = row;
+  }
+  out.memory_12mp = peakMemory('12MP');
+  return out;
+}
+
+/** One fused run on `label` in a fresh Node process: the module's memory
+ * afterwards (Wasm memory only grows, so this is its peak). */
+function peakMemory(label) {
+  photo(label);
+  const script = `
+    const Instance = WebAssembly.Instance;
+    let exports;
+    WebAssembly.Instance = function (m, i) { const inst = new Instance(m, i); exports = inst.exports; return inst; };
+    const wf = require(${JSON.stringify(pkg)});
+    const before = exports.memory.buffer.byteLength;
+    const file = new Uint8Array(require('node:fs').readFileSync(${JSON.stringify(`${root}/target/bench/images/${label}.jpg`)}));
+    const proof = wf.runSync([file]);
+    console.log(JSON.stringify({ before, after: exports.memory.buffer.byteLength, width: proof.width, height: proof.height }));`;
+  const r = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`peak memory run failed: ${r.stderr}`);
+  const m = JSON.parse(r.stdout);
+  const image = m.width * m.height * 4;
+  return { ...m, image_bytes: image, ratio: m.after / image };
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  console.log(JSON.stringify(await run(), null, 2));
+}
