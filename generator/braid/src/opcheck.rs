@@ -26,6 +26,8 @@ pub enum CheckError {
     Vendor(#[from] VendorError),
     #[error(transparent)]
     Registry(#[from] RegistryError),
+    #[error(transparent)]
+    Generate(#[from] crate::project::GenerateError),
     #[error("fetching the crate's dependencies: {0}")]
     Fetch(ProcessError),
     #[error("{name} {version} does not build for {platform}, which its manifest declares:\n{source}")]
@@ -81,13 +83,8 @@ pub fn check(prepared: &Prepared, check: &Check<'_>) -> Result<(), CheckError> {
         reason: format!("version {:?}: {e}", prepared.manifest.version),
     })?;
     let deps = check.registry.dependencies(&[(name, &version, &prepared.files)])?;
-    let sources = deps
-        .iter()
-        .map(|op| Ok((op.name(), vendor::dir_name(op.name(), op.source_id()), op.files()?)))
-        .collect::<Result<Vec<_>, RegistryError>>()?;
-    let mut crates = vec![vendor::ToVendor { name, dir: &dir, files: &prepared.files }];
-    crates.extend(sources.iter().map(|(name, dir, files)| vendor::ToVendor { name, dir, files: files.as_ref() }));
-    let files = vendor::vendor(&crates)?;
+    let this = vendor::ToVendor { name, dir: &dir, files: &prepared.files };
+    let files = crate::project::vendor_with(&[this], &deps)?;
     for file in &files {
         fsutil::write_if_changed(&check.work_dir.join(&file.path), file.contents.as_bytes())?;
     }

@@ -52,12 +52,18 @@ pub fn files(workflow: &Workflow, generator: &Generator) -> Result<Vec<File>, Ge
 /// the crates they depend on): their sources from the registry and the
 /// runtime crates they build on.
 pub fn vendor_operations(crates: &[RegisteredOperation]) -> Result<Vec<File>, GenerateError> {
+    vendor_with(&[], crates)
+}
+
+/// [`vendor_operations`] with `extra` crates that are not in the registry
+/// (one `braid ops add` checks before registering it), linked alike.
+pub fn vendor_with(extra: &[vendor::ToVendor<'_>], crates: &[RegisteredOperation]) -> Result<Vec<File>, GenerateError> {
     let sources = crates
         .iter()
         .map(|op| Ok((op.name(), vendor::dir_name(op.name(), op.source_id()), op.files()?)))
         .collect::<Result<Vec<_>, RegistryError>>()?;
-    let named: Vec<vendor::ToVendor<'_>> =
-        sources.iter().map(|(name, dir, files)| vendor::ToVendor { name, dir, files: files.as_ref() }).collect();
+    let mut named: Vec<vendor::ToVendor<'_>> = extra.to_vec();
+    named.extend(sources.iter().map(|(name, dir, files)| vendor::ToVendor { name, dir, files: files.as_ref() }));
     Ok(vendor::vendor(&named)?)
 }
 

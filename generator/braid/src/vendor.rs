@@ -109,6 +109,13 @@ pub fn standalone(text: &str, workspace: Option<&Workspace>, path: &str) -> Resu
                 *dep = Value::Table(inherit(ws, name, dep).map_err(|r| bad(path, r))?);
             }
             let Value::Table(d) = dep else { continue };
+            let krate = d.get("package").and_then(Value::as_str).unwrap_or(name).to_string();
+            let runtime = RUNTIME.contains(&krate.as_str());
+            if runtime {
+                // The runtime crates are this braid's copies, wherever the
+                // crate found them.
+                d.remove("git");
+            }
             if d.contains_key("git") {
                 return Err(bad(
                     path,
@@ -119,9 +126,13 @@ pub fn standalone(text: &str, workspace: Option<&Workspace>, path: &str) -> Resu
                     ),
                 ));
             }
-            let Some(dep_path) = d.get("path").and_then(Value::as_str) else { continue };
-            let krate = d.get("package").and_then(Value::as_str).unwrap_or(name);
-            if !RUNTIME.contains(&krate) && !inherited {
+            let Some(dep_path) = d.get("path").and_then(Value::as_str) else {
+                if runtime && !d.contains_key("version") {
+                    return Err(bad(path, format!("dependency `{name}` needs a version, such as \"0.1\"")));
+                }
+                continue;
+            };
+            if !runtime && !inherited {
                 if let Some(dir) = bundled_dir(dep_path) {
                     d.insert("path".into(), Value::String(dir));
                     continue;
