@@ -1,12 +1,14 @@
-// photo_proof on photos of about 0.3, 3 and 12 megapixels, in Node, side by
-// side in one run (interleaved rounds): the fused workflow, the same
+// photo_proof on photos of about 0.3, 3 and 12 megapixels, in Node and in
+// headless Chromium, side by side in one run (interleaved rounds): the fused workflow, the same
 // operations chained as separate npm packages (the decoded pixels cross
 // into JS and back), and the pipeline a JS user would write (jpeg-js,
 // @noble/hashes + multiformats, blockhash-core). All three must agree on
 // the file's CID; the fused and chained ones on everything. Also the peak
 // Wasm memory of one fused run on the 12 MP photo in a fresh process,
 // against the decoded image's size (width x height x 4).
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createRequire } from 'node:module';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -15,6 +17,9 @@ import { bmvbhash } from 'blockhash-core';
 import { draw } from '../lib/images.mjs';
 import { cid } from '../lib/reference.mjs';
 import { compare } from './lib.mjs';
+import { chromium } from 'playwright-core';
+import { build } from 'esbuild';
+import { CHROMIUM, CHROMIUM_FLAGS, serve } from '../lib/static-server.mjs';
 
 const require = createRequire(import.meta.url);
 const root = fileURLToPath(new URL('../..', import.meta.url)).replace(/\/$/, '');
@@ -104,6 +109,100 @@ function peakMemory(label) {
   return { ...m, image_bytes: image, ratio: m.after / image };
 }
 
+const OPS = ['op_image_decode', 'op_image_pixels', 'op_image_phash', 'op_multihash', 'op_cid'];
+
+/** The page: the same three pipelines on the web packages and bundled pure
+ * JS, interleaved in rounds, timed with performance.now(). */
+const PAGE = `
+import initWf, * as wf from '/wf/wf_photo_proof.js';
+${OPS.map((o, i) => `import init${i}, * as op${i} from '/ops/${o}/web/${o}.js';`).join('\n')}
+import { pureJs } from '/app/pure.js';
+const stats = (s) => { s.sort((a, b) => a - b); const q = (p) => s[Math.min(s.length - 1, Math.floor(p * s.length))]; return { median: q(0.5), p10: q(0.1), p90: q(0.9), n: s.length }; };
+try {
+  await Promise.all([initWf(), ${OPS.map((_, i) => `init${i}()`).join(', ')}]);
+  const [decode, pixels, phash, mh, toCid] = [${OPS.map((_, i) => `op${i}`).join(', ')}];
+  const raw = { base: 'base32', codec: 'raw' };
+  const chained = (file) => {
+    const image = decode.executeSync(file);
+    return {
+      fileCid: toCid.executeSync(mh.executeSync(file, { hasher: 'blake3' }), raw),
+      pixelsCid: toCid.executeSync(mh.executeSync(pixels.executeSync(image), { hasher: 'sha2-256' }), raw),
+      blockhash: phash.executeSync(image, { algorithm: 'blockhash' }),
+      width: image.width,
+      height: image.height,
+    };
+  };
+  const out = {};
+  for (const [label, n] of ${JSON.stringify(Object.keys(SIZES).map((k) => [k, k === '12MP' ? 5 : k === '3MP' ? 8 : 20]))}) {
+    const file = new Uint8Array(await (await fetch('/photos/' + label + '.jpg')).arrayBuffer());
+    const fused = wf.runSync([file]);
+    if (JSON.stringify(chained(file)) !== JSON.stringify(fused) || pureJs(file).fileCid !== fused.fileCid) throw new Error(label + ': outputs disagree');
+    const variants = { fused: () => wf.runSync([file]), chained: () => chained(file), pure_js: () => pureJs(file) };
+    const samples = { fused: [], chained: [], pure_js: [] };
+    for (let i = 0; i < n; i++) for (const [k, fn] of Object.entries(variants)) {
+      const t = performance.now();
+      fn();
+      samples[k].push((performance.now() - t) * 1e3);
+    }
+    const row = Object.fromEntries(Object.entries(samples).map(([k, v]) => [k, stats(v)]));
+    row.chained_over_fused = row.chained.median / row.fused.median;
+    row.pure_js_over_fused = row.pure_js.median / row.fused.median;
+    out[label] = row;
+  }
+  window.result = { sizes: out, userAgent: navigator.userAgent };
+} catch (e) { window.result = { error: String(e.stack || e) }; }
+`;
+
+/** The same comparison in headless Chromium (web packages; pure JS bundled
+ * by esbuild). */
+export async function runChromium() {
+  for (const label of Object.keys(SIZES)) photo(label);
+  const app = mkdtempSync(join(tmpdir(), 'braid-bench-images-'));
+  writeFileSync(join(app, 'bench.mjs'), PAGE);
+  const pure = `
+    import jpeg from 'jpeg-js';
+    import { bmvbhash } from 'blockhash-core';
+    import { cid } from ${JSON.stringify(`${root}/js/lib/reference.mjs`)};
+    export function pureJs(file) {
+      const image = jpeg.decode(file, { useTArray: true, formatAsRGBA: true, maxMemoryUsageInMB: 1024 });
+      return {
+        fileCid: cid(file, { hasher: 'blake3', base: 'base32', codec: 'raw' }),
+        pixelsCid: cid(image.data, { hasher: 'sha2-256', base: 'base32', codec: 'raw' }),
+        blockhash: bmvbhash(image, 8),
+        width: image.width,
+        height: image.height,
+      };
+    }`;
+  await build({
+    stdin: { contents: pure, resolveDir: `${root}/js`, loader: 'js' },
+    bundle: true,
+    format: 'esm',
+    platform: 'browser',
+    outfile: join(app, 'pure.js'),
+    logLevel: 'error',
+  });
+  const server = await serve({
+    '/app/': app,
+    '/wf/': `${wfDir}/photo_proof/pkg/web`,
+    '/ops/': opsDir,
+    '/photos/': `${root}/target/bench/images`,
+  });
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_FLAGS, headless: true });
+  try {
+    const page = await browser.newPage();
+    await page.goto(`${server.base}/page.html?script=/app/bench.mjs`);
+    await page.waitForFunction(() => window.result !== undefined, null, { timeout: 900_000, polling: 1000 });
+    const result = await page.evaluate(() => window.result);
+    if (result.error) throw new Error(result.error);
+    return result;
+  } finally {
+    await browser.close();
+    server.close();
+  }
+}
+
 if (import.meta.url === `file://${process.argv[1]}`) {
-  console.log(JSON.stringify(await run(), null, 2));
+  const node = await run();
+  const chromiumResult = process.argv.includes('--no-chromium') ? undefined : await runChromium();
+  console.log(JSON.stringify({ node, chromium: chromiumResult }, null, 2));
 }

@@ -53,6 +53,7 @@ const results = {
   workflows: await workflows.run(),
   chromium: await browser.run(),
   images: await images.run(),
+  images_chromium: await images.runChromium(),
   service: await service.run({ cold }),
   native: native(),
   native_paired: (() => {
@@ -136,6 +137,16 @@ lines.push(
   ...Object.entries(results.images.sizes).map(([k, r]) => {
     const ms = (x) => `${(x.median / 1000).toFixed(1)} ms`;
     return `| ${k} | ${(r.file_bytes / 1e6).toFixed(2)} MB | ${ms(r.fused)} | ${ms(r.chained)} | ${ms(r.pure_js)} | ×${r.chained_over_fused.toFixed(2)} | ×${r.pure_js_over_fused.toFixed(2)} |`;
+  }),
+  '',
+  '',
+  `The same in headless Chromium (web packages; pure JS bundled by esbuild; interleaved, medians):`,
+  '',
+  '| photo | fused | chained packages | pure JS | chained / fused | pure JS / fused |',
+  '|---|---|---|---|---|---|',
+  ...Object.entries(results.images_chromium.sizes).map(([k, r]) => {
+    const ms = (x) => `${(x.median / 1000).toFixed(1)} ms`;
+    return `| ${k} | ${ms(r.fused)} | ${ms(r.chained)} | ${ms(r.pure_js)} | ×${r.chained_over_fused.toFixed(2)} | ×${r.pure_js_over_fused.toFixed(2)} |`;
   }),
   '',
   `Peak Wasm memory of one fused run on the 12 MP photo (fresh process): ${(results.images.memory_12mp.after / 1e6).toFixed(1)} MB, ×${results.images.memory_12mp.ratio.toFixed(2)} the decoded image's ${(results.images.memory_12mp.image_bytes / 1e6).toFixed(0)} MB (target ≤ ×2.2).`,
