@@ -13,9 +13,7 @@ import { createRequire } from 'node:module';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import jpeg from 'jpeg-js';
-import { bmvbhash } from 'blockhash-core';
-import { draw } from '../lib/images.mjs';
-import { cid } from '../lib/reference.mjs';
+import { draw, photoProof } from '../lib/images.mjs';
 import { compare } from './lib.mjs';
 import { chromium } from 'playwright-core';
 import { build } from 'esbuild';
@@ -56,16 +54,9 @@ export async function run() {
       height: image.height,
     };
   };
-  const pureJs = (file) => {
-    const image = jpeg.decode(file, { useTArray: true, formatAsRGBA: true, maxMemoryUsageInMB: 1024 });
-    return {
-      fileCid: cid(file, { hasher: 'blake3', base: 'base32', codec: 'raw' }),
-      pixelsCid: cid(image.data, { hasher: 'sha2-256', base: 'base32', codec: 'raw' }),
-      blockhash: bmvbhash(image, 8),
-      width: image.width,
-      height: image.height,
-    };
-  };
+  // What a JS user would write: the independent implementation the tests
+  // check against (jpeg-js, @noble/hashes + multiformats, blockhash-core).
+  const pureJs = (file) => photoProof('photo.jpg', file);
   const out = { sizes: {} };
   for (const label of Object.keys(SIZES)) {
     const file = photo(label);
