@@ -84,13 +84,21 @@ test-workflows: $(BRAID)
 	cargo test --quiet -p braid-cli --test limits -- --ignored
 
 test-node: test-wasm test-workflows
+	@# photo_proof natively: the generated crate against chains written by
+	@# hand on the very operation crates it vendors (bench/photo/manifest.sh).
+	cd js && node --input-type=module -e "const m = await import('./bench/images.mjs'); Object.keys(m.SIZES).forEach(m.photo)"
+	mkdir -p target/bench/photo
+	bench/photo/manifest.sh $(WF_OUT)/photo_proof/crate bench/photo > target/bench/photo/Cargo.toml
+	cp $(WF_OUT)/photo_proof/crate/Cargo.lock target/bench/photo/Cargo.lock
+	cargo run --quiet --release --manifest-path target/bench/photo/Cargo.toml --target-dir $(BRAID_TARGET_DIR) -- target/bench/images \
+	  > target/bench/native-photo.json
 	cd js && BRAID_OP_PKGS=$(CURDIR)/$(NPM_OPS) BRAID_WF_OUT=$(CURDIR)/$(WF_OUT) BRAID_BIN=$(CURDIR)/$(BRAID) node --test test/
 
 ## bench: numbers, not tests: bench/results.json and bench/REPORT.md
 bench: test-wasm
 	BRAID_DENY_WARNINGS=1 $(BRAID) build workflows/cidv1_from_bytes.json -o $(WF_OUT)/cidv1_from_bytes
 	BRAID_DENY_WARNINGS=1 $(BRAID) build bench/workflows/cid_of_text.json --targets node -o target/bench/cid_of_text
-	BRAID_DENY_WARNINGS=1 $(BRAID) build workflows/photo_proof.json --targets node -o $(WF_OUT)/photo_proof
+	BRAID_DENY_WARNINGS=1 $(BRAID) build workflows/photo_proof.json --targets native,node -o $(WF_OUT)/photo_proof
 	wasm-pack --quiet build --release --target nodejs bench/baselines --out-dir ../../target/bench/baselines
 	wasm-pack --quiet build --release --target web bench/baselines --out-dir ../../target/bench/baselines-web
 	cp $(WF_OUT)/cidv1_from_bytes/crate/Cargo.lock bench/native/Cargo.lock
@@ -105,6 +113,14 @@ bench: test-wasm
 	@# The same pair interleaved in 200 short rounds (the ratio the target uses).
 	cargo bench --quiet --manifest-path bench/native/Cargo.toml --target-dir $(BRAID_TARGET_DIR) --bench paired \
 	  > target/bench/native-paired.json
+	@# photo_proof natively: the generated crate against chains written by
+	@# hand on the very operation crates it vendors (bench/photo/manifest.sh).
+	cd js && node --input-type=module -e "const m = await import('./bench/images.mjs'); Object.keys(m.SIZES).forEach(m.photo)"
+	mkdir -p target/bench/photo
+	bench/photo/manifest.sh $(WF_OUT)/photo_proof/crate bench/photo > target/bench/photo/Cargo.toml
+	cp $(WF_OUT)/photo_proof/crate/Cargo.lock target/bench/photo/Cargo.lock
+	cargo run --quiet --release --manifest-path target/bench/photo/Cargo.toml --target-dir $(BRAID_TARGET_DIR) -- target/bench/images \
+	  > target/bench/native-photo.json
 	cd js && BRAID_OP_PKGS=$(CURDIR)/$(NPM_OPS) BRAID_WF_OUT=$(CURDIR)/$(WF_OUT) BRAID_BIN=$(CURDIR)/$(BRAID) node bench/main.mjs
 
 ## bless: rewrite committed manifests and trybuild expectations; review the diff

@@ -13,8 +13,12 @@ use braid_support::{Bytes, Config, Error};
 pub async fn execute(image: &op_image_decode::Image, config: &Config) -> Result<Bytes, Error> {
     let _ = config;
     image.check(OPERATION.name)?;
-    let mut out = op_image_decode::Image::alloc(image.pixels.len(), OPERATION.name)?;
-    out.copy_from_slice(&image.pixels);
+    // One pass: reserved (fallibly), then copied, not zeroed first.
+    let mut out = Bytes::new();
+    out.try_reserve_exact(image.pixels.len()).map_err(|_| {
+        Error::invalid_input(OPERATION.name, alloc::format!("no room in memory for {} bytes", image.pixels.len()))
+    })?;
+    out.extend_from_slice(&image.pixels);
     Ok(out)
 }
 
