@@ -84,3 +84,62 @@ fn two_value_types_of_one_name_at_the_boundary_are_refused() {
     assert_eq!(d[0].message, "two value types named `Image` at the workflow's inputs and output");
     assert_eq!(d[0].found.as_deref(), Some("op_photo::Image and op_image_decode::Image"));
 }
+
+/// `op_shapes`: value types only (`kind = "types"`), registered like an
+/// operation; `op_dot` takes its `Point` by depending on it.
+fn registry_with_a_types_crate() -> Registry {
+    let mut registry = registry();
+    let crates: [(&str, &[(&str, &str)]); 2] = [
+        (
+            "op_shapes",
+            &[
+            (
+                "Cargo.toml",
+                "[package]\nname = \"op_shapes\"\nversion = \"0.1.0\"\ndescription = \"Shapes\"\n\n\
+                 [package.metadata.braid]\nkind = \"types\"\n\n[dependencies]\nbraid-macros = \"0.1\"\n",
+            ),
+            ("src/lib.rs", "#![no_std]\n#[derive(Clone, braid_macros::Value)]\npub struct Point { pub x: u32 }\n"),
+        ],
+        ),
+        (
+            "op_dot",
+            &[
+            (
+                "Cargo.toml",
+                "[package]\nname = \"op_dot\"\nversion = \"0.1.0\"\ndescription = \"A point's x\"\n\n\
+                 [dependencies]\nbraid-support = \"0.1\"\nbraid-macros = \"0.1\"\nop_shapes = \"0.1\"\n",
+            ),
+            (
+                "src/lib.rs",
+                "#![no_std]\nuse braid_support::{Config, Error, U64};\n\n#[braid_macros::operation]\n\
+                 pub async fn execute(p: &op_shapes::Point, config: &Config) -> Result<U64, Error> {\n    Ok(p.x.into())\n}\n",
+            ),
+        ],
+        ),
+    ];
+    for (name, files) in crates {
+        let files = files.iter().map(|(p, t)| (p.to_string(), t.to_string())).collect();
+        registry.add(prepare(files, name).expect("prepares"), Origin::Added).unwrap();
+    }
+    registry
+}
+
+#[test]
+fn a_crate_of_value_types_is_a_dependency_not_a_step() {
+    let registry = registry_with_a_types_crate();
+    let shapes = registry.get("op_shapes").unwrap();
+    assert_eq!(shapes.manifest.kind, braid::schema::Kind::Types);
+    // op_dot's workflow carries op_shapes as a crate, not as a step.
+    let text = workflow(json!([{ "inputs": [-1], "sequence": [{ "operation": "op_dot", "version": "^0.1" }] }]));
+    let w = validate(&text, &registry).unwrap();
+    assert_eq!(w.external_inputs()[0].to_string(), "op_shapes::Point");
+    let crates: Vec<&str> = w.crates.iter().map(|op| op.name()).collect();
+    assert_eq!(crates, ["op_dot", "op_shapes"]);
+    // As a step: refused, saying what it is and what it defines.
+    let text = workflow(json!([{ "inputs": [-1], "sequence": [{ "operation": "op_shapes", "version": "^0.1" }] }]));
+    let d = validate(&text, &registry).unwrap_err();
+    assert_eq!(d.len(), 1, "{d:#?}");
+    assert_eq!(d[0].pointer, "/segments/0/sequence/0");
+    assert_eq!(d[0].message, "op_shapes is a crate of value types only, not an operation");
+    assert_eq!(d[0].found.as_deref(), Some("op_shapes 0.1.0 (defines op_shapes::Point)"));
+}

@@ -196,6 +196,94 @@ fn an_operation_of_ones_own_is_scaffolded_added_and_used() -> Result<(), Failed>
     Ok(())
 }
 
+/// A crate of value types only, shared: `op_shapes` defines `Point` and has
+/// no operation (`kind = "types"`); `op_point` (Bytes -> Point) and
+/// `op_point_text` (Point -> String), each its own crate, depend on it by
+/// version. All three are added with `braid ops add` (built in the sandbox
+/// for their targets); a workflow chaining the two operations builds and
+/// runs natively and in Node; naming `op_shapes` as a step is refused.
+fn a_crate_of_value_types_is_shared_by_two_operations() -> Result<(), Failed> {
+    let tmp = tempfile::tempdir()?;
+    let home = tmp.path().join("home");
+    let scaffold = |name: &str, cargo_extra: &str, lib: &str| -> Result<PathBuf, Failed> {
+        let dir = tmp.path().join(name);
+        run(braid_with_home(&home).args(["new", "op", name, "-o"]).arg(&dir))?;
+        let cargo = dir.join("Cargo.toml");
+        let text = std::fs::read_to_string(&cargo)?;
+        std::fs::write(&cargo, format!("{text}{cargo_extra}"))?;
+        std::fs::write(dir.join("src/lib.rs"), lib)?;
+        Ok(dir)
+    };
+    let shapes = scaffold(
+        "op_shapes",
+        "\n[package.metadata.braid]\nkind = \"types\"\n",
+        "//! Shapes shared by operations.\n#![no_std]\n\n\
+         /// A point.\n#[derive(Clone, Debug, PartialEq, braid_macros::Value)]\npub struct Point {\n    pub x: u32,\n    pub y: u32,\n}\n",
+    )?;
+    // By version (the path is for local builds; registering drops it), its
+    // std build only in this crate's.
+    let uses_shapes = "op_shapes = { version = \"0.1\", path = \"../op_shapes\", default-features = false }\n";
+    let point = scaffold(
+        "op_point",
+        uses_shapes,
+        "#![no_std]\nuse braid_support::{Config, Error};\nuse op_shapes::Point;\n\n\
+         /// Its length and the sum of its bytes.\n#[braid_macros::operation(groups = [\"SYS\"])]\n\
+         pub async fn execute(input: &[u8], config: &Config) -> Result<op_shapes::Point, Error> {\n    let _ = config;\n    \
+         Ok(Point { x: input.len() as u32, y: input.iter().map(|b| u32::from(*b)).sum() })\n}\n",
+    )?;
+    let text = scaffold(
+        "op_point_text",
+        uses_shapes,
+        "#![no_std]\nextern crate alloc;\nuse alloc::string::String;\nuse braid_support::{Config, Error};\n\n\
+         /// `x,y`.\n#[braid_macros::operation(groups = [\"SYS\"])]\n\
+         pub async fn execute(point: &op_shapes::Point, config: &Config) -> Result<String, Error> {\n    let _ = config;\n    \
+         Ok(alloc::format!(\"{},{}\", point.x, point.y))\n}\n",
+    )?;
+    for dir in [&point, &text] {
+        rewrite(
+            &dir.join("Cargo.toml"),
+            "std = [\"braid-support/std\"]",
+            "std = [\"braid-support/std\", \"op_shapes/std\"]",
+        )?;
+    }
+    for dir in [&shapes, &point, &text] {
+        run(braid_with_home(&home).args(["ops", "add"]).arg(dir))?;
+    }
+    let listed = stdout(braid_with_home(&home).arg("ops"))?;
+    if !listed.lines().any(|l| l.starts_with("op_shapes") && l.contains("types: Point")) {
+        return Err(format!("braid ops does not show op_shapes as a crate of types:\n{listed}").into());
+    }
+    let manifest = tmp.path().join("points.json");
+    std::fs::write(
+        &manifest,
+        r#"{ "name": "points", "version": "0.1.0", "segments": [
+  { "inputs": [-1], "sequence": [{ "operation": "op_point", "version": "^0.1" }] },
+  { "inputs": [0], "sequence": [{ "operation": "op_point_text", "version": "^0.1" }] } ] }"#,
+    )?;
+    let out = tmp.path().join("out");
+    run(braid_with_home(&home).arg("build").arg(&manifest).arg("-o").arg(&out).args(["--targets", "native,node"]))?;
+    let input = tmp.path().join("input.txt");
+    std::fs::write(&input, "hello")?;
+    let native = stdout(braid_with_home(&home).arg("run").arg(&manifest).arg("--input").arg(&input))?;
+    expect_eq("native output", native.trim(), "5,532")?;
+    let js = "console.log(require(process.argv[1]).runSync([Buffer.from('hello')]))";
+    let node = stdout(Command::new("node").arg("-e").arg(js).arg(out.join("pkg/node/wf_points.js")))?;
+    expect_eq("Node output", node.trim(), "5,532")?;
+    // The types crate as a step: refused, saying what it is.
+    let bad = tmp.path().join("bad.json");
+    std::fs::write(
+        &bad,
+        r#"{ "name": "bad", "version": "0.1.0", "segments": [
+  { "inputs": [-1], "sequence": [{ "operation": "op_shapes", "version": "^0.1" }] } ] }"#,
+    )?;
+    let refused = braid_with_home(&home).arg("validate").arg(&bad).output()?;
+    let err = String::from_utf8_lossy(&refused.stderr);
+    if refused.status.success() || !err.contains("op_shapes is a crate of value types only, not an operation") {
+        return Err(format!("a types crate as a step was not refused as such:\n{err}").into());
+    }
+    Ok(())
+}
+
 /// `braid build MANIFEST -o OUT [--targets ...]`.
 fn build(manifest: &Path, out: &Path, targets: Option<&str>) -> Result<(), Failed> {
     let mut command = braid();
@@ -507,11 +595,12 @@ fn main() {
     // The installed braid last: its fresh home changes the flags of the
     // operations' builds in the shared target directory, so a build after
     // it recompiles them once (a_new_workflow_reuses_... would see that).
-    let checks: [(&str, Check); 7] = [
+    let checks: [(&str, Check); 8] = [
         (
             "an_operation_of_ones_own_is_scaffolded_added_and_used",
             an_operation_of_ones_own_is_scaffolded_added_and_used,
         ),
+        ("a_crate_of_value_types_is_shared_by_two_operations", a_crate_of_value_types_is_shared_by_two_operations),
         ("standalone_crate_builds_away_from_the_repository", standalone_crate_builds_away_from_the_repository),
         ("a_rust_program_uses_a_generated_crate", a_rust_program_uses_a_generated_crate),
         (

@@ -38,7 +38,7 @@ pub use config::{value_feature, ConfigKey};
 #[cfg(feature = "content-id")]
 pub use content::content_id;
 pub use content::is_content_id;
-pub use manifest::{Field, ManifestError, OperationManifest, Problem, FLOWCONTROL};
+pub use manifest::{Field, Kind, ManifestError, OperationManifest, Problem, FLOWCONTROL};
 pub use platform::Platform;
 pub use typename::{ParseTypeError, TypeName};
 pub use value::{FieldDef, FieldType, TypeDef};
@@ -46,4 +46,4 @@ pub use value::{FieldDef, FieldType, TypeDef};
 /// The version of the operation-manifest schema: bumped whenever a field,
 /// its JSON form, the canonical form or a check changes. The committed
 /// snapshot `tests/schema/v<N>.txt` records what version N is.
-pub const SCHEMA_VERSION: u32 = 3;
+pub const SCHEMA_VERSION: u32 = 4;

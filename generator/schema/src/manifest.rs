@@ -16,22 +16,52 @@ use crate::{Platform, TypeDef, TypeName};
 /// The group of operations taking a variable number of inputs.
 pub const FLOWCONTROL: &str = "FLOWCONTROL";
 
-/// An operation manifest. In JSON every field is required and unknown
-/// fields are refused; [`OperationManifest::canonical_json`] is the form
-/// that is hashed into the version id.
+/// What a registered crate is.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize), serde(rename_all = "lowercase"))]
+pub enum Kind {
+    /// An operation: one `#[operation]` fn, a workflow step.
+    #[default]
+    Operation,
+    /// A crate of value types only (`#[derive(Value)]`), without an
+    /// operation: operations in other crates depend on it to share its
+    /// types. Never a step. Its Cargo.toml says
+    /// `[package.metadata.braid] kind = "types"`.
+    Types,
+}
+
+impl Kind {
+    /// Whether it is [`Kind::Operation`] (the kind a manifest leaves out).
+    pub fn is_operation(&self) -> bool {
+        *self == Kind::Operation
+    }
+}
+
+/// An operation manifest (or a types-only crate's, [`Kind::Types`]). In
+/// JSON every field of an operation is required and unknown fields are
+/// refused; a types-only crate's has `"kind": "types"`, neither `inputs`
+/// nor `output`, and an empty `config`. [`OperationManifest::canonical_json`] is the
+/// form that is hashed into the version id.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize), serde(deny_unknown_fields))]
 pub struct OperationManifest {
     /// The crate name, e.g. `op_multihash`.
     pub name: String,
+    /// An operation, or a crate of value types only. Left out for an
+    /// operation.
+    #[cfg_attr(feature = "serde", serde(default, skip_serializing_if = "Kind::is_operation"))]
+    pub kind: Kind,
     /// The crate version (semver).
     pub version: String,
     /// What the operation does.
     pub description: String,
     /// Input types; the one element type `T` of a flow-control operation.
+    /// Empty (and left out) for a types-only crate.
+    #[cfg_attr(feature = "serde", serde(default, skip_serializing_if = "Vec::is_empty"))]
     pub inputs: Vec<TypeName>,
-    /// The output type.
-    pub output: TypeName,
+    /// The output type; `None` (and left out) for a types-only crate.
+    #[cfg_attr(feature = "serde", serde(default, skip_serializing_if = "Option::is_none"))]
+    pub output: Option<TypeName>,
     /// Config keys with their allowed values, default first.
     pub config: BTreeMap<String, Vec<String>>,
     /// Groups such as `SYS` and [`FLOWCONTROL`].
@@ -62,6 +92,8 @@ pub struct OperationManifest {
 pub enum Field {
     /// `name`.
     Name,
+    /// `kind`: what a types-only crate has or lacks.
+    Kind,
     /// `version`.
     Version,
     /// `description`.
@@ -109,6 +141,20 @@ pub enum Problem {
     /// No inputs.
     #[error("an operation takes at least one input")]
     NoInputs,
+    /// No output.
+    #[error("an operation has an output type")]
+    NoOutput,
+    /// A types-only crate with what only an operation has.
+    #[error(
+        "a crate of value types only (kind \"types\") has no {what}; an operation is a crate of its own that depends on it"
+    )]
+    NotAnOperation {
+        /// `inputs`, `output` or `config`.
+        what: &'static str,
+    },
+    /// A types-only crate that defines none.
+    #[error("a crate of value types only (kind \"types\") defines at least one (`#[derive(braid_macros::Value)]`)")]
+    NoTypes,
     /// A generic input of an operation that is not flow control.
     #[error("input {index} `{input}` is generic, but only {FLOWCONTROL} operations take generic inputs")]
     GenericInput {
@@ -240,6 +286,8 @@ impl Problem {
             Problem::Version { .. } => Field::Version,
             Problem::Description => Field::Description,
             Problem::NoInputs | Problem::FlowControlInputs { .. } => Field::Inputs,
+            Problem::NoOutput => Field::Output,
+            Problem::NotAnOperation { .. } | Problem::NoTypes => Field::Kind,
             Problem::GenericInput { index, .. } => Field::Input(*index),
             Problem::UnboundOutput { .. } => Field::Output,
             Problem::ConfigKey { key } | Problem::NoConfigValues { key } => Field::ConfigKey(key.clone()),
@@ -329,11 +377,35 @@ impl OperationManifest {
         out
     }
 
+    /// What only an operation has, or what a types-only crate must.
+    fn check_kind(&self, out: &mut Vec<Problem>) {
+        match self.kind {
+            Kind::Operation => {
+                if self.inputs.is_empty() {
+                    out.push(Problem::NoInputs);
+                }
+                if self.output.is_none() {
+                    out.push(Problem::NoOutput);
+                }
+            }
+            Kind::Types => {
+                let has = [
+                    ("inputs", !self.inputs.is_empty()),
+                    ("output", self.output.is_some()),
+                    ("config", !self.config.is_empty()),
+                ];
+                out.extend(has.into_iter().filter(|(_, has)| *has).map(|(what, _)| Problem::NotAnOperation { what }));
+                if self.types.is_empty() {
+                    out.push(Problem::NoTypes);
+                }
+            }
+        }
+    }
+
     fn check_types(&self, out: &mut Vec<Problem>) {
+        self.check_kind(out);
         let flow = self.is_flow_control();
-        if self.inputs.is_empty() {
-            out.push(Problem::NoInputs);
-        } else if flow && self.inputs.len() != 1 {
+        if flow && !self.inputs.is_empty() && self.inputs.len() != 1 {
             out.push(Problem::FlowControlInputs { found: self.inputs.len() });
         }
         if !flow {
@@ -341,8 +413,10 @@ impl OperationManifest {
                 out.push(Problem::GenericInput { index, input: input.clone() });
             }
         }
-        if self.output.is_generic() && !self.inputs.iter().any(TypeName::is_generic) {
-            out.push(Problem::UnboundOutput { output: self.output.clone() });
+        if let Some(output) = self.output.as_ref().filter(|o| o.is_generic()) {
+            if !self.inputs.iter().any(TypeName::is_generic) {
+                out.push(Problem::UnboundOutput { output: output.clone() });
+            }
         }
         for (name, def) in &self.types {
             let reason = if !crate::typename::is_type(name) {
@@ -360,7 +434,9 @@ impl OperationManifest {
         for (index, input) in self.inputs.iter().enumerate() {
             input.named(&mut |t| named.push((Field::Input(index), t.clone())));
         }
-        self.output.named(&mut |t| named.push((Field::Output, t.clone())));
+        if let Some(output) = &self.output {
+            output.named(&mut |t| named.push((Field::Output, t.clone())));
+        }
         for (name, def) in &self.types {
             if let TypeDef::Record(fields) = def {
                 fields.iter().for_each(|f| f.ty.named(&mut |t| named.push((Field::Type(name.clone()), t.clone()))));
@@ -501,10 +577,11 @@ mod tests {
     fn manifest() -> OperationManifest {
         OperationManifest {
             name: "op_x".into(),
+            kind: Kind::Operation,
             version: "0.1.0".into(),
             description: "d".into(),
             inputs: vec![TypeName::Bytes],
-            output: TypeName::Multihash,
+            output: Some(TypeName::Multihash),
             config: [("hasher".to_string(), vec!["blake3".to_string(), "sha2-256".to_string()])].into(),
             groups: vec!["SYS".into()],
             features: vec!["std".into()],
@@ -569,6 +646,35 @@ mod tests {
     }
 
     #[test]
+    fn a_types_only_crate_has_types_and_nothing_of_an_operation() {
+        let image = TypeDef::Record(vec![crate::FieldDef { name: "width".into(), ty: crate::FieldType::Number }]);
+        let types_only = |m: &mut OperationManifest| {
+            m.kind = Kind::Types;
+            m.inputs.clear();
+            m.output = None;
+            m.config.clear();
+            m.types = [("Image".to_string(), image.clone())].into();
+        };
+        assert_eq!(problems(types_only), []);
+        assert_eq!(
+            problems(|m| {
+                types_only(m);
+                m.types.clear();
+                m.output = Some(TypeName::Bytes);
+            }),
+            [Problem::NotAnOperation { what: "output" }, Problem::NoTypes]
+        );
+        assert_eq!(
+            problems(|m| {
+                types_only(m);
+                m.inputs.push(TypeName::Bytes);
+            })[0]
+                .to_string(),
+            "a crate of value types only (kind \"types\") has no inputs; an operation is a crate of its own that depends on it"
+        );
+    }
+
+    #[test]
     fn types_follow_flow_control() {
         let t = TypeName::Param("T".into());
         let vec_t = TypeName::Vec(alloc::boxed::Box::new(t.clone()));
@@ -577,11 +683,12 @@ mod tests {
             problems(|m| m.inputs = vec![TypeName::Bytes, t.clone()]),
             [Problem::GenericInput { index: 1, input: t.clone() }]
         );
-        assert_eq!(problems(|m| m.output = t.clone()), [Problem::UnboundOutput { output: t.clone() }]);
+        assert_eq!(problems(|m| m.output = Some(t.clone())), [Problem::UnboundOutput { output: t.clone() }]);
+        assert_eq!(problems(|m| m.output = None), [Problem::NoOutput]);
         let flow = |m: &mut OperationManifest| {
             m.groups.push(FLOWCONTROL.into());
             m.inputs = vec![t.clone()];
-            m.output = vec_t.clone();
+            m.output = Some(vec_t.clone());
         };
         assert_eq!(problems(flow), []);
         assert_eq!(

@@ -13,7 +13,7 @@ use std::fmt::Write;
 use std::path::PathBuf;
 
 use braid_schema::{
-    content_id, FieldDef, FieldType, OperationManifest, Platform, TypeDef, TypeName, FLOWCONTROL, SCHEMA_VERSION,
+    content_id, FieldDef, FieldType, Kind, OperationManifest, Platform, TypeDef, TypeName, FLOWCONTROL, SCHEMA_VERSION,
 };
 use serde_json::Value;
 
@@ -21,10 +21,11 @@ use serde_json::Value;
 fn sample() -> OperationManifest {
     OperationManifest {
         name: "op_sample".into(),
+        kind: Kind::Operation,
         version: "1.2.3".into(),
         description: "Hashes \"bytes\"\nwith é".into(),
         inputs: vec![TypeName::Param("T".into())],
-        output: TypeName::Vec(Box::new(TypeName::Param("T".into()))),
+        output: Some(TypeName::Vec(Box::new(TypeName::Param("T".into())))),
         config: BTreeMap::from([
             ("base".into(), vec!["base32".into(), "base58btc".into()]),
             ("hasher".into(), vec!["blake3".into(), "sha2-256".into()]),
@@ -64,6 +65,17 @@ fn shape(value: &Value) -> String {
     }
 }
 
+/// The sample made a crate of value types only.
+fn types_only(v: &mut Value) {
+    let map = v.as_object_mut().unwrap();
+    for field in ["inputs", "output"] {
+        map.remove(field);
+    }
+    map.insert("kind".into(), "types".into());
+    map.insert("config".into(), serde_json::json!({}));
+    map.insert("groups".into(), serde_json::json!([]));
+}
+
 /// Edits of the sample and whether the checks accept each: what the checks
 /// allow is part of the schema.
 fn probes() -> Vec<(&'static str, Value)> {
@@ -78,6 +90,24 @@ fn probes() -> Vec<(&'static str, Value)> {
         ("an unknown field", edit(&|v| v["extra"] = "x".into())),
         ("a missing field", edit(&|v| drop(v.as_object_mut().unwrap().remove("license")))),
         ("no inputs", edit(&|v| v["inputs"] = serde_json::json!([]))),
+        ("no output", edit(&|v| drop(v.as_object_mut().unwrap().remove("output")))),
+        ("a types-only crate (kind types, no inputs or output, config {})", edit(&|v| types_only(v))),
+        (
+            "a types-only crate with an output",
+            edit(&|v| {
+                types_only(v);
+                v["output"] = "Bytes".into();
+            }),
+        ),
+        (
+            "a types-only crate without types",
+            edit(&|v| {
+                types_only(v);
+                drop(v.as_object_mut().unwrap().remove("types"));
+            }),
+        ),
+        ("an unknown kind", edit(&|v| v["kind"] = "library".into())),
+        ("kind operation, written out", edit(&|v| v["kind"] = "operation".into())),
         ("two inputs of a FLOWCONTROL operation", edit(&|v| v["inputs"] = serde_json::json!(["T", "T"]))),
         ("a generic input without FLOWCONTROL", edit(&|v| v["groups"] = serde_json::json!(["SYS"]))),
         ("a generic output no input binds", edit(&|v| v["inputs"] = serde_json::json!(["Bytes", "Bytes"]))),

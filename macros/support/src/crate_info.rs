@@ -9,7 +9,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use braid_schema::{Platform, TypeDef};
+use braid_schema::{Kind, Platform, TypeDef};
 
 /// The library root when `Cargo.toml` has no `[lib] path`.
 pub const DEFAULT_LIB_ROOT: &str = "src/lib.rs";
@@ -26,6 +26,8 @@ pub struct CrateInfo {
     pub no_std: bool,
     /// The value types its `#[derive(Value)]`s define, by name.
     pub types: BTreeMap<String, TypeDef>,
+    /// What its Cargo.toml says it is ([`CargoToml::kind`]).
+    pub kind: Kind,
 }
 
 /// The package fields cargo gives the compiler as `CARGO_PKG_NAME`,
@@ -51,8 +53,8 @@ impl CrateInfo {
         );
         let cargo_toml = std::fs::read_to_string(dir.join("Cargo.toml"))
             .map_err(|e| format!("cannot read {}: {e}", dir.join("Cargo.toml").display()))?;
-        let (features, lib_path) = parse_cargo_toml(&cargo_toml)?;
-        let lib_root = dir.join(lib_path.as_deref().unwrap_or(DEFAULT_LIB_ROOT));
+        let manifest = parse_cargo_toml(&cargo_toml)?;
+        let lib_root = dir.join(manifest.lib_path.as_deref().unwrap_or(DEFAULT_LIB_ROOT));
         // A crate without a library root (a test binary) is not `no_std`.
         let root = match std::fs::read_to_string(&lib_root) {
             Ok(text) => Some(syn::parse_file(&text).map_err(|e| format!("cannot parse {}: {e}", lib_root.display()))?),
@@ -78,7 +80,7 @@ impl CrateInfo {
             repository: env("CARGO_PKG_REPOSITORY"),
             license: env("CARGO_PKG_LICENSE"),
         };
-        Ok(Self::new(package, features, root.as_ref(), types))
+        Ok(Self::new(package, manifest, root.as_ref(), types))
     }
 
     /// From the package fields, the declared features (as
@@ -86,13 +88,14 @@ impl CrateInfo {
     /// when the crate has none) and the value types ([`crate::value::collect`]).
     pub fn new(
         package: Package,
-        features: Vec<String>,
+        manifest: CargoToml,
         lib_root: Option<&syn::File>,
         types: BTreeMap<String, TypeDef>,
     ) -> Self {
         let Package { name, version, description, repository, license } = package;
+        let CargoToml { features, kind, .. } = manifest;
         let no_std = lib_root.is_some_and(|root| root.attrs.iter().any(attr_is_no_std));
-        CrateInfo { name, version, description, repository, license, features, no_std, types }
+        CrateInfo { name, version, description, repository, license, features, no_std, types, kind }
     }
 
     /// Where the operation can run, in manifest order.
@@ -122,8 +125,20 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
-/// Declared features (sorted, no `default`) and `[lib] path`.
-pub fn parse_cargo_toml(text: &str) -> Result<(Vec<String>, Option<String>), String> {
+/// What Braid reads from an operation crate's `Cargo.toml`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CargoToml {
+    /// Declared features, sorted, without `default`.
+    pub features: Vec<String>,
+    /// `[lib] path`, if set.
+    pub lib_path: Option<String>,
+    /// `[package.metadata.braid] kind`: `"operation"` (the default) or
+    /// `"types"`, a crate of value types only.
+    pub kind: Kind,
+}
+
+/// Reads a `Cargo.toml`'s features, `[lib] path` and Braid kind.
+pub fn parse_cargo_toml(text: &str) -> Result<CargoToml, String> {
     let table: toml::Table = text.parse().map_err(|e| format!("cannot parse Cargo.toml: {e}"))?;
     let mut features: Vec<String> = table
         .get("features")
@@ -132,7 +147,15 @@ pub fn parse_cargo_toml(text: &str) -> Result<(Vec<String>, Option<String>), Str
         .unwrap_or_default();
     features.sort();
     let lib_path = table.get("lib").and_then(|l| l.get("path")).and_then(|p| p.as_str()).map(String::from);
-    Ok((features, lib_path))
+    let kind = match table.get("package").and_then(|p| p.get("metadata")).and_then(|m| m.get("braid")).and_then(|b| b.get("kind")) {
+        None => Kind::Operation,
+        Some(v) => match v.as_str() {
+            Some("operation") => Kind::Operation,
+            Some("types") => Kind::Types,
+            _ => return Err(format!("[package.metadata.braid] kind = {v}: write \"operation\" (the default) or \"types\" (a crate of value types only)")),
+        },
+    };
+    Ok(CargoToml { features, lib_path, kind })
 }
 
 /// Whether an inner attribute of the library root is `#![no_std]`,
@@ -155,15 +178,19 @@ mod tests {
     use super::*;
 
     #[test]
-    fn reads_features_and_lib_path() {
-        let (f, p) =
-            parse_cargo_toml("[features]\ndefault = [\"std\"]\nwasm = []\nstd = []\n[lib]\npath = \"lib.rs\"\n")
-                .unwrap();
-        assert_eq!(f, ["std", "wasm"]);
-        assert_eq!(p.as_deref(), Some("lib.rs"));
-        let (f, p) = parse_cargo_toml("[package]\nname = \"x\"\n").unwrap();
-        assert!(f.is_empty() && p.is_none());
+    fn reads_features_lib_path_and_kind() {
+        let m = parse_cargo_toml("[features]\ndefault = [\"std\"]\nwasm = []\nstd = []\n[lib]\npath = \"lib.rs\"\n")
+            .unwrap();
+        assert_eq!(m.features, ["std", "wasm"]);
+        assert_eq!(m.lib_path.as_deref(), Some("lib.rs"));
+        assert_eq!(m.kind, Kind::Operation);
+        let m = parse_cargo_toml("[package]\nname = \"x\"\n").unwrap();
+        assert!(m.features.is_empty() && m.lib_path.is_none());
         assert!(parse_cargo_toml("[features").is_err());
+        let types = "[package]\nname = \"x\"\n[package.metadata.braid]\nkind = \"types\"\n";
+        assert_eq!(parse_cargo_toml(types).unwrap().kind, Kind::Types);
+        let e = parse_cargo_toml(&types.replace("\"types\"", "\"type\"")).unwrap_err();
+        assert!(e.contains("kind = \"type\": write \"operation\" (the default) or \"types\""), "{e}");
     }
 
     #[test]
@@ -187,6 +214,7 @@ mod tests {
             features: vec!["std".into(), "wasm".into()],
             no_std: true,
             types: Default::default(),
+            kind: Kind::Operation,
         };
         assert_eq!(info.targets(), Platform::ALL);
         info.no_std = false;

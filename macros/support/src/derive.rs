@@ -7,13 +7,14 @@
 
 use std::collections::BTreeMap;
 
-use braid_schema::OperationManifest;
+use braid_schema::{Kind, OperationManifest};
 use proc_macro2::TokenStream;
 use syn::{Item, ItemFn, Meta};
 
 use crate::cargo_toml::read_package;
 use crate::check::check;
 use crate::crate_info::{parse_cargo_toml, CrateInfo, DEFAULT_LIB_ROOT};
+use crate::crate_info::{CargoToml, Package};
 use crate::ctxt::Ctxt;
 use crate::error::{DeriveError, DeriveErrors, Location};
 
@@ -61,8 +62,19 @@ fn derive(cargo_toml: &str, files: &BTreeMap<String, String>) -> Result<Operatio
     let mut errors = Vec::new();
     let package = read_package(cargo_toml).map_err(|e| errors.extend(e)).ok();
     // On failure `read_package` has reported that the text is not TOML.
-    let (features, lib_path) = parse_cargo_toml(cargo_toml).unwrap_or_default();
-    let lib_root = lib_path.as_deref().map_or(DEFAULT_LIB_ROOT, |p| p.strip_prefix("./").unwrap_or(p)).to_string();
+    let cargo = match parse_cargo_toml(cargo_toml) {
+        Ok(cargo) => cargo,
+        Err(message) => {
+            // Text that is not TOML was reported by `read_package`.
+            if package.is_some() {
+                errors.push(DeriveError::CargoToml { at: Location::new("Cargo.toml", 1, 1), message });
+            }
+            Default::default()
+        }
+    };
+    let kind = cargo.kind;
+    let lib_root =
+        cargo.lib_path.as_deref().map_or(DEFAULT_LIB_ROOT, |p| p.strip_prefix("./").unwrap_or(p)).to_string();
 
     let mut parsed: Vec<(&str, syn::File)> = Vec::new();
     let mut unparsed = false;
@@ -92,12 +104,19 @@ fn derive(cargo_toml: &str, files: &BTreeMap<String, String>) -> Result<Operatio
     match found.as_slice() {
         // The operation may be in a file that did not parse.
         [] if unparsed => {}
+        [] if kind == Kind::Types => {}
+        [op, ..] if kind == Kind::Types => {
+            errors.push(DeriveError::Check { at: op.at.clone(), message: TYPES_ONLY.into() })
+        }
         [] => {
             let at = executes.into_iter().next().unwrap_or_else(|| Location::new(lib_root.as_str(), 1, 1));
             errors.push(DeriveError::NoOperation { at });
         }
         [first, rest @ ..] => errors
             .extend(rest.iter().map(|op| DeriveError::SecondOperation { at: op.at.clone(), first: first.at.clone() })),
+    }
+    if kind == Kind::Types && found.is_empty() && !unparsed && errors.is_empty() {
+        return types_only(package, cargo, &parsed, &lib_root);
     }
     let [op] = found.as_slice() else {
         return Err(DeriveErrors(errors));
@@ -114,7 +133,7 @@ fn derive(cargo_toml: &str, files: &BTreeMap<String, String>) -> Result<Operatio
     let info = match (package, root) {
         (Some(package), Some(root)) => {
             let types = crate::value::collect(parsed.iter().map(|(_, file)| file), &package.name.replace('-', "_"));
-            Some(CrateInfo::new(package, features, root, types))
+            Some(CrateInfo::new(package, cargo, root, types))
         }
         _ => None,
     };
@@ -137,6 +156,47 @@ fn derive(cargo_toml: &str, files: &BTreeMap<String, String>) -> Result<Operatio
     match manifest {
         Some(manifest) if errors.is_empty() => Ok(manifest),
         _ => Err(DeriveErrors(errors)),
+    }
+}
+
+/// What an `#[operation]` in a types-only crate is told.
+pub(crate) const TYPES_ONLY: &str = "this crate's Cargo.toml says `[package.metadata.braid] kind = \"types\"`, \
+     a crate of value types only: put the operation in a crate of its own that depends on this one";
+
+/// The manifest of a crate of value types only: its package, features,
+/// targets and `#[derive(Value)]` types, no inputs, output or config.
+fn types_only(
+    package: Option<Package>,
+    cargo: CargoToml,
+    parsed: &[(&str, syn::File)],
+    lib_root: &str,
+) -> Result<OperationManifest, DeriveErrors> {
+    let at = || Location::new(lib_root, 1, 1);
+    let Some(package) = package else { return Err(DeriveErrors(Vec::new())) };
+    let root = parsed.iter().find(|(path, _)| *path == lib_root).map(|(_, file)| file);
+    let types = crate::value::collect(parsed.iter().map(|(_, file)| file), &package.name.replace('-', "_"));
+    let info = CrateInfo::new(package, cargo, root, types);
+    let manifest = OperationManifest {
+        name: info.name.clone(),
+        kind: Kind::Types,
+        version: info.version.clone(),
+        description: info.description.clone(),
+        inputs: Vec::new(),
+        output: None,
+        config: Default::default(),
+        groups: Vec::new(),
+        features: info.features.clone(),
+        targets: info.targets(),
+        repository: info.repository.clone(),
+        license: info.license.clone(),
+        source: None,
+        types: info.types,
+    };
+    let problems = manifest.problems();
+    if problems.is_empty() {
+        Ok(manifest)
+    } else {
+        Err(DeriveErrors(problems.iter().map(|p| DeriveError::Check { at: at(), message: p.to_string() }).collect()))
     }
 }
 
@@ -211,6 +271,30 @@ mod tests {
     }
 
     #[test]
+    fn a_crate_of_value_types_only_says_so_in_its_cargo_toml() {
+        let cargo = format!("{CARGO_TOML}\n[package.metadata.braid]\nkind = \"types\"\n");
+        let lib = "#![no_std]\n//! Shapes.\n#[derive(Clone, braid_macros::Value)]\npub struct Point { pub x: f64, pub y: f64 }\n";
+        let m = derive_manifest(&cargo, &files(&[("src/lib.rs", lib)])).unwrap();
+        assert_eq!(m.kind, Kind::Types);
+        assert!(m.inputs.is_empty() && m.output.is_none() && m.config.is_empty());
+        assert_eq!(m.types.keys().collect::<Vec<_>>(), ["Point"]);
+        assert_eq!(m.targets, braid_schema::Platform::ALL);
+        assert!(m.canonical_json().contains(r#""kind":"types""#), "{}", m.canonical_json());
+        // Without a type: what to add.
+        let found = errors(&cargo, &[("src/lib.rs", "#![no_std]\n")]);
+        assert!(
+            found[0].contains("src/lib.rs:1:1: a crate of value types only (kind \"types\") defines at least one"),
+            "{found:?}"
+        );
+        // With an operation: where to put it.
+        let found = errors(&cargo, &[("src/lib.rs", LIB)]);
+        assert!(found[0].contains("put the operation in a crate of its own"), "{found:?}");
+        // Without the kind, a crate without an operation is still refused.
+        let found = errors(CARGO_TOML, &[("src/lib.rs", lib)]);
+        assert!(found[0].contains("the crate has no `#[operation]` fn"), "{found:?}");
+    }
+
+    #[test]
     fn value_types_of_the_crate_are_in_the_manifest_and_named_with_it() {
         let lib = LIB
             .replace("input: &Bytes", "input: &Image, other: &op_other::Thing")
@@ -222,7 +306,7 @@ mod tests {
         let m = derive_manifest(CARGO_TOML, &files(&[("src/lib.rs", &lib), ("src/image.rs", image)])).unwrap();
         assert_eq!(m.inputs[0].to_string(), "op_x::Image");
         assert_eq!(m.inputs[1].to_string(), "op_other::Thing");
-        assert_eq!(m.output.to_string(), "Vec<op_x::Filter>");
+        assert_eq!(m.output.as_ref().unwrap().to_string(), "Vec<op_x::Filter>");
         let json = m.canonical_json();
         assert!(
             json.contains(r#""types":{"Filter":{"choice":["nearest","catmullRom"]},"Image":{"record":[{"name":"width","type":"Number"},{"name":"pixels","type":"Bytes"},{"name":"filter","type":"Option<op_x::Filter>"}]}}"#),

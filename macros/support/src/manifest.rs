@@ -4,7 +4,7 @@
 //! tokens it came from. Its canonical JSON (`braid_schema::json`) is what
 //! `OPERATION.manifest_json` holds and what the version id hashes.
 
-use braid_schema::{Field, OperationManifest, Problem, TypeName, FLOWCONTROL};
+use braid_schema::{Field, Kind, OperationManifest, Problem, TypeName, FLOWCONTROL};
 use proc_macro2::Span;
 
 use crate::{args::Args, crate_info::CrateInfo, ctxt::Ctxt, signature::Signature};
@@ -25,10 +25,11 @@ pub fn build(cx: &Ctxt, info: &CrateInfo, args: &Args, sig: Option<&Signature>, 
     groups.sort_by(|a, b| a.0.cmp(&b.0));
     let manifest = OperationManifest {
         name: info.name.clone(),
+        kind: Kind::Operation,
         version: info.version.clone(),
         description: args.description.as_ref().map_or_else(|| info.description.clone(), |d| d.value()),
         inputs: sig.map_or_else(|| vec![TypeName::Bytes], |s| s.inputs.iter().map(|i| i.name.clone()).collect()),
-        output: sig.map_or(TypeName::Bytes, |s| s.output.clone()),
+        output: Some(sig.map_or(TypeName::Bytes, |s| s.output.clone())),
         config: args
             .config
             .iter()
@@ -42,9 +43,12 @@ pub fn build(cx: &Ctxt, info: &CrateInfo, args: &Args, sig: Option<&Signature>, 
         source: None,
         types: info.types.clone(),
     };
+    if info.kind == Kind::Types {
+        cx.error(item, crate::derive::TYPES_ONLY);
+    }
     for problem in manifest.problems() {
         let span = match problem.field() {
-            Field::Name | Field::Version | Field::Feature(_) | Field::Target(_) => Some(item),
+            Field::Name | Field::Kind | Field::Version | Field::Feature(_) | Field::Target(_) => Some(item),
             Field::Description => Some(args.description.as_ref().map_or(item, |d| d.span())),
             // A signature that failed to parse was reported already, and
             // its placeholder types would only add noise.
@@ -87,7 +91,8 @@ fn message(problem: &Problem, args: &Args) -> String {
         Problem::FlowControlInputs { .. } => "; a flow-control operation takes one `&[&T]` before `config`",
         Problem::GenericInput { .. } => "; a flow-control operation takes `inputs: &[&T]`",
         Problem::UndefinedType { .. } => {
-            "; derive it (`#[derive(braid_macros::Value)]`) in this crate, or name a Braid type such as Bytes"
+            "; derive it (`#[derive(braid_macros::Value)]`) in this crate, name another crate's type by its path \
+             (`op_image::Image`: the macro does not see `use` items), or name a Braid type such as Bytes"
         }
         _ => "",
     };
@@ -109,6 +114,7 @@ mod tests {
             features: features.iter().map(|f| f.to_string()).collect(),
             no_std: true,
             types: Default::default(),
+            kind: Kind::Operation,
         }
     }
 

@@ -6,7 +6,7 @@
 
 use std::collections::BTreeMap;
 
-use braid_schema::{Platform, TypeName};
+use braid_schema::{Kind, Platform, TypeName};
 
 use super::model::{OperationRef, WorkflowManifest, EXTERNAL};
 use super::parse::{parse, similar};
@@ -393,6 +393,16 @@ impl<'r> Checker<'r> {
         if r.version_id.is_some() && !self.version_matches(&op, r.version.as_deref(), pointer) {
             return None;
         }
+        if op.manifest.kind == Kind::Types {
+            let types: Vec<String> = op.manifest.types.keys().map(|t| format!("{}::{t}", op.name())).collect();
+            self.error(
+                Diagnostic::new(pointer, format!("{} is a crate of value types only, not an operation", op.name()))
+                    .expected("an operation")
+                    .found(format!("{} {} (defines {})", op.name(), op.manifest.version, types.join(", ")))
+                    .hint("operations that take or return its types depend on it; `braid ops` lists the operations"),
+            );
+            return None;
+        }
         // Config.
         let keys = &op.manifest.config;
         let name = op.name();
@@ -513,7 +523,8 @@ impl<'r> Checker<'r> {
             let p = format!("{pointer}/sequence/{j}");
             let Some((op, config)) = entry else { return None };
             let declared: Vec<TypeName> = op.manifest.inputs.clone();
-            let output = op.manifest.output.clone();
+            // Every resolved step is an operation (`resolve`), with an output.
+            let output = op.manifest.output.clone()?;
             let flow = op.manifest.is_flow_control();
             let name = op.name();
             let (step_inputs, out) = if j == 0 {

@@ -33,6 +33,9 @@ pub fn run(Args { names, targets, out, root }: Args) -> anyhow::Result<()> {
         let Some(op) = registry.get(name) else {
             bail!("no operation `{name}` in the registry; `braid ops` lists them");
         };
+        if op.manifest.kind == braid::schema::Kind::Types {
+            bail!("`{name}` is a crate of value types only: it has no package of its own (its types are in the packages of the workflows that use them)");
+        }
         let spec = PackageSpec::operation(&root, op)?;
         let wasm = wasm_pkg::compile(&spec)?;
         for target in &targets {

@@ -102,8 +102,13 @@ fn list(Args { json, names, supports, .. }: &Args) -> anyhow::Result<()> {
     } else {
         for op in &selected {
             let m = &op.manifest;
-            let dots = if m.is_flow_control() { "..." } else { "" };
-            let sig = format!("{}{dots} -> {}", join(&m.inputs, ", "), m.output);
+            let sig = match &m.output {
+                Some(output) => {
+                    let dots = if m.is_flow_control() { "..." } else { "" };
+                    format!("{}{dots} -> {output}", join(&m.inputs, ", "))
+                }
+                None => format!("types: {}", m.types.keys().cloned().collect::<Vec<_>>().join(", ")),
+            };
             let targets = format!("[{}]", join(&m.targets, ","));
             out.push_str(&format!("{:<14} {:<8} {:<26} {:<20} {}\n", m.name, m.version, sig, targets, op.version_id));
         }
@@ -134,9 +139,17 @@ fn show(name: &str, json: bool) -> anyhow::Result<()> {
     }
     let m = &newest.manifest;
     let mut out = format!("{name}: {}\n", m.description.lines().next().unwrap_or_default());
-    let dots = if m.is_flow_control() { " (any number of inputs of this type)" } else { "" };
-    out.push_str(&format!("  inputs:  {}{dots}\n  output:  {}\n", join(&m.inputs, ", "), m.output));
-    if m.config.is_empty() {
+    match &m.output {
+        Some(output) => {
+            let dots = if m.is_flow_control() { " (any number of inputs of this type)" } else { "" };
+            out.push_str(&format!("  inputs:  {}{dots}\n  output:  {output}\n", join(&m.inputs, ", ")));
+        }
+        None => out.push_str("  a crate of value types only, not an operation (operations depend on it)\n"),
+    }
+    if !m.types.is_empty() {
+        out.push_str(&format!("  types:   {}\n", m.types.keys().cloned().collect::<Vec<_>>().join(", ")));
+    }
+    if m.config.is_empty() && m.output.is_some() {
         out.push_str("  config:  none\n");
     }
     for (key, values) in &m.config {
