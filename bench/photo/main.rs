@@ -5,8 +5,9 @@
 //! - `by_hand`: what a Rust user would write: decode once, hash the file
 //!   and the decoded pixels where they lie, blockhash.
 //! - `same_steps`: the workflow's own steps called in order, `op_share`'s
-//!   copy of the file and `op_image_pixels`' copy of the pixels included:
-//!   the difference to the generated crate is the generator's own cost.
+//!   copy of the file included (`op_image_pixels` borrows the pixels from
+//!   the image): the difference to the generated crate is the generator's
+//!   own cost.
 //!
 //! They alternate in rounds (the order rotating) and the ratios of their
 //! medians are taken per round, so the machine's drift cancels out; the

@@ -66,6 +66,21 @@ function withSize(width, height) {
   return png;
 }
 
+test('image_pixels and the op_image_pixels package (borrowed outputs) give the pixels pngjs decodes', async () => {
+  const wf = workflow('image_pixels');
+  const decode = op('op_image_decode');
+  const pixels = op('op_image_pixels');
+  for (const name of ['photo.png', 'alpha.png', 'gray.png']) {
+    const rgba = sample(`${name}.rgba`);
+    assert.deepEqual(await wf.run([sample(name)]), rgba, name);
+    assert.deepEqual(pixels.executeSync(decode.executeSync(sample(name))), rgba, name);
+  }
+  // A JPEG's pixels are the workflow's own decode (decoders differ), the same in both.
+  const jpg = sample('photo.jpg');
+  assert.deepEqual(wf.runSync([jpg]), pixels.executeSync(decode.executeSync(jpg)));
+  assert.throws(() => pixels.executeSync({ width: 2, height: 2, pixels: new Uint8Array(3) }), /holds 16 bytes of RGBA8 pixels, not 3/);
+});
+
 test('broken, truncated and oversize photos are Errors saying what is wrong', async () => {
   const wf = workflow('photo_proof');
   const png = sample('photo.png');

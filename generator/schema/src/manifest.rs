@@ -62,6 +62,12 @@ pub struct OperationManifest {
     /// The output type; `None` (and left out) for a types-only crate.
     #[cfg_attr(feature = "serde", serde(default, skip_serializing_if = "Option::is_none"))]
     pub output: Option<TypeName>,
+    /// Whether the output is borrowed from an input (`-> Result<&'a T,
+    /// Error>`: a view into it, such as an image's pixels). The next step
+    /// of a segment takes it as it is, without a copy; a segment ending
+    /// with it clones it. Left out when false.
+    #[cfg_attr(feature = "serde", serde(default, skip_serializing_if = "is_false"))]
+    pub borrows: bool,
     /// Config keys with their allowed values, default first.
     pub config: BTreeMap<String, Vec<String>>,
     /// Groups such as `SYS` and [`FLOWCONTROL`].
@@ -149,7 +155,7 @@ pub enum Problem {
         "a crate of value types only (kind \"types\") has no {what}; an operation is a crate of its own that depends on it"
     )]
     NotAnOperation {
-        /// `inputs`, `output` or `config`.
+        /// `inputs`, `output`, `borrowed output` or `config`.
         what: &'static str,
     },
     /// A types-only crate that defines none.
@@ -392,6 +398,7 @@ impl OperationManifest {
                 let has = [
                     ("inputs", !self.inputs.is_empty()),
                     ("output", self.output.is_some()),
+                    ("borrowed output", self.borrows),
                     ("config", !self.config.is_empty()),
                 ];
                 out.extend(has.into_iter().filter(|(_, has)| *has).map(|(what, _)| Problem::NotAnOperation { what }));
@@ -538,6 +545,11 @@ impl OperationManifest {
     }
 }
 
+#[cfg(feature = "serde")]
+fn is_false(b: &bool) -> bool {
+    !*b
+}
+
 /// A crate name as the rules above say.
 fn is_crate_name(name: &str) -> bool {
     let mut chars = name.chars();
@@ -582,6 +594,7 @@ mod tests {
             description: "d".into(),
             inputs: vec![TypeName::Bytes],
             output: Some(TypeName::Multihash),
+            borrows: false,
             config: [("hasher".to_string(), vec!["blake3".to_string(), "sha2-256".to_string()])].into(),
             groups: vec!["SYS".into()],
             features: vec!["std".into()],

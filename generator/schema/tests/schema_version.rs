@@ -26,6 +26,7 @@ fn sample() -> OperationManifest {
         description: "Hashes \"bytes\"\nwith é".into(),
         inputs: vec![TypeName::Param("T".into())],
         output: Some(TypeName::Vec(Box::new(TypeName::Param("T".into())))),
+        borrows: true,
         config: BTreeMap::from([
             ("base".into(), vec!["base32".into(), "base58btc".into()]),
             ("hasher".into(), vec!["blake3".into(), "sha2-256".into()]),
@@ -68,7 +69,7 @@ fn shape(value: &Value) -> String {
 /// The sample made a crate of value types only.
 fn types_only(v: &mut Value) {
     let map = v.as_object_mut().unwrap();
-    for field in ["inputs", "output"] {
+    for field in ["inputs", "output", "borrows"] {
         map.remove(field);
     }
     map.insert("kind".into(), "types".into());
@@ -107,6 +108,7 @@ fn probes() -> Vec<(&'static str, Value)> {
             }),
         ),
         ("an unknown kind", edit(&|v| v["kind"] = "library".into())),
+        ("an owned output, written out", edit(&|v| v["borrows"] = false.into())),
         ("kind operation, written out", edit(&|v| v["kind"] = "operation".into())),
         ("two inputs of a FLOWCONTROL operation", edit(&|v| v["inputs"] = serde_json::json!(["T", "T"]))),
         ("a generic input without FLOWCONTROL", edit(&|v| v["groups"] = serde_json::json!(["SYS"]))),

@@ -183,6 +183,7 @@ fn types_only(
         description: info.description.clone(),
         inputs: Vec::new(),
         output: None,
+        borrows: false,
         config: Default::default(),
         groups: Vec::new(),
         features: info.features.clone(),

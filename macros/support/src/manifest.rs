@@ -30,6 +30,7 @@ pub fn build(cx: &Ctxt, info: &CrateInfo, args: &Args, sig: Option<&Signature>, 
         description: args.description.as_ref().map_or_else(|| info.description.clone(), |d| d.value()),
         inputs: sig.map_or_else(|| vec![TypeName::Bytes], |s| s.inputs.iter().map(|i| i.name.clone()).collect()),
         output: Some(sig.map_or(TypeName::Bytes, |s| s.output.clone())),
+        borrows: sig.is_some_and(|s| s.borrowed),
         config: args
             .config
             .iter()

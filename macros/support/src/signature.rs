@@ -30,6 +30,8 @@ pub struct Signature {
     /// For `&[&T]`: the operation takes any number (at least one) of `T`.
     pub flow_control: bool,
     pub output: TypeName,
+    /// `Result<&'a T, Error>`: the output is borrowed from an input.
+    pub borrowed: bool,
     /// The return type's tokens.
     pub output_span: Span,
     /// Type parameters (each must be `Clone`-able data; used by flow control).
@@ -138,8 +140,8 @@ pub fn parse(cx: &Ctxt, item: &ItemFn, krate: &str) -> Option<Signature> {
             cx.error(sig.paren_token.span.close(), "operations return `Result<Output, Error>`");
             None
         }
-        ReturnType::Type(_, ty) => match result_ok_type(ty).and_then(|t| type_name(t, &type_params, krate)) {
-            Ok(t) => Some((t, ty.span())),
+        ReturnType::Type(_, ty) => match result_ok_type(ty).and_then(|t| output_type(t, &type_params, krate)) {
+            Ok((t, borrowed)) => Some((t, borrowed, ty.span())),
             Err(e) => {
                 cx.syn_error(e);
                 None
@@ -149,7 +151,7 @@ pub fn parse(cx: &Ctxt, item: &ItemFn, krate: &str) -> Option<Signature> {
     if cx.count() > errors {
         return None;
     }
-    let (output, output_span) = output?;
+    let (output, borrowed, output_span) = output?;
     for p in &type_params {
         let used = out.iter().any(|i| mentions(&i.name, p)) || mentions(&output, p);
         if !used {
@@ -160,7 +162,7 @@ pub fn parse(cx: &Ctxt, item: &ItemFn, krate: &str) -> Option<Signature> {
         return None;
     }
     let inputs_span = if sig.inputs.is_empty() { sig.paren_token.span.join() } else { sig.inputs.span() };
-    Some(Signature { inputs: out, inputs_span, flow_control, output, output_span, type_params })
+    Some(Signature { inputs: out, inputs_span, flow_control, output, borrowed, output_span, type_params })
 }
 
 fn mentions(t: &TypeName, p: &syn::Ident) -> bool {
@@ -209,6 +211,25 @@ fn result_ok_type(ty: &Type) -> syn::Result<&Type> {
         [ok, e] if last_ident(e).is_some_and(|i| i == "Error") => Ok(ok),
         _ => Err(bad()),
     }
+}
+
+/// The output's type name, and whether it is borrowed (`&'a T`, `T` a
+/// value type as a step takes it: `&'a Bytes`, not `&'a [u8]`).
+fn output_type(ty: &Type, params: &[syn::Ident], krate: &str) -> syn::Result<(TypeName, bool)> {
+    let Type::Reference(r) = ty else {
+        return type_name(ty, params, krate).map(|t| (t, false));
+    };
+    if let Some(m) = r.mutability {
+        return Err(syn::Error::new(m.span, "a borrowed output is shared: return `&'a T`, not `&'a mut T`"));
+    }
+    if matches!(&*r.elem, Type::Slice(_)) || last_ident(&r.elem).is_some_and(|i| i == "str") {
+        return Err(syn::Error::new(
+            r.elem.span(),
+            "a borrowed output is a reference to a whole value (`&'a Bytes`, `&'a String`, `&'a Vec<T>`), \
+             not a slice or `str`, so that the next operation takes it as it takes the value",
+        ));
+    }
+    type_name(&r.elem, params, krate).map(|t| (t, true))
 }
 
 fn last_ident(ty: &Type) -> Option<&syn::Ident> {
@@ -295,7 +316,28 @@ mod tests {
         assert_eq!(s.inputs.len(), 1);
         assert_eq!(s.inputs[0].name, TypeName::Bytes);
         assert_eq!(s.output, TypeName::Multihash);
+        assert!(!s.borrowed);
         assert!(!s.flow_control);
+    }
+
+    #[test]
+    fn reads_a_borrowed_output() {
+        let s = sig(parse_quote! {
+            pub async fn execute<'a>(image: &'a Image, config: &Config) -> Result<&'a Bytes, Error> { todo!() }
+        })
+        .unwrap();
+        assert_eq!(s.output, TypeName::Bytes);
+        assert!(s.borrowed);
+        let slice = sig(parse_quote! {
+            pub async fn execute<'a>(image: &'a Image, config: &Config) -> Result<&'a [u8], Error> { todo!() }
+        })
+        .unwrap_err();
+        assert!(slice[0].starts_with("a borrowed output is a reference to a whole value (`&'a Bytes`"), "{slice:?}");
+        let mutable = sig(parse_quote! {
+            pub async fn execute<'a>(image: &'a Image, config: &Config) -> Result<&'a mut Bytes, Error> { todo!() }
+        })
+        .unwrap_err();
+        assert!(mutable[0].contains("not `&'a mut T`"), "{mutable:?}");
     }
 
     #[test]

@@ -123,6 +123,14 @@ pub trait IntoJs {
     fn into_js(self) -> Result<JsValue, Error>;
 }
 
+/// A borrowed output (an operation returning `&'a T`) crosses as its
+/// value: JS gets a copy, as of any output.
+impl<T: IntoJs + Clone> IntoJs for &T {
+    fn into_js(self) -> Result<JsValue, Error> {
+        self.clone().into_js()
+    }
+}
+
 /// An [`Error::Type`] at `place` (every error of this module is one).
 #[inline(never)]
 fn fail(place: Place<'_>, expected: &str, found: String) -> Error {

@@ -171,8 +171,9 @@ pub enum Arg {
     External { slot: usize, position: usize },
     /// The memoised output of segment `segment`, the segment's input `position`.
     Memo { segment: usize, position: usize },
-    /// The output of step `step` of the same segment.
-    Previous { step: usize },
+    /// The output of step `step` of the same segment; `borrowed` when that
+    /// operation returns a reference into its input (passed as it is).
+    Previous { step: usize, borrowed: bool },
     /// The list a flow-control operation takes: references to `items`.
     Collect { items: Vec<Arg> },
 }
@@ -185,6 +186,8 @@ pub struct StepPlan {
     #[serde(rename = "crate")]
     pub krate: Ident,
     pub args: Vec<Arg>,
+    /// Whether its output is borrowed from its input (`&'a T`).
+    pub borrows: bool,
     /// Its resolved config, sorted by key.
     pub config: Vec<ConfigPair>,
 }
@@ -262,7 +265,7 @@ pub fn plan(w: &Workflow) -> CratePlan {
             .map(|(j, step)| {
                 let direct: Vec<Arg> = match j {
                     0 => inputs.iter().map(|p| p.arg.clone()).collect(),
-                    _ => vec![Arg::Previous { step: j - 1 }],
+                    _ => vec![Arg::Previous { step: j - 1, borrowed: segment.steps[j - 1].operation.manifest.borrows }],
                 };
                 let args = match step.operation.manifest.is_flow_control() {
                     true => vec![Arg::Collect { items: direct }],
@@ -273,7 +276,8 @@ pub fn plan(w: &Workflow) -> CratePlan {
                     .iter()
                     .map(|(k, v)| ConfigPair { key: RustStr::new(k), value: RustStr::new(v) })
                     .collect();
-                StepPlan { index: j, krate: Ident::new(step.operation.name()), args, config }
+                let borrows = step.operation.manifest.borrows;
+                StepPlan { index: j, krate: Ident::new(step.operation.name()), args, borrows, config }
             })
             .collect();
         segments.push(SegmentPlan {
@@ -397,7 +401,7 @@ mod tests {
         let Arg::Collect { items } = &s3.steps[0].args[0] else { panic!("{:?}", s3.steps[0].args) };
         assert!(matches!(items[..], [Arg::Memo { segment: 1, .. }, Arg::Memo { segment: 2, .. }]));
         let s1 = &p.segments[1];
-        assert!(matches!(s1.steps[1].args[..], [Arg::Previous { step: 0 }]));
+        assert!(matches!(s1.steps[1].args[..], [Arg::Previous { step: 0, borrowed: false }]));
         assert_eq!(p.external_inputs.len(), 1);
         // Only segment 0 takes input: from any later cursor, none does.
         let next: Vec<(usize, usize)> = p.next_inputs.iter().map(|n| (n.from, n.segment)).collect();
