@@ -6,9 +6,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
 import { build } from 'esbuild';
-import { CHROMIUM, CHROMIUM_FLAGS, serve } from '../lib/static-server.mjs';
+import { inChromium } from './lib.mjs';
 
 const root = fileURLToPath(new URL('../..', import.meta.url)).replace(/\/$/, '');
 const wfDir = process.env.BRAID_WF_OUT ?? `${root}/target/wf`;
@@ -73,25 +72,13 @@ export async function run() {
     outfile: join(app, 'reference.js'),
     logLevel: 'error',
   });
-  const server = await serve({
+  return inChromium({
     '/app/': app,
     '/wf/': `${wfDir}/cidv1_from_bytes/pkg/web`,
     '/mh/': `${opsDir}/op_multihash/web`,
     '/cid/': `${opsDir}/op_cid/web`,
     '/base/': process.env.BRAID_BASELINES_WEB ?? `${root}/target/bench/baselines-web`,
-  });
-  const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_FLAGS, headless: true });
-  try {
-    const page = await browser.newPage();
-    await page.goto(`${server.base}/page.html?script=/app/bench.mjs`);
-    await page.waitForFunction(() => window.result !== undefined, null, { timeout: 600_000, polling: 500 });
-    const result = await page.evaluate(() => window.result);
-    if (result.error) throw new Error(result.error);
-    return result;
-  } finally {
-    await browser.close();
-    server.close();
-  }
+  }, { timeoutMs: 600_000 });
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

@@ -14,10 +14,9 @@ import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import jpeg from 'jpeg-js';
 import { draw, photoProof } from '../lib/images.mjs';
-import { compare } from './lib.mjs';
-import { chromium } from 'playwright-core';
+import { compare, inChromium } from './lib.mjs';
+import { CHAIN_OPS, chainedPhotoProof } from './chain.mjs';
 import { build } from 'esbuild';
-import { CHROMIUM, CHROMIUM_FLAGS, serve } from '../lib/static-server.mjs';
 
 const require = createRequire(import.meta.url);
 const root = fileURLToPath(new URL('../..', import.meta.url)).replace(/\/$/, '');
@@ -42,18 +41,7 @@ const op = (name) => require(`${opsDir}/${name}/node/${name}.js`);
 
 export async function run() {
   const wf = require(pkg);
-  const [decode, pixels, phash, mh, toCid] = ['op_image_decode', 'op_image_pixels', 'op_image_phash', 'op_multihash', 'op_cid'].map(op);
-  const raw = { base: 'base32', codec: 'raw' };
-  const chained = (file) => {
-    const image = decode.executeSync(file);
-    return {
-      fileCid: toCid.executeSync(mh.executeSync(file, { hasher: 'blake3' }), raw),
-      pixelsCid: toCid.executeSync(mh.executeSync(pixels.executeSync(image), { hasher: 'sha2-256' }), raw),
-      blockhash: phash.executeSync(image, { algorithm: 'blockhash' }),
-      width: image.width,
-      height: image.height,
-    };
-  };
+  const chained = chainedPhotoProof(CHAIN_OPS.map(op));
   // What a JS user would write: the independent implementation the tests
   // check against (jpeg-js, @noble/hashes + multiformats, blockhash-core).
   const pureJs = (file) => photoProof('photo.jpg', file);
@@ -100,29 +88,17 @@ function peakMemory(label) {
   return { ...m, image_bytes: image, ratio: m.after / image };
 }
 
-const OPS = ['op_image_decode', 'op_image_pixels', 'op_image_phash', 'op_multihash', 'op_cid'];
-
 /** The page: the same three pipelines on the web packages and bundled pure
  * JS, interleaved in rounds, timed with performance.now(). */
 const PAGE = `
 import initWf, * as wf from '/wf/wf_photo_proof.js';
-${OPS.map((o, i) => `import init${i}, * as op${i} from '/ops/${o}/web/${o}.js';`).join('\n')}
+${CHAIN_OPS.map((o, i) => `import init${i}, * as op${i} from '/ops/${o}/web/${o}.js';`).join('\n')}
+import { chainedPhotoProof } from '/bench/chain.mjs';
 import { pureJs } from '/app/pure.js';
 const stats = (s) => { s.sort((a, b) => a - b); const q = (p) => s[Math.min(s.length - 1, Math.floor(p * s.length))]; return { median: q(0.5), p10: q(0.1), p90: q(0.9), n: s.length }; };
 try {
-  await Promise.all([initWf(), ${OPS.map((_, i) => `init${i}()`).join(', ')}]);
-  const [decode, pixels, phash, mh, toCid] = [${OPS.map((_, i) => `op${i}`).join(', ')}];
-  const raw = { base: 'base32', codec: 'raw' };
-  const chained = (file) => {
-    const image = decode.executeSync(file);
-    return {
-      fileCid: toCid.executeSync(mh.executeSync(file, { hasher: 'blake3' }), raw),
-      pixelsCid: toCid.executeSync(mh.executeSync(pixels.executeSync(image), { hasher: 'sha2-256' }), raw),
-      blockhash: phash.executeSync(image, { algorithm: 'blockhash' }),
-      width: image.width,
-      height: image.height,
-    };
-  };
+  await Promise.all([initWf(), ${CHAIN_OPS.map((_, i) => `init${i}()`).join(', ')}]);
+  const chained = chainedPhotoProof([${CHAIN_OPS.map((_, i) => `op${i}`).join(', ')}]);
   const out = {};
   for (const [label, n] of ${JSON.stringify(Object.keys(SIZES).map((k) => [k, k === '12MP' ? 5 : k === '3MP' ? 8 : 20]))}) {
     const file = new Uint8Array(await (await fetch('/photos/' + label + '.jpg')).arrayBuffer());
@@ -172,24 +148,13 @@ export async function runChromium() {
     outfile: join(app, 'pure.js'),
     logLevel: 'error',
   });
-  const server = await serve({
+  return inChromium({
     '/app/': app,
     '/wf/': `${wfDir}/photo_proof/pkg/web`,
     '/ops/': opsDir,
     '/photos/': `${root}/target/bench/images`,
-  });
-  const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_FLAGS, headless: true });
-  try {
-    const page = await browser.newPage();
-    await page.goto(`${server.base}/page.html?script=/app/bench.mjs`);
-    await page.waitForFunction(() => window.result !== undefined, null, { timeout: 900_000, polling: 1000 });
-    const result = await page.evaluate(() => window.result);
-    if (result.error) throw new Error(result.error);
-    return result;
-  } finally {
-    await browser.close();
-    server.close();
-  }
+    '/bench/': `${root}/js/bench`,
+  }, { timeoutMs: 900_000 });
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

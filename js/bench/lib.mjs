@@ -1,4 +1,26 @@
-// Small helpers for the benchmarks: medians and spreads of repeated timings.
+// Small helpers for the benchmarks: medians and spreads of repeated
+// timings, and a page run in headless Chromium.
+import { chromium } from 'playwright-core';
+import { CHROMIUM, CHROMIUM_FLAGS, serve } from '../lib/static-server.mjs';
+
+/** Serves `mounts` (URL prefix -> directory; `/app/bench.mjs` is the page's
+ * script), opens it in headless Chromium and returns what the script leaves
+ * in `window.result` (`{ error }` is thrown). */
+export async function inChromium(mounts, { timeoutMs }) {
+  const server = await serve(mounts);
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_FLAGS, headless: true });
+  try {
+    const page = await browser.newPage();
+    await page.goto(`${server.base}/page.html?script=/app/bench.mjs`);
+    await page.waitForFunction(() => window.result !== undefined, null, { timeout: timeoutMs, polling: 500 });
+    const result = await page.evaluate(() => window.result);
+    if (result.error) throw new Error(result.error);
+    return result;
+  } finally {
+    await browser.close();
+    server.close();
+  }
+}
 export function stats(samples) {
   const s = [...samples].sort((a, b) => a - b);
   const q = (p) => s[Math.min(s.length - 1, Math.floor(p * s.length))];
