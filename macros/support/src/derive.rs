@@ -13,8 +13,7 @@ use syn::{Item, ItemFn, Meta};
 
 use crate::cargo_toml::read_package;
 use crate::check::check;
-use crate::crate_info::{parse_cargo_toml, CrateInfo, DEFAULT_LIB_ROOT};
-use crate::crate_info::{CargoToml, Package};
+use crate::crate_info::{parse_cargo_toml, CargoToml, CrateInfo, Package, DEFAULT_LIB_ROOT};
 use crate::ctxt::Ctxt;
 use crate::error::{DeriveError, DeriveErrors, Location};
 
@@ -104,10 +103,8 @@ fn derive(cargo_toml: &str, files: &BTreeMap<String, String>) -> Result<Operatio
     match found.as_slice() {
         // The operation may be in a file that did not parse.
         [] if unparsed => {}
+        // An operation in it is the macro's error (`TYPES_ONLY`), below.
         [] if kind == Kind::Types => {}
-        [op, ..] if kind == Kind::Types => {
-            errors.push(DeriveError::Check { at: op.at.clone(), message: TYPES_ONLY.into() })
-        }
         [] => {
             let at = executes.into_iter().next().unwrap_or_else(|| Location::new(lib_root.as_str(), 1, 1));
             errors.push(DeriveError::NoOperation { at });
@@ -289,6 +286,7 @@ mod tests {
         );
         // With an operation: where to put it.
         let found = errors(&cargo, &[("src/lib.rs", LIB)]);
+        assert_eq!(found.len(), 1, "{found:?}");
         assert!(found[0].contains("put the operation in a crate of its own"), "{found:?}");
         // Without the kind, a crate without an operation is still refused.
         let found = errors(CARGO_TOML, &[("src/lib.rs", lib)]);
