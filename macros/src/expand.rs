@@ -63,6 +63,25 @@ pub fn operation(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStrea
     });
     let ret = &func.sig.output;
     let wasm = wasm::interface(&info, &args, &sig, &manifest);
+    // `stream = T`: re-exported under one name for generated code, and
+    // checked to be this operation's incremental form.
+    // The checks passed, so the return type is `Result<Output, Error>`.
+    let output_ty = match &func.sig.output {
+        syn::ReturnType::Type(_, ret) => braid_macro_support::signature::result_ok_type(ret).ok(),
+        syn::ReturnType::Default => None,
+    };
+    let stream = args.stream.as_ref().zip(output_ty).map(|(ty, output)| {
+        quote! {
+            /// This operation's incremental form (`stream = ...`): its one
+            /// input fed in chunks, for workflows that stream their input.
+            pub type OperationStream = #ty;
+
+            const _: () = {
+                fn incremental<S: ::braid_support::Incremental<Output = #output>>() {}
+                let _ = incremental::<#ty>;
+            };
+        }
+    });
     // Each value type named must be one (`#[derive(Value)]`): rustc says so
     // on the type otherwise.
     let own = info.name.replace('-', "_");
@@ -111,6 +130,8 @@ pub fn operation(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStrea
             fn value<T: ::braid_support::Value>() {}
             #(let _ = value::<#named>;)*
         };
+
+        #stream
 
         #wasm
     })

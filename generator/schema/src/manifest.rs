@@ -5,7 +5,7 @@
 
 use alloc::collections::BTreeMap;
 use alloc::format;
-use alloc::string::String;
+use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 use core::fmt;
 
@@ -68,6 +68,12 @@ pub struct OperationManifest {
     /// with it clones it. Left out when false.
     #[cfg_attr(feature = "serde", serde(default, skip_serializing_if = "is_false"))]
     pub borrows: bool,
+    /// Whether the operation also has an incremental form (`start`,
+    /// `update` with each chunk of its one `Bytes` input, `finish`), so a
+    /// workflow starting with it can take its input in chunks. Left out
+    /// when false.
+    #[cfg_attr(feature = "serde", serde(default, skip_serializing_if = "is_false"))]
+    pub stream: bool,
     /// Config keys with their allowed values, default first.
     pub config: BTreeMap<String, Vec<String>>,
     /// Groups such as `SYS` and [`FLOWCONTROL`].
@@ -155,8 +161,14 @@ pub enum Problem {
         "a crate of value types only (kind \"types\") has no {what}; an operation is a crate of its own that depends on it"
     )]
     NotAnOperation {
-        /// `inputs`, `output`, `borrowed output` or `config`.
+        /// `inputs`, `output`, `borrowed output`, `incremental form` or `config`.
         what: &'static str,
+    },
+    /// An incremental form on an operation that does not take one `Bytes`.
+    #[error("an operation with an incremental form (`stream`) takes one Bytes input (fed in chunks), not {inputs}")]
+    StreamInputs {
+        /// Its inputs, as written.
+        inputs: String,
     },
     /// A types-only crate that defines none.
     #[error("a crate of value types only (kind \"types\") defines at least one (`#[derive(braid_macros::Value)]`)")]
@@ -293,6 +305,7 @@ impl Problem {
             Problem::Description => Field::Description,
             Problem::NoInputs | Problem::FlowControlInputs { .. } => Field::Inputs,
             Problem::NoOutput => Field::Output,
+            Problem::StreamInputs { .. } => Field::Inputs,
             Problem::NotAnOperation { .. } | Problem::NoTypes => Field::Kind,
             Problem::GenericInput { index, .. } => Field::Input(*index),
             Problem::UnboundOutput { .. } => Field::Output,
@@ -393,12 +406,17 @@ impl OperationManifest {
                 if self.output.is_none() {
                     out.push(Problem::NoOutput);
                 }
+                if self.stream && (self.inputs != [TypeName::Bytes] || self.is_flow_control()) {
+                    let inputs = self.inputs.iter().map(ToString::to_string).collect::<Vec<_>>().join(", ");
+                    out.push(Problem::StreamInputs { inputs: format!("({inputs})") });
+                }
             }
             Kind::Types => {
                 let has = [
                     ("inputs", !self.inputs.is_empty()),
                     ("output", self.output.is_some()),
                     ("borrowed output", self.borrows),
+                    ("incremental form", self.stream),
                     ("config", !self.config.is_empty()),
                 ];
                 out.extend(has.into_iter().filter(|(_, has)| *has).map(|(what, _)| Problem::NotAnOperation { what }));
@@ -595,6 +613,7 @@ mod tests {
             inputs: vec![TypeName::Bytes],
             output: Some(TypeName::Multihash),
             borrows: false,
+            stream: false,
             config: [("hasher".to_string(), vec!["blake3".to_string(), "sha2-256".to_string()])].into(),
             groups: vec!["SYS".into()],
             features: vec!["std".into()],
@@ -698,6 +717,15 @@ mod tests {
         );
         assert_eq!(problems(|m| m.output = Some(t.clone())), [Problem::UnboundOutput { output: t.clone() }]);
         assert_eq!(problems(|m| m.output = None), [Problem::NoOutput]);
+        assert_eq!(problems(|m| m.stream = true), []);
+        assert_eq!(
+            problems(|m| {
+                m.stream = true;
+                m.inputs.push(TypeName::String);
+            })[0]
+                .to_string(),
+            "an operation with an incremental form (`stream`) takes one Bytes input (fed in chunks), not (Bytes, String)"
+        );
         let flow = |m: &mut OperationManifest| {
             m.groups.push(FLOWCONTROL.into());
             m.inputs = vec![t.clone()];

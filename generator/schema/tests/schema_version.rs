@@ -27,6 +27,7 @@ fn sample() -> OperationManifest {
         inputs: vec![TypeName::Param("T".into())],
         output: Some(TypeName::Vec(Box::new(TypeName::Param("T".into())))),
         borrows: true,
+        stream: false,
         config: BTreeMap::from([
             ("base".into(), vec!["base32".into(), "base58btc".into()]),
             ("hasher".into(), vec!["blake3".into(), "sha2-256".into()]),
@@ -69,7 +70,7 @@ fn shape(value: &Value) -> String {
 /// The sample made a crate of value types only.
 fn types_only(v: &mut Value) {
     let map = v.as_object_mut().unwrap();
-    for field in ["inputs", "output", "borrows"] {
+    for field in ["inputs", "output", "borrows", "stream"] {
         map.remove(field);
     }
     map.insert("kind".into(), "types".into());
@@ -109,6 +110,16 @@ fn probes() -> Vec<(&'static str, Value)> {
         ),
         ("an unknown kind", edit(&|v| v["kind"] = "library".into())),
         ("an owned output, written out", edit(&|v| v["borrows"] = false.into())),
+        (
+            "an incremental form on a Bytes operation",
+            edit(&|v| {
+                v["groups"] = serde_json::json!(["SYS"]);
+                v["inputs"] = serde_json::json!(["Bytes"]);
+                v["output"] = "Multihash".into();
+                v["stream"] = true.into();
+            }),
+        ),
+        ("an incremental form on a generic operation", edit(&|v| v["stream"] = true.into())),
         ("kind operation, written out", edit(&|v| v["kind"] = "operation".into())),
         ("two inputs of a FLOWCONTROL operation", edit(&|v| v["inputs"] = serde_json::json!(["T", "T"]))),
         ("a generic input without FLOWCONTROL", edit(&|v| v["groups"] = serde_json::json!(["SYS"]))),

@@ -20,6 +20,9 @@ pub struct Args {
     /// Config keys in declaration order, each with its allowed values
     /// (default first).
     pub config: Vec<ConfigDecl>,
+    /// `stream = T`: the type implementing `braid_support::Incremental`,
+    /// the operation's incremental form.
+    pub stream: Option<syn::Type>,
 }
 
 /// One `key = ["value", ...]` of `config(...)`.
@@ -31,7 +34,7 @@ pub struct ConfigDecl {
     pub allowed: Vec<LitStr>,
 }
 
-const KEYS: &str = "`description`, `groups`, `config`";
+const KEYS: &str = "`description`, `groups`, `config`, `stream`";
 
 /// Parses the arguments, recording every error in `cx`; what could not be
 /// read is left out of the result.
@@ -50,6 +53,7 @@ pub fn parse(cx: &Ctxt, tokens: TokenStream) -> Args {
         seen.push(name.clone());
         match name.as_str() {
             "description" => args.description = Some(meta.value()?.parse()?),
+            "stream" => args.stream = Some(meta.value()?.parse()?),
             "groups" => {
                 let array: ExprArray = meta.value()?.parse()?;
                 for lit in string_list(cx, &array).unwrap_or_default() {
@@ -135,9 +139,13 @@ mod tests {
     #[test]
     fn parses_every_key() {
         let cx = Ctxt::new();
-        let args = parse(&cx, quote!(description = "d", groups = ["SYS"], config(hasher = ["a", "b"], base = ["x"])));
+        let args = parse(
+            &cx,
+            quote!(description = "d", groups = ["SYS"], config(hasher = ["a", "b"], base = ["x"]), stream = Hasher),
+        );
         cx.check().unwrap();
         assert_eq!(args.description.unwrap().value(), "d");
+        assert!(args.stream.is_some());
         assert_eq!(args.groups.len(), 1);
         assert_eq!(args.config.len(), 2);
         assert_eq!(args.config[0].key, "hasher");
@@ -151,7 +159,7 @@ mod tests {
     fn rejects_misuse() {
         assert_eq!(
             errors(quote!(name = "x")),
-            ["unknown key `name`; expected one of `description`, `groups`, `config`"]
+            ["unknown key `name`; expected one of `description`, `groups`, `config`, `stream`"]
         );
         assert_eq!(errors(quote!(config(a = ["x"], a = ["y"]))), ["duplicate config key `a`"]);
         assert_eq!(errors(quote!(config(a = [1]))), ["expected a string literal"]);
@@ -174,8 +182,8 @@ mod tests {
         assert_eq!(
             found,
             [
-                "unknown key `colour`; expected one of `description`, `groups`, `config`",
-                "unknown key `shape`; expected one of `description`, `groups`, `config`",
+                "unknown key `colour`; expected one of `description`, `groups`, `config`, `stream`",
+                "unknown key `shape`; expected one of `description`, `groups`, `config`, `stream`",
                 "expected a string literal",
                 "expected a string literal",
                 "duplicate config key `a`",

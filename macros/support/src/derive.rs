@@ -181,6 +181,7 @@ fn types_only(
         inputs: Vec::new(),
         output: None,
         borrows: false,
+        stream: false,
         config: Default::default(),
         groups: Vec::new(),
         features: info.features.clone(),
@@ -369,7 +370,7 @@ mod tests {
         assert_eq!(
             errors(CARGO_TOML, &[("src/lib.rs", bad)]),
             [
-                "src/lib.rs:2:27: unknown key `colour`; expected one of `description`, `groups`, `config`",
+                "src/lib.rs:2:27: unknown key `colour`; expected one of `description`, `groups`, `config`, `stream`",
                 "src/lib.rs:2:55: expected a string literal",
                 "src/lib.rs:3:1: operations are `async fn`: write `pub async fn execute`",
                 "src/lib.rs:3:4: the operation function must be named `execute`",

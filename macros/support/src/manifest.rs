@@ -31,6 +31,7 @@ pub fn build(cx: &Ctxt, info: &CrateInfo, args: &Args, sig: Option<&Signature>, 
         inputs: sig.map_or_else(|| vec![TypeName::Bytes], |s| s.inputs.iter().map(|i| i.name.clone()).collect()),
         output: Some(sig.map_or(TypeName::Bytes, |s| s.output.clone())),
         borrows: sig.is_some_and(|s| s.borrowed),
+        stream: args.stream.is_some(),
         config: args
             .config
             .iter()

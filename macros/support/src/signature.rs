@@ -187,7 +187,7 @@ fn check_config_param(cx: &Ctxt, arg: &FnArg) {
 }
 
 /// `Result<T, Error>` -> `T`.
-fn result_ok_type(ty: &Type) -> syn::Result<&Type> {
+pub fn result_ok_type(ty: &Type) -> syn::Result<&Type> {
     let bad = || syn::Error::new(ty.span(), "operations return `Result<Output, Error>` (braid_support::Error)");
     let Type::Path(tp) = ty else {
         return Err(bad());

@@ -6,7 +6,7 @@
 
 extern crate alloc;
 
-use braid_support::{Config, Error, Multihash};
+use braid_support::{Config, Error, Incremental, Multihash};
 
 /// The hash functions offered, with their multicodec codes; the first is
 /// the default.
@@ -16,7 +16,8 @@ pub const HASHERS: &[(&str, u64)] =
 /// Hashes `input` with the configured hasher and wraps the digest as a multihash.
 #[braid_macros::operation(
     groups = ["SYS"],
-    config(hasher = ["blake3", "sha2-256", "sha2-512", "sha3-256", "keccak-256"])
+    config(hasher = ["blake3", "sha2-256", "sha2-512", "sha3-256", "keccak-256"]),
+    stream = Hasher
 )]
 pub async fn execute(input: &[u8], config: &Config) -> Result<Multihash, Error> {
     hash(config.get("hasher").unwrap_or("blake3"), input)
@@ -39,6 +40,83 @@ pub fn hash(hasher: &str, data: &[u8]) -> Result<Multihash, Error> {
         #[cfg(feature = "hasher-keccak-256")]
         "keccak-256" => Multihash::wrap(0x1b, &<sha3::Keccak256 as sha3::Digest>::digest(data)),
         other => Err(OPERATION.config_error("hasher", other)),
+    }
+}
+
+/// The incremental form: the configured hasher fed chunk by chunk; the
+/// multihash of all chunks equals [`execute`]'s of their concatenation.
+pub struct Hasher(State);
+
+/// One hasher's running state (only those compiled in).
+enum State {
+    #[cfg(feature = "hasher-blake3")]
+    Blake3(alloc::boxed::Box<blake3::Hasher>),
+    #[cfg(feature = "hasher-sha2-256")]
+    Sha2_256(sha2::Sha256),
+    #[cfg(feature = "hasher-sha2-512")]
+    Sha2_512(sha2::Sha512),
+    #[cfg(feature = "hasher-sha3-256")]
+    Sha3_256(sha3::Sha3_256),
+    #[cfg(feature = "hasher-keccak-256")]
+    Keccak256(sha3::Keccak256),
+}
+
+impl Incremental for Hasher {
+    type Output = Multihash;
+
+    // With no hasher compiled in, every arm returns.
+    #[allow(unreachable_code)]
+    fn start(config: &Config) -> Result<Self, Error> {
+        Ok(Hasher(match config.get("hasher").unwrap_or("blake3") {
+            #[cfg(feature = "hasher-blake3")]
+            "blake3" => State::Blake3(alloc::boxed::Box::new(blake3::Hasher::new())),
+            #[cfg(feature = "hasher-sha2-256")]
+            "sha2-256" => State::Sha2_256(<sha2::Sha256 as sha2::Digest>::new()),
+            #[cfg(feature = "hasher-sha2-512")]
+            "sha2-512" => State::Sha2_512(<sha2::Sha512 as sha2::Digest>::new()),
+            #[cfg(feature = "hasher-sha3-256")]
+            "sha3-256" => State::Sha3_256(<sha3::Sha3_256 as sha3::Digest>::new()),
+            #[cfg(feature = "hasher-keccak-256")]
+            "keccak-256" => State::Keccak256(<sha3::Keccak256 as sha3::Digest>::new()),
+            other => return Err(OPERATION.config_error("hasher", other)),
+        }))
+    }
+
+    fn update(&mut self, chunk: &[u8]) {
+        // Unused when no hasher is compiled in.
+        let _ = chunk;
+        match &mut self.0 {
+            #[cfg(feature = "hasher-blake3")]
+            State::Blake3(h) => {
+                h.update(chunk);
+            }
+            #[cfg(feature = "hasher-sha2-256")]
+            State::Sha2_256(h) => sha2::Digest::update(h, chunk),
+            #[cfg(feature = "hasher-sha2-512")]
+            State::Sha2_512(h) => sha2::Digest::update(h, chunk),
+            #[cfg(feature = "hasher-sha3-256")]
+            State::Sha3_256(h) => sha3::Digest::update(h, chunk),
+            #[cfg(feature = "hasher-keccak-256")]
+            State::Keccak256(h) => sha3::Digest::update(h, chunk),
+            // No hasher compiled in: no state to update.
+            #[allow(unreachable_patterns)]
+            _ => {}
+        }
+    }
+
+    fn finish(self) -> Result<Multihash, Error> {
+        match self.0 {
+            #[cfg(feature = "hasher-blake3")]
+            State::Blake3(h) => Multihash::wrap(0x1e, h.finalize().as_bytes()),
+            #[cfg(feature = "hasher-sha2-256")]
+            State::Sha2_256(h) => Multihash::wrap(0x12, &sha2::Digest::finalize(h)),
+            #[cfg(feature = "hasher-sha2-512")]
+            State::Sha2_512(h) => Multihash::wrap(0x13, &sha2::Digest::finalize(h)),
+            #[cfg(feature = "hasher-sha3-256")]
+            State::Sha3_256(h) => Multihash::wrap(0x16, &sha3::Digest::finalize(h)),
+            #[cfg(feature = "hasher-keccak-256")]
+            State::Keccak256(h) => Multihash::wrap(0x1b, &sha3::Digest::finalize(h)),
+        }
     }
 }
 
@@ -99,6 +177,39 @@ mod tests {
         assert!(err.to_string().contains("cannot be `md5`"), "{err}");
     }
 
+    /// `data` fed to the incremental form in chunks of `size` (none for
+    /// the empty input).
+    fn streamed(hasher: &str, data: &[u8], size: usize) -> Multihash {
+        let mut stream = OperationStream::start(&config([("hasher", hasher)]).unwrap()).unwrap();
+        data.chunks(size).for_each(|chunk| stream.update(chunk));
+        stream.finish().unwrap()
+    }
+
+    #[test]
+    fn the_incremental_form_equals_execute_however_the_input_is_cut() {
+        // 2.5 MiB: several blake3 chunks and 1 MiB pieces, a short last one.
+        let data: Vec<u8> = (0..(5usize << 19)).map(|i| (i.wrapping_mul(31) >> 3) as u8).collect();
+        for (name, _) in HASHERS {
+            let cfg = config([("hasher", *name)]).unwrap();
+            let whole = execute_sync(&data, &cfg).unwrap();
+            for size in [1 << 20, 4099] {
+                assert_eq!(streamed(name, &data, size), whole, "{name} in chunks of {size}");
+            }
+            let part = &data[..70_000];
+            assert_eq!(streamed(name, part, 7), execute_sync(part, &cfg).unwrap(), "{name} in chunks of 7");
+            assert_eq!(streamed(name, &data[..1000], 1), execute_sync(&data[..1000], &cfg).unwrap(), "{name}, 1 B");
+            assert_eq!(streamed(name, &[], 1), execute_sync(&[], &cfg).unwrap(), "{name}, empty");
+            // Empty chunks between others change nothing.
+            let mut stream = OperationStream::start(&cfg).unwrap();
+            for chunk in data[..5000].chunks(999) {
+                stream.update(&[]);
+                stream.update(chunk);
+            }
+            assert_eq!(stream.finish().unwrap(), execute_sync(&data[..5000], &cfg).unwrap(), "{name}, empty chunks");
+        }
+        assert!(OPERATION.manifest_json.contains(r#""stream":true"#), "{}", OPERATION.manifest_json);
+    }
+
     #[test]
     fn manifest_is_generated_from_the_code() {
         assert_eq!(OPERATION.inputs, ["Bytes"]);
@@ -131,5 +242,8 @@ mod blake3_only {
         );
         // Unknown values are still rejected as such.
         assert!(config([("hasher", "md5")]).is_err());
+        // The incremental form says the same.
+        let err = OperationStream::start(&config([("hasher", "sha2-256")]).unwrap()).err().unwrap();
+        assert!(err.to_string().contains("enable the cargo feature `hasher-sha2-256`"), "{err}");
     }
 }

@@ -23,6 +23,7 @@ mod error;
 mod exec;
 pub mod json;
 mod operation;
+mod stream;
 pub mod typename;
 mod types;
 #[cfg(feature = "wasm")]
@@ -33,6 +34,7 @@ pub use config::{value_feature, Config, ConfigKey};
 pub use error::Error;
 pub use exec::now_or_never;
 pub use operation::OperationInfo;
+pub use stream::Incremental;
 pub use types::{Bool, Bytes, Cid, Multihash, Value, U64};
 
 /// Feature `wasm-allocator`: talc as the global allocator (see Cargo.toml).
