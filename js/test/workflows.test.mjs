@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { inputValue, workflowVectors } from '../lib/reference.mjs';
+import { cid, inputValue, workflowVectors } from '../lib/reference.mjs';
 
 const require = createRequire(import.meta.url);
 const root = fileURLToPath(new URL('../..', import.meta.url)).replace(/\/$/, '');
@@ -71,6 +71,20 @@ test('native builds (braid run) give the same outputs', () => {
     assert.equal(r.status, 0, `${c.workflow}: ${r.stderr}`);
     const printed = r.stdout.trim();
     assert.deepEqual(Array.isArray(c.output) ? JSON.parse(printed) : printed, c.output, c.workflow);
+  }
+});
+
+test('braid run streams a file larger than its 1 MiB chunks (cidv1_from_bytes starts with op_multihash)', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'braid-run-'));
+  const data = new Uint8Array((5 << 19) + 3).map((_, i) => (i * 131) >> 2);
+  for (const [workflow, hasher] of [['cidv1_from_bytes', 'blake3'], ['cidv1_sha2_256', 'sha2-256']]) {
+    for (const [name, bytes] of [['big', data], ['empty', new Uint8Array()]]) {
+      const f = join(dir, `${workflow}-${name}`);
+      writeFileSync(f, bytes);
+      const r = spawnSync(braid, ['run', `${root}/workflows/${workflow}.json`, '--input', f], { encoding: 'utf8' });
+      assert.equal(r.status, 0, `${workflow} ${name}: ${r.stderr}`);
+      assert.equal(r.stdout.trim(), cid(bytes, { hasher, base: 'base32', codec: 'raw' }), `${workflow} ${name}`);
+    }
   }
 });
 

@@ -45,6 +45,8 @@ struct RunnerPlan<'a> {
     /// The names of the value types of one's own in the output (the
     /// generated crate re-exports them), printed as JSON.
     value_types: Vec<Ident>,
+    /// The workflow streams its input (`stream()`): the file is read in chunks.
+    stream: bool,
 }
 
 #[derive(Serialize)]
@@ -138,6 +140,7 @@ pub fn run(
                 _ => None,
             })
             .collect(),
+        stream: plan.stream.is_some(),
     };
     let files = generator.render_runner(&runner).map_err(GenerateError::from)?;
     project::write_files(&runner_dir, &files)?;

@@ -374,9 +374,12 @@ fn standalone_crate_builds_away_from_the_repository() -> Result<(), Failed> {
 /// crate the operations depend on), each lock started from the generated
 /// crate's.
 fn a_rust_program_uses_a_generated_crate() -> Result<(), Failed> {
-    for (workflow, consumer) in
-        [("salted_cid", "consumer"), ("decoded_images", "consumer_images"), ("thumbnail_hashes", "consumer_thumbnails")]
-    {
+    for (workflow, consumer) in [
+        ("salted_cid", "consumer"),
+        ("decoded_images", "consumer_images"),
+        ("thumbnail_hashes", "consumer_thumbnails"),
+        ("cidv1_from_bytes", "consumer_stream"),
+    ] {
         let out = built(workflow)?;
         let consumer = root().join("generator/braid/tests").join(consumer);
         std::fs::copy(out.join("crate/Cargo.lock"), consumer.join("Cargo.lock"))?;

@@ -170,6 +170,9 @@ pub enum Problem {
         /// Its inputs, as written.
         inputs: String,
     },
+    /// An incremental form on an operation whose output is borrowed.
+    #[error("an operation with an incremental form (`stream`) returns its output owned, not borrowed (`&'a T`)")]
+    StreamBorrows,
     /// A types-only crate that defines none.
     #[error("a crate of value types only (kind \"types\") defines at least one (`#[derive(braid_macros::Value)]`)")]
     NoTypes,
@@ -306,6 +309,7 @@ impl Problem {
             Problem::NoInputs | Problem::FlowControlInputs { .. } => Field::Inputs,
             Problem::NoOutput => Field::Output,
             Problem::StreamInputs { .. } => Field::Inputs,
+            Problem::StreamBorrows => Field::Output,
             Problem::NotAnOperation { .. } | Problem::NoTypes => Field::Kind,
             Problem::GenericInput { index, .. } => Field::Input(*index),
             Problem::UnboundOutput { .. } => Field::Output,
@@ -409,6 +413,9 @@ impl OperationManifest {
                 if self.stream && (self.inputs != [TypeName::Bytes] || self.is_flow_control()) {
                     let inputs = self.inputs.iter().map(ToString::to_string).collect::<Vec<_>>().join(", ");
                     out.push(Problem::StreamInputs { inputs: format!("({inputs})") });
+                }
+                if self.stream && self.borrows {
+                    out.push(Problem::StreamBorrows);
                 }
             }
             Kind::Types => {
@@ -718,6 +725,13 @@ mod tests {
         assert_eq!(problems(|m| m.output = Some(t.clone())), [Problem::UnboundOutput { output: t.clone() }]);
         assert_eq!(problems(|m| m.output = None), [Problem::NoOutput]);
         assert_eq!(problems(|m| m.stream = true), []);
+        assert_eq!(
+            problems(|m| {
+                m.stream = true;
+                m.borrows = true;
+            }),
+            [Problem::StreamBorrows]
+        );
         assert_eq!(
             problems(|m| {
                 m.stream = true;

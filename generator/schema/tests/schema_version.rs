@@ -78,6 +78,16 @@ fn types_only(v: &mut Value) {
     map.insert("groups".into(), serde_json::json!([]));
 }
 
+/// The sample made a `Bytes -> Bytes` operation with an incremental form,
+/// its output borrowed or not.
+fn streaming(v: &mut Value, borrows: bool) {
+    v["groups"] = serde_json::json!(["SYS"]);
+    v["inputs"] = serde_json::json!(["Bytes"]);
+    v["output"] = "Bytes".into();
+    v["borrows"] = borrows.into();
+    v["stream"] = true.into();
+}
+
 /// Edits of the sample and whether the checks accept each: what the checks
 /// allow is part of the schema.
 fn probes() -> Vec<(&'static str, Value)> {
@@ -110,16 +120,9 @@ fn probes() -> Vec<(&'static str, Value)> {
         ),
         ("an unknown kind", edit(&|v| v["kind"] = "library".into())),
         ("an owned output, written out", edit(&|v| v["borrows"] = false.into())),
-        (
-            "an incremental form on a Bytes operation",
-            edit(&|v| {
-                v["groups"] = serde_json::json!(["SYS"]);
-                v["inputs"] = serde_json::json!(["Bytes"]);
-                v["output"] = "Multihash".into();
-                v["stream"] = true.into();
-            }),
-        ),
+        ("an incremental form on a Bytes operation", edit(&|v| streaming(v, false))),
         ("an incremental form on a generic operation", edit(&|v| v["stream"] = true.into())),
+        ("an incremental form with a borrowed output", edit(&|v| streaming(v, true))),
         ("kind operation, written out", edit(&|v| v["kind"] = "operation".into())),
         ("two inputs of a FLOWCONTROL operation", edit(&|v| v["inputs"] = serde_json::json!(["T", "T"]))),
         ("a generic input without FLOWCONTROL", edit(&|v| v["groups"] = serde_json::json!(["SYS"]))),

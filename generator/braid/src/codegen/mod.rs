@@ -35,6 +35,7 @@ const TEMPLATES: &[(&str, &str)] = &[
 const PARTIALS: &[(&str, &str)] = &[
     ("header", include_str!("../../../../templates/partials/header.hbs")),
     ("arg", include_str!("../../../../templates/partials/arg.hbs")),
+    ("run_segment", include_str!("../../../../templates/partials/run_segment.hbs")),
 ];
 
 /// A generated file: path relative to the crate root, and its text.

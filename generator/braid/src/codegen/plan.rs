@@ -54,11 +54,33 @@ pub struct CratePlan {
     pub operations: Vec<Dependency>,
     /// `vendor/`'s directory of braid-support (`vendor::dir_name`).
     pub support_dir: Plain,
+    /// The streaming entry, when the workflow has one (see [`StreamPlan`]).
+    pub stream: Option<StreamPlan>,
     /// The value types of one's own at the boundary (and in their fields),
     /// re-exported at the crate root for Rust callers, as TypeScript
     /// declares them for JS ones (the validator allows one per name).
     pub value_types: Vec<RustType>,
     pub typescript: TypeScript,
+}
+
+/// `stream()`: a workflow whose one external input is `Bytes`, fed to a
+/// first step with an incremental form (`"stream": true`), takes that input
+/// in chunks; the rest runs as in `run` when it is finished.
+#[derive(Debug, Clone, Serialize)]
+pub struct StreamPlan {
+    /// The first step's crate (its `OperationStream`).
+    #[serde(rename = "crate")]
+    pub krate: Ident,
+}
+
+/// The streaming entry of `w`, if it has one: one external input, `Bytes`,
+/// into segment 0's first step, which streams.
+fn stream_plan(w: &Workflow) -> Option<StreamPlan> {
+    let first = w.segments.first()?;
+    let step = first.steps.first()?;
+    let one_bytes_input = matches!(first.inputs.as_slice(), [SegmentInput::External { slot: 0, ty: TypeName::Bytes }])
+        && external_inputs_types(w).len() == 1;
+    (one_bytes_input && step.operation.manifest.stream).then(|| StreamPlan { krate: Ident::new(step.operation.name()) })
 }
 
 /// The crate's description (the manifest's, or a default).
@@ -354,6 +376,7 @@ pub fn plan(w: &Workflow) -> CratePlan {
         memos,
         operations,
         support_dir: Plain::new(&support_dir()).expect("crate names and content ids are plain"),
+        stream: stream_plan(w),
         value_types,
         typescript,
     }
