@@ -36,6 +36,7 @@ const PARTIALS: &[(&str, &str)] = &[
     ("header", include_str!("../../../../templates/partials/header.hbs")),
     ("arg", include_str!("../../../../templates/partials/arg.hbs")),
     ("run_segment", include_str!("../../../../templates/partials/run_segment.hbs")),
+    ("segment_steps", include_str!("../../../../templates/partials/segment_steps.hbs")),
 ];
 
 /// A generated file: path relative to the crate root, and its text.
