@@ -84,14 +84,6 @@ test-workflows: $(BRAID)
 	cargo test --quiet -p braid-cli --test limits -- --ignored
 
 test-node: test-wasm test-workflows
-	@# photo_proof natively: the generated crate against chains written by
-	@# hand on the very operation crates it vendors (bench/photo/manifest.sh).
-	cd js && node --input-type=module -e "const m = await import('./bench/images.mjs'); Object.keys(m.SIZES).forEach(m.photo)"
-	mkdir -p target/bench/photo
-	bench/photo/manifest.sh $(WF_OUT)/photo_proof/crate bench/photo > target/bench/photo/Cargo.toml
-	cp $(WF_OUT)/photo_proof/crate/Cargo.lock target/bench/photo/Cargo.lock
-	cargo run --quiet --release --manifest-path target/bench/photo/Cargo.toml --target-dir $(BRAID_TARGET_DIR) -- target/bench/images \
-	  > target/bench/native-photo.json
 	cd js && BRAID_OP_PKGS=$(CURDIR)/$(NPM_OPS) BRAID_WF_OUT=$(CURDIR)/$(WF_OUT) BRAID_BIN=$(CURDIR)/$(BRAID) node --test test/
 
 ## bench: numbers, not tests: bench/results.json and bench/REPORT.md
