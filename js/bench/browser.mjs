@@ -6,8 +6,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
-import { inChromium } from './lib.mjs';
+import { bundle, inChromium } from './lib.mjs';
 
 const root = fileURLToPath(new URL('../..', import.meta.url)).replace(/\/$/, '');
 const wfDir = process.env.BRAID_WF_OUT ?? `${root}/target/wf`;
@@ -65,13 +64,7 @@ try {
 export async function run() {
   const app = mkdtempSync(join(tmpdir(), 'braid-bench-page-'));
   writeFileSync(join(app, 'bench.mjs'), PAGE);
-  await build({
-    stdin: { contents: `export { cid } from ${JSON.stringify(`${root}/js/lib/reference.mjs`)};`, resolveDir: `${root}/js`, loader: 'js' },
-    bundle: true,
-    format: 'esm',
-    outfile: join(app, 'reference.js'),
-    logLevel: 'error',
-  });
+  await bundle(`export { cid } from ${JSON.stringify(`${root}/js/lib/reference.mjs`)};`, join(app, 'reference.js'));
   return inChromium({
     '/app/': app,
     '/wf/': `${wfDir}/cidv1_from_bytes/pkg/web`,

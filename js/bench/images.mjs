@@ -14,9 +14,8 @@ import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import jpeg from 'jpeg-js';
 import { draw, photoProof } from '../lib/images.mjs';
-import { compare, inChromium } from './lib.mjs';
+import { bundle, compare, inChromium } from './lib.mjs';
 import { CHAIN_OPS, chainedPhotoProof } from './chain.mjs';
-import { build } from 'esbuild';
 
 const require = createRequire(import.meta.url);
 const root = fileURLToPath(new URL('../..', import.meta.url)).replace(/\/$/, '');
@@ -126,28 +125,13 @@ export async function runChromium() {
   for (const label of Object.keys(SIZES)) photo(label);
   const app = mkdtempSync(join(tmpdir(), 'braid-bench-images-'));
   writeFileSync(join(app, 'bench.mjs'), PAGE);
+  // What js/lib/images.mjs's photoProof does for a JPEG, bundled for the page.
   const pure = `
     import jpeg from 'jpeg-js';
-    import { bmvbhash } from 'blockhash-core';
-    import { cid } from ${JSON.stringify(`${root}/js/lib/reference.mjs`)};
-    export function pureJs(file) {
-      const image = jpeg.decode(file, { useTArray: true, formatAsRGBA: true, maxMemoryUsageInMB: 1024 });
-      return {
-        fileCid: cid(file, { hasher: 'blake3', base: 'base32', codec: 'raw' }),
-        pixelsCid: cid(image.data, { hasher: 'sha2-256', base: 'base32', codec: 'raw' }),
-        blockhash: bmvbhash(image, 8),
-        width: image.width,
-        height: image.height,
-      };
-    }`;
-  await build({
-    stdin: { contents: pure, resolveDir: `${root}/js`, loader: 'js' },
-    bundle: true,
-    format: 'esm',
-    platform: 'browser',
-    outfile: join(app, 'pure.js'),
-    logLevel: 'error',
-  });
+    import { proofOf } from ${JSON.stringify(`${root}/js/lib/proof.mjs`)};
+    export const pureJs = (file) =>
+      proofOf(file, jpeg.decode(file, { useTArray: true, formatAsRGBA: true, maxMemoryUsageInMB: 1024 }));`;
+  await bundle(pure, join(app, 'pure.js'));
   return inChromium({
     '/app/': app,
     '/wf/': `${wfDir}/photo_proof/pkg/web`,

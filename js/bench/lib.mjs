@@ -1,7 +1,16 @@
 // Small helpers for the benchmarks: medians and spreads of repeated
 // timings, and a page run in headless Chromium.
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
 import { chromium } from 'playwright-core';
 import { CHROMIUM, CHROMIUM_FLAGS, serve } from '../lib/static-server.mjs';
+
+/** Bundles the ES module source `contents` (imports resolved from js/)
+ * into `outfile`, for a browser page. */
+export async function bundle(contents, outfile) {
+  const resolveDir = fileURLToPath(new URL('..', import.meta.url));
+  await build({ stdin: { contents, resolveDir, loader: 'js' }, bundle: true, format: 'esm', platform: 'browser', outfile, logLevel: 'error' });
+}
 
 /** Serves `mounts` (URL prefix -> directory; `/app/bench.mjs` is the page's
  * script), opens it in headless Chromium and returns what the script leaves

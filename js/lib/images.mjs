@@ -4,8 +4,7 @@ import { PNG } from 'pngjs';
 import jpeg from 'jpeg-js';
 import piexif from 'piexifjs';
 import ExifReader from 'exifreader';
-import { bmvbhash } from 'blockhash-core';
-import { cid } from './reference.mjs';
+import { proofOf } from './proof.mjs';
 
 /** A small seeded PRNG (mulberry32), so the images are the same everywhere. */
 function random(seed) {
@@ -127,14 +126,7 @@ export function decode(name, file) {
  * are not bit-exact).
  */
 export function photoProof(name, file) {
-  const image = decode(name, file);
-  return {
-    fileCid: cid(file, { hasher: 'blake3', base: 'base32', codec: 'raw' }),
-    pixelsCid: cid(image.data, { hasher: 'sha2-256', base: 'base32', codec: 'raw' }),
-    blockhash: bmvbhash(image, 8),
-    width: image.width,
-    height: image.height,
-  };
+  return proofOf(file, decode(name, file));
 }
 
 /** Bits that differ between two hex hashes of one length. */
