@@ -284,10 +284,25 @@ export function workflowSubject(mod, label, cases, good) {
       run: { fn: (inputs) => mod.run(inputs), async: true },
       runSync: { fn: (inputs) => mod.runSync(inputs), async: false },
       'new Workflow().next': { fn: (inputs) => new mod.Workflow().next(inputs), async: true, output },
+      runMany: { fn: (inputs) => mod.runMany([inputs]), async: true, output: (outputs) => outputs[0] },
       // Only hostile calls that fail: the good call at the end finishes it.
       'wf.next (one instance)': { fn: (inputs) => wf.next(inputs), async: true, output, errorsOnly: true },
     },
   };
+}
+
+/** A workflow's `stream()`: a fresh stream fed the one chunk, then finished. */
+export function streamSubject(mod, label, cases, good) {
+  const once = (chunk) => {
+    const stream = mod.stream();
+    try {
+      stream.update(chunk);
+      return stream.finish();
+    } finally {
+      stream.free();
+    }
+  };
+  return { label, cases, good, calls: { 'stream().update': { fn: once, async: false } } };
 }
 
 /** An operation package: `execute` and `executeSync`. */
@@ -322,6 +337,7 @@ export function subjects({ cid, concatHex, opMultihash, opConcat, opCollect }) {
   ];
   return [
     workflowSubject(cid, 'cidv1_from_bytes', [...inputsCases(bytes), ...bytesCases((v) => [[v]], cidOf)], { args: () => [[bytes]], output: cidOf(bytes) }),
+    streamSubject(cid, 'cidv1_from_bytes stream', bytesCases((v) => [v], cidOf), { args: () => [bytes], output: cidOf(bytes) }),
     workflowSubject(concatHex, 'concat_hex', [...inputsCases(list), ...listCases((l) => [[l]], hexOf, { before: leaveSecret })], { args: () => [[list]], output: hexOf(list) }),
     operationSubject(opMultihash, 'op_multihash', [...bytesCases((v) => [v, { hasher: 'sha2-256' }], mhOf, secretMh), ...badConfig], { args: () => [bytes, { hasher: 'sha2-256' }], output: mhOf(bytes) }),
     operationSubject(opConcat, 'op_concat', listCases((l) => [l], (l) => opConcat.executeSync(l)), { args: () => [list], output: opConcat.executeSync(list) }),
@@ -331,8 +347,8 @@ export function subjects({ cid, concatHex, opMultihash, opConcat, opCollect }) {
 
 /**
  * `count` calls of each method of a freed Workflow of `mod` (each must throw
- * or reject a plain Error), then correct calls of the module: returns the
- * problems found.
+ * or reject a plain Error) and of `free()` (each doing nothing), then correct
+ * calls of the module: returns the problems found.
  */
 export async function freedCalls(mod, good, count = 10000) {
   const problems = [];
@@ -353,6 +369,15 @@ export async function freedCalls(mod, good, count = 10000) {
         problems.push(`freed Workflow: ${name}() call ${i}: ${r.error ? show(r.error) : `returned ${show(r.value)}`}`);
         break;
       }
+    }
+  }
+  // free() again does nothing, however often.
+  for (let i = 0; i < count; i++) {
+    try {
+      dead.free();
+    } catch (error) {
+      problems.push(`freed Workflow: free() call ${i} threw ${show(error)}`);
+      break;
     }
   }
   return problems.concat(await correct(workflowSubject(mod, 'after the freed Workflow', [], good), `after ${count} calls of each method of a freed Workflow`));

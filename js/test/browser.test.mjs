@@ -13,6 +13,7 @@ import { createRequire } from 'node:module';
 import { chromium } from 'playwright-core';
 import { build } from 'esbuild';
 import { wasmModules } from '../lib/esbuild-wasm.mjs';
+import { cid } from '../lib/reference.mjs';
 import { CHROMIUM, CHROMIUM_FLAGS, serve } from '../lib/static-server.mjs';
 
 const root = fileURLToPath(new URL('../..', import.meta.url)).replace(/\/$/, '');
@@ -42,8 +43,12 @@ after(async () => {
   server?.close();
 });
 
-/** Runs `script` (an ES module at /tests/...) in a fresh page; returns window.result. */
-async function inPage(name, source) {
+/**
+ * Runs `script` (an ES module at /tests/...) in a fresh page; returns
+ * window.result. With `files`, the driver chooses them in the page's
+ * `<input type=file>` once the script has made one.
+ */
+async function inPage(name, source, { files } = {}) {
   const dir = join(app, 'tests');
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, `${name}.mjs`), source);
@@ -52,6 +57,7 @@ async function inPage(name, source) {
   page.on('pageerror', (e) => errors.push(String(e)));
   try {
     await page.goto(`${base}/page.html?script=/app/tests/${name}.mjs`);
+    if (files) await page.setInputFiles('input[type=file]', files);
     await page.waitForFunction(() => window.result !== undefined, null, { timeout: 60_000 });
     const result = await page.evaluate(() => window.result);
     assert.deepEqual(errors, []);
@@ -168,6 +174,69 @@ test('the image workflows in Chromium: photo_proof as blockhash-core computes it
   const expected = await node.run([{ width: 64, height: 48, pixels: new Uint8Array(readFileSync(join(root, 'workflows/samples/images/photo.png.rgba'))) }, { width: 32, height: 24 }, { width: 32, height: 32 }]);
   assert.deepEqual(result.thumbs, expected, 'Chromium and Node agree');
   assert.deepEqual(result.resumed, expected);
+});
+
+test('streaming in Chromium: a File chosen in an <input type=file>, Blobs, ReadableStreams and chunks of 1 byte to 1 MiB give what runSync gives; bad use is an Error', async () => {
+  const file = join(app, 'chosen.bin');
+  const chosen = Buffer.alloc(3 * (1 << 20) + 5);
+  for (let i = 0; i < chosen.length; i++) chosen[i] = (i * 7 + (i >> 11)) & 0xff;
+  writeFileSync(file, chosen);
+  const result = await inPage(
+    'stream',
+    `${INPUTS}
+    import init, { runSync, runStream, stream } from '/wf/cidv1_from_bytes/wf_cidv1_from_bytes.js';
+    await init();
+    const input = document.createElement('input');
+    input.type = 'file';
+    document.body.append(input);
+    const chosen = new Promise((resolve) => input.addEventListener('change', () => resolve(input.files[0])));
+    const cut = (bytes, size) => { const chunks = []; for (let i = 0; i < bytes.length; i += size) chunks.push(bytes.subarray(i, i + size)); return chunks; };
+    const streamed = (chunks) => { const s = stream(); try { for (const c of chunks) s.update(c); return s.finish(); } finally { s.free(); } };
+    const mismatches = [];
+    for (const n of [0, 1, 1000, 3 * 1048576 + 5]) {
+      const bytes = pattern(n);
+      const whole = runSync([bytes]);
+      for (const size of n <= 1000 ? [1, 7, 1023, 1048576] : [65537, 1048576]) {
+        if (streamed(cut(bytes, size)) !== whole) mismatches.push(n + ' bytes in chunks of ' + size);
+      }
+      if ((await runStream(new Blob([bytes]))) !== whole) mismatches.push('Blob of ' + n);
+      const chunks = cut(bytes, 99991);
+      const web = new ReadableStream({ pull(c) { const next = chunks.shift(); if (next) c.enqueue(next); else c.close(); } });
+      if ((await runStream(web)) !== whole) mismatches.push('ReadableStream of ' + n);
+    }
+    const file = await chosen;
+    const fromFile = await runStream(file);
+    const wholeFile = runSync([new Uint8Array(await file.arrayBuffer())]);
+    const errors = [];
+    const s = stream();
+    const detached = new Uint8Array(new ArrayBuffer(8));
+    structuredClone(detached.buffer, { transfer: [detached.buffer] });
+    for (const bad of ['text', 7, [1], detached, new Proxy(new Uint8Array(2), {})]) {
+      try { s.update(bad); errors.push('no error'); } catch (e) { errors.push(e instanceof Error && !(e instanceof WebAssembly.RuntimeError) ? e.message : 'not an Error: ' + e); }
+    }
+    s.update(pattern(1000));
+    const afterBad = s.finish() === runSync([pattern(1000)]);
+    try { s.update(pattern(1)); errors.push('no error'); } catch (e) { errors.push(e.message); }
+    s.free();
+    try { s.finish(); errors.push('no error'); } catch (e) { errors.push(e.message); }
+    let rejected;
+    try { await runStream('not a source'); } catch (e) { rejected = e.message; }
+    window.result = { mismatches, fromFile, wholeFile, size: file.size, errors, afterBad, rejected };`,
+    { files: file },
+  );
+  assert.deepEqual(result.mismatches, []);
+  assert.equal(result.size, chosen.length);
+  assert.equal(result.fromFile, result.wholeFile);
+  assert.equal(result.fromFile, cid(chosen));
+  assert.match(result.errors[0], /cidv1_from_bytes stream chunk: expected Uint8Array, found a string/);
+  assert.match(result.errors[1], /found a number/);
+  assert.match(result.errors[2], /found an Array/);
+  assert.match(result.errors[3], /found a Uint8Array whose ArrayBuffer is detached/);
+  assert.match(result.errors[4], /found a Proxy or other object that is not a real Uint8Array/);
+  assert.equal(result.afterBad, true, 'the stream goes on after bad chunks');
+  assert.match(result.errors[5], /this stream is finished/);
+  assert.match(result.errors[6], /this object was freed/);
+  assert.match(result.rejected, /runStream: expected a ReadableStream, a Blob or File/);
 });
 
 test('bad calls in the browser reject with an Error, not a trap', async () => {

@@ -120,6 +120,8 @@ pub const NOSTD_TRIPLE: &str = "thumbv7em-none-eabihf";
 pub enum BuildError {
     #[error("target `{target}` is not possible for workflow {workflow}: {reason}")]
     Unsupported { target: String, workflow: String, reason: String },
+    #[error("workflow {workflow} cannot stream: {reason}. Build it without --stream for run() and next() only")]
+    NoStream { workflow: String, reason: String },
     #[error(transparent)]
     Generate(#[from] GenerateError),
     #[error(transparent)]
@@ -253,6 +255,10 @@ pub struct Options {
     /// with operations nobody vetted. Dependencies are fetched first,
     /// outside it.
     pub sandbox: Option<Sandbox>,
+    /// Refuse to build a workflow without a streaming entry (`stream()`,
+    /// `runStream`) with the reason (`braid build --stream`); without it,
+    /// such a workflow simply has none.
+    pub require_stream: bool,
 }
 
 /// `report.json`, and the [`Event::Report`] of `braid build --events json`.
@@ -293,6 +299,10 @@ pub fn build(
     progress: &mut dyn FnMut(Event),
 ) -> Result<Report, BuildError> {
     check_targets(workflow, &options.targets)?;
+    if options.require_stream {
+        crate::codegen::plan::streaming(workflow)
+            .map_err(|reason| BuildError::NoStream { workflow: workflow.manifest.name.clone(), reason })?;
+    }
     let tools = if options.targets.iter().any(|t| matches!(t, Target::Js(_))) {
         Some(Toolchain::detect(&options.tool_dirs, options.optimize)?)
     } else {

@@ -374,16 +374,21 @@ fn to_commonjs(source: &str) -> Option<String> {
 /// How wasm-bindgen's glue passes an object's pointer to a method.
 const METHOD_CALL: &str = "(this.__wbg_ptr";
 
+/// How `free()` takes the object's pointer (0 when freed already).
+const FREE: &str = "const ptr = this.__destroy_into_raw();";
+
 /// A method of a freed object (`free()`) passes pointer 0 to Wasm, where
 /// wasm-bindgen's shim throws, and each throw leaks part of wasm-bindgen's
 /// stack in Wasm memory: a few thousand such calls break the module. The
-/// glue is made to check the pointer first, in JS; `None` when it has no
-/// methods.
+/// glue is made to check the pointer first, in JS, and a second `free()`
+/// does nothing (Wasm would throw at its null pointer); `None` when it has
+/// no methods.
 fn guard_freed_objects(glue: &str) -> Option<String> {
     if !glue.contains(METHOD_CALL) {
         return None;
     }
-    let mut out = glue.replace(METHOD_CALL, "(braidLivePointer(this)");
+    let mut out =
+        glue.replace(METHOD_CALL, "(braidLivePointer(this)").replace(FREE, &format!("{FREE} if (!ptr) return;"));
     out.push_str(
         "\n// Added by Braid: a method of a freed object throws here, before Wasm.\n\
          function braidLivePointer(object) {\n\
@@ -450,6 +455,9 @@ mod tests {
         assert!(guarded.contains("wasm.workflow_next(braidLivePointer(this), inputs);"), "{guarded}");
         assert!(guarded.contains("function braidLivePointer(object) {"), "{guarded}");
         assert_eq!(guard_freed_objects("export function run(inputs) {}\n"), None);
+        let free = "    free() {\n        const ptr = this.__destroy_into_raw();\n        wasm.__wbg_stream_free(ptr, 0);\n    }\n    finish() {\n        wasm.stream_finish(this.__wbg_ptr);\n    }\n";
+        let guarded = guard_freed_objects(free).unwrap();
+        assert!(guarded.contains("const ptr = this.__destroy_into_raw(); if (!ptr) return;\n"), "{guarded}");
     }
 
     #[test]

@@ -89,6 +89,12 @@ pub enum Error {
         /// The workflow.
         workflow: String,
     },
+    /// A stream was fed or finished after it had been finished.
+    #[error("{workflow}: this stream is finished; call stream() again for another input")]
+    Finished {
+        /// The workflow.
+        workflow: String,
+    },
     /// A suspended state that does not belong to this workflow or is
     /// inconsistent.
     #[error("{workflow}: cannot resume: {reason}")]

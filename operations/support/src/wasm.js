@@ -82,6 +82,15 @@ export function braidReadBytes() {
   return bytes;
 }
 
+/**
+ * Bytes `start` to `end` of those `braidByteLength` found (a fresh view of
+ * them, made with the intrinsic getters): wasm-bindgen copies them into Wasm
+ * memory. They stay found until `braidForgetBytes`.
+ */
+export function braidReadPiece(start, end) {
+  return new Bytes(apply(bufferOf, found, none), apply(offsetOf, found, none) + start, end - start);
+}
+
 /** Forgets the bytes `braidByteLength` found. */
 export function braidForgetBytes() {
   found = undefined;

@@ -54,6 +54,8 @@ extern "C" {
     fn js_byte_length(value: &JsValue) -> f64;
     #[wasm_bindgen(js_name = braidReadBytes)]
     fn js_read_bytes() -> Vec<u8>;
+    #[wasm_bindgen(js_name = braidReadPiece)]
+    fn js_read_piece(start: f64, end: f64) -> Vec<u8>;
     #[wasm_bindgen(js_name = braidForgetBytes)]
     fn js_forget_bytes();
     #[wasm_bindgen(catch, js_name = braidListLength)]
@@ -209,6 +211,43 @@ fn read_bytes(value: &JsValue, place: Place<'_>, expected: &str) -> Result<Vec<u
     }
     // Nothing has run in JS since `braidByteLength`: the bytes it found.
     Ok(js_read_bytes())
+}
+
+/// The most bytes of one chunk in Wasm memory at a time (1 MiB): see
+/// [`read_chunk`].
+pub const PIECE: usize = 1 << 20;
+
+/// Gives the bytes of a `Uint8Array` chunk (subclasses included) to `feed`
+/// a [`PIECE`] at a time, each copied into Wasm memory once and dropped
+/// before the next: a chunk of any length (no [`MAX_BYTES`] limit) takes at
+/// most a piece of Wasm memory. A value that is not a `Uint8Array`, or whose
+/// buffer is detached, is an error before `feed` sees anything; so is a
+/// first piece Wasm memory has no room for.
+pub fn read_chunk(value: &JsValue, place: Place<'_>, mut feed: impl FnMut(&[u8])) -> Result<(), Error> {
+    const EXPECTED: &str = "Uint8Array";
+    let length = js_byte_length(value);
+    if length < 0.0 {
+        return Err(mismatch(place, EXPECTED, value));
+    }
+    // A byte length is an integer below 2^53: exact in an f64.
+    let length = length as u64;
+    if length == 0 {
+        return Ok(());
+    }
+    if !room_for(length.min(PIECE as u64) as usize) {
+        js_forget_bytes();
+        return Err(fail(place, EXPECTED, LARGER_BYTES.into()));
+    }
+    // Nothing runs in JS between the pieces: each is of the bytes found,
+    // and the memory of one is reused for the next.
+    let mut start = 0;
+    while start < length {
+        let end = length.min(start + PIECE as u64);
+        feed(&js_read_piece(start as f64, end as f64));
+        start = end;
+    }
+    js_forget_bytes();
+    Ok(())
 }
 
 /// Reads a JS string as UTF-8 (lone surrogates become U+FFFD).
@@ -596,6 +635,27 @@ pub fn settle(result: Result<JsValue, Error>) -> js_sys::Promise {
         Ok(value) => js_sys::Promise::resolve(&value),
         Err(error) => js_sys::Promise::reject(&JsValue::from(to_js_error(error))),
     }
+}
+
+/// The outputs of `f` on each item of the JS Array `list`, as a JS Array;
+/// the first error stops it, with the item's index in its message (`what
+/// item 3: ...`). For batches: one boundary crossing for many runs.
+pub fn for_each_item(
+    list: &JsValue,
+    what: &str,
+    mut f: impl FnMut(&JsValue) -> Result<JsValue, Error>,
+) -> Result<JsValue, Error> {
+    const EXPECTED: &str = "an Array of input lists";
+    let place = Place::Named(what);
+    let length = list_length(list, place, EXPECTED)?;
+    let outputs = js_sys::Array::new();
+    for i in 0..length {
+        let item = Place::Item(&place, i as usize);
+        let inputs = js_item(list, i).map_err(|e| threw(item, EXPECTED, &e))?;
+        let output = f(&inputs).map_err(|e| Error::invalid_input(what, format!("item {i}: {e}")))?;
+        outputs.set(i, output);
+    }
+    Ok(outputs.into())
 }
 
 /// Checks that `value` is a JS Array (or a Proxy of one) of exactly

@@ -73,14 +73,33 @@ pub struct StreamPlan {
     pub krate: Ident,
 }
 
-/// The streaming entry of `w`, if it has one: one external input, `Bytes`,
-/// into segment 0's first step, which streams.
+/// The streaming entry of `w`, if it has one.
 fn stream_plan(w: &Workflow) -> Option<StreamPlan> {
-    let first = w.segments.first()?;
-    let step = first.steps.first()?;
-    let one_bytes_input = matches!(first.inputs.as_slice(), [SegmentInput::External { slot: 0, ty: TypeName::Bytes }])
-        && external_inputs_types(w).len() == 1;
-    (one_bytes_input && step.operation.manifest.stream).then(|| StreamPlan { krate: Ident::new(step.operation.name()) })
+    streaming(w).ok()
+}
+
+/// The streaming entry of `w`: one external input, `Bytes`, into segment
+/// 0's first step, which streams. Otherwise why not, in words that end a
+/// sentence starting "workflow X cannot stream: ".
+pub fn streaming(w: &Workflow) -> Result<StreamPlan, String> {
+    let inputs = external_inputs_types(w);
+    match inputs.as_slice() {
+        [TypeName::Bytes] => {}
+        [ty] => return Err(format!("its external input is {ty}, and only a Bytes input can be given in chunks")),
+        _ => return Err(format!("it takes {} external inputs, and streaming takes exactly one (Bytes)", inputs.len())),
+    }
+    let (first, step) = w.segments.first().and_then(|s| Some((s, s.steps.first()?))).ok_or("it has no step")?;
+    if !matches!(first.inputs.as_slice(), [SegmentInput::External { slot: 0, .. }]) {
+        return Err("its Bytes input does not go to the first step alone".into());
+    }
+    if !step.operation.manifest.stream {
+        return Err(format!(
+            "its first step, {}, has no incremental form (its manifest does not say \"stream\": true; \
+             an operation offers one with #[operation(stream = T)])",
+            step.operation.name()
+        ));
+    }
+    Ok(StreamPlan { krate: Ident::new(step.operation.name()) })
 }
 
 /// The crate's description (the manifest's, or a default).

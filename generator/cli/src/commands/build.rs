@@ -36,6 +36,11 @@ pub struct Args {
     /// run during the build). Dependencies are fetched before, outside the sandbox.
     #[arg(long)]
     sandbox: bool,
+    /// Require the streaming entry (`stream()`, and `runStream` in JS): an error saying why when the
+    /// workflow has none (its one external input must be Bytes, into a first step with an
+    /// incremental form). Without it, a workflow that can stream has the entry anyway.
+    #[arg(long)]
+    stream: bool,
     /// With --sandbox: also hide this directory (repeatable).
     #[arg(long, value_name = "DIR", requires = "sandbox")]
     sandbox_hide: Vec<PathBuf>,
@@ -80,6 +85,7 @@ fn build(args: &Args, progress: &mut Progress) -> anyhow::Result<build::Report> 
         deny_warnings: std::env::var_os("BRAID_DENY_WARNINGS").is_some_and(|v| v == "1"),
         optimize: !args.no_opt,
         sandbox,
+        require_stream: args.stream,
     };
     let report = build::build(&workflow, &Generator::new(), &args.out, &options, &mut |e| progress.event(e))?;
     Ok(report)

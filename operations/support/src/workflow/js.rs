@@ -1,7 +1,8 @@
 //! The JS side of a generated workflow's `next`, `suspend` and `resume`
 //! (feature `wasm`): the step object `{ done, output, segmentTime,
 //! totalTime }`, a suspended state as a `Uint8Array`, and the state given
-//! to `Workflow.resume`, read like any other hostile argument.
+//! to `Workflow.resume`, read like any other hostile argument; and the
+//! streaming entry: chunks read into a stream, and `runStream`.
 
 use js_sys::{Object, Reflect};
 use wasm_bindgen::JsValue;
@@ -39,4 +40,39 @@ pub fn suspend<M: Memos>(state: &State<M>) -> Result<JsValue, Error> {
 /// argument.
 pub fn state_bytes(value: &JsValue) -> Result<Bytes, Error> {
     <Bytes as FromJs>::from_js(value, Place::Named("Workflow.resume state"))
+}
+
+#[wasm_bindgen::prelude::wasm_bindgen(module = "/src/workflow/stream.js")]
+extern "C" {
+    #[wasm_bindgen(js_name = braidRunStream)]
+    fn js_run_stream(source: &JsValue, stream: JsValue) -> js_sys::Promise;
+}
+
+/// `runStream(source)`: reads `source` (a `ReadableStream`, a `Blob`, an
+/// async iterable such as a Node `Readable`) into `stream`, a generated
+/// workflow's JS `Stream`, one chunk in flight at a time, in JS
+/// (`stream.js`): no Rust frame waits across an `await`, so the stream is
+/// borrowed only for each `update`. Resolves to its output, or rejects with
+/// the first error, the source cancelled and the stream freed.
+pub fn run_stream(source: &JsValue, stream: JsValue) -> js_sys::Promise {
+    js_run_stream(source, stream)
+}
+
+/// Feeds the bytes of the JS chunk `chunk` (named `place` in errors) to a
+/// stream, `None` once it has been finished ([`Error::Finished`]). A chunk
+/// that is not a `Uint8Array` is an error, and the stream is as it was.
+pub fn update<S>(
+    stream: &mut Option<S>,
+    workflow: &str,
+    place: &str,
+    chunk: &JsValue,
+    mut feed: impl FnMut(&mut S, &[u8]),
+) -> Result<(), Error> {
+    let stream = stream.as_mut().ok_or_else(|| Error::Finished { workflow: workflow.into() })?;
+    crate::wasm::read_chunk(chunk, Place::Named(place), |piece| feed(stream, piece))
+}
+
+/// Takes a stream to finish it, once ([`Error::Finished`] after that).
+pub fn take<S>(stream: &mut Option<S>, workflow: &str) -> Result<S, Error> {
+    stream.take().ok_or_else(|| Error::Finished { workflow: workflow.into() })
 }
