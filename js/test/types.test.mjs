@@ -116,8 +116,32 @@ test('value types from a crate no step uses, and a record output, type-check und
   }
 });
 
+const cidv1 = `${out}/cidv1_from_bytes/pkg/web/wf_cidv1_from_bytes.js`;
+
+test('streaming and batches type-check under --strict: stream(), runStream of a Blob, a File, a ReadableStream and an async iterable, runMany', () => {
+  const r = check(`
+    import { stream, runStream, runMany, type Stream, type StreamSource, type Output } from ${JSON.stringify(cidv1)};
+    async function* chunks(): AsyncGenerator<Uint8Array> { yield new Uint8Array(3); }
+    export async function main(file: File): Promise<string[]> {
+      const s: Stream = stream();
+      s.update(new Uint8Array([1, 2]));
+      const one: Output = s.finish();
+      s.free();
+      const sources: StreamSource[] = [file, new Blob([new Uint8Array(4)]), new ReadableStream<Uint8Array>(), chunks()];
+      const many: string[] = await runMany([[new Uint8Array(1)], [new Uint8Array(2)]]);
+      return [one, ...(await Promise.all(sources.map(runStream))), ...many];
+    }
+  `);
+  assert.equal(r.status, 0, r.output);
+});
+
 test('consumers passing wrong types fail to type-check, at the wrong value', () => {
   const cases = [
+    [`import { stream } from ${JSON.stringify(cidv1)}; stream().update('text');`, /Argument of type 'string' is not assignable to parameter of type 'Uint8Array/],
+    [`import { runStream } from ${JSON.stringify(cidv1)}; runStream(new Uint8Array(3));`, /not assignable to parameter of type 'StreamSource'/],
+    [`import { runStream } from ${JSON.stringify(cidv1)}; const n: number = await runStream(new Blob());`, /Type 'string' is not assignable to type 'number'/],
+    [`import { runMany } from ${JSON.stringify(cidv1)}; runMany([['text']]);`, /Type 'string' is not assignable to type 'Uint8Array/],
+    [`import { Stream } from ${JSON.stringify(cidv1)}; new Stream();`, /Constructor of class 'Stream' is private/],
     [`import { run } from ${JSON.stringify(salted)}; run([42, new Uint8Array()]);`, /Type 'number' is not assignable to type 'string'/],
     [`import { runSync } from ${JSON.stringify(salted)}; const n: number = runSync(['a', new Uint8Array()]);`, /Type 'string' is not assignable to type 'number'/],
     [`import { run } from ${JSON.stringify(salted)}; run(['only one']);`, /Source has 1 element\(s\) but target requires 2|not assignable/],

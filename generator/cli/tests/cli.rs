@@ -77,6 +77,21 @@ fn build_refuses_targets_an_operation_does_not_allow() {
     assert!(err.contains("unknown target `riscv`"), "{err}");
 }
 
+#[test]
+fn build_stream_says_why_a_workflow_cannot_stream() {
+    let out = std::env::temp_dir().join(format!("braid-cli-stream-{}", std::process::id()));
+    let (code, _, err) = braid(&["build", &workflow("salted_cid"), "-o", out.to_str().unwrap(), "--stream"]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains(
+            "workflow salted_cid cannot stream: it takes 2 external inputs, and streaming takes exactly one (Bytes). \
+             Build it without --stream"
+        ),
+        "{err}"
+    );
+    assert!(!out.join("crate").exists(), "refused before building anything");
+}
+
 /// `--events json`: the end of a build is a typed JSON line on stdout,
 /// the human error stays on stderr.
 #[test]

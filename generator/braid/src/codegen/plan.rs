@@ -470,6 +470,24 @@ mod tests {
     }
 
     #[test]
+    fn streaming_needs_one_bytes_input_into_a_step_that_streams() {
+        assert_eq!(streaming(&workflow("cidv1_from_bytes")).unwrap().krate, Ident::new("op_multihash"));
+        assert!(plan(&workflow("cidv1_sha2_256")).stream.is_some());
+        let why = |name: &str| streaming(&workflow(name)).unwrap_err();
+        assert_eq!(why("salted_cid"), "it takes 2 external inputs, and streaming takes exactly one (Bytes)");
+        assert_eq!(
+            why("hex_sha256_of_text"),
+            "its external input is String, and only a Bytes input can be given in chunks"
+        );
+        assert!(
+            why("photo_proof").starts_with("its first step, op_share, has no incremental form"),
+            "{}",
+            why("photo_proof")
+        );
+        assert!(plan(&workflow("photo_proof")).stream.is_none());
+    }
+
+    #[test]
     fn nested_list_types_get_their_own_variant() {
         let ty = TypeName::Vec(Box::new(TypeName::Vec(Box::new(TypeName::Cid))));
         assert_eq!(ValueType::new(&ty).variant, Ident::new("VecVecCid"));

@@ -1,5 +1,6 @@
 //! `wf_cidv1_from_bytes::stream()`: the input in chunks gives what `run`
-//! gives for the whole, however it is cut.
+//! gives for the whole, however it is cut; and `run_many`, `run` on each
+//! of a batch.
 
 #[cfg(test)]
 mod tests {
@@ -23,6 +24,17 @@ mod tests {
         let expected = wf::run_sync(part.to_vec()).unwrap().into_string();
         assert_eq!(streamed(part, 1), expected, "chunks of 1 byte");
         assert_eq!(streamed(part, 7), expected, "chunks of 7 bytes");
+    }
+
+    #[test]
+    fn run_many_gives_run_of_each() {
+        let inputs: Vec<Vec<u8>> = (0..50).map(|n| (0..n * 37).map(|i| (i * 7) as u8).collect()).collect();
+        let outputs = wf::run_many(inputs.iter().map(|input| (input.clone(),)));
+        assert_eq!(outputs.len(), inputs.len());
+        for (input, output) in inputs.into_iter().zip(outputs) {
+            assert_eq!(output.unwrap(), wf::run_sync(input).unwrap());
+        }
+        assert!(wf::run_many(core::iter::empty::<wf::RunInputs>()).is_empty());
     }
 
     #[test]
