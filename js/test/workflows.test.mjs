@@ -88,11 +88,34 @@ test('braid run streams a file larger than its 1 MiB chunks (cidv1_from_bytes st
   }
 });
 
-test('TypeScript declarations are exact: no `any`', () => {
+test('braid run reads `--input -` from standard input (streamed when it can), and exits 3 when the workflow fails', () => {
+  const data = new Uint8Array((3 << 19) + 7).map((_, i) => (i * 7) >> 3);
+  const r = spawnSync(braid, ['run', `${root}/workflows/cidv1_from_bytes.json`, '--input', '-'], { input: data, encoding: 'utf8' });
+  assert.equal(r.status, 0, r.stderr);
+  assert.equal(r.stdout.trim(), cid(data));
+  const text = spawnSync(braid, ['run', `${root}/workflows/hex_sha256_of_text.json`, '--input', '-'], { input: 'hello world', encoding: 'utf8' });
+  assert.equal(text.status, 0, text.stderr);
+  assert.equal(text.stdout.trim(), 'b94d27b9934d3e08a52e52d7da7dabfac484efe37a5380ee9088f7ace2efcde9');
+  const two = spawnSync(braid, ['run', `${root}/workflows/salted_cid.json`, '--input', '-', '--input', '-'], { input: 'x', encoding: 'utf8' });
+  assert.equal(two.status, 2);
+  assert.match(two.stderr, /^error: only one --input can be `-` \(standard input\)/);
+  const bad = spawnSync(braid, ['run', `${root}/workflows/cid_of_base64.json`, '--input', '-'], { input: 'not base64!', encoding: 'utf8' });
+  assert.equal(bad.status, 3, bad.stderr);
+  assert.match(bad.stderr, /^error: workflow cid_of_base64 failed: /);
+  assert.doesNotMatch(bad.stderr, /error: error/);
+});
+
+test('TypeScript declarations are exact: no `any`, in any declaration file of any package', () => {
   for (const name of ['cidv1_from_bytes', 'dual_cid_of_text', 'salted_cid']) {
     const dts = readFileSync(`${out}/${name}/pkg/node/wf_${name}.d.ts`, 'utf8');
-    assert.doesNotMatch(dts, /\bany\b/, name);
     assert.match(dts, /next\(inputs: Inputs\): Promise<Step>;/);
+    for (const target of ['node', 'web', 'bundler']) {
+      const dir = `${out}/${name}/pkg/${target}`;
+      if (!existsSync(dir)) continue;
+      for (const file of readdirSync(dir).filter((f) => f.endsWith('.d.ts'))) {
+        assert.doesNotMatch(readFileSync(`${dir}/${file}`, 'utf8'), /\bany\b/, `${name} ${target}/${file}`);
+      }
+    }
   }
   const salted = readFileSync(`${out}/salted_cid/pkg/node/wf_salted_cid.d.ts`, 'utf8');
   assert.match(salted, /export type Inputs = \[string\] \| \[Uint8Array\];/);

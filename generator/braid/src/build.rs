@@ -290,6 +290,31 @@ pub fn default_target_dir() -> PathBuf {
     cache.join("braid/target")
 }
 
+/// Where `braid run` keeps the crates and runners it builds next to the
+/// cargo target directory `target_dir` (their artifacts go into it).
+pub fn run_dir(target_dir: &Path) -> PathBuf {
+    target_dir.parent().unwrap_or(target_dir).join("run")
+}
+
+/// Everything Braid caches for builds into `target_dir`, for `braid cache`
+/// and `braid clean`: the target directory and [`run_dir`].
+pub fn cache_dirs(target_dir: &Path) -> [PathBuf; 2] {
+    [target_dir.to_path_buf(), run_dir(target_dir)]
+}
+
+/// The bytes of the files under `dir` (0 when it does not exist).
+pub fn disk_usage(dir: &Path) -> Result<u64, FsError> {
+    if !dir.exists() {
+        return Ok(0);
+    }
+    let mut total = 0;
+    for rel in fsutil::walk(dir)? {
+        let path = dir.join(rel);
+        total += std::fs::symlink_metadata(&path).map_err(fsutil::at(&path))?.len();
+    }
+    Ok(total)
+}
+
 /// Generates the crate into `out/crate` and builds it for `options.targets`.
 pub fn build(
     workflow: &Workflow,
@@ -314,6 +339,7 @@ pub fn build(
     let mut sizes = BTreeMap::new();
     let js: Vec<JsTarget> =
         options.targets.iter().filter_map(|t| if let Target::Js(j) = t { Some(*j) } else { None }).collect();
+    remove_stale_packages(out, &js)?;
     let total = 1
         + usize::from(options.targets.contains(&Target::Native))
         + usize::from(options.targets.contains(&Target::Nostd))
@@ -448,6 +474,23 @@ pub fn remaps(braid_root: Option<&Path>, crate_dir: Option<&Path>) -> Vec<(PathB
     remap
 }
 
+/// Removes the packages an earlier build into `out` made for JS targets
+/// this one does not build (`pkg/<target>`, and `pkg/` once empty), so that
+/// `out` holds what its report lists.
+fn remove_stale_packages(out: &Path, js: &[JsTarget]) -> Result<(), FsError> {
+    let pkg = out.join("pkg");
+    for target in JsTarget::ALL.iter().filter(|t| !js.contains(t)) {
+        let dir = pkg.join(target.name());
+        if dir.exists() {
+            std::fs::remove_dir_all(&dir).map_err(fsutil::at(&dir))?;
+        }
+    }
+    if js.is_empty() && pkg.is_dir() && std::fs::read_dir(&pkg).map_err(fsutil::at(&pkg))?.next().is_none() {
+        std::fs::remove_dir(&pkg).map_err(fsutil::at(&pkg))?;
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -458,6 +501,22 @@ mod tests {
 
     fn workflow(text: &str) -> Workflow {
         validate(text, &Registry::builtin()).expect("a valid manifest")
+    }
+
+    #[test]
+    fn a_build_with_fewer_targets_removes_the_packages_it_no_longer_makes() {
+        let out = std::env::temp_dir().join(format!("braid-stale-{}", uuid::Uuid::new_v4()));
+        for t in ["node", "web", "bundler"] {
+            std::fs::create_dir_all(out.join("pkg").join(t)).unwrap();
+            std::fs::write(out.join("pkg").join(t).join("x.js"), "").unwrap();
+        }
+        remove_stale_packages(&out, &[JsTarget::Web]).unwrap();
+        assert!(!out.join("pkg/node").exists() && !out.join("pkg/bundler").exists());
+        assert!(out.join("pkg/web/x.js").exists(), "the target being built is left to its packaging");
+        remove_stale_packages(&out, &[]).unwrap();
+        assert!(!out.join("pkg").exists(), "a native-only build leaves no pkg/");
+        remove_stale_packages(&out, &[]).unwrap();
+        std::fs::remove_dir_all(&out).unwrap();
     }
 
     #[test]

@@ -26,6 +26,10 @@ pub struct Diagnostic {
     pub line: Option<usize>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub column: Option<usize>,
+    /// The problem is the key of the value `pointer` names (an unknown
+    /// field), so line and column are the key's.
+    #[serde(skip)]
+    pub at_key: bool,
 }
 
 impl Diagnostic {
@@ -38,7 +42,14 @@ impl Diagnostic {
             hint: None,
             line: None,
             column: None,
+            at_key: false,
         }
+    }
+
+    /// Located at the key of the value `pointer` names, not at the value.
+    pub fn at_key(mut self) -> Self {
+        self.at_key = true;
+        self
     }
 
     pub fn expected(mut self, expected: impl Into<String>) -> Self {
@@ -127,6 +138,8 @@ pub struct Locations {
 #[derive(Debug, Default)]
 struct Node {
     position: Option<(usize, usize)>,
+    /// Where its key starts, for a member of an object.
+    key_position: Option<(usize, usize)>,
     children: HashMap<String, Node>,
 }
 
@@ -160,12 +173,26 @@ impl Locations {
         found
     }
 
+    /// The position of the key of the member `pointer` names, if that
+    /// member was found; else [`find`](Self::find)'s answer.
+    pub fn find_key(&self, pointer: &str) -> Option<(usize, usize)> {
+        let mut node = &self.root;
+        for token in tokens(pointer) {
+            match node.children.get(&token) {
+                Some(child) => node = child,
+                None => return self.find(pointer),
+            }
+        }
+        node.key_position.or_else(|| self.find(pointer))
+    }
+
     /// Fills in line and column of each diagnostic that has none.
     pub fn annotate(text: &str, diagnostics: &mut [Diagnostic]) {
         let missing = diagnostics.iter().filter(|d| d.line.is_none()).map(|d| d.pointer.as_str());
         let locations = Self::scan(text, missing);
         for d in diagnostics.iter_mut().filter(|d| d.line.is_none()) {
-            if let Some((l, c)) = locations.find(&d.pointer) {
+            let found = if d.at_key { locations.find_key(&d.pointer) } else { locations.find(&d.pointer) };
+            if let Some((l, c)) = found {
                 d.line = Some(l);
                 d.column = Some(c);
             }
@@ -249,6 +276,7 @@ impl Scanner<'_> {
                             return;
                         }
                         Some(b'"') => {
+                            let key_at = self.pos;
                             let key = self.string();
                             self.skip_ws();
                             if self.peek() == Some(b':') {
@@ -256,7 +284,11 @@ impl Scanner<'_> {
                             }
                             self.skip_ws();
                             match key.and_then(|k| node.children.get_mut(&k)) {
-                                Some(child) => self.value(child, depth + 1),
+                                Some(child) => {
+                                    // Before the value's: positions are located in order.
+                                    child.key_position = Some(self.cursor.locate(self.bytes, key_at));
+                                    self.value(child, depth + 1)
+                                }
                                 None => self.skip_value(),
                             }
                         }
@@ -365,6 +397,18 @@ mod tests {
         assert_eq!(loc.find("/é"), Some((3, 8)));
         // A missing child falls back to its parent.
         assert_eq!(loc.find("/a/1/zzz"), Some((2, 12)));
+        // A member's key, for problems with the key itself.
+        assert_eq!(loc.find_key("/a/1/b~1c"), Some((2, 13)));
+        assert_eq!(loc.find_key("/é"), Some((3, 3)));
+        assert_eq!(loc.find_key("/a/1/zzz"), Some((2, 12)));
+    }
+
+    #[test]
+    fn an_unknown_field_is_pointed_at_by_its_key() {
+        let text = "{\n  \"name\": \"x\",\n  \"version\": \"0.1.0\",\n  \"extra\": [1, 2],\n  \"segments\": []\n}";
+        let diagnostics = crate::manifest::validate(text, &crate::Registry::builtin()).unwrap_err();
+        let extra = diagnostics.iter().find(|d| d.pointer == "/extra").expect("the unknown field");
+        assert_eq!((extra.line, extra.column), (Some(4), Some(3)), "{extra:?}");
     }
 
     #[test]

@@ -26,6 +26,12 @@ pub enum RunError {
     Build(#[from] BuildError),
     #[error(transparent)]
     Generate(#[from] GenerateError),
+    /// An input file could not be read, or is not a value of its type.
+    #[error("{0}")]
+    Input(String),
+    /// The workflow ran and returned an error (`braid run` exits 3).
+    #[error("workflow {workflow} failed: {message}")]
+    Workflow { workflow: String, message: String },
     #[error("{0}")]
     Failed(String),
 }
@@ -108,6 +114,9 @@ pub fn run(
 ) -> Result<Ran, RunError> {
     let types = workflow.external_inputs();
     let type_list = types.iter().map(|t| t.to_string()).collect::<Vec<_>>().join(", ");
+    if inputs.iter().filter(|p| p.as_os_str() == "-").count() > 1 {
+        return Err(RunError::Input("only one --input can be `-` (standard input)".into()));
+    }
     if inputs.len() != types.len() {
         return Err(RunError::Arity {
             workflow: workflow.manifest.name.clone(),
@@ -118,7 +127,7 @@ pub fn run(
     }
     let readers = types.iter().map(Reader::of).collect::<Result<Vec<_>, _>>()?;
 
-    let home = target_dir.parent().unwrap_or(target_dir).join("run").join(&workflow.id);
+    let home = crate::build::run_dir(target_dir).join(&workflow.id);
     let crate_dir = home.join("crate");
     let runner_dir = home.join("runner");
     fsutil::create_dir_all(&crate_dir).map_err(GenerateError::from)?;
@@ -160,9 +169,16 @@ pub fn run(
     if time {
         cmd.env("BRAID_RUN_TIME", "1");
     }
+    // `-` is standard input: the runner reads it from ours.
+    cmd.stdin(std::process::Stdio::inherit());
     let out = cmd.output().map_err(|e| RunError::Failed(format!("cannot start {}: {e}", exe.display())))?;
     if !out.status.success() {
-        return Err(RunError::Failed(String::from_utf8_lossy(&out.stderr).trim().to_string()));
+        let message = String::from_utf8_lossy(&out.stderr).trim().to_string();
+        return Err(match out.status.code() {
+            Some(2) => RunError::Input(message),
+            Some(3) => RunError::Workflow { workflow: workflow.manifest.name.clone(), message },
+            _ => RunError::Failed(format!("the runner failed ({}): {message}", out.status)),
+        });
     }
     Ok(Ran {
         stdout: String::from_utf8_lossy(&out.stdout).into_owned(),

@@ -274,6 +274,14 @@ pub fn package(
     if target == JsTarget::Node {
         snippets_to_commonjs(&out_dir.join("snippets"))?;
     }
+    for dts in [format!("{name}.d.ts"), format!("{name}_bg.wasm.d.ts")] {
+        let path = out_dir.join(dts);
+        if let Ok(text) = std::fs::read_to_string(&path) {
+            if let Some(typed) = raw_exports_unknown(&text) {
+                std::fs::write(&path, typed).map_err(fsutil::at(&path))?;
+            }
+        }
+    }
     for glue in [format!("{name}.js"), format!("{name}_bg.js")] {
         let path = out_dir.join(glue);
         if let Ok(text) = std::fs::read_to_string(&path) {
@@ -400,6 +408,45 @@ fn guard_freed_objects(glue: &str) -> Option<String> {
     Some(out)
 }
 
+/// wasm-bindgen declares the module's raw exports (`InitOutput` of the web
+/// package, the `_bg.wasm.d.ts` of every package) with `any` for the
+/// values they pass; they are `unknown` here, so no declaration a package
+/// ships says `any`. `None` when there is nothing to change.
+fn raw_exports_unknown(dts: &str) -> Option<String> {
+    let mut changed = false;
+    let lines: Vec<String> = dts
+        .lines()
+        .map(|line| {
+            let declaration = line.trim_start();
+            let raw = (declaration.starts_with("readonly ") || declaration.starts_with("export const "))
+                && declaration.contains(": (");
+            if !raw {
+                return line.to_string();
+            }
+            let replaced = replace_word(line, "any", "unknown");
+            changed |= replaced != line;
+            replaced
+        })
+        .collect();
+    changed.then(|| lines.join("\n") + if dts.ends_with('\n') { "\n" } else { "" })
+}
+
+/// `text` with each whole word `word` (not part of a longer identifier) replaced.
+fn replace_word(text: &str, word: &str, with: &str) -> String {
+    let is_ident = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == '$';
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(i) = rest.find(word) {
+        let before = rest[..i].chars().next_back();
+        let after = rest[i + word.len()..].chars().next();
+        out.push_str(&rest[..i]);
+        out.push_str(if before.is_some_and(is_ident) || after.is_some_and(is_ident) { word } else { with });
+        rest = &rest[i + word.len()..];
+    }
+    out.push_str(rest);
+    out
+}
+
 /// wasm-opt's flags: speed, with the features Rust 1.95 enables by default
 /// on wasm32 plus SIMD (blake3).
 const WASM_OPT_FLAGS: &[&str] = &[
@@ -458,6 +505,18 @@ mod tests {
         let free = "    free() {\n        const ptr = this.__destroy_into_raw();\n        wasm.__wbg_stream_free(ptr, 0);\n    }\n    finish() {\n        wasm.stream_finish(this.__wbg_ptr);\n    }\n";
         let guarded = guard_freed_objects(free).unwrap();
         assert!(guarded.contains("const ptr = this.__destroy_into_raw(); if (!ptr) return;\n"), "{guarded}");
+    }
+
+    #[test]
+    fn raw_exports_are_declared_unknown_not_any() {
+        let dts = "/** of any length */\nexport interface InitOutput {\n  readonly run: (a: any) => any;\n  readonly next: (a: number, b: any) => [number, anyhow];\n}\n";
+        let typed = raw_exports_unknown(dts).unwrap();
+        assert_eq!(typed, "/** of any length */\nexport interface InitOutput {\n  readonly run: (a: unknown) => unknown;\n  readonly next: (a: number, b: unknown) => [number, anyhow];\n}\n");
+        assert_eq!(raw_exports_unknown("export const memory: WebAssembly.Memory;\n"), None);
+        assert_eq!(
+            raw_exports_unknown("export const run: (a: any) => void;\n").unwrap(),
+            "export const run: (a: unknown) => void;\n"
+        );
     }
 
     #[test]

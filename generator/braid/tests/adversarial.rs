@@ -120,6 +120,20 @@ fn arity_and_types() {
 }
 
 #[test]
+fn repeated_keys_are_refused_where_they_repeat() {
+    let text = "{\n  \"name\": \"a\",\n  \"version\": \"0.1.0\",\n  \"name\": \"b\",\n  \"segments\": []\n}";
+    let diagnostics = validate(text, &Registry::builtin()).expect_err("must be rejected");
+    assert_eq!(diagnostics.len(), 1, "{diagnostics:#?}");
+    let d = &diagnostics[0];
+    assert!(d.message.contains("the key \"name\" appears twice in one object"), "{d:?}");
+    assert_eq!(d.line, Some(4), "{d:?}");
+    // Nested objects too: a config key given twice.
+    let config = r#"{"name":"a","version":"0.1.0","segments":[{"inputs":[-1],"sequence":[{"operation":"op_multihash","config":{"hasher":"blake3","hasher":"sha2-256"}}]}]}"#;
+    let diagnostics = validate(config, &Registry::builtin()).expect_err("must be rejected");
+    assert!(diagnostics[0].message.contains("the key \"hasher\" appears twice"), "{diagnostics:#?}");
+}
+
+#[test]
 fn operations_versions_and_config() {
     let op = |o: serde_json::Value| manifest(json!([{ "inputs": [-1], "sequence": [o] }]));
     rejects(
@@ -146,6 +160,16 @@ fn operations_versions_and_config() {
         &op(json!({ "operation": "op_multihash", "config": { "hasher": "blake3\"); panic!(\"" } })),
         "/segments/0/sequence/0/config/hasher",
         "does not allow this value",
+    );
+    rejects(
+        &op(json!({ "operation": "op_multihash", "config": { "hashr": "blake3" } })),
+        "/segments/0/sequence/0/config/hashr",
+        "did you mean \"hasher\"",
+    );
+    rejects(
+        &op(json!({ "operation": "op_multihash", "config": { "hasher": "blak3" } })),
+        "/segments/0/sequence/0/config/hasher",
+        "did you mean \"blake3\"",
     );
     rejects(
         &op(json!({ "operation": "op_multihash", "config": { "a/b~c": "x" } })),

@@ -37,6 +37,12 @@ enum Command {
     Serve(commands::serve::Args),
     /// Build operations alone as npm packages (their `wasm` feature).
     OpPackage(commands::op_package::Args),
+    /// Show where builds are cached (the cargo target directory, `braid run`'s crates) and their size.
+    Cache(commands::cache::Args),
+    /// Remove the build cache `braid cache` shows; the next build starts cold.
+    Clean(commands::cache::Args),
+    /// Print a shell completion script: `braid completions bash > ~/.local/share/bash-completion/completions/braid`.
+    Completions(commands::completions::Args),
 }
 
 fn main() -> ExitCode {
@@ -50,13 +56,20 @@ fn main() -> ExitCode {
         Command::Run(args) => commands::run::run(args),
         Command::Serve(args) => commands::serve::run(args),
         Command::OpPackage(args) => commands::op_package::run(args),
+        Command::Cache(args) => commands::cache::show(args),
+        Command::Clean(args) => commands::cache::clean(args),
+        Command::Completions(args) => commands::completions::run::<Cli>(args),
     };
+    // Exit statuses: 0 success; 1 an invalid manifest (its diagnostics are
+    // printed); 2 usage, I/O, toolchain or build errors; 3 the workflow ran
+    // and failed (`braid run`).
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) if e.is::<output::Invalid>() => ExitCode::from(1),
         Err(e) => {
             eprintln!("error: {e:#}");
-            ExitCode::from(2)
+            let ran_and_failed = matches!(e.downcast_ref(), Some(braid::runner::RunError::Workflow { .. }));
+            ExitCode::from(if ran_and_failed { 3 } else { 2 })
         }
     }
 }

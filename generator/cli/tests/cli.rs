@@ -30,7 +30,9 @@ fn temp(name: &str, text: &str) -> String {
 fn validate_exit_codes() {
     let (code, out, _) = braid(&["validate", &workflow("cidv1_from_bytes")]);
     assert_eq!(code, 0);
-    assert!(out.contains("valid: workflow cidv1_from_bytes"), "{out}");
+    assert!(out.contains("valid: workflow cidv1_from_bytes (1 segment(s)): Bytes -> Cid; targets"), "{out}");
+    let (_, out, _) = braid(&["validate", &workflow("dual_cid_of_text")]);
+    assert!(out.contains("): String -> Vec<Cid>;"), "{out}");
 
     let bad = temp("bad.json", "{\n  \"name\": \"x\",\n  \"version\": \"0.1.0\",\n  \"segments\": [{ \"inputs\": [-1], \"sequence\": [{ \"operation\": \"op_nope\" }] }]\n}\n");
     let (code, _, err) = braid(&["validate", &bad]);
@@ -60,6 +62,7 @@ fn validate_json_is_machine_readable() {
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(v["valid"], true);
     assert_eq!(v["targets"], serde_json::json!(["native", "nostd", "wasm"]));
+    assert_eq!(v["signature"], "String, Bytes -> Cid");
 }
 
 #[test]
@@ -166,4 +169,38 @@ fn validate_reads_no_more_than_a_manifest_and_refuses_invalid_utf8() {
     assert!(err.contains(&format!("invalid byte at offset {at}")), "{err}");
     assert!(err.contains("found: byte 0xe9"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn cache_shows_and_clean_removes_the_build_cache() {
+    let base = std::env::temp_dir().join(format!("braid-cache-{}", std::process::id()));
+    let target = base.join("target");
+    std::fs::create_dir_all(target.join("release")).unwrap();
+    std::fs::create_dir_all(base.join("run/some-workflow")).unwrap();
+    std::fs::write(target.join("release/big"), vec![0u8; 3 << 20]).unwrap();
+    std::fs::write(base.join("run/some-workflow/lib.rs"), vec![b'x'; 1 << 20]).unwrap();
+    let target_arg = target.to_str().unwrap();
+    let (code, out, err) = braid(&["cache", "--target-dir", target_arg]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains(&format!("3.0 MiB  {}", target.display())), "{out}");
+    assert!(out.contains(&format!("1.0 MiB  {}", base.join("run").display())), "{out}");
+    assert!(out.contains("4.0 MiB  in all"), "{out}");
+    let (code, _, err) = braid(&["clean", "--target-dir", target_arg]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("freed 4.0 MiB"), "{err}");
+    assert!(!target.exists() && !base.join("run").exists());
+    let (code, out, _) = braid(&["cache", "--target-dir", target_arg]);
+    assert_eq!(code, 0);
+    assert!(out.contains("0.0 MiB  in all"), "{out}");
+    std::fs::remove_dir_all(&base).unwrap();
+}
+
+#[test]
+fn completions_come_from_the_command_itself() {
+    let (code, out, err) = braid(&["completions", "bash"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("_braid()") && out.contains("validate") && out.contains("--targets"), "{out}");
+    let (code, _, err) = braid(&["completions", "tcsh"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("invalid value 'tcsh'"), "{err}");
 }

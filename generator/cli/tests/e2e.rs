@@ -430,10 +430,21 @@ fn the_image_workflows_run_natively_as_the_references_say() -> Result<(), Failed
     let d = distance(proofs[a]["blockhash"].as_str().unwrap_or(""), proofs[b]["blockhash"].as_str().unwrap_or(""))?;
     let found: serde_json::Value = serde_json::from_str(&stdout(&mut run_wf("photo_similarity", &[a, b]))?)?;
     expect_eq("photo_similarity distance", &found["distance"].to_string(), &d.to_string())?;
+    // The workflow failing is exit status 3, said once.
     let out = run_wf("photo_proof", &["exif.jpg.tags.json"]).output()?;
     let err = String::from_utf8_lossy(&out.stderr);
-    if out.status.success() || !err.contains("not a PNG or JPEG file") {
+    if out.status.code() != Some(3)
+        || !err.starts_with("error: workflow photo_proof failed: ")
+        || !err.contains("not a PNG or JPEG file")
+        || err.contains("error: error")
+    {
         return Err(format!("photo_proof of a JSON file: {}, {err}", out.status).into());
+    }
+    // A missing input file is exit status 2.
+    let out = run_wf("photo_proof", &["no-such-file.png"]).output()?;
+    let err = String::from_utf8_lossy(&out.stderr);
+    if out.status.code() != Some(2) || !err.contains("cannot read ") || !err.contains("no-such-file.png") {
+        return Err(format!("photo_proof of a missing file: {}, {err}", out.status).into());
     }
     Ok(())
 }

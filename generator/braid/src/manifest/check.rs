@@ -82,6 +82,11 @@ impl Workflow {
         &self.segments.last().expect("a valid workflow has a segment").output
     }
 
+    /// What `run` takes and gives, in manifest types: `String, Bytes -> Cid`.
+    pub fn signature(&self) -> String {
+        format!("{} -> {}", crate::join(&self.external_inputs(), ", "), self.output())
+    }
+
     pub fn supports(&self, platform: Platform) -> bool {
         self.targets.contains(&platform)
     }
@@ -417,17 +422,23 @@ impl<'r> Checker<'r> {
                     } else {
                         format!("one of {}", keys.keys().map(String::as_str).collect::<Vec<_>>().join(", "))
                     };
-                    self.error(
-                        Diagnostic::new(p, format!("{name} has no config key {}", quote(key))).expected(expected),
-                    );
+                    let mut d = Diagnostic::new(p, format!("{name} has no config key {}", quote(key)))
+                        .at_key()
+                        .expected(expected);
+                    if let Some(close) = keys.keys().find(|k| similar(k, key)) {
+                        d = d.hint(format!("did you mean \"{close}\"?"));
+                    }
+                    self.error(d);
                 }
                 Some(allowed) if !allowed.contains(value) => {
                     ok = false;
-                    self.error(
-                        Diagnostic::new(p, format!("{name} does not allow this value for `{key}`"))
-                            .expected(format!("one of {}", allowed.join(", ")))
-                            .found(quote(value)),
-                    );
+                    let mut d = Diagnostic::new(p, format!("{name} does not allow this value for `{key}`"))
+                        .expected(format!("one of {}", allowed.join(", ")))
+                        .found(quote(value));
+                    if let Some(close) = allowed.iter().find(|v| similar(v, value)) {
+                        d = d.hint(format!("did you mean \"{close}\"?"));
+                    }
+                    self.error(d);
                 }
                 Some(_) => {}
             }

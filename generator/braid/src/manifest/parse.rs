@@ -50,8 +50,8 @@ pub fn parse(text: &str) -> (Option<WorkflowManifest>, Vec<Diagnostic>) {
     if text.len() > MAX_MANIFEST_BYTES {
         return (None, vec![too_large(text.len())]);
     }
-    let value: Value = match serde_json::from_str(text) {
-        Ok(v) => v,
+    let value: Value = match serde_json::from_str::<NoDuplicates>(text) {
+        Ok(NoDuplicates(v)) => v,
         Err(e) => {
             let mut d = Diagnostic::new("", format!("not valid JSON: {}", strip_position(&e.to_string())))
                 .hint("a manifest is a JSON object with `name`, `version` and `segments`");
@@ -65,6 +65,69 @@ pub fn parse(text: &str) -> (Option<WorkflowManifest>, Vec<Diagnostic>) {
     let mut p = Parser { diagnostics: Vec::new() };
     let manifest = p.manifest(&value);
     (manifest, p.diagnostics)
+}
+
+/// A JSON value read with repeated object keys refused: serde_json keeps
+/// the last of them, other readers the first, so a manifest that repeats a
+/// key means different workflows to different tools.
+struct NoDuplicates(Value);
+
+impl<'de> serde::Deserialize<'de> for NoDuplicates {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_any(NoDuplicatesVisitor).map(NoDuplicates)
+    }
+}
+
+struct NoDuplicatesVisitor;
+
+impl<'de> serde::de::Visitor<'de> for NoDuplicatesVisitor {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a JSON value")
+    }
+    fn visit_bool<E>(self, v: bool) -> Result<Value, E> {
+        Ok(Value::Bool(v))
+    }
+    fn visit_i64<E>(self, v: i64) -> Result<Value, E> {
+        Ok(Value::from(v))
+    }
+    fn visit_u64<E>(self, v: u64) -> Result<Value, E> {
+        Ok(Value::from(v))
+    }
+    fn visit_f64<E>(self, v: f64) -> Result<Value, E> {
+        Ok(serde_json::Number::from_f64(v).map_or(Value::Null, Value::Number))
+    }
+    fn visit_str<E>(self, v: &str) -> Result<Value, E> {
+        Ok(Value::String(v.to_owned()))
+    }
+    fn visit_string<E>(self, v: String) -> Result<Value, E> {
+        Ok(Value::String(v))
+    }
+    fn visit_unit<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        let mut items = Vec::new();
+        while let Some(NoDuplicates(item)) = seq.next_element()? {
+            items.push(item);
+        }
+        Ok(Value::Array(items))
+    }
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        let mut object = Map::new();
+        while let Some(key) = map.next_key::<String>()? {
+            if object.contains_key(&key) {
+                return Err(serde::de::Error::custom(format_args!(
+                    "the key {} appears twice in one object; JSON readers disagree on which value counts",
+                    quote(&key)
+                )));
+            }
+            let NoDuplicates(value) = map.next_value()?;
+            object.insert(key, value);
+        }
+        Ok(Value::Object(object))
+    }
 }
 
 /// serde_json appends "at line L column C"; we report those separately.
@@ -118,6 +181,7 @@ impl Parser {
                     format!("{pointer}/{}", escape_token(key)),
                     format!("unknown field {}", quote(key)),
                 )
+                .at_key()
                 .expected(format!("one of {}", allowed.join(", ")));
                 if let Some(close) = allowed.iter().find(|a| a.eq_ignore_ascii_case(key) || similar(a, key)) {
                     d = d.hint(format!("did you mean `{close}`?"));

@@ -1,6 +1,8 @@
 //! One module per `braid` subcommand: its arguments (clap) and its `run`.
 
 pub mod build;
+pub mod cache;
+pub mod completions;
 pub mod doctor;
 pub mod generate;
 pub mod new;

@@ -19,14 +19,21 @@ pub fn run(Args { manifest, json }: Args) -> anyhow::Result<()> {
     match (&result, json) {
         (Ok(w), true) => emit(&format!(
             "{:#}\n",
-            serde_json::json!({ "valid": true, "workflow": w.manifest.name, "id": w.id, "targets": w.targets })
+            serde_json::json!({
+                "valid": true,
+                "workflow": w.manifest.name,
+                "id": w.id,
+                "targets": w.targets,
+                "signature": w.signature(),
+            })
         ))?,
         (Err(d), true) => emit(&format!("{:#}\n", serde_json::json!({ "valid": false, "diagnostics": d })))?,
         (Ok(w), false) => emit(&format!(
-            "{}: valid: workflow {} ({} segment(s)), targets {}, id {}\n",
+            "{}: valid: workflow {} ({} segment(s)): {}; targets {}, id {}\n",
             manifest.display(),
             w.manifest.name,
             w.segments.len(),
+            w.signature(),
             braid::join(&w.targets, ","),
             w.id
         ))?,

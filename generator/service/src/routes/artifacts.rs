@@ -1,5 +1,6 @@
 //! `GET /v1/artifacts/{cid}`: an artifact's bytes, verified against their
-//! content id (the `ETag`) on every read, before a 304 too; one found
+//! content id (the `ETag`) on every read, before a 304 too, as an
+//! attachment named as its build named it (`Content-Disposition`); one found
 //! damaged or missing is removed and forgotten (404), so that its build
 //! runs again on the next submission.
 
@@ -22,8 +23,8 @@ use crate::AppState;
 pub(super) async fn get_artifact(State(state): State<Arc<AppState>>, cid: ContentId, headers: HeaderMap) -> ApiResult {
     let etag = format!("\"{cid}\"");
     let c = cid.clone();
-    let media_type = with_store(&state, move |store| store.artifact(&c)).await?;
-    let media_type = media_type.ok_or_else(|| Problem::not_found("no artifact with this id"))?;
+    let found = with_store(&state, move |store| store.artifact(&c)).await?;
+    let (media_type, name) = found.ok_or_else(|| Problem::not_found("no artifact with this id"))?;
     // Verified before a 304 too: a client must not keep a CID whose bytes
     // the server no longer has.
     let cas = state.cas.clone();
@@ -44,5 +45,12 @@ pub(super) async fn get_artifact(State(state): State<Arc<AppState>>, cid: Conten
     if headers.get(header::IF_NONE_MATCH).and_then(|v| v.to_str().ok()) == Some(etag.as_str()) {
         return Ok((StatusCode::NOT_MODIFIED, [(header::ETAG, etag)]).into_response());
     }
-    Ok(([(header::CONTENT_TYPE, media_type), (header::ETAG, etag)], bytes).into_response())
+    // Saved under the name its build gave it; artifact names are Braid's
+    // own (`pkg-node.tgz`, `<crate>.wasm`), never a user's string.
+    let file = name
+        .filter(|n| n.bytes().all(|b| b.is_ascii_alphanumeric() || b"._-".contains(&b)))
+        .unwrap_or_else(|| cid.to_string());
+    let disposition = format!("attachment; filename=\"{file}\"");
+    Ok(([(header::CONTENT_TYPE, media_type), (header::ETAG, etag), (header::CONTENT_DISPOSITION, disposition)], bytes)
+        .into_response())
 }

@@ -50,6 +50,7 @@ type ApiResult = Result<Response, Problem>;
         check::validate_manifest,
         check::generate_crate,
         workflows::submit_workflow,
+        workflows::list_workflows,
         workflows::get_workflow,
         builds::get_build,
         jobs::get_job,
@@ -66,6 +67,8 @@ type ApiResult = Result<Response, Problem>;
         workflows::SubmitRequest,
         workflows::Submitted,
         workflows::WorkflowInfo,
+        workflows::WorkflowList,
+        workflows::WorkflowSummary,
         builds::BuildInfo,
         operations::OperationInfo,
         publish::Published,
@@ -102,7 +105,7 @@ pub fn app(state: Arc<AppState>) -> Router {
         .route(operation, get(operations::get_operation))
         .route(validate, post(check::validate_manifest))
         .route(generate, post(check::generate_crate))
-        .route(workflows, post(workflows::submit_workflow))
+        .route(workflows, get(workflows::list_workflows).post(workflows::submit_workflow))
         .route(workflow, get(workflows::get_workflow))
         .route(build, get(builds::get_build))
         .route(job, get(jobs::get_job))

@@ -470,6 +470,52 @@ async fn the_same_manifest_again_is_answered_from_the_earlier_build() {
     assert_eq!(workflow["manifest"]["name"], "cidv1_from_bytes");
 }
 
+#[tokio::test]
+async fn workflows_are_listed_by_id_a_page_at_a_time_and_artifacts_come_named() {
+    let s = Service::new();
+    assert_eq!(s.get("/v1/workflows").await.json(), json!({ "workflows": [] }));
+    let mut ids = Vec::new();
+    for name in ["cidv1_from_bytes", "salted_cid", "dual_cid_of_text"] {
+        let submitted = s.post_json("/v1/workflows", &json!({ "manifest": manifest(name) })).await.json();
+        ids.push((submitted["workflow_id"].as_str().unwrap().to_string(), name));
+    }
+    // A second build of one workflow counts as a build, not a workflow.
+    s.post_json("/v1/workflows", &json!({ "manifest": manifest("salted_cid"), "targets": ["native"] })).await;
+    ids.sort();
+    let all = s.get("/v1/workflows").await;
+    assert_eq!(all.status, StatusCode::OK);
+    let listed: Vec<(String, String, u64)> = all.json()["workflows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| (w["id"].as_str().unwrap().into(), w["name"].as_str().unwrap().into(), w["builds"].as_u64().unwrap()))
+        .collect();
+    let expected: Vec<(String, String, u64)> = ids
+        .iter()
+        .map(|(id, name)| (id.clone(), name.to_string(), if *name == "salted_cid" { 2 } else { 1 }))
+        .collect();
+    assert_eq!(listed, expected);
+    assert!(all.json().get("next").is_none());
+    // Pages of one, then by name.
+    let first = s.get("/v1/workflows?limit=2").await.json();
+    assert_eq!(first["workflows"].as_array().unwrap().len(), 2);
+    assert_eq!(first["next"], json!(ids[1].0));
+    let rest = s.get(&format!("/v1/workflows?limit=2&after={}", ids[1].0)).await.json();
+    assert_eq!(rest["workflows"][0]["id"], json!(ids[2].0));
+    assert!(rest.get("next").is_none(), "{rest}");
+    let named = s.get("/v1/workflows?name=salted_cid").await.json();
+    assert_eq!(named["workflows"].as_array().unwrap().len(), 1);
+    assert_eq!(named["workflows"][0]["name"], "salted_cid");
+    assert_problem(&s.get("/v1/workflows?limit=0").await, StatusCode::BAD_REQUEST, "limit 0");
+    assert_problem(&s.get("/v1/workflows?limit=many").await, StatusCode::BAD_REQUEST, "limit not a number");
+    assert_problem(&s.get("/v1/workflows?after=../x").await, StatusCode::BAD_REQUEST, "after not an id");
+    // An artifact downloads under the name its build gave it.
+    let (_, artifacts) = s.finish_build(&[("pkg-node.tgz", b"a package")]);
+    let answer = s.get(&format!("/v1/artifacts/{}", artifacts[0].cid)).await;
+    assert_eq!(answer.status, StatusCode::OK);
+    assert_eq!(answer.headers[header::CONTENT_DISPOSITION], "attachment; filename=\"pkg-node.tgz\"");
+}
+
 /// Was JS 'a 500 shows no server path'.
 #[tokio::test]
 async fn a_500_shows_no_server_path() {

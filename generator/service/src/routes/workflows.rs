@@ -1,13 +1,14 @@
 //! `POST /v1/workflows` (publish: a manifest checked as sent, then its
-//! build answered from an earlier one, joined while under way, or queued)
-//! and `GET /v1/workflows/{id}` (a workflow, by the CID of its manifest,
-//! with its builds). A workflow id names the manifest alone; a build id
+//! build answered from an earlier one, joined while under way, or queued),
+//! `GET /v1/workflows` (the list, by id, a page at a time, optionally of
+//! one name) and `GET /v1/workflows/{id}` (a workflow, by the CID of its
+//! manifest, with its builds). A workflow id names the manifest alone; a build id
 //! names a build of it ([`braid::build::build_key`]).
 
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
-use axum::extract::State;
+use axum::extract::{Query, State};
 use axum::http::StatusCode;
 use axum::response::IntoResponse;
 use axum::Json;
@@ -194,6 +195,67 @@ async fn damaged(state: &AppState, artifacts: &[Artifact]) -> Result<Vec<Content
             .collect()
     })
     .await
+}
+
+/// The query of `GET /v1/workflows`.
+#[derive(Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct ListQuery {
+    /// Only workflows of this manifest name.
+    name: Option<String>,
+    /// The `next` of the previous page.
+    after: Option<String>,
+    /// At most this many (1 to 1000; default 100).
+    limit: Option<u32>,
+}
+
+/// One page of `GET /v1/workflows`.
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct WorkflowList {
+    workflows: Vec<WorkflowSummary>,
+    /// Give it as `after` for the next page; absent on the last.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    next: Option<WorkflowId>,
+}
+
+/// A workflow in the list: `GET /v1/workflows/{id}` has the rest.
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct WorkflowSummary {
+    id: WorkflowId,
+    name: String,
+    /// How many builds it has (one per set of targets and toolchain).
+    builds: u32,
+}
+
+/// The workflows submitted to this service, by id, a page at a time;
+/// `name` finds those of one manifest name.
+#[utoipa::path(get, path = "/v1/workflows", params(ListQuery),
+    responses((status = 200, body = WorkflowList), (status = 400, body = Problem)))]
+pub(super) async fn list_workflows(
+    State(state): State<Arc<AppState>>,
+    query: Result<Query<ListQuery>, axum::extract::rejection::QueryRejection>,
+) -> ApiResult {
+    let Query(query) =
+        query.map_err(|e| Problem::bad_request(format!("{}; the query takes name, after and limit", e.body_text())))?;
+    let limit = query.limit.unwrap_or(100);
+    if !(1..=1000).contains(&limit) {
+        return Err(Problem::bad_request(format!("limit must be 1 to 1000, not {limit}")));
+    }
+    let after = query
+        .after
+        .as_deref()
+        .map(WorkflowId::parse)
+        .transpose()
+        .map_err(|e| Problem::bad_request(format!("after: {e}")))?;
+    // One more than the page, to know whether another follows.
+    let mut rows =
+        with_store(&state, move |store| store.workflows(query.name.as_deref(), after.as_ref(), limit + 1)).await?;
+    let next = (rows.len() > limit as usize).then(|| {
+        rows.truncate(limit as usize);
+        rows.last().map(|r| r.id.clone())
+    });
+    let workflows = rows.into_iter().map(|r| WorkflowSummary { id: r.id, name: r.name, builds: r.builds }).collect();
+    Ok(Json(WorkflowList { workflows, next: next.flatten() }).into_response())
 }
 
 /// A workflow: its manifest and every build of it.

@@ -152,6 +152,15 @@ pub fn tail(text: &str, max_bytes: usize) -> String {
     text[cut..].to_string()
 }
 
+/// A workflow in the list of `GET /v1/workflows`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WorkflowRow {
+    pub id: WorkflowId,
+    pub name: String,
+    /// How many builds it has (one per set of targets and toolchain).
+    pub builds: u32,
+}
+
 const BUILD_COLUMNS: &str = "id, workflow_id, name, manifest, targets, state, report, artifacts";
 
 /// Column `index` of `r`, JSON text parsed into `T`: a row that does not
@@ -439,12 +448,51 @@ impl Store {
         Ok(rows)
     }
 
-    /// The media type of a stored artifact.
-    pub fn artifact(&self, cid: &ContentId) -> Result<Option<String>, StoreError> {
-        Ok(self
-            .conn()
-            .query_row("SELECT media_type FROM artifacts WHERE cid = ?1", params![cid], |r| r.get(0))
-            .optional()?)
+    /// The media type of a stored artifact, and the name a build gave it
+    /// (`pkg-node.tgz`; the same bytes may have several, one is taken).
+    pub fn artifact(&self, cid: &ContentId) -> Result<Option<(String, Option<String>)>, StoreError> {
+        let conn = self.conn();
+        let Some(media_type) = conn
+            .query_row("SELECT media_type FROM artifacts WHERE cid = ?1", params![cid], |r| r.get::<_, String>(0))
+            .optional()?
+        else {
+            return Ok(None);
+        };
+        // A CID is 59 characters of [a-z2-7]: found in a build's artifact
+        // list only where that list names it.
+        let lists: Option<String> = conn
+            .query_row(
+                "SELECT artifacts FROM builds WHERE artifacts LIKE '%' || ?1 || '%' ORDER BY created_at, id LIMIT 1",
+                params![cid],
+                |r| r.get(0),
+            )
+            .optional()?;
+        let name = lists
+            .and_then(|text| serde_json::from_str::<Vec<Artifact>>(&text).ok())
+            .and_then(|list| list.into_iter().find(|a| &a.cid == cid).map(|a| a.name));
+        Ok(Some((media_type, name)))
+    }
+
+    /// Workflows with at least one build, by id, `limit` at most, after
+    /// `after` (paging), with name `name` only if given.
+    pub fn workflows(
+        &self,
+        name: Option<&str>,
+        after: Option<&WorkflowId>,
+        limit: u32,
+    ) -> Result<Vec<WorkflowRow>, StoreError> {
+        let conn = self.conn();
+        let mut stmt = conn.prepare(
+            "SELECT workflow_id, MIN(name), COUNT(*) FROM builds
+             WHERE (?1 IS NULL OR name = ?1) AND (?2 IS NULL OR workflow_id > ?2)
+             GROUP BY workflow_id ORDER BY workflow_id LIMIT ?3",
+        )?;
+        let rows = stmt
+            .query_map(params![name, after, limit], |r| {
+                Ok(WorkflowRow { id: r.get(0)?, name: r.get(1)?, builds: r.get(2)? })
+            })?
+            .collect::<Result<_, _>>()?;
+        Ok(rows)
     }
 
     /// Jobs by state, for metrics.
@@ -649,7 +697,7 @@ mod tests {
             (job.state, job.build_id.as_str(), &job.workflow_id),
             (JobState::Queued, pending.as_str(), &workflow_id)
         );
-        assert_eq!(s.artifact(&c).unwrap().as_deref(), Some("application/wasm"));
+        assert_eq!(s.artifact(&c).unwrap(), Some(("application/wasm".to_string(), Some(artifact("c").name))));
         let again = NewBuild {
             id: row.id.clone(),
             workflow_id: workflow_id.clone(),
