@@ -6,7 +6,7 @@
 #   - wasm-pack 0.15.1
 #   - Debian's chromium (browser tests)
 #   - js/node_modules: binaryen 132 (wasm-opt; Debian's 108 breaks
-#     wasm-bindgen output), multiformats and @noble/hashes (test oracles), hash-wasm (benchmark),
+#     wasm-bindgen output), multiformats and @noble/hashes (test oracles), hash-wasm (benchmark), ajv (checks braid schema),
 #     playwright-core (drives chromium), esbuild (bundler test), typescript
 set -euo pipefail
 cd "$(dirname "$0")/.."

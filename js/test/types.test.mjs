@@ -33,14 +33,15 @@ const dual = `${out}/dual_cid_of_text/pkg/web/wf_dual_cid_of_text.js`;
 
 test('a correct consumer of the workflow packages type-checks under --strict', () => {
   const r = check(`
-    import { Workflow, run, type Step, type Output, type Inputs, runSync } from ${JSON.stringify(salted)};
+    import { Workflow, run, type Step, type Output, type Inputs, type Segment1Inputs, runSync } from ${JSON.stringify(salted)};
     import init, { run as runDual } from ${JSON.stringify(dual)};
     import { execute } from ${JSON.stringify(`${ops}/op_multihash/node/op_multihash.js`)};
     export async function main(): Promise<string> {
       const wf = new Workflow();
       const first: Step = await wf.next(['salt:']);
       if (first.done) throw new Error('not yet');
-      const inputs: Inputs = [new Uint8Array([1, 2, 3])];
+      const second: Segment1Inputs = [new Uint8Array([1, 2, 3])];
+      const inputs: Inputs = second;
       const last = await wf.next(inputs);
       const state: Uint8Array = wf.suspend();
       Workflow.resume(state).free();
@@ -137,6 +138,7 @@ test('streaming and batches type-check under --strict: stream(), runStream of a 
 
 test('consumers passing wrong types fail to type-check, at the wrong value', () => {
   const cases = [
+    [`import { type Segment0Inputs } from ${JSON.stringify(salted)}; const first: Segment0Inputs = [new Uint8Array()];`, /Type 'Uint8Array<ArrayBuffer>' is not assignable to type 'string'/],
     [`import { stream } from ${JSON.stringify(cidv1)}; stream().update('text');`, /Argument of type 'string' is not assignable to parameter of type 'Uint8Array/],
     [`import { runStream } from ${JSON.stringify(cidv1)}; runStream(new Uint8Array(3));`, /not assignable to parameter of type 'StreamSource'/],
     [`import { runStream } from ${JSON.stringify(cidv1)}; const n: number = await runStream(new Blob());`, /Type 'string' is not assignable to type 'number'/],

@@ -118,7 +118,9 @@ test('TypeScript declarations are exact: no `any`, in any declaration file of an
     }
   }
   const salted = readFileSync(`${out}/salted_cid/pkg/node/wf_salted_cid.d.ts`, 'utf8');
-  assert.match(salted, /export type Inputs = \[string\] \| \[Uint8Array\];/);
+  assert.match(salted, /export type Segment0Inputs = \[string\];/);
+  assert.match(salted, /export type Segment1Inputs = \[Uint8Array\];/);
+  assert.match(salted, /export type Inputs = Segment0Inputs \| Segment1Inputs;/);
   assert.match(salted, /export type RunInputs = \[string, Uint8Array\];/);
   const dual = readFileSync(`${out}/dual_cid_of_text/pkg/node/wf_dual_cid_of_text.d.ts`, 'utf8');
   assert.match(dual, /export type Output = Array<string>;/);

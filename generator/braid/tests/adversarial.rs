@@ -226,6 +226,28 @@ fn limits_and_garbage() {
     rejects("{\"name\": \"a\", \"version\": \"0.1.0\", \"segments\": [], \"x~y/z\": 1}", "/x~0y~1z", "unknown field");
 }
 
+/// A broken segment is reported once: segments using its output are not
+/// checked against a guess of it, and segments that do not depend on it
+/// still get their own errors.
+#[test]
+fn a_broken_segment_neither_cascades_nor_hides_independent_errors() {
+    let seg = |inputs: serde_json::Value, ops: &[&str]| json!({ "inputs": inputs, "sequence": ops.iter().map(|o| json!({ "operation": o })).collect::<Vec<_>>() });
+    let typo = seg(json!([-1]), &["op_utf8", "op_cid"]); // op_cid takes a Multihash, op_utf8 gives Bytes
+    for (broken, pointer) in [
+        (seg(json!([-1, -1]), &["op_multihash"]), "/segments/0/inputs"), // arity
+        (seg(json!([9]), &["op_multihash"]), "/segments/0/inputs/0"),    // a reference forward
+    ] {
+        let text = json!({
+            "name": "casc", "version": "0.1.0",
+            "segments": [broken, typo, seg(json!([0, 1]), &["op_collect"])]
+        })
+        .to_string();
+        let d = validate(&text, &Registry::builtin()).unwrap_err();
+        let pointers: Vec<&str> = d.iter().map(|d| d.pointer.as_str()).collect();
+        assert_eq!(pointers, [pointer, "/segments/1/sequence/1"], "{d:#?}");
+    }
+}
+
 #[test]
 fn all_errors_are_reported_at_once() {
     let text = json!({

@@ -41,6 +41,10 @@ enum Command {
     Cache(commands::cache::Args),
     /// Remove the build cache `braid cache` shows; the next build starts cold.
     Clean(commands::cache::Args),
+    /// Print the JSON Schema of workflow manifests (with the registry's operations and config values),
+    /// for editor completion: `braid schema > workflow.schema.json`, then `"$schema":
+    /// "./workflow.schema.json"` in a manifest.
+    Schema,
     /// Print a shell completion script: `braid completions bash > ~/.local/share/bash-completion/completions/braid`.
     Completions(commands::completions::Args),
 }
@@ -56,6 +60,7 @@ fn main() -> ExitCode {
         Command::Run(args) => commands::run::run(args),
         Command::Serve(args) => commands::serve::run(args),
         Command::OpPackage(args) => commands::op_package::run(args),
+        Command::Schema => commands::schema::run(),
         Command::Cache(args) => commands::cache::show(args),
         Command::Clean(args) => commands::cache::clean(args),
         Command::Completions(args) => commands::completions::run::<Cli>(args),

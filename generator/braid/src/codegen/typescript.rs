@@ -15,8 +15,8 @@ use crate::registry::RegisteredOperation;
 #[derive(Debug, Clone, Serialize)]
 pub struct TypeScript {
     /// The input tuples of `next` calls, one per segment that takes
-    /// external input (consecutive repeats dropped).
-    pub next_inputs: Vec<Vec<TsType>>,
+    /// external input, in order.
+    pub next_inputs: Vec<SegmentInputs>,
     /// Every external input, for `run`.
     pub run_inputs: Vec<TsType>,
     /// The declarations of the value types of one's own the inputs and the
@@ -26,18 +26,31 @@ pub struct TypeScript {
     pub declarations: Vec<String>,
 }
 
+/// `Segment<N>Inputs`: what the `next` call that reaches segment N takes.
+#[derive(Debug, Clone, Serialize)]
+pub struct SegmentInputs {
+    pub segment: usize,
+    /// Which `next` call with inputs it is (1 for the first).
+    pub call: usize,
+    pub types: Vec<TsType>,
+}
+
 pub(super) fn plan(
     segments: &[SegmentPlan],
     external_inputs: &[ExternalInput],
     boundary: &[&TypeName],
     operations: &[RegisteredOperation],
 ) -> TypeScript {
-    let mut next_inputs: Vec<Vec<TsType>> = segments
+    let next_inputs = segments
         .iter()
         .filter(|s| !s.externals.is_empty())
-        .map(|s| s.externals.iter().map(|e| e.ty.ts.clone()).collect())
+        .enumerate()
+        .map(|(call, s)| SegmentInputs {
+            segment: s.index,
+            call: call + 1,
+            types: s.externals.iter().map(|e| e.ty.ts.clone()).collect(),
+        })
         .collect();
-    next_inputs.dedup();
     TypeScript {
         next_inputs,
         run_inputs: external_inputs.iter().map(|e| e.ty.ts.clone()).collect(),

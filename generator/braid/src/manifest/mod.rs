@@ -3,14 +3,17 @@
 //! once ([`parse`]), and checking it against the registry: operations,
 //! versions, config, references and types ([`check`]). The result of a
 //! successful check is a [`check::Workflow`], which code generation takes.
+//! [`schema`] is their JSON Schema, for editors.
 
 pub mod check;
 pub mod model;
 pub mod parse;
+pub mod schema;
 
 pub use check::{validate, validate_bytes, Workflow};
 pub use model::WorkflowManifest;
 pub use parse::{text, utf8};
+pub use schema::json_schema;
 
 // The limits. Each one keeps validation linear in the manifest's size and
 // every valid manifest buildable on every target its operations allow within

@@ -213,7 +213,10 @@ impl Parser {
 
     fn manifest(&mut self, value: &Value) -> Option<WorkflowManifest> {
         let map = self.object(value, "", "the manifest")?;
-        self.unknown_keys(map, "", &["name", "version", "description", "groups", "segments"]);
+        self.unknown_keys(map, "", &["$schema", "name", "version", "description", "groups", "segments"]);
+        // `$schema` names the JSON Schema an editor reads (`braid schema`);
+        // it is not part of the workflow (nor of its id).
+        let _ = self.string(map, "$schema", "", false);
         let name = self.string(map, "name", "", true).unwrap_or_default();
         if map.get("name").is_some_and(Value::is_string) {
             self.check_name(&name);

@@ -9,5 +9,6 @@ pub mod new;
 pub mod op_package;
 pub mod ops;
 pub mod run;
+pub mod schema;
 pub mod serve;
 pub mod validate;
