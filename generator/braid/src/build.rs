@@ -98,6 +98,25 @@ impl TryFrom<String> for Target {
     }
 }
 
+/// Targets from the command line: each a target's name, or `wasm` for the
+/// three packages compiled to it (`node`, `web`, `bundler`), the word
+/// operation manifests and `braid validate` use; sorted, each once.
+pub fn parse_targets(names: &[String]) -> Result<Vec<Target>, UnknownTarget> {
+    let mut targets = Vec::new();
+    for name in names {
+        if name == "wasm" {
+            targets.extend(JsTarget::ALL.map(Target::Js));
+        } else {
+            targets.push(Target::parse(name).ok_or_else(|| {
+                UnknownTarget::new(name, "native, nostd, node, web, bundler, or wasm (node, web and bundler)")
+            })?);
+        }
+    }
+    targets.sort();
+    targets.dedup();
+    Ok(targets)
+}
+
 /// A target name Braid does not know.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("unknown target `{found}`; expected {expected}")]
@@ -501,6 +520,18 @@ mod tests {
 
     fn workflow(text: &str) -> Workflow {
         validate(text, &Registry::builtin()).expect("a valid manifest")
+    }
+
+    #[test]
+    fn wasm_on_the_command_line_is_its_three_packages() {
+        let names = |list: &[&str]| list.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let parsed = parse_targets(&names(&["wasm", "native", "node"])).unwrap();
+        assert_eq!(parsed.iter().map(|t| t.name()).collect::<Vec<_>>(), ["native", "node", "web", "bundler"]);
+        let err = parse_targets(&names(&["riscv"])).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "unknown target `riscv`; expected native, nostd, node, web, bundler, or wasm (node, web and bundler)"
+        );
     }
 
     #[test]

@@ -30,7 +30,10 @@ fn temp(name: &str, text: &str) -> String {
 fn validate_exit_codes() {
     let (code, out, _) = braid(&["validate", &workflow("cidv1_from_bytes")]);
     assert_eq!(code, 0);
-    assert!(out.contains("valid: workflow cidv1_from_bytes (1 segment(s)): Bytes -> Cid; targets"), "{out}");
+    assert!(
+        out.contains("valid: workflow cidv1_from_bytes (1 segment(s)): Bytes -> Cid; builds for native,nostd,node,web,bundler, id"),
+        "{out}"
+    );
     let (_, out, _) = braid(&["validate", &workflow("dual_cid_of_text")]);
     assert!(out.contains("): String -> Vec<Cid>;"), "{out}");
 
@@ -63,6 +66,7 @@ fn validate_json_is_machine_readable() {
     assert_eq!(v["valid"], true);
     assert_eq!(v["targets"], serde_json::json!(["native", "nostd", "wasm"]));
     assert_eq!(v["signature"], "String, Bytes -> Cid");
+    assert_eq!(v["build_targets"], serde_json::json!(["native", "nostd", "node", "web", "bundler"]));
 }
 
 #[test]
@@ -78,6 +82,10 @@ fn build_refuses_targets_an_operation_does_not_allow() {
     let (code, _, err) = braid(&["build", &workflow("cid_of_file"), "-o", out.to_str().unwrap(), "--targets", "riscv"]);
     assert_eq!(code, 2);
     assert!(err.contains("unknown target `riscv`"), "{err}");
+    // `wasm`, the word of operation manifests, means the three packages.
+    let (code, _, err) = braid(&["build", &workflow("cid_of_file"), "-o", out.to_str().unwrap(), "--targets", "wasm"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("target `node` is not possible for workflow cid_of_file"), "{err}");
 }
 
 #[test]

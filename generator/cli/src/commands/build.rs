@@ -7,7 +7,7 @@ use std::io::Write as _;
 use std::path::PathBuf;
 
 use crate::output::{load, registry, tool_dirs};
-use braid::build::{self, Event, Target};
+use braid::build::{self, Event};
 use braid::codegen::Generator;
 use braid::sandbox::Sandbox;
 
@@ -16,9 +16,10 @@ pub struct Args {
     manifest: PathBuf,
     #[arg(short, long)]
     out: PathBuf,
-    /// Comma-separated: native, nostd, node, web, bundler (default: every target the operations allow).
+    /// Comma-separated: native, nostd, node, web, bundler; wasm is node,web,bundler (default: every
+    /// target the operations allow).
     #[arg(long, value_delimiter = ',')]
-    targets: Vec<Target>,
+    targets: Vec<String>,
     /// Cargo target directory shared between builds (default: $BRAID_TARGET_DIR or ~/.cache/braid/target).
     #[arg(long)]
     target_dir: Option<PathBuf>,
@@ -79,7 +80,11 @@ fn build(args: &Args, progress: &mut Progress) -> anyhow::Result<build::Report> 
         None
     };
     let options = build::Options {
-        targets: if args.targets.is_empty() { build::default_targets(&workflow) } else { args.targets.clone() },
+        targets: if args.targets.is_empty() {
+            build::default_targets(&workflow)
+        } else {
+            build::parse_targets(&args.targets)?
+        },
         target_dir,
         tool_dirs: tool_dirs(),
         deny_warnings: std::env::var_os("BRAID_DENY_WARNINGS").is_some_and(|v| v == "1"),

@@ -24,17 +24,18 @@ pub fn run(Args { manifest, json }: Args) -> anyhow::Result<()> {
                 "workflow": w.manifest.name,
                 "id": w.id,
                 "targets": w.targets,
+                "build_targets": braid::build::default_targets(w),
                 "signature": w.signature(),
             })
         ))?,
         (Err(d), true) => emit(&format!("{:#}\n", serde_json::json!({ "valid": false, "diagnostics": d })))?,
         (Ok(w), false) => emit(&format!(
-            "{}: valid: workflow {} ({} segment(s)): {}; targets {}, id {}\n",
+            "{}: valid: workflow {} ({} segment(s)): {}; builds for {}, id {}\n",
             manifest.display(),
             w.manifest.name,
             w.segments.len(),
             w.signature(),
-            braid::join(&w.targets, ","),
+            braid::join(&braid::build::default_targets(w), ","),
             w.id
         ))?,
         (Err(d), false) => print_diagnostics(&manifest, &bytes, d),
