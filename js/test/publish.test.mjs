@@ -9,12 +9,13 @@
 // attempt fails in the sandbox and nothing leaks.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { fileURLToPath } from 'node:url';
+import { killHard, spawnServer } from '../lib/server.mjs';
 
 const root = fileURLToPath(new URL('../..', import.meta.url)).replace(/\/$/, '');
 const braid = process.env.BRAID_BIN ?? `${root}/target/debug/braid`;
@@ -28,28 +29,11 @@ let base;
 
 before(async () => {
   writeFileSync(join(data, 'secret.txt'), SECRET);
-  server = await new Promise((resolve, reject) => {
-    const child = spawn(braid, ['serve', '--addr', '127.0.0.1:0', '--data', data, '--api-key', KEY, '--publisher-key', PUBLISHER, '--workers', '1'], {
-      stdio: ['ignore', 'ignore', 'pipe'],
-      detached: true,
-    });
-    let seen = '';
-    child.stderr.on('data', (chunk) => {
-      seen += chunk;
-      const m = seen.match(/listening on (http:\/\/[0-9.:]+)\n/);
-      if (m && !base) {
-        base = m[1];
-        resolve(child);
-      }
-    });
-    child.on('exit', (code) => reject(new Error(`braid serve exited (${code}):\n${seen}`)));
-  });
+  const s = await spawnServer({ dataDir: data, key: KEY, args: ['--publisher-key', PUBLISHER, '--workers', '1'] });
+  server = s.child;
+  base = s.url;
 });
-after(() => {
-  try {
-    process.kill(-server.pid, 'SIGKILL');
-  } catch {}
-});
+after(() => killHard(server));
 
 const api = (path, init = {}) => fetch(`${base}${path}`, init);
 const upload = (body, key = PUBLISHER) =>

@@ -22,6 +22,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { inputValue } from '../lib/reference.mjs';
 import { contentId as cidOf } from '../lib/cid.mjs';
+import { killHard, spawnServer as startServer, waitJob as waitJobAt } from '../lib/server.mjs';
 
 const root = fileURLToPath(new URL('../..', import.meta.url)).replace(/\/$/, '');
 const braid = process.env.BRAID_BIN ?? `${root}/target/debug/braid`;
@@ -33,42 +34,14 @@ const manifest = (name) => JSON.parse(readFileSync(`${root}/workflows/${name}.js
 let server;
 let base;
 
-/**
- * Starts `braid serve` on a free port with `args`; resolves once it listens
- * to { child, url, log() } (log: its stderr so far).
- */
-function spawnServer({ dataDir, args = [], env = {} }) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(braid, ['serve', '--addr', '127.0.0.1:0', '--data', dataDir, '--api-key', KEY, ...args], {
-      stdio: ['ignore', 'ignore', 'pipe'],
-      detached: true, // its own process group (its builds have theirs)
-      env: { ...process.env, ...env },
-    });
-    let seen = '';
-    let url;
-    child.stderr.on('data', (chunk) => {
-      seen += chunk;
-      const m = seen.match(/listening on (http:\/\/[0-9.:]+)\n/);
-      if (m && !url) {
-        url = m[1];
-        resolve({ child, url, log: () => seen });
-      }
-    });
-    child.on('exit', (code) => reject(new Error(`braid serve exited (${code}):\n${seen}`)));
-  });
-}
+/** `braid serve` on `dataDir` with this file's key. */
+const spawnServer = ({ dataDir, args = [], env = {} }) => startServer({ dataDir, key: KEY, args, env });
 
 /** The main server of this file (restarted by the kill -9 test). */
 async function start() {
   const s = await spawnServer({ dataDir: data, args: ['--workers', '1'] });
   base = s.url;
   return s.child;
-}
-
-function killHard(child) {
-  try {
-    process.kill(-child.pid, 'SIGKILL');
-  } catch {}
 }
 
 /** Polls `check` every 100 ms until it is true; fails with `message` after `ms`. */
@@ -106,15 +79,7 @@ const post = (path, body, headers = {}) =>
     body: typeof body === 'string' ? body : JSON.stringify(body),
   });
 
-async function waitJob(jobId, { until = ['succeeded', 'failed'], timeoutMs = 600_000, url } = {}) {
-  const start = Date.now();
-  for (;;) {
-    const job = await (await fetch(`${url ?? base}/v1/jobs/${jobId}`)).json();
-    if (until.includes(job.state)) return job;
-    if (Date.now() - start > timeoutMs) throw new Error(`job ${jobId} still ${job.state}: ${job.progress}`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
-}
+const waitJob = (jobId, { url, ...options } = {}) => waitJobAt(url ?? base, jobId, options);
 
 /** No absolute path of the server in `text`: not the data directory, the repository, or the home directory. */
 function assertNoServerPaths(text, what) {

@@ -4,11 +4,13 @@
 
 pub mod archive;
 pub mod build;
+pub mod cargo_package;
 pub mod codegen;
 pub mod diagnostic;
 pub mod fsutil;
 pub mod lockfile;
 pub mod manifest;
+pub mod npm_package;
 pub mod opcheck;
 pub mod process;
 pub mod project;

@@ -14,6 +14,7 @@ pub mod metrics;
 pub mod pack;
 pub mod problem;
 pub mod publisher;
+pub mod registries;
 pub mod routes;
 pub mod store;
 pub mod worker;
@@ -59,6 +60,11 @@ pub struct Config {
     pub limits: conn::Limits,
     /// Time to send a whole request body.
     pub body_timeout: Duration,
+    /// The service's address as clients reach it, without a trailing `/`;
+    /// `None`: `http://` and each request's `Host`.
+    pub public_url: Option<String>,
+    /// The npm scope of workflow packages (`@org`), if any.
+    pub npm_scope: Option<String>,
 }
 
 /// The largest operation upload by default: 8 MiB (compressed).
@@ -99,6 +105,8 @@ impl Config {
                 max_connections: 4,
             },
             body_timeout: Duration::from_secs(1),
+            public_url: None,
+            npm_scope: None,
         }
     }
 }

@@ -48,6 +48,13 @@ pub fn tar_gz_entries<'a>(
     tar.into_inner()?.finish()
 }
 
+/// npm's `integrity` of a tarball: `sha512-` and the base64 of its SHA-512.
+pub fn integrity(bytes: &[u8]) -> String {
+    use base64::Engine as _;
+    use sha2::Digest as _;
+    format!("sha512-{}", base64::engine::general_purpose::STANDARD.encode(sha2::Sha512::digest(bytes)))
+}
+
 fn collect(root: &Path, dir: &Path, out: &mut Vec<String>) -> std::io::Result<()> {
     for entry in std::fs::read_dir(dir)? {
         let entry = entry?;

@@ -21,9 +21,10 @@ use std::time::{Duration, Instant};
 
 use braid::build::{Event, Report, Target};
 use braid::registry::Origin;
+use braid::wasm_pkg::JsTarget;
 use tokio::io::{AsyncBufReadExt, BufReader};
 
-use crate::store::{Artifact, Claimed, Store, StoreError};
+use crate::store::{Artifact, Claimed, Ecosystem, Package, Store, StoreError};
 use crate::{pack, AppState};
 
 /// Starts `n` workers; each returns once the server shuts down.
@@ -70,7 +71,7 @@ async fn work(state: Arc<AppState>, i: usize) {
 
 /// How a build ended.
 enum Outcome {
-    Built(Box<Report>, Vec<Artifact>),
+    Built(Box<Report>, Vec<Artifact>, Vec<Package>),
     Failed(String),
     /// The server is shutting down.
     Stopped,
@@ -89,9 +90,9 @@ async fn run(state: Arc<AppState>, job: Claimed) {
     let ms = start.elapsed().as_millis() as u64;
     let (id, build) = (job.job_id.clone(), job.build_id.clone());
     match outcome {
-        Outcome::Built(report, artifacts) => {
+        Outcome::Built(report, artifacts, packages) => {
             state.metrics.build_finished(ms, true);
-            record(&state, move |s| s.succeed(&id, &build, &report, &artifacts)).await;
+            record(&state, move |s| s.succeed(&id, &build, &report, &artifacts, &packages)).await;
         }
         Outcome::Failed(error) => {
             state.metrics.build_finished(ms, false);
@@ -279,9 +280,11 @@ async fn build_in(state: &Arc<AppState>, job: &Claimed, dir: &Path) -> Result<Ou
     };
     let state2 = state.clone();
     let out2 = out.clone();
-    let (report, artifacts) =
-        tokio::task::spawn_blocking(move || collect(&state2, &out2, report)).await.map_err(|e| e.to_string())??;
-    Ok(Outcome::Built(Box::new(report), artifacts))
+    let manifest = job.manifest.clone();
+    let (report, artifacts, packages) = tokio::task::spawn_blocking(move || collect(&state2, &out2, &manifest, report))
+        .await
+        .map_err(|e| e.to_string())??;
+    Ok(Outcome::Built(Box::new(report), artifacts, packages))
 }
 
 /// What a build child said: its progress and log, stored in its job as
@@ -330,8 +333,14 @@ impl Output {
     }
 }
 
-/// Packs `out/`, as `report` describes it, into artifacts in the store.
-fn collect(state: &AppState, out: &Path, report: Report) -> Result<(Report, Vec<Artifact>), String> {
+/// Packs `out/`, as `report` describes it, into artifacts in the store,
+/// with the registries' packages of the build (see [`packages`]).
+fn collect(
+    state: &AppState,
+    out: &Path,
+    manifest: &str,
+    report: Report,
+) -> Result<(Report, Vec<Artifact>, Vec<Package>), String> {
     let crate_name = report.crate_name.clone();
     // It names files here: a plain crate name, nothing that could be a path.
     if crate_name.is_empty() || !crate_name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-') {
@@ -372,7 +381,67 @@ fn collect(state: &AppState, out: &Path, report: Report) -> Result<(Report, Vec<
         let bytes = std::fs::read(&path).map_err(|e| format!("{}: {e}", path.display()))?;
         put(format!("{crate_name}.wasm"), bytes, "application/wasm")?;
     }
-    Ok((report, artifacts))
+    let mut packages = Vec::new();
+    for (artifact, package) in registry_packages(state, out, manifest, &report)? {
+        artifacts.push(artifact);
+        packages.push(package);
+    }
+    Ok((report, artifacts, packages))
+}
+
+/// What the registries serve of a build: a `.crate` for the workflow's
+/// crate and each crate it vendors (Cargo), and one npm package when the
+/// build has every JS platform (node, web and bundler). Each as (artifact
+/// put in the artifact store, with its package.
+fn registry_packages(
+    state: &AppState,
+    out: &Path,
+    manifest: &str,
+    report: &Report,
+) -> Result<Vec<(Artifact, Package)>, String> {
+    let mut found = Vec::new();
+    let mut put =
+        |file: String, bytes: Vec<u8>, ecosystem, name: String, version: String, entry: String, digest: String| {
+            let cid = state.cas.put(&bytes).map_err(|e| e.to_string())?;
+            let artifact = Artifact {
+                name: file,
+                cid: cid.clone(),
+                size: bytes.len() as u64,
+                media_type: "application/gzip".into(),
+            };
+            found.push((artifact, Package { ecosystem, name, version, cid, entry, digest }));
+            Ok::<(), String>(())
+        };
+    let crates = braid::cargo_package::packages(&out.join("crate")).map_err(|e| format!("packaging crates: {e}"))?;
+    for c in crates {
+        let file = format!("{}-{}.crate", c.name, c.version);
+        put(file, c.bytes, Ecosystem::Cargo, c.name, c.version, c.index_line, c.cksum)?;
+    }
+    let js: Vec<JsTarget> = report
+        .targets
+        .iter()
+        .filter_map(|t| match t {
+            Target::Js(js) => Some(*js),
+            _ => None,
+        })
+        .collect();
+    if [JsTarget::Node, JsTarget::Web, JsTarget::Bundler].iter().all(|t| js.contains(t)) {
+        let workflow = braid::manifest::validate(manifest, &state.registry())
+            .map_err(|_| "the manifest no longer validates against the registry".to_string())?;
+        let npm = braid::npm_package::unified(
+            &out.join("pkg"),
+            &workflow,
+            &report.crate_name,
+            state.config.npm_scope.as_deref(),
+        )
+        .map_err(|e| format!("the npm package: {e}"))?;
+        let entries = npm.files.iter().map(|(path, bytes)| (path.as_str(), bytes.as_slice()));
+        let tgz = pack::tar_gz_entries(entries, "package").map_err(|e| format!("packing the npm package: {e}"))?;
+        let file = format!("npm-{}-{}.tgz", report.crate_name, npm.version);
+        let (entry, digest) = (npm.package_json.to_string(), pack::integrity(&tgz));
+        put(file, tgz, Ecosystem::Npm, npm.name, npm.version, entry, digest)?;
+    }
+    Ok(found)
 }
 
 /// The process group a build child leads; killed when dropped unless the

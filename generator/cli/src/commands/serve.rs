@@ -59,6 +59,13 @@ pub struct Args {
     /// Open connections at most; more wait to be accepted.
     #[arg(long, default_value_t = 512)]
     max_connections: usize,
+    /// The service's address as clients reach it (`https://braid.example.org`), for the URLs the Cargo and npm
+    /// registries hand out; by default `http://` and the request's Host.
+    #[arg(long, value_name = "URL")]
+    public_url: Option<String>,
+    /// Publish workflows' npm packages under this scope (`@org/wf_name`).
+    #[arg(long, value_name = "@SCOPE")]
+    npm_scope: Option<String>,
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
@@ -78,6 +85,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         eprintln!("braid serve: no --api-key given; writes need this generated key: {key}");
         api_keys.push(key);
     }
+    if let Some(scope) = &args.npm_scope {
+        braid::npm_package::check_scope(scope)?;
+    }
+    let public_url = args.public_url.map(|url| braid_service::registries::check_public_url(&url)).transpose()?;
     let config = Config {
         addr: args.addr,
         data: args.data,
@@ -98,6 +109,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             max_connections: args.max_connections.max(1),
         },
         body_timeout: Duration::from_secs(args.body_timeout),
+        public_url,
+        npm_scope: args.npm_scope,
     };
     tokio::runtime::Builder::new_multi_thread()
         .enable_all()

@@ -2,7 +2,8 @@
 //! content id (the `ETag`) on every read, before a 304 too, as an
 //! attachment named as its build named it (`Content-Disposition`); one found
 //! damaged or missing is removed and forgotten (404), so that its build
-//! runs again on the next submission.
+//! runs again on the next submission. The registries read through
+//! [`verified`] too.
 
 use std::sync::Arc;
 
@@ -27,21 +28,7 @@ pub(super) async fn get_artifact(State(state): State<Arc<AppState>>, cid: Conten
     let (media_type, name) = found.ok_or_else(|| Problem::not_found("no artifact with this id"))?;
     // Verified before a 304 too: a client must not keep a CID whose bytes
     // the server no longer has.
-    let cas = state.cas.clone();
-    let c = cid.clone();
-    let bytes = match heavy(&state, move || cas.get(&c)).await? {
-        Ok(Some(bytes)) => bytes,
-        Ok(None) | Err(crate::cas::CasError::Corrupt(_)) => {
-            tracing::error!("artifact {cid} is damaged or missing on disk: removed; its builds run again");
-            state.cas.remove(&cid);
-            let c = vec![cid.clone()];
-            with_store(&state, move |store| store.forget_artifacts(&c)).await?;
-            return Err(Problem::not_found(
-                "this artifact was damaged on the server and has been removed; submit its workflow again to rebuild it",
-            ));
-        }
-        Err(e) => return Err(Problem::internal(e)),
-    };
+    let bytes = verified(&state, &cid).await?;
     if headers.get(header::IF_NONE_MATCH).and_then(|v| v.to_str().ok()) == Some(etag.as_str()) {
         return Ok((StatusCode::NOT_MODIFIED, [(header::ETAG, etag)]).into_response());
     }
@@ -53,4 +40,25 @@ pub(super) async fn get_artifact(State(state): State<Arc<AppState>>, cid: Conten
     let disposition = format!("attachment; filename=\"{file}\"");
     Ok(([(header::CONTENT_TYPE, media_type), (header::ETAG, etag), (header::CONTENT_DISPOSITION, disposition)], bytes)
         .into_response())
+}
+
+/// An artifact's bytes, checked against their content id. One found
+/// damaged or missing is removed and forgotten (with the packages and
+/// builds that name it): a 404 that says to submit its workflow again.
+pub(super) async fn verified(state: &Arc<AppState>, cid: &ContentId) -> Result<Vec<u8>, Problem> {
+    let cas = state.cas.clone();
+    let c = cid.clone();
+    match heavy(state, move || cas.get(&c)).await? {
+        Ok(Some(bytes)) => Ok(bytes),
+        Ok(None) | Err(crate::cas::CasError::Corrupt(_)) => {
+            tracing::error!("artifact {cid} is damaged or missing on disk: removed; its builds run again");
+            state.cas.remove(cid);
+            let c = vec![cid.clone()];
+            with_store(state, move |store| store.forget_artifacts(&c)).await?;
+            Err(Problem::not_found(
+                "this artifact was damaged on the server and has been removed; submit its workflow again to rebuild it",
+            ))
+        }
+        Err(e) => Err(Problem::internal(e)),
+    }
 }

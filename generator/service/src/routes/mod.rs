@@ -9,11 +9,13 @@
 mod artifacts;
 mod auth;
 mod builds;
+mod cargo;
 mod check;
 mod health;
 pub mod heavy;
 mod jobs;
 mod layers;
+mod npm;
 mod operations;
 mod publish;
 mod workflows;
@@ -79,7 +81,7 @@ type ApiResult = Result<Response, Problem>;
 pub struct ApiDoc;
 
 /// The route templates: the `route` label of the request metrics.
-const ROUTES: [&str; 13] = [
+const ROUTES: [&str; 18] = [
     "/v1/openapi.json",
     "/v1/operations",
     "/v1/operations/{name}",
@@ -93,11 +95,16 @@ const ROUTES: [&str; 13] = [
     "/v1/publishes/{id}",
     "/healthz",
     "/metrics",
+    "/cargo/index/config.json",
+    "/cargo/index/{*path}",
+    "/cargo/crates/{name}/{version}/download",
+    "/npm/{name}",
+    "/npm/{name}/-/{file}",
 ];
 
 /// The router, with state; no socket (tests call it directly).
 pub fn app(state: Arc<AppState>) -> Router {
-    let [openapi_doc, operations, operation, validate, generate, workflows, workflow, build, job, artifact, publish, health, metrics] =
+    let [openapi_doc, operations, operation, validate, generate, workflows, workflow, build, job, artifact, publish, health, metrics, cargo_config, cargo_index, cargo_download, npm_document, npm_tarball] =
         ROUTES;
     let routes = Router::new()
         .route(openapi_doc, get(openapi))
@@ -112,7 +119,12 @@ pub fn app(state: Arc<AppState>) -> Router {
         .route(artifact, get(artifacts::get_artifact))
         .route(publish, get(publish::get_publish))
         .route(health, get(health::healthz))
-        .route(metrics, get(health::metrics));
+        .route(metrics, get(health::metrics))
+        .route(cargo_config, get(cargo::config))
+        .route(cargo_index, get(cargo::index_file))
+        .route(cargo_download, get(cargo::download))
+        .route(npm_document, get(npm::document))
+        .route(npm_tarball, get(npm::tarball));
     layers::harden(routes, state)
 }
 

@@ -116,7 +116,7 @@ impl Service {
             "timings_ms": {"generate": 3}, "sizes_bytes": {"native.rlib": 10}, "artifacts": {}
         }))
         .unwrap();
-        self.state.store.succeed(&job.job_id, &job.build_id, &report, &artifacts).unwrap();
+        self.state.store.succeed(&job.job_id, &job.build_id, &report, &artifacts, &[]).unwrap();
         (job.job_id, artifacts)
     }
 }
@@ -660,4 +660,100 @@ fn diagnostics_point_into_the_body_as_sent() {
     assert_eq!((d[0].line, d[0].column), (Some(2), Some(24)));
     assert_eq!(&body.lines().nth(1).unwrap()[23..24], "1");
     assert_eq!((d[1].line, d[1].column), (Some(3), Some(3)));
+}
+
+/// What a worker records for a build of `cidv1_from_bytes`: the `.crate`s
+/// of a really generated crate, and an npm package (scoped) whose tarball
+/// is `tgz`.
+fn finish_build_with_packages(s: &Service, tgz: &[u8]) -> Vec<crate::store::Package> {
+    use crate::store::{Ecosystem, Package};
+    let job = s.state.store.claim().unwrap().expect("a queued job");
+    let workflow = braid::manifest::validate(&job.manifest, &s.state.registry()).unwrap();
+    let dir = s.dir.join("generated");
+    braid::project::write(&workflow, &braid::codegen::Generator::new(), &dir).unwrap();
+    let mut packages = Vec::new();
+    for c in braid::cargo_package::packages(&dir).unwrap() {
+        let cid = s.state.cas.put(&c.bytes).unwrap();
+        let (name, version, entry, digest) = (c.name, c.version, c.index_line, c.cksum);
+        packages.push(Package { ecosystem: Ecosystem::Cargo, name, version, cid, entry, digest });
+    }
+    packages.push(Package {
+        ecosystem: Ecosystem::Npm,
+        name: "@org/wf_cidv1_from_bytes".into(),
+        version: "0.1.0".into(),
+        cid: s.state.cas.put(tgz).unwrap(),
+        entry: json!({"name": "@org/wf_cidv1_from_bytes", "version": "0.1.0"}).to_string(),
+        digest: crate::pack::integrity(tgz),
+    });
+    let report = serde_json::from_value(json!({
+        "workflow": "cidv1_from_bytes", "id": "x", "crate_name": "wf_cidv1_from_bytes", "targets": job.targets,
+        "timings_ms": {}, "sizes_bytes": {}, "artifacts": {}
+    }))
+    .unwrap();
+    s.state.store.succeed(&job.job_id, &job.build_id, &report, &[], &packages).unwrap();
+    packages
+}
+
+#[tokio::test]
+async fn the_registries_serve_a_builds_packages_verified() {
+    let s = Service::new();
+    let submitted =
+        s.post_json("/v1/workflows", &json!({"manifest": manifest("cidv1_from_bytes"), "targets": ["native"]})).await;
+    assert_eq!(submitted.status, StatusCode::ACCEPTED, "{}", submitted.text());
+    let packages = finish_build_with_packages(&s, b"a tarball");
+    let with_host =
+        |uri: &str| Request::get(uri).header(header::HOST, "registry.test:8080").body(Body::empty()).unwrap();
+
+    let config = s.send(with_host("/cargo/index/config.json")).await;
+    assert_eq!(config.json()["dl"], "http://registry.test:8080/cargo/crates");
+    let no_host = s.get("/cargo/index/config.json").await;
+    assert_problem(&no_host, StatusCode::BAD_REQUEST, "no Host");
+
+    let support = packages.iter().find(|p| p.name == "braid-support").unwrap();
+    let index = s.get("/cargo/index/br/ai/braid-support").await;
+    assert_eq!(index.status, StatusCode::OK);
+    assert_eq!(index.text(), format!("{}\n", support.entry));
+    for wrong in ["/cargo/index/xx/yy/braid-support", "/cargo/index/br/ai/braid-nothing", "/cargo/index/..%2f..%2fetc"]
+    {
+        assert_problem(&s.get(wrong).await, StatusCode::NOT_FOUND, wrong);
+    }
+    let download = s.get("/cargo/crates/braid-support/0.1.0/download").await;
+    assert_eq!(download.status, StatusCode::OK);
+    assert_eq!(s.state.cas.get(&support.cid).unwrap().unwrap(), download.body.to_vec());
+
+    // npm: a scoped name is one path segment, as npm sends it.
+    let doc = s.send(with_host("/npm/@org%2fwf_cidv1_from_bytes")).await;
+    assert_eq!(doc.status, StatusCode::OK, "{}", doc.text());
+    let doc = doc.json();
+    assert_eq!(doc["dist-tags"]["latest"], "0.1.0");
+    let dist = &doc["versions"]["0.1.0"]["dist"];
+    assert_eq!(dist["integrity"], crate::pack::integrity(b"a tarball"));
+    let tarball = dist["tarball"].as_str().unwrap();
+    assert_eq!(tarball, "http://registry.test:8080/npm/@org%2fwf_cidv1_from_bytes/-/wf_cidv1_from_bytes-0.1.0.tgz");
+    let got = s.get(tarball.trim_start_matches("http://registry.test:8080")).await;
+    assert_eq!(got.body.as_ref(), b"a tarball");
+
+    // A damaged .crate is never served; it is forgotten, index line and all.
+    std::fs::write(s.dir.join("artifacts").join(support.cid.as_str()), b"damaged").unwrap();
+    let damaged = s.get("/cargo/crates/braid-support/0.1.0/download").await;
+    assert!(assert_problem(&damaged, StatusCode::NOT_FOUND, "damaged")["detail"].as_str().unwrap().contains("damaged"));
+    assert_problem(&s.get("/cargo/index/br/ai/braid-support").await, StatusCode::NOT_FOUND, "forgotten");
+}
+
+#[tokio::test]
+async fn a_published_version_is_never_replaced() {
+    let s = Service::new();
+    s.post_json("/v1/workflows", &json!({"manifest": manifest("cidv1_from_bytes"), "targets": ["native"]})).await;
+    finish_build_with_packages(&s, b"first");
+    s.post_json("/v1/workflows", &json!({"manifest": manifest("cidv1_from_bytes"), "targets": ["native", "node"]}))
+        .await;
+    // Same crates (same bytes: kept), another npm tarball for 0.1.0: not taken.
+    finish_build_with_packages(&s, b"second");
+    let doc = s
+        .send(Request::get("/npm/@org%2fwf_cidv1_from_bytes").header(header::HOST, "h").body(Body::empty()).unwrap())
+        .await
+        .json();
+    assert_eq!(doc["versions"]["0.1.0"]["dist"]["integrity"], crate::pack::integrity(b"first"));
+    let lines = s.get("/cargo/index/wf/_c/wf_cidv1_from_bytes").await.text();
+    assert_eq!(lines.lines().count(), 1);
 }

@@ -46,6 +46,14 @@ const MIGRATIONS: &[Migration] = &[
          CREATE INDEX publishes_state ON publishes(state, seq);
          CREATE INDEX publishes_version ON publishes(version_id, state);",
     ),
+    // 4: the packages the Cargo and npm registries serve.
+    Migration::Sql(
+        "CREATE TABLE packages (
+            ecosystem TEXT NOT NULL, name TEXT NOT NULL, version TEXT NOT NULL, cid TEXT NOT NULL,
+            entry TEXT NOT NULL, digest TEXT NOT NULL, build_id TEXT NOT NULL, created_at INTEGER NOT NULL,
+            PRIMARY KEY (ecosystem, name, version));
+         CREATE INDEX packages_cid ON packages(cid);",
+    ),
 ];
 
 /// The version this server writes.

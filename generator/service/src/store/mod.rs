@@ -7,10 +7,12 @@
 //! every later write silently into an unlinked inode.
 
 mod migrations;
+mod packages;
 mod publishes;
 mod state;
 
 pub use migrations::LATEST as SCHEMA_VERSION;
+pub use packages::{Ecosystem, Package};
 pub use publishes::{NewPublish, Publish, PublishSubmission};
 pub use state::{BuildState, JobState};
 
@@ -348,6 +350,7 @@ impl Store {
         let tx = conn.transaction()?;
         for cid in cids {
             tx.execute("DELETE FROM artifacts WHERE cid = ?1", params![cid])?;
+            tx.execute("DELETE FROM packages WHERE cid = ?1", params![cid])?;
             tx.execute(
                 "UPDATE builds SET state = ?2 WHERE state = ?3 AND instr(artifacts, ?1) > 0",
                 params![format!("\"{cid}\""), BuildState::Missing, BuildState::Succeeded],
@@ -371,9 +374,21 @@ impl Store {
         build_id: &BuildId,
         report: &Report,
         artifacts: &[Artifact],
+        packages: &[Package],
     ) -> Result<(), StoreError> {
         let mut conn = self.writer()?;
         let tx = conn.transaction()?;
+        for ecosystem in [Ecosystem::Cargo, Ecosystem::Npm] {
+            let of: Vec<Package> = packages.iter().filter(|p| p.ecosystem == ecosystem).cloned().collect();
+            let conflicts = packages::record(&tx, build_id, &of)?;
+            if !conflicts.is_empty() {
+                tracing::warn!(
+                    build = %build_id,
+                    "not in the registries: {} already published with other content (bump the workflow's version)",
+                    conflicts.join(", ")
+                );
+            }
+        }
         for a in artifacts {
             tx.execute(
                 "INSERT OR IGNORE INTO artifacts (cid, size, media_type) VALUES (?1, ?2, ?3)",
@@ -568,7 +583,7 @@ mod tests {
         let Submission::Queued { job_id } = s.submit(&b).unwrap() else { panic!() };
         s.claim().unwrap().unwrap();
         let a = artifact("c1");
-        s.succeed(&job_id, &b.id, &report(), std::slice::from_ref(&a)).unwrap();
+        s.succeed(&job_id, &b.id, &report(), std::slice::from_ref(&a), &[]).unwrap();
         assert_eq!(s.build(&b.id).unwrap().unwrap().report, Some(report()));
         s.forget_artifacts(std::slice::from_ref(&a.cid)).unwrap();
         assert_eq!(s.artifact(&a.cid).unwrap(), None);
@@ -607,7 +622,7 @@ mod tests {
         assert!(s.claim().unwrap().is_none());
         assert_eq!(s.submit(&b).unwrap(), Submission::Joined { job_id: job_id.clone(), state: JobState::Running });
         let a = artifact("c");
-        s.succeed(&job_id, &b.id, &report(), std::slice::from_ref(&a)).unwrap();
+        s.succeed(&job_id, &b.id, &report(), std::slice::from_ref(&a), &[]).unwrap();
         assert_eq!(s.submit(&b).unwrap(), Submission::Built { artifacts: vec![a] });
         let job = s.job(&job_id).unwrap().unwrap();
         assert_eq!((job.state, &job.build_id, &job.workflow_id), (JobState::Succeeded, &b.id, &b.workflow_id));

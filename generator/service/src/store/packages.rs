@@ -1,0 +1,109 @@
+//! The packages the registries serve (`/cargo/`, `/npm/`): one row per
+//! ecosystem, name and version, pointing at an artifact (a `.crate`, an
+//! npm `.tgz`) with what its index or package document says of it. A
+//! version is immutable: the first build that brings a name and version
+//! is what the registries serve, a later build of the same version with
+//! other bytes leaves it as it was (and says so in the log).
+
+use rusqlite::{params, OptionalExtension, Transaction};
+
+use super::{now, Store, StoreError};
+use crate::ids::{BuildId, ContentId};
+
+/// Which registry a package is in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ecosystem {
+    Cargo,
+    Npm,
+}
+
+impl Ecosystem {
+    fn as_str(self) -> &'static str {
+        match self {
+            Ecosystem::Cargo => "cargo",
+            Ecosystem::Npm => "npm",
+        }
+    }
+}
+
+/// A package of a build, as stored.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Package {
+    pub ecosystem: Ecosystem,
+    pub name: String,
+    pub version: String,
+    /// The artifact holding its archive.
+    pub cid: ContentId,
+    /// Cargo: the index line (JSON). npm: the version's document without
+    /// `dist` (JSON), which is made per request (its URL names the host).
+    pub entry: String,
+    /// Cargo: the SHA-256 (hex) of the `.crate`, as the index line says.
+    /// npm: the `integrity` (`sha512-...`).
+    pub digest: String,
+}
+
+impl Store {
+    /// Every version of a package, oldest first.
+    pub fn package_versions(&self, ecosystem: Ecosystem, name: &str) -> Result<Vec<Package>, StoreError> {
+        let conn = self.conn();
+        let mut stmt = conn.prepare(
+            "SELECT name, version, cid, entry, digest FROM packages WHERE ecosystem = ?1 AND name = ?2
+             ORDER BY created_at, version",
+        )?;
+        let rows = stmt
+            .query_map(params![ecosystem.as_str(), name], |r| {
+                Ok(Package {
+                    ecosystem,
+                    name: r.get(0)?,
+                    version: r.get(1)?,
+                    cid: r.get(2)?,
+                    entry: r.get(3)?,
+                    digest: r.get(4)?,
+                })
+            })?
+            .collect::<Result<_, _>>()?;
+        Ok(rows)
+    }
+
+    /// One version of a package.
+    pub fn package(&self, ecosystem: Ecosystem, name: &str, version: &str) -> Result<Option<Package>, StoreError> {
+        Ok(self.package_versions(ecosystem, name)?.into_iter().find(|p| p.version == version))
+    }
+}
+
+/// Records a build's packages of one ecosystem, all or none: none if one
+/// of them has a version already served with other bytes (a registry never
+/// changes a published version, and a set of crates built together must
+/// be served together). Returns the conflicting names.
+pub(super) fn record(
+    tx: &Transaction<'_>,
+    build_id: &BuildId,
+    packages: &[Package],
+) -> Result<Vec<String>, StoreError> {
+    let mut conflicts = Vec::new();
+    let mut fresh = Vec::new();
+    for p in packages {
+        let served: Option<String> = tx
+            .query_row(
+                "SELECT digest FROM packages WHERE ecosystem = ?1 AND name = ?2 AND version = ?3",
+                params![p.ecosystem.as_str(), p.name, p.version],
+                |r| r.get(0),
+            )
+            .optional()?;
+        match served {
+            Some(digest) if digest == p.digest => {}
+            Some(_) => conflicts.push(format!("{} {}@{}", p.ecosystem.as_str(), p.name, p.version)),
+            None => fresh.push(p),
+        }
+    }
+    if conflicts.is_empty() {
+        for p in fresh {
+            tx.execute(
+                "INSERT INTO packages (ecosystem, name, version, cid, entry, digest, build_id, created_at)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+                params![p.ecosystem.as_str(), p.name, p.version, p.cid, p.entry, p.digest, build_id, now()],
+            )?;
+        }
+    }
+    Ok(conflicts)
+}

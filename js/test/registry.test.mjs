@@ -1,0 +1,168 @@
+// The service as a package source, with the real clients: a `braid serve`
+// builds two workflows, then from fresh projects `cargo add` takes both
+// from its Cargo registry (/cargo/index/) and one Rust program runs them
+// (sharing braid-support and the operations they have in common), and
+// `npm install` takes one from its npm registry (/npm/) and runs it in Node
+// as an ES module and as CommonJS. Also: a scope, a version kept when a
+// later build of it differs, the registries' refusals.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { cid, input } from '../lib/reference.mjs';
+import { braid, killHard, spawnServer, waitJob } from '../lib/server.mjs';
+
+const root = fileURLToPath(new URL('../..', import.meta.url)).replace(/\/$/, '');
+const KEY = 'registry-key';
+const work = mkdtempSync(join(tmpdir(), 'braid-registry-'));
+const manifest = (name) => JSON.parse(readFileSync(`${root}/workflows/${name}.json`, 'utf8'));
+const JS = ['node', 'web', 'bundler'];
+// What the two workflows give for "hello world", from an independent implementation.
+const HELLO = input(11);
+const EXPECTED = {
+  cidv1_from_bytes: cid(HELLO, { hasher: 'blake3' }),
+  cidv1_sha2_256: cid(HELLO, { hasher: 'sha2-256' }),
+};
+
+let server;
+
+function run(cmd, args, opts = {}) {
+  const r = spawnSync(cmd, args, { encoding: 'utf8', ...opts });
+  assert.equal(r.status, 0, `${cmd} ${args.join(' ')}:\n${r.stdout}\n${r.stderr}`);
+  return r.stdout;
+}
+
+async function publish(url, body) {
+  const res = await fetch(`${url}/v1/workflows`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-api-key': KEY },
+    body: JSON.stringify(body),
+  });
+  const answer = await res.json();
+  assert.ok(res.status === 200 || res.status === 202, JSON.stringify(answer));
+  if (answer.job_id) {
+    const job = await waitJob(url, answer.job_id);
+    assert.equal(job.state, 'succeeded', `${job.error}\n${job.log_tail}`);
+  }
+}
+
+before(async () => {
+  server = await spawnServer({ dataDir: join(work, 'data'), key: KEY, args: ['--workers', '1'] });
+  for (const name of Object.keys(EXPECTED)) {
+    await publish(server.url, { manifest: manifest(name), targets: ['native', ...JS] });
+  }
+});
+after(() => killHard(server.child));
+
+test('cargo add takes two workflows from the registry and one program runs both', () => {
+  const project = join(work, 'consumer');
+  run('cargo', ['new', '--quiet', '--bin', '--vcs', 'none', project]);
+  mkdirSync(join(project, '.cargo'));
+  writeFileSync(
+    join(project, '.cargo/config.toml'),
+    `[registries.braid]\nindex = "sparse+${server.url}/cargo/index/"\n`,
+  );
+  // A home of its own: nothing cached from another run of this test.
+  const env = { ...process.env, CARGO_HOME: join(work, 'cargo-home'), CARGO_TARGET_DIR: join(root, 'target/registry-consumer') };
+  mkdirSync(env.CARGO_HOME);
+  run('cargo', ['add', '--quiet', 'wf_cidv1_from_bytes', 'wf_cidv1_sha2_256', '--registry', 'braid'], { cwd: project, env });
+  const toml = readFileSync(join(project, 'Cargo.toml'), 'utf8');
+  assert.match(toml, /wf_cidv1_from_bytes = \{ version = "0\.1\.0", registry = "braid" \}/);
+  writeFileSync(
+    join(project, 'src/main.rs'),
+    `fn main() {
+    let input = b"hello world".to_vec();
+    let blake3 = wf_cidv1_from_bytes::run_sync(input.clone()).expect("cidv1_from_bytes runs");
+    let sha256 = wf_cidv1_sha2_256::run_sync(input).expect("cidv1_sha2_256 runs");
+    println!("{blake3}\\n{sha256}");
+}
+`,
+  );
+  const out = run('cargo', ['run', '--quiet'], { cwd: project, env });
+  assert.deepEqual(out.trim().split('\n'), [EXPECTED.cidv1_from_bytes, EXPECTED.cidv1_sha2_256]);
+  // One braid-support and one op_multihash for both: the registry's, by version.
+  const lock = readFileSync(join(project, 'Cargo.lock'), 'utf8');
+  for (const crate of ['braid-support', 'op_multihash', 'op_cid']) {
+    const entries = lock.split('[[package]]').filter((p) => p.includes(`name = "${crate}"\n`));
+    assert.equal(entries.length, 1, `${crate} once in Cargo.lock`);
+    assert.match(entries[0], /source = "sparse\+http:\/\/127\.0\.0\.1:\d+\/cargo\/index\/"/);
+  }
+});
+
+test('npm install takes a workflow from the registry; it runs in Node as ESM and CommonJS', async () => {
+  const project = join(work, 'npm-consumer');
+  mkdirSync(project);
+  writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'consumer', private: true }));
+  run('npm', ['install', '--no-audit', '--no-fund', '--cache', join(work, 'npm-cache'), '--registry', `${server.url}/npm/`, 'wf_cidv1_from_bytes'], {
+    cwd: project,
+  });
+  const pkg = join(project, 'node_modules/wf_cidv1_from_bytes');
+  const json = JSON.parse(readFileSync(join(pkg, 'package.json'), 'utf8'));
+  assert.equal(json.license, 'MIT OR Apache-2.0');
+  assert.ok(json.exports['.'].node && json.exports['.'].default && json.exports['./web']);
+  for (const t of JS) assert.ok(existsSync(join(pkg, t, 'wf_cidv1_from_bytes.d.ts')), `${t} types`);
+  const readme = readFileSync(join(pkg, 'README.md'), 'utf8');
+  assert.match(readme, /Bytes -> Cid/);
+  assert.match(readme, /import \{ run \} from 'wf_cidv1_from_bytes'/);
+  const esm = "import { run } from 'wf_cidv1_from_bytes'; console.log(await run([new TextEncoder().encode('hello world')]));";
+  assert.equal(run('node', ['--input-type=module', '-e', esm], { cwd: project }).trim(), EXPECTED.cidv1_from_bytes);
+  const cjs = "require('wf_cidv1_from_bytes').run([new TextEncoder().encode('hello world')]).then(console.log)";
+  assert.equal(run('node', ['-e', cjs], { cwd: project }).trim(), EXPECTED.cidv1_from_bytes);
+});
+
+test('the registries serve what the artifacts hold, and say no clearly', async () => {
+  const config = await (await fetch(`${server.url}/cargo/index/config.json`)).json();
+  assert.equal(config.dl, `${server.url}/cargo/crates`);
+  const lines = (await (await fetch(`${server.url}/cargo/index/wf/_c/wf_cidv1_from_bytes`)).text()).trim().split('\n');
+  assert.equal(lines.length, 1);
+  const entry = JSON.parse(lines[0]);
+  const crate = Buffer.from(await (await fetch(`${config.dl}/wf_cidv1_from_bytes/0.1.0/download`)).arrayBuffer());
+  const { createHash } = await import('node:crypto');
+  assert.equal(createHash('sha256').update(crate).digest('hex'), entry.cksum);
+  for (const [path, status] of [
+    ['/cargo/index/wf/_c/wf_nothing_here', 404],
+    ['/cargo/index/xx/yy/wf_cidv1_from_bytes', 404],
+    ['/cargo/crates/wf_cidv1_from_bytes/9.9.9/download', 404],
+    ['/npm/wf_nothing_here', 404],
+    ['/npm/wf_cidv1_from_bytes/-/wf_cidv1_from_bytes-9.9.9.tgz', 404],
+  ]) {
+    const res = await fetch(`${server.url}${path}`);
+    assert.equal(res.status, status, path);
+    assert.match((await res.json()).detail, /no /, path);
+  }
+  // A later build of the same name and version with other content: the
+  // registries keep serving the first (a published version never changes).
+  const changed = { ...manifest('cidv1_from_bytes'), description: 'the same version, other content' };
+  await publish(server.url, { manifest: changed, targets: ['native', ...JS] });
+  const again = (await (await fetch(`${server.url}/cargo/index/wf/_c/wf_cidv1_from_bytes`)).text()).trim().split('\n');
+  assert.deepEqual(again, lines);
+  const doc = await (await fetch(`${server.url}/npm/wf_cidv1_from_bytes`)).json();
+  assert.equal(doc.versions['0.1.0'].description, manifest('cidv1_from_bytes').description);
+});
+
+test('a scope names the npm package: @org/wf_name', async () => {
+  const s = await spawnServer({
+    dataDir: join(work, 'scoped'),
+    key: KEY,
+    args: ['--workers', '1', '--npm-scope', '@braid-test'],
+  });
+  try {
+    await publish(s.url, { manifest: manifest('cidv1_from_bytes'), targets: JS });
+    const project = join(work, 'scoped-consumer');
+    mkdirSync(project);
+    writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'consumer', private: true }));
+    run('npm', ['install', '--no-audit', '--no-fund', '--cache', join(work, 'npm-cache'), '--registry', `${s.url}/npm/`, '@braid-test/wf_cidv1_from_bytes'], {
+      cwd: project,
+    });
+    const esm = "import { run } from '@braid-test/wf_cidv1_from_bytes'; console.log(await run([new TextEncoder().encode('hello world')]));";
+    assert.equal(run('node', ['--input-type=module', '-e', esm], { cwd: project }).trim(), EXPECTED.cidv1_from_bytes);
+  } finally {
+    killHard(s.child);
+  }
+  const bad = spawnSync(braid, ['serve', '--data', join(work, 'bad'), '--api-key', KEY, '--npm-scope', 'org'], { encoding: 'utf8' });
+  assert.equal(bad.status, 2, bad.stderr);
+  assert.match(bad.stderr, /npm scope "org" is not `@` and a lowercase name/);
+});
