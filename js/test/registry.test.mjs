@@ -3,8 +3,10 @@
 // from its Cargo registry (/cargo/index/) and one Rust program runs them
 // (sharing braid-support and the operations they have in common), and
 // `npm install` takes one from its npm registry (/npm/) and runs it in Node
-// as an ES module and as CommonJS. Also: a scope, a version kept when a
-// later build of it differs, the registries' refusals.
+// as an ES module and as CommonJS, and in Chromium bundled with no
+// configuration by webpack 5, Vite 7 and 8 (dev server and build), Rollup
+// and esbuild. Also: a scope, a version kept when a later build of it
+// differs, the registries' refusals.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -12,8 +14,10 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
 import { cid, input } from '../lib/reference.mjs';
 import { braid, killHard, spawnServer, waitJob } from '../lib/server.mjs';
+import { CHROMIUM, CHROMIUM_FLAGS, serve } from '../lib/static-server.mjs';
 
 const root = fileURLToPath(new URL('../..', import.meta.url)).replace(/\/$/, '');
 const KEY = 'registry-key';
@@ -28,6 +32,8 @@ const EXPECTED = {
 };
 
 let server;
+/** The project that `npm install`ed wf_cidv1_from_bytes from the registry. */
+const npmProject = join(work, 'npm-consumer');
 
 function run(cmd, args, opts = {}) {
   const r = spawnSync(cmd, args, { encoding: 'utf8', ...opts });
@@ -93,7 +99,7 @@ test('cargo add takes two workflows from the registry and one program runs both'
 });
 
 test('npm install takes a workflow from the registry; it runs in Node as ESM and CommonJS', async () => {
-  const project = join(work, 'npm-consumer');
+  const project = npmProject;
   mkdirSync(project);
   writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'consumer', private: true }));
   run('npm', ['install', '--no-audit', '--no-fund', '--cache', join(work, 'npm-cache'), '--registry', `${server.url}/npm/`, 'wf_cidv1_from_bytes'], {
@@ -166,3 +172,100 @@ test('a scope names the npm package: @org/wf_name', async () => {
   assert.equal(bad.status, 2, bad.stderr);
   assert.match(bad.stderr, /npm scope "org" is not `@` and a lowercase name/);
 });
+
+// A page's module: the workflow through each entry point, its outputs in
+// window.result (or the error).
+const APP = `import { run, runSync, Workflow } from 'wf_cidv1_from_bytes';
+const hello = () => new TextEncoder().encode('hello world');
+(async () => [await run([hello()]), runSync([hello()]), (await new Workflow().next([hello()])).output])().then(
+  (outputs) => { window.result = outputs; },
+  (e) => { window.result = 'error: ' + e; },
+);
+`;
+
+/** A new app directory in the npm project: main.js and an index.html that loads it. */
+function app(name) {
+  const dir = join(npmProject, name);
+  mkdirSync(dir);
+  writeFileSync(join(dir, 'main.js'), APP);
+  writeFileSync(join(dir, 'index.html'), '<!doctype html><meta charset="utf-8"><script type="module" src="./main.js"></script>\n');
+  return dir;
+}
+
+/** Bundles `dir/main.js` into `dir/dist/` with one bundler, configured only with its entry and output. */
+const BUNDLERS = {
+  'webpack 5': async (dir) => {
+    const { default: webpack } = await import('webpack');
+    const stats = await new Promise((resolve, reject) =>
+      webpack({ mode: 'production', context: dir, entry: './main.js', output: { path: join(dir, 'dist'), filename: 'main.js' } }, (e, s) =>
+        e ? reject(e) : resolve(s),
+      ),
+    );
+    assert.ok(!stats.hasErrors(), stats.toString('errors-only'));
+  },
+  rollup: async (dir) => {
+    const { rollup } = await import('rollup');
+    const { nodeResolve } = await import('@rollup/plugin-node-resolve');
+    const bundle = await rollup({ input: join(dir, 'main.js'), plugins: [nodeResolve({ browser: true })], logLevel: 'silent' });
+    await bundle.write({ dir: join(dir, 'dist'), format: 'es' });
+  },
+  esbuild: async (dir) => {
+    const { build } = await import('esbuild');
+    await build({ entryPoints: [join(dir, 'main.js')], bundle: true, format: 'esm', outdir: join(dir, 'dist'), logLevel: 'error' });
+  },
+  'vite 7 build': (dir) => viteBuild('vite7', dir),
+  'vite 8 build': (dir) => viteBuild('vite', dir),
+};
+
+async function viteBuild(vite, dir) {
+  const { build } = await import(vite);
+  await build({ root: dir, configFile: false, logLevel: 'error', build: { outDir: join(dir, 'dist') } });
+}
+
+/** Opens `url` in Chromium and waits for the app's window.result. */
+async function resultAt(url) {
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_FLAGS, headless: true });
+  try {
+    const page = await browser.newPage();
+    const errors = [];
+    page.on('pageerror', (e) => errors.push(String(e)));
+    await page.goto(url);
+    await page.waitForFunction(() => window.result !== undefined, null, { timeout: 60_000 }).catch(() => {});
+    const result = await page.evaluate(() => window.result);
+    assert.ok(result !== undefined, `no result at ${url}; page errors: ${errors.join('; ')}`);
+    return result;
+  } finally {
+    await browser.close();
+  }
+}
+
+const EXPECTED_IN_PAGE = () => [EXPECTED.cidv1_from_bytes, EXPECTED.cidv1_from_bytes, EXPECTED.cidv1_from_bytes];
+
+for (const [name, bundle] of Object.entries(BUNDLERS)) {
+  test(`the npm package bundled by ${name} runs in Chromium`, async () => {
+    const dir = app(name.replace(/\W+/g, '-'));
+    await bundle(dir);
+    const page = existsSync(join(dir, 'dist/index.html')) ? '/index.html' : '/page.html?script=/main.js';
+    const site = await serve({ '/': join(dir, 'dist') });
+    try {
+      assert.deepEqual(await resultAt(`${site.base}${page}`), EXPECTED_IN_PAGE());
+    } finally {
+      site.close();
+    }
+  });
+}
+
+for (const vite of ['vite7', 'vite']) {
+  test(`the npm package runs in Chromium from the ${vite === 'vite' ? 'Vite 8' : 'Vite 7'} dev server`, async () => {
+    const { createServer } = await import(vite);
+    const dir = app(`${vite}-dev`);
+    const dev = await createServer({ root: dir, configFile: false, logLevel: 'error', server: { host: '127.0.0.1', port: 0 } });
+    await dev.listen();
+    try {
+      const url = dev.resolvedUrls.local[0];
+      assert.deepEqual(await resultAt(url), EXPECTED_IN_PAGE());
+    } finally {
+      await dev.close();
+    }
+  });
+}

@@ -1,10 +1,11 @@
-//! One npm package for every JS platform: the Node, web and bundler
-//! packages of a build (`DIR/pkg/<target>/`) side by side under
-//! `node/`, `web/` and `bundler/`, chosen by `exports` conditions (`node`
-//! for Node, `default` for bundlers; `./web` for a page without one), with
-//! types for each, a license and a README that gives the workflow's
-//! signature and an example. This is what the publish service's npm
-//! registry (`/npm/`) serves.
+//! One npm package for every JS platform: the Node and web packages of a
+//! build (`DIR/pkg/<target>/`, and the bundler one when built) side by
+//! side under `node/`, `web/` (`bundler/`), plus `browser/`, the web glue
+//! with its Wasm inlined; `exports` conditions pick `node` in Node and
+//! `browser` everywhere else (every bundler, zero config), `./web` for a
+//! page without a bundler. Types for each, a license, and a README that
+//! gives the workflow's signature and an example. This is what the
+//! publish service's npm registry (`/npm/`) serves.
 
 use std::path::Path;
 
@@ -19,7 +20,7 @@ use crate::wasm_pkg::JsTarget;
 pub enum NpmPackageError {
     #[error(transparent)]
     Fs(#[from] FsError),
-    #[error("the build has no {0} package (pkg/{0}/): one npm package needs node, web and bundler")]
+    #[error("the build has no {0} package (pkg/{0}/): one npm package needs node and web")]
     MissingTarget(&'static str),
     #[error("npm scope {0:?} is not `@` and a lowercase name (letters, digits, `-`, `_`, `.`)")]
     BadScope(String),
@@ -57,8 +58,8 @@ pub fn package_name(crate_name: &str, scope: Option<&str>) -> String {
     }
 }
 
-/// Assembles the package from `pkg_dir` (which has `node/`, `web/` and
-/// `bundler/`, as `braid build --targets node,web,bundler` writes them).
+/// Assembles the package from `pkg_dir`, which has `node/` and `web/`
+/// (and `bundler/`, taken too if there), as `braid build` writes them.
 pub fn unified(
     pkg_dir: &Path,
     workflow: &Workflow,
@@ -70,8 +71,13 @@ pub fn unified(
     }
     let name = package_name(crate_name, scope);
     let version = workflow.manifest.version.clone();
+    let has_bundler = pkg_dir.join(JsTarget::Bundler.name()).is_dir();
+    let mut targets = vec![JsTarget::Node, JsTarget::Web];
+    if has_bundler {
+        targets.push(JsTarget::Bundler);
+    }
     let mut files = Vec::new();
-    for target in [JsTarget::Node, JsTarget::Web, JsTarget::Bundler] {
+    for target in targets {
         let dir = pkg_dir.join(target.name());
         if !dir.is_dir() {
             return Err(NpmPackageError::MissingTarget(target.name()));
@@ -93,10 +99,14 @@ pub fn unified(
         };
         files.push((format!("{}/package.json", target.name()), pretty(&scope_json)));
     }
-    let entry = |target: JsTarget| Entry {
-        types: format!("./{}/{crate_name}.d.ts", target.name()),
-        default: format!("./{}/{crate_name}.js", target.name()),
-    };
+    let wasm = fsutil::read(&pkg_dir.join("web").join(format!("{crate_name}_bg.wasm")))?;
+    files.extend(browser_entry(crate_name, &wasm));
+    let entry =
+        |dir: &str| Entry { types: format!("./{dir}/{crate_name}.d.ts"), default: format!("./{dir}/{crate_name}.js") };
+    let mut listed = vec!["README.md", "node", "web", BROWSER];
+    if has_bundler {
+        listed.push("bundler");
+    }
     let manifest = PackageJson {
         name: name.clone(),
         version: version.clone(),
@@ -104,16 +114,17 @@ pub fn unified(
         license: license(workflow),
         keywords: ["braid", "workflow", "wasm"],
         main: format!("./node/{crate_name}.js"),
-        module: format!("./bundler/{crate_name}.js"),
+        module: format!("./{BROWSER}/{crate_name}.js"),
         types: format!("./node/{crate_name}.d.ts"),
         exports: Exports {
-            root: Conditions { node: entry(JsTarget::Node), default: entry(JsTarget::Bundler) },
-            node: entry(JsTarget::Node),
-            web: entry(JsTarget::Web),
-            bundler: entry(JsTarget::Bundler),
+            root: Conditions { node: entry("node"), default: entry(BROWSER) },
+            node: entry("node"),
+            web: entry("web"),
+            browser: entry(BROWSER),
+            bundler: has_bundler.then(|| entry("bundler")),
             package_json: "./package.json",
         },
-        files: ["README.md", "node", "web", "bundler"],
+        files: listed,
     };
     files.push(("README.md".into(), readme(workflow, &name, crate_name).into_bytes()));
     let text = serde_json::to_string_pretty(&manifest).expect("json serializes") + "\n";
@@ -138,7 +149,7 @@ struct PackageJson {
     module: String,
     types: String,
     exports: Exports,
-    files: [&'static str; 4],
+    files: Vec<&'static str>,
 }
 
 #[derive(Serialize)]
@@ -149,8 +160,10 @@ struct Exports {
     node: Entry,
     #[serde(rename = "./web")]
     web: Entry,
-    #[serde(rename = "./bundler")]
-    bundler: Entry,
+    #[serde(rename = "./browser")]
+    browser: Entry,
+    #[serde(rename = "./bundler", skip_serializing_if = "Option::is_none")]
+    bundler: Option<Entry>,
     #[serde(rename = "./package.json")]
     package_json: &'static str,
 }
@@ -165,6 +178,37 @@ struct Conditions {
 struct Entry {
     types: String,
     default: String,
+}
+
+/// The directory of the entry that bundlers and browsers get.
+const BROWSER: &str = "browser";
+
+/// `browser/`: the web glue with its Wasm inlined (base64) and
+/// instantiated synchronously when the module is first imported. Nothing
+/// for a bundler to configure (no `.wasm` import, no asset URL, no
+/// top-level `await`), so the same import works in webpack, Vite (dev
+/// server and build), Rollup and esbuild. Browsers compile at most 8 MB of
+/// Wasm synchronously on the main thread; past that, use `/web` and
+/// `await init()`.
+fn browser_entry(crate_name: &str, wasm: &[u8]) -> Vec<(String, Vec<u8>)> {
+    use base64::Engine as _;
+    let encoded = base64::engine::general_purpose::STANDARD.encode(wasm);
+    let js = format!(
+        "// The web build of {crate_name} with its Wasm module inlined, instantiated on first import.\n\
+         import {{ initSync }} from '../web/{crate_name}.js';\n\n\
+         const WASM = '{encoded}';\n\n\
+         const text = atob(WASM);\n\
+         const bytes = new Uint8Array(text.length);\n\
+         for (let i = 0; i < text.length; i++) bytes[i] = text.charCodeAt(i);\n\
+         initSync({{ module: bytes }});\n\n\
+         export * from '../web/{crate_name}.js';\n"
+    );
+    let dts = format!("export * from '../web/{crate_name}.js';\n");
+    vec![
+        (format!("{BROWSER}/{crate_name}.js"), js.into_bytes()),
+        (format!("{BROWSER}/{crate_name}.d.ts"), dts.into_bytes()),
+        (format!("{BROWSER}/package.json"), pretty(&json!({ "type": "module" }))),
+    ]
 }
 
 fn pretty(value: &Value) -> Vec<u8> {

@@ -391,7 +391,7 @@ fn collect(
 
 /// What the registries serve of a build: a `.crate` for the workflow's
 /// crate and each crate it vendors (Cargo), and one npm package when the
-/// build has every JS platform (node, web and bundler). Each as (artifact
+/// build has the node and web targets (and its bundler one if built). Each as (artifact
 /// put in the artifact store, with its package.
 fn registry_packages(
     state: &AppState,
@@ -425,7 +425,7 @@ fn registry_packages(
             _ => None,
         })
         .collect();
-    if [JsTarget::Node, JsTarget::Web, JsTarget::Bundler].iter().all(|t| js.contains(t)) {
+    if [JsTarget::Node, JsTarget::Web].iter().all(|t| js.contains(t)) {
         let workflow = braid::manifest::validate(manifest, &state.registry())
             .map_err(|_| "the manifest no longer validates against the registry".to_string())?;
         let npm = braid::npm_package::unified(

@@ -3,7 +3,7 @@
 //! and `dist-tags.latest`, the highest release) and `GET
 //! /npm/{name}/-/{file}.tgz` (the tarball, verified against its content
 //! id). A scoped name comes as one path segment (`@org%2fwf_name`), as npm
-//! sends it. Packages come from builds with every JS platform
+//! sends it. Packages come from builds with the node and web targets
 //! ([`braid::npm_package`]).
 
 use std::sync::Arc;
