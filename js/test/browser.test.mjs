@@ -249,7 +249,7 @@ test('bad calls in the browser reject with an Error, not a trap', async () => {
     }
     messages.push(await run(['a', new Uint8Array([1])]));
     window.result = messages;`);
-  assert.match(result[0], /salted_cid input 0: expected string, found a number/);
+  assert.match(result[0], /salted_cid input 0 \(text\): expected string, found a number/);
   assert.match(result[1], /expected an Array of inputs, found null/);
   assert.match(result[2], /expected 2 input\(s\), found 1/);
   assert.match(result[3], /^bafkrei/, 'still works after the errors');

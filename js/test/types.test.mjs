@@ -49,8 +49,10 @@ test('a correct consumer of the workflow packages type-checks under --strict', (
       const same: string = runSync(['salt:', new Uint8Array(3)]);
       await init();
       const both: string[] = await runDual(['text']);
+      // op_collect of two: a pair, which TypeScript knows.
+      const [blake3, sha256]: [string, string] = await runDual(['text']);
       const mh: Uint8Array = await execute(new Uint8Array(1), { hasher: 'sha2-256' });
-      return last.done ? last.output + out + same + both.join() + mh.length : out;
+      return last.done ? last.output + out + same + both.join() + blake3 + sha256 + mh.length : out;
     }
   `);
   assert.equal(r.status, 0, r.output);
@@ -145,6 +147,7 @@ test('consumers passing wrong types fail to type-check, at the wrong value', () 
     [`import { runMany } from ${JSON.stringify(cidv1)}; runMany([['text']]);`, /Type 'string' is not assignable to type 'Uint8Array/],
     [`import { Stream } from ${JSON.stringify(cidv1)}; new Stream();`, /Constructor of class 'Stream' is private/],
     [`import { run } from ${JSON.stringify(salted)}; run([42, new Uint8Array()]);`, /Type 'number' is not assignable to type 'string'/],
+    [`import { run } from ${JSON.stringify(dual)}; const [a, b, c] = await run(['t']);`, /Tuple type 'Output' of length '2' has no element at index '2'/],
     [`import { runSync } from ${JSON.stringify(salted)}; const n: number = runSync(['a', new Uint8Array()]);`, /Type 'string' is not assignable to type 'number'/],
     [`import { run } from ${JSON.stringify(salted)}; run(['only one']);`, /Source has 1 element\(s\) but target requires 2|not assignable/],
     [`import { Workflow } from ${JSON.stringify(salted)}; new Workflow().next([null]);`, /not assignable/],

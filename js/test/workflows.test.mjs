@@ -105,6 +105,28 @@ test('braid run reads `--input -` from standard input (streamed when it can), an
   assert.doesNotMatch(bad.stderr, /error: error/);
 });
 
+test('braid run takes named inputs as NAME=FILE, in any order, with positional ones filling the rest', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'braid-named-'));
+  writeFileSync(join(dir, 'text.txt'), 'hello');
+  writeFileSync(join(dir, 'bytes.bin'), 'world');
+  const expected = cid(new TextEncoder().encode('helloworld'), { hasher: 'sha2-256' });
+  const runWith = (...inputs) =>
+    spawnSync(braid, ['run', `${root}/workflows/salted_cid.json`, ...inputs.flatMap((i) => ['--input', i])], { cwd: dir, encoding: 'utf8' });
+  for (const inputs of [['bytes=bytes.bin', 'text=text.txt'], ['text.txt', 'bytes.bin'], ['bytes=bytes.bin', 'text.txt']]) {
+    const r = runWith(...inputs);
+    assert.equal(r.status, 0, `${inputs}: ${r.stderr}`);
+    assert.equal(r.stdout.trim(), expected, inputs.join(' '));
+  }
+  const twice = runWith('text=text.txt', 'text=text.txt');
+  assert.equal(twice.status, 2);
+  assert.match(twice.stderr, /input `text` is given twice/);
+  const missing = runWith('bytes=bytes.bin');
+  assert.equal(missing.status, 2);
+  assert.match(missing.stderr, /takes 2 external input\(s\) \(text: String, bytes: Bytes\); got 1/);
+  const validate = spawnSync(braid, ['validate', `${root}/workflows/salted_cid.json`], { encoding: 'utf8' });
+  assert.match(validate.stdout, /text: String, bytes: Bytes -> Cid/);
+});
+
 test('TypeScript declarations are exact: no `any`, in any declaration file of any package', () => {
   for (const name of ['cidv1_from_bytes', 'dual_cid_of_text', 'salted_cid']) {
     const dts = readFileSync(`${out}/${name}/pkg/node/wf_${name}.d.ts`, 'utf8');
@@ -118,12 +140,13 @@ test('TypeScript declarations are exact: no `any`, in any declaration file of an
     }
   }
   const salted = readFileSync(`${out}/salted_cid/pkg/node/wf_salted_cid.d.ts`, 'utf8');
-  assert.match(salted, /export type Segment0Inputs = \[string\];/);
-  assert.match(salted, /export type Segment1Inputs = \[Uint8Array\];/);
+  assert.match(salted, /export type Segment0Inputs = \[text: string\];/);
+  assert.match(salted, /export type Segment1Inputs = \[bytes: Uint8Array\];/);
   assert.match(salted, /export type Inputs = Segment0Inputs \| Segment1Inputs;/);
-  assert.match(salted, /export type RunInputs = \[string, Uint8Array\];/);
+  assert.match(salted, /export type RunInputs = \[text: string, bytes: Uint8Array\];/);
   const dual = readFileSync(`${out}/dual_cid_of_text/pkg/node/wf_dual_cid_of_text.d.ts`, 'utf8');
-  assert.match(dual, /export type Output = Array<string>;/);
+  // op_collect of two: TypeScript knows the length.
+  assert.match(dual, /export type Output = \[string, string\];/);
 });
 
 test('bad calls reject with an Error saying what was expected; the instance keeps working', async () => {
@@ -132,7 +155,7 @@ test('bad calls reject with an Error saying what was expected; the instance keep
   const bad = [
     [[], /salted_cid segment 0 inputs: expected 1 input\(s\), found 0/],
     [['a', 'b'], /expected 1 input\(s\), found 2/],
-    [[new Uint8Array(1)], /salted_cid input 0: expected string, found a Uint8Array/],
+    [[new Uint8Array(1)], /salted_cid input 0 \(text\): expected string, found a Uint8Array/],
     [[null], /expected string, found null/],
     [null, /expected an Array of inputs, found null/],
     ['salt', /expected an Array of inputs, found a string/],
@@ -142,14 +165,14 @@ test('bad calls reject with an Error saying what was expected; the instance keep
     await assert.rejects(wf.next(inputs), (e) => e instanceof Error && !(e instanceof WebAssembly.RuntimeError) && message.test(e.message));
   }
   assert.equal((await wf.next(['salt:'])).done, false);
-  await assert.rejects(wf.next(['again']), /salted_cid input 1: expected Uint8Array, found a string/);
+  await assert.rejects(wf.next(['again']), /salted_cid input 1 \(bytes\): expected Uint8Array, found a string/);
   const step = await wf.next([inputValue({ pattern: 1000 }, root)]);
   assert.equal(step.output, committed.cases.find((c) => c.workflow === 'salted_cid').output);
   await assert.rejects(wf.next([new Uint8Array(1)]), /the workflow is done; create a new Workflow/);
   await assert.rejects(mod.run(['only one']), /run inputs: expected 2 input\(s\), found 1/);
-  await assert.rejects(mod.run([1, new Uint8Array()]), /salted_cid input 0: expected string, found a number/);
+  await assert.rejects(mod.run([1, new Uint8Array()]), /salted_cid input 0 \(text\): expected string, found a number/);
   assert.throws(() => mod.runSync(['only one']), /run inputs: expected 2 input\(s\), found 1/);
-  assert.throws(() => mod.runSync([1, new Uint8Array()]), /salted_cid input 0: expected string, found a number/);
+  assert.throws(() => mod.runSync([1, new Uint8Array()]), /salted_cid input 0 \(text\): expected string, found a number/);
 });
 
 test('a workflow suspended in one process resumes in another', () => {
@@ -196,7 +219,7 @@ test('a manifest full of hostile strings builds and behaves (generator/braid/tes
   const expected = Buffer.concat([Buffer.from(text), Buffer.from(text), Buffer.from(bytes)]).toString('base64url');
   assert.equal(await mod.run([text, bytes]), expected);
   const dts = readFileSync(`${out}/nasty/pkg/node/wf_self.d.ts`, 'utf8');
-  assert.match(dts, /export type RunInputs = \[string, Uint8Array\];/);
+  assert.match(dts, /export type RunInputs = \[text: string, bytes: Uint8Array\];/);
 });
 
 test('the web package (ES module + init) runs too, given the .wasm bytes', async () => {

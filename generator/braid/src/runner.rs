@@ -103,6 +103,35 @@ pub struct Ran {
     pub stderr: String,
 }
 
+/// The input files in the order `run` takes them: `NAME=FILE` goes to the
+/// input the manifest names NAME (`inputs`), the others fill the remaining
+/// places in order. An argument whose text before `=` names no input is a
+/// file name.
+pub fn place_inputs(workflow: &Workflow, given: &[PathBuf]) -> Result<Vec<PathBuf>, RunError> {
+    let names = &workflow.manifest.inputs;
+    let mut named: Vec<Option<PathBuf>> = vec![None; names.len()];
+    let mut positional = Vec::new();
+    for arg in given {
+        let split = arg.to_str().and_then(|a| a.split_once('=')).filter(|(name, _)| names.iter().any(|n| n == name));
+        match split {
+            Some((name, file)) => {
+                let slot = names.iter().position(|n| n == name).expect("found above");
+                if named[slot].replace(PathBuf::from(file)).is_some() {
+                    return Err(RunError::Input(format!("input `{name}` is given twice (--input {name}=...)")));
+                }
+            }
+            None => positional.push(arg.clone()),
+        }
+    }
+    if named.iter().all(Option::is_none) {
+        return Ok(positional);
+    }
+    let mut rest = positional.into_iter();
+    let mut placed: Vec<PathBuf> = named.into_iter().filter_map(|file| file.or_else(|| rest.next())).collect();
+    placed.extend(rest);
+    Ok(placed)
+}
+
 /// Builds (cached) and runs `workflow` with one file per external input;
 /// returns what it printed.
 pub fn run(
@@ -113,7 +142,8 @@ pub fn run(
     time: bool,
 ) -> Result<Ran, RunError> {
     let types = workflow.external_inputs();
-    let type_list = types.iter().map(|t| t.to_string()).collect::<Vec<_>>().join(", ");
+    let type_list = workflow.signature().rsplit_once(" -> ").map_or_else(String::new, |(inputs, _)| inputs.to_string());
+    let inputs = &place_inputs(workflow, inputs)?;
     if inputs.iter().filter(|p| p.as_os_str() == "-").count() > 1 {
         return Err(RunError::Input("only one --input can be `-` (standard input)".into()));
     }

@@ -310,3 +310,36 @@ fn hostile_text_in_every_string_field_is_rejected_at_that_field_or_stays_inert()
         }
     }
 }
+
+#[test]
+fn input_names_are_identifiers_one_per_external_input() {
+    let named = |inputs: serde_json::Value| {
+        json!({ "name": "adv", "version": "0.1.0", "inputs": inputs, "segments": [cid_segment()] }).to_string()
+    };
+    let workflow = validate(&named(json!(["photo"])), &Registry::builtin()).unwrap();
+    assert_eq!(workflow.signature(), "photo: Bytes -> Cid");
+    let lib = lib_rs(&Generator::new().render(&workflow).unwrap());
+    assert!(lib.contains("pub async fn run(photo: ::braid_support::Bytes, )"), "{lib}");
+    assert!(lib.contains("pub fn run_sync(photo: ::braid_support::Bytes, )"), "{lib}");
+    // The TypeScript declarations (a literal in lib.rs) label the tuple.
+    assert!(lib.contains("export type RunInputs = [photo: Uint8Array];"), "{lib}");
+    assert!(lib.contains("adv input 0 (photo)"), "JS errors name the input: {lib}");
+    // Without names, the manifest (and its id) is what it was.
+    let unnamed = validate(&manifest(json!([cid_segment()])), &Registry::builtin()).unwrap();
+    assert_eq!(unnamed.signature(), "Bytes -> Cid");
+    assert!(serde_json::to_value(&unnamed.manifest).unwrap().get("inputs").is_none(), "no top-level inputs");
+
+    rejects(&named(json!(["a", "b"])), "/inputs", "1 name(s): one per -1");
+    rejects(&named(json!([])), "/inputs", "`inputs` is empty");
+    rejects(&named(json!("photo")), "/inputs", "must be an array of names");
+    rejects(&named(json!([7])), "/inputs/0", "a string");
+    for bad in ["Photo", "1x", "a-b", "a b", "", "héllo", "x\"y", "*/"] {
+        rejects(&named(json!([bad])), "/inputs/0", "not a lower-case identifier");
+    }
+    for reserved in ["fn", "self", "run", "run_sync", "function", "new", "default", "await"] {
+        rejects(&named(json!([reserved])), "/inputs/0", "reserved word");
+    }
+    let twice = json!({ "name": "adv", "version": "0.1.0", "inputs": ["a", "a"],
+        "segments": [{ "inputs": [-1, -1], "sequence": [{ "operation": "op_collect" }] }] });
+    rejects(&twice.to_string(), "/inputs/1", "given twice");
+}

@@ -40,8 +40,9 @@ pub struct Ident(String);
 
 impl Ident {
     /// `name`, which must be a plain identifier: identifiers come from the
-    /// registry (crate names) and from type names, never from manifest
-    /// text, so one that is not is a bug in Braid.
+    /// registry (crate names), from type names and from the manifest's
+    /// input names once the validator accepted them, so one that is not is
+    /// a bug in Braid.
     pub fn new(name: &str) -> Self {
         assert!(is_plain_ident(name), "`{name}` is not a plain identifier");
         Self(name.to_string())
@@ -82,6 +83,16 @@ pub struct TsType(String);
 impl TsType {
     pub fn new(ty: &TypeName) -> Self {
         Self(ty.ts_type())
+    }
+
+    /// A tuple of `n` elements of type `item`: `[string, string]`.
+    pub fn tuple(item: &TsType, n: usize) -> Self {
+        Self(format!("[{}]", vec![item.0.as_str(); n].join(", ")))
+    }
+
+    /// A labelled tuple element: `photo: Uint8Array`.
+    pub fn labelled(label: &Ident, ty: &TsType) -> Self {
+        Self(format!("{}: {}", label.0, ty.0))
     }
 }
 

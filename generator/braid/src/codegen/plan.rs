@@ -163,7 +163,13 @@ pub struct ExternalInput {
     pub slot: usize,
     pub position: usize,
     pub ty: ValueType,
-    /// Where it is, for JS errors: `"<name> input <slot>"`.
+    /// `run`'s parameter: the manifest's name for it (`inputs`), or
+    /// `input<slot>`.
+    pub param: Ident,
+    /// Its TypeScript tuple element: `photo: Uint8Array` when named.
+    pub ts: TsType,
+    /// Where it is, for JS errors: `"<name> input <slot>"`, and `(photo)`
+    /// when named.
     pub place_lit: RustStr,
 }
 
@@ -276,7 +282,10 @@ pub fn plan(w: &Workflow) -> CratePlan {
         }
     }
 
-    let place = |slot: usize| RustStr::new(&format!("{name} input {slot}"));
+    let place = |slot: usize| match w.input_name(slot) {
+        Some(input) => RustStr::new(&format!("{name} input {slot} ({input})")),
+        None => RustStr::new(&format!("{name} input {slot}")),
+    };
     let mut segments = Vec::with_capacity(w.segments.len());
     let mut external_inputs = Vec::new();
     for (i, segment) in w.segments.iter().enumerate() {
@@ -285,10 +294,21 @@ pub fn plan(w: &Workflow) -> CratePlan {
         for (position, input) in segment.inputs.iter().enumerate() {
             let arg = match input {
                 SegmentInput::External { slot, ty } => {
+                    let ty = ValueType::new(ty);
+                    let (param, ts) = match w.input_name(*slot) {
+                        Some(input) => {
+                            let label = Ident::new(input);
+                            let ts = TsType::labelled(&label, &ty.ts);
+                            (label, ts)
+                        }
+                        None => (Ident::new(&format!("input{slot}")), ty.ts.clone()),
+                    };
                     let external = ExternalInput {
                         slot: *slot,
                         position: externals.len(),
-                        ty: ValueType::new(ty),
+                        ty,
+                        param,
+                        ts,
                         place_lit: place(*slot),
                     };
                     externals.push(external.clone());
@@ -388,7 +408,7 @@ pub fn plan(w: &Workflow) -> CratePlan {
         wasm: w.supports(Platform::Wasm),
         segment_count: w.segments.len(),
         input_types: input_types.into_iter().map(ValueType::new).collect(),
-        output: ValueType::new(w.output()),
+        output: output_type(w),
         external_inputs,
         segments,
         next_inputs,
@@ -404,6 +424,22 @@ pub fn plan(w: &Workflow) -> CratePlan {
 /// `vendor/`'s directory of braid-support.
 fn support_dir() -> String {
     crate::vendor::runtime_crate("braid-support").map(|c| c.dir.clone()).unwrap_or_else(|_| "braid-support".into())
+}
+
+/// The workflow's output type. When `op_collect` makes it, TypeScript
+/// knows its length: `[string, string]` rather than `Array<string>` (the
+/// JS value is the same Array; Rust keeps `Vec<T>`, which has no length
+/// in its type). Only there: an operation after `op_collect` may change
+/// the length.
+fn output_type(w: &Workflow) -> ValueType {
+    let mut output = ValueType::new(w.output());
+    let last = w.segments.last().and_then(|s| s.steps.last());
+    if let (Some(step), TypeName::Vec(item)) = (last, w.output()) {
+        if step.operation.name() == "op_collect" && step.inputs.iter().all(|t| t == item.as_ref()) {
+            output.ts = TsType::tuple(&TsType::new(item), step.inputs.len());
+        }
+    }
+    output
 }
 
 /// The types of the external inputs, in slot order.

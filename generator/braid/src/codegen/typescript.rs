@@ -48,12 +48,12 @@ pub(super) fn plan(
         .map(|(call, s)| SegmentInputs {
             segment: s.index,
             call: call + 1,
-            types: s.externals.iter().map(|e| e.ty.ts.clone()).collect(),
+            types: s.externals.iter().map(|e| e.ts.clone()).collect(),
         })
         .collect();
     TypeScript {
         next_inputs,
-        run_inputs: external_inputs.iter().map(|e| e.ty.ts.clone()).collect(),
+        run_inputs: external_inputs.iter().map(|e| e.ts.clone()).collect(),
         declarations: declarations(boundary, operations),
     }
 }

@@ -82,9 +82,24 @@ impl Workflow {
         &self.segments.last().expect("a valid workflow has a segment").output
     }
 
-    /// What `run` takes and gives, in manifest types: `String, Bytes -> Cid`.
+    /// The name of external input `slot`, if the manifest names its inputs.
+    pub fn input_name(&self, slot: usize) -> Option<&str> {
+        self.manifest.inputs.get(slot).map(String::as_str)
+    }
+
+    /// What `run` takes and gives, in manifest types: `String, Bytes -> Cid`,
+    /// or `text: String, salt: Bytes -> Cid` when the inputs are named.
     pub fn signature(&self) -> String {
-        format!("{} -> {}", crate::join(&self.external_inputs(), ", "), self.output())
+        let inputs: Vec<String> = self
+            .external_inputs()
+            .iter()
+            .enumerate()
+            .map(|(slot, ty)| match self.input_name(slot) {
+                Some(name) => format!("{name}: {ty}"),
+                None => ty.to_string(),
+            })
+            .collect();
+        format!("{} -> {}", inputs.join(", "), self.output())
     }
 
     pub fn supports(&self, platform: Platform) -> bool {
@@ -166,6 +181,13 @@ impl<'r> Checker<'r> {
                     .expected(format!("at most {MAX_EXTERNAL_INPUTS} inputs of -1 over all segments"))
                     .found(externals.to_string())
                     .hint("pass many values as one input of a list type, e.g. a Vec<Bytes>"),
+            );
+        }
+        if !manifest.inputs.is_empty() && manifest.inputs.len() != externals {
+            self.error(
+                Diagnostic::new("/inputs", "`inputs` names a different number of inputs than the workflow takes")
+                    .expected(format!("{externals} name(s): one per -1 in the segments' inputs, in order"))
+                    .found(format!("{} name(s)", manifest.inputs.len())),
             );
         }
         let operations = manifest.segments.iter().map(|s| s.sequence.len()).sum::<usize>();

@@ -11,6 +11,11 @@ pub struct WorkflowManifest {
     pub version: String,
     pub description: String,
     pub groups: Vec<String>,
+    /// Names of the external inputs (the `-1`s, in the order `run` takes
+    /// them); empty: unnamed. Not in the JSON when empty, so a manifest
+    /// without names keeps its id.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub inputs: Vec<String>,
     pub segments: Vec<Segment>,
 }
 

@@ -213,7 +213,7 @@ impl Parser {
 
     fn manifest(&mut self, value: &Value) -> Option<WorkflowManifest> {
         let map = self.object(value, "", "the manifest")?;
-        self.unknown_keys(map, "", &["$schema", "name", "version", "description", "groups", "segments"]);
+        self.unknown_keys(map, "", &["$schema", "name", "version", "description", "groups", "inputs", "segments"]);
         // `$schema` names the JSON Schema an editor reads (`braid schema`);
         // it is not part of the workflow (nor of its id).
         let _ = self.string(map, "$schema", "", false);
@@ -277,6 +277,7 @@ impl Parser {
                 Vec::new()
             }
         };
+        let inputs = self.input_names(map.get("inputs"));
         let segments = match map.get("segments") {
             None => {
                 self.error(Diagnostic::new("", "missing field `segments`").expected("an array of 1 to 128 segments"));
@@ -299,7 +300,57 @@ impl Parser {
                 Vec::new()
             }
         };
-        Some(WorkflowManifest { name, version, description, groups, segments })
+        Some(WorkflowManifest { name, version, description, groups, inputs, segments })
+    }
+
+    /// `inputs`: the external inputs' names, each a lower-case identifier
+    /// that Rust, JS and TypeScript take as a parameter or label as it is,
+    /// given once. (Their number is checked against the `-1`s later.)
+    fn input_names(&mut self, value: Option<&Value>) -> Vec<String> {
+        let items = match value {
+            None => return Vec::new(),
+            Some(Value::Array(items)) => items,
+            Some(other) => {
+                self.error(
+                    Diagnostic::new("/inputs", "`inputs` must be an array of names")
+                        .expected("e.g. [\"photo\", \"salt\"]: one name per external input (-1), in order")
+                        .found(kind(other)),
+                );
+                return Vec::new();
+            }
+        };
+        if items.is_empty() {
+            self.error(
+                Diagnostic::new("/inputs", "`inputs` is empty")
+                    .expected("one name per external input (-1), in order, or no `inputs` field"),
+            );
+        }
+        let mut names: Vec<String> = Vec::new();
+        for (i, item) in items.iter().take(super::MAX_EXTERNAL_INPUTS + 1).enumerate() {
+            let pointer = format!("/inputs/{i}");
+            let Value::String(name) = item else {
+                self.error(
+                    Diagnostic::new(pointer, "an input's name is a string")
+                        .expected("a name such as \"photo\"")
+                        .found(kind(item)),
+                );
+                continue;
+            };
+            if let Err(why) = input_name(name) {
+                self.error(
+                    Diagnostic::new(&pointer, format!("{} cannot name an input: {why}", quote(name)))
+                        .expected("a lower-case letter, then lower-case letters, digits or `_` (at most 64), not a Rust or JS keyword")
+                        .found(quote(name)),
+                );
+            } else if names.contains(name) {
+                self.error(
+                    Diagnostic::new(&pointer, format!("input name {} is given twice", quote(name)))
+                        .expected("a name of its own for each input"),
+                );
+            }
+            names.push(name.clone());
+        }
+        names
     }
 
     fn check_name(&mut self, name: &str) {
@@ -481,4 +532,109 @@ pub fn similar(a: &str, b: &str) -> bool {
         prev = cur;
     }
     prev[b.len()] <= 2
+}
+
+/// Words an input may not be called: Rust and JS keywords and reserved
+/// words, and the functions of the generated crate that take the inputs
+/// as parameters (a parameter would shadow them).
+const RESERVED_INPUT_NAMES: &[&str] = &[
+    "abstract",
+    "arguments",
+    "as",
+    "async",
+    "await",
+    "become",
+    "box",
+    "break",
+    "case",
+    "catch",
+    "class",
+    "const",
+    "continue",
+    "crate",
+    "debugger",
+    "default",
+    "delete",
+    "do",
+    "dyn",
+    "else",
+    "enum",
+    "eval",
+    "export",
+    "extends",
+    "extern",
+    "false",
+    "final",
+    "finally",
+    "fn",
+    "for",
+    "function",
+    "gen",
+    "if",
+    "impl",
+    "implements",
+    "import",
+    "in",
+    "instanceof",
+    "interface",
+    "let",
+    "loop",
+    "macro",
+    "match",
+    "mod",
+    "move",
+    "mut",
+    "new",
+    "null",
+    "override",
+    "package",
+    "priv",
+    "private",
+    "protected",
+    "pub",
+    "public",
+    "ref",
+    "return",
+    "run",
+    "run_sync",
+    "run_with",
+    "self",
+    "static",
+    "struct",
+    "super",
+    "switch",
+    "this",
+    "throw",
+    "trait",
+    "true",
+    "try",
+    "type",
+    "typeof",
+    "undefined",
+    "union",
+    "unsafe",
+    "unsized",
+    "use",
+    "var",
+    "virtual",
+    "void",
+    "where",
+    "while",
+    "with",
+    "yield",
+];
+
+/// Whether `name` can name an external input; why not, if not.
+fn input_name(name: &str) -> Result<(), &'static str> {
+    let shaped = !name.is_empty()
+        && name.len() <= 64
+        && name.starts_with(|c: char| c.is_ascii_lowercase())
+        && name.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_');
+    if !shaped {
+        return Err("it is not a lower-case identifier");
+    }
+    if RESERVED_INPUT_NAMES.contains(&name) {
+        return Err("it is a reserved word");
+    }
+    Ok(())
 }

@@ -65,6 +65,14 @@ pub fn json_schema(registry: &Registry) -> Value {
                 "items": { "type": "string", "pattern": "^[A-Z0-9_]{1,64}$", "examples": ["SYS", "IMAGE", "FLOWCONTROL"] },
                 "description": "Upper-case labels of what the workflow does; part of the manifest, read by nothing else.",
             },
+            "inputs": {
+                "type": "array",
+                "minItems": 1,
+                "maxItems": super::MAX_EXTERNAL_INPUTS,
+                "uniqueItems": true,
+                "items": { "type": "string", "pattern": "^[a-z][a-z0-9_]{0,63}$", "examples": ["photo", "salt"] },
+                "description": "Names of the external inputs (the -1s, in order): run's parameters, TypeScript tuple labels, `braid run --input NAME=FILE`. Not Rust or JS keywords.",
+            },
             "segments": { "type": "array", "minItems": 1, "maxItems": MAX_SEGMENTS, "items": { "$ref": "#/$defs/segment" } },
         },
         "$defs": {

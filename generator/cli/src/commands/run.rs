@@ -11,10 +11,11 @@ use crate::output::{emit, load, registry};
 #[derive(clap::Args)]
 pub struct Args {
     manifest: PathBuf,
-    /// A file per external input, in order: its bytes (Bytes, Multihash) or its text (String, Cid,
-    /// U64, Bool); `-` reads standard input (streamed when the workflow can stream). Exit status 3
-    /// when the workflow itself fails, 2 when an input cannot be read.
-    #[arg(long = "input", value_name = "FILE")]
+    /// A file per external input, in order, or `NAME=FILE` for an input the manifest names: its bytes
+    /// (Bytes, Multihash) or its text (String, Cid, U64, Bool); `-` reads standard input (streamed
+    /// when the workflow can stream). Exit status 3 when the workflow itself fails, 2 when an input
+    /// cannot be read.
+    #[arg(long = "input", value_name = "[NAME=]FILE")]
     inputs: Vec<PathBuf>,
     /// Print how long the workflow took (on stderr).
     #[arg(long)]
