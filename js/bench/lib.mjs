@@ -20,8 +20,13 @@ export async function inChromium(mounts, { timeoutMs }) {
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_FLAGS, headless: true });
   try {
     const page = await browser.newPage();
+    // A script that fails to load or throws leaves no result: fail at once, saying why.
+    const failed = new Promise((_, reject) => page.on('pageerror', (e) => reject(new Error(`in Chromium: ${e}`))));
     await page.goto(`${server.base}/page.html?script=/app/bench.mjs`);
-    await page.waitForFunction(() => window.result !== undefined, null, { timeout: timeoutMs, polling: 500 });
+    await Promise.race([
+      page.waitForFunction(() => window.result !== undefined, null, { timeout: timeoutMs, polling: 500 }),
+      failed,
+    ]);
     const result = await page.evaluate(() => window.result);
     if (result.error) throw new Error(result.error);
     return result;

@@ -90,19 +90,71 @@ pub fn packages(crate_dir: &Path) -> Result<Vec<CratePackage>, CargoPackageError
     let mut out = vec![package(crate_dir, true)?];
     let vendor = crate_dir.join("vendor");
     if vendor.is_dir() {
-        let mut dirs = Vec::new();
-        for entry in std::fs::read_dir(&vendor).map_err(fsutil::at(&vendor))? {
-            let path = entry.map_err(fsutil::at(&vendor))?.path();
-            if path.is_dir() {
-                dirs.push(path);
-            }
-        }
-        dirs.sort();
-        for dir in dirs {
-            out.push(package(&dir, false)?);
-        }
+        out.extend(vendored(&vendor)?);
     }
     Ok(out)
+}
+
+/// The packages of every crate in a `vendor/` directory, sorted by
+/// directory name.
+pub fn vendored(vendor: &Path) -> Result<Vec<CratePackage>, CargoPackageError> {
+    let mut dirs = Vec::new();
+    for entry in std::fs::read_dir(vendor).map_err(fsutil::at(vendor))? {
+        let path = entry.map_err(fsutil::at(vendor))?.path();
+        if path.is_dir() {
+            dirs.push(path);
+        }
+    }
+    dirs.sort();
+    dirs.iter().map(|dir| package(dir, false)).collect()
+}
+
+/// The packages of every version of every operation in `registry`, with
+/// the crates each depends on (the runtime crates, and registered crates
+/// of value types), each name and version once. Each operation is
+/// vendored into `scratch/<version id>/` first (removed afterwards). An
+/// operation that cannot be packaged (it bundles crates inside its own
+/// directory, which a registry cannot serve as one `.crate`) is left out
+/// and named in the second list, with why.
+pub fn registry_packages(
+    registry: &crate::Registry,
+    scratch: &Path,
+) -> (Vec<CratePackage>, Vec<(String, CargoPackageError)>) {
+    let mut found: Vec<CratePackage> = Vec::new();
+    let mut skipped = Vec::new();
+    for op in registry.iter() {
+        let dir = scratch.join(&op.version_id);
+        let packaged = operation_packages(registry, op, &dir);
+        let _ = std::fs::remove_dir_all(&dir);
+        match packaged {
+            Ok(packages) => {
+                for p in packages {
+                    if !found.iter().any(|f| f.name == p.name && f.version == p.version) {
+                        found.push(p);
+                    }
+                }
+            }
+            Err(e) => skipped.push((format!("{} {}", op.name(), op.version()), e)),
+        }
+    }
+    (found, skipped)
+}
+
+fn operation_packages(
+    registry: &crate::Registry,
+    op: &crate::registry::RegisteredOperation,
+    dir: &Path,
+) -> Result<Vec<CratePackage>, CargoPackageError> {
+    let shown = format!("{} {}", op.name(), op.version());
+    let registry_error = |e: crate::registry::RegistryError| bad(&shown, e.to_string());
+    let files = op.files().map_err(registry_error)?;
+    let mut crates = vec![op.clone()];
+    crates.extend(registry.dependencies(&[(op.name(), op.version(), &files)]).map_err(registry_error)?);
+    let vendored_files = crate::project::vendor_operations(&crates).map_err(|e| bad(&shown, e.to_string()))?;
+    for file in &vendored_files {
+        fsutil::write(&dir.join(&file.path), file.contents.as_bytes())?;
+    }
+    vendored(&dir.join("vendor"))
 }
 
 /// Packages the crate in `dir`. `top`: the generated crate, whose
@@ -206,6 +258,15 @@ fn index_dep(
         Some(path) => {
             let path =
                 path.as_str().ok_or_else(|| bad(shown, format!("dependency `{dep_name}`: `path` is not a string")))?;
+            if !top && !path.starts_with("../") {
+                return Err(bad(
+                    shown,
+                    format!(
+                        "dependency `{dep_name}` is a crate bundled inside this one (`{path}`): a registry serves \
+                         each crate as a package of its own"
+                    ),
+                ));
+            }
             let dep_dir = dir.join(path);
             // A path dependency is a crate of this registry: another
             // vendored crate, of the version its manifest says.

@@ -240,6 +240,9 @@ pub async fn serve(config: Config) -> Result<(), ServeError> {
     state.data_lock.record(&format!("http://{local}"))?;
     let workers = worker::spawn(state.clone(), workers);
     let publisher = publisher::spawn(state.clone());
+    // Every registered operation in the Cargo registry.
+    let registering = state.clone();
+    tokio::task::spawn_blocking(move || registries::add_operations(&registering));
     // The lock seed now, so that the first /v1/generate does not wait for it.
     let early = state.clone();
     tokio::spawn(async move {

@@ -136,6 +136,7 @@ fn run(state: &AppState, job: &Publish) -> Result<String, String> {
     let mut registry = Registry::open(&state.config.data).map_err(|e| e.to_string())?;
     let added = registry.add(prepared, Origin::Published).map_err(|e| e.to_string())?;
     *state.registry.write().unwrap_or_else(std::sync::PoisonError::into_inner) = Arc::new(registry);
+    crate::registries::add_operations(state);
     let what = match added {
         Added::New => "registered",
         Added::Unchanged => "already registered with the same sources",

@@ -3,12 +3,14 @@
 //! npm's package documents (`dist.tarball`) must hold. It is the
 //! configured `--public-url`, or `http://` and the request's `Host`, which
 //! is checked to be a plain host and port (it is written into JSON that
-//! clients follow).
+//! clients follow). And [`add_operations`]: every registered operation in
+//! the Cargo registry, not only those a build used.
 
 use axum::http::{header, HeaderMap};
 
 use crate::problem::Problem;
-use crate::Config;
+use crate::store::{Artifact, Ecosystem, Package};
+use crate::{AppState, Config};
 
 #[derive(Debug, thiserror::Error)]
 #[error("--public-url {0:?} is not an http:// or https:// URL with a host and no query (https://braid.example.org)")]
@@ -31,6 +33,48 @@ pub fn check_public_url(url: &str) -> Result<String, BadPublicUrl> {
 /// A host name or address with an optional port, as `Host` carries it.
 fn is_host(host: &str) -> bool {
     host.len() <= 255 && host.bytes().all(|b| b.is_ascii_alphanumeric() || b"-.:[]_".contains(&b))
+}
+
+/// Adds every version of every registered operation, with the crates it
+/// builds on (braid-support, braid-macros, ...), to the Cargo registry:
+/// at start and after an operation is published. Blocking (it packs a few
+/// hundred files); what it cannot add is logged, never fatal.
+pub fn add_operations(state: &AppState) {
+    let registry = state.registry();
+    let scratch = state.config.data.join("tmp").join(format!("registry-{}", uuid::Uuid::new_v4().simple()));
+    let (crates, skipped) = braid::cargo_package::registry_packages(&registry, &scratch);
+    let _ = std::fs::remove_dir_all(&scratch);
+    for (op, why) in skipped {
+        tracing::warn!("{op} is not in the Cargo registry: {why}");
+    }
+    let mut artifacts = Vec::new();
+    let mut packages = Vec::new();
+    for c in crates {
+        let cid = match state.cas.put(&c.bytes) {
+            Ok(cid) => cid,
+            Err(e) => {
+                tracing::error!("adding {} {} to the Cargo registry: {e}", c.name, c.version);
+                continue;
+            }
+        };
+        let name = format!("{}-{}.crate", c.name, c.version);
+        artifacts.push(Artifact {
+            name,
+            cid: cid.clone(),
+            size: c.bytes.len() as u64,
+            media_type: "application/gzip".into(),
+        });
+        let (name, version, entry, digest) = (c.name, c.version, c.index_line, c.cksum);
+        packages.push(Package { ecosystem: Ecosystem::Cargo, name, version, cid, entry, digest });
+    }
+    match state.store.add_registry_packages(&artifacts, &packages) {
+        Ok(conflicts) => {
+            for conflict in conflicts {
+                tracing::warn!("{conflict} is already in the Cargo registry with other content: left as it was");
+            }
+        }
+        Err(e) => tracing::error!("adding the registered operations to the Cargo registry: {e}"),
+    }
 }
 
 /// The base URL of this request's answers, without a trailing `/`.

@@ -757,3 +757,28 @@ async fn a_published_version_is_never_replaced() {
     let lines = s.get("/cargo/index/wf/_c/wf_cidv1_from_bytes").await.text();
     assert_eq!(lines.lines().count(), 1);
 }
+
+#[tokio::test]
+async fn every_registered_operation_is_in_the_cargo_registry() {
+    let s = Service::new();
+    crate::registries::add_operations(&s.state);
+    let registry = s.state.registry();
+    for name in registry.names().into_iter().chain(["braid-support", "braid-macros", "braid-schema"]) {
+        let path = braid::cargo_package::index_path(name).unwrap();
+        let index = s.get(&format!("/cargo/index/{path}")).await;
+        assert_eq!(index.status, StatusCode::OK, "{name}: {}", index.text());
+        let line: Value = serde_json::from_str(index.text().lines().next().unwrap()).unwrap();
+        assert_eq!(line["name"], name);
+    }
+    // A build then brings the same crates, byte for byte: they agree, and
+    // its workflow crate is added with them.
+    s.post_json("/v1/workflows", &json!({"manifest": manifest("cidv1_from_bytes"), "targets": ["native"]})).await;
+    finish_build_with_packages(&s, b"tgz");
+    let workflow = s.get("/cargo/index/wf/_c/wf_cidv1_from_bytes").await;
+    assert_eq!(workflow.status, StatusCode::OK, "{}", workflow.text());
+    assert_eq!(s.get("/cargo/index/op/_m/op_multihash").await.text().lines().count(), 1);
+    // Adding them again changes nothing.
+    let before = s.get("/cargo/index/br/ai/braid-support").await.text();
+    crate::registries::add_operations(&s.state);
+    assert_eq!(s.get("/cargo/index/br/ai/braid-support").await.text(), before);
+}

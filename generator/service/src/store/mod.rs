@@ -154,6 +154,17 @@ pub fn tail(text: &str, max_bytes: usize) -> String {
     text[cut..].to_string()
 }
 
+/// Records artifacts (their bytes are in the artifact store already).
+fn insert_artifacts(tx: &rusqlite::Transaction<'_>, artifacts: &[Artifact]) -> Result<(), StoreError> {
+    for a in artifacts {
+        tx.execute(
+            "INSERT OR IGNORE INTO artifacts (cid, size, media_type) VALUES (?1, ?2, ?3)",
+            params![a.cid, a.size as i64, a.media_type],
+        )?;
+    }
+    Ok(())
+}
+
 /// A workflow in the list of `GET /v1/workflows`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct WorkflowRow {
@@ -380,7 +391,7 @@ impl Store {
         let tx = conn.transaction()?;
         for ecosystem in [Ecosystem::Cargo, Ecosystem::Npm] {
             let of: Vec<Package> = packages.iter().filter(|p| p.ecosystem == ecosystem).cloned().collect();
-            let conflicts = packages::record(&tx, build_id, &of)?;
+            let conflicts = packages::record(&tx, build_id.as_str(), &of)?;
             if !conflicts.is_empty() {
                 tracing::warn!(
                     build = %build_id,
@@ -389,12 +400,7 @@ impl Store {
                 );
             }
         }
-        for a in artifacts {
-            tx.execute(
-                "INSERT OR IGNORE INTO artifacts (cid, size, media_type) VALUES (?1, ?2, ?3)",
-                params![a.cid, a.size as i64, a.media_type],
-            )?;
-        }
+        insert_artifacts(&tx, artifacts)?;
         tx.execute(
             "UPDATE builds SET state = ?2, report = ?3, artifacts = ?4 WHERE id = ?1",
             params![

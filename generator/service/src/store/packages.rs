@@ -7,8 +7,13 @@
 
 use rusqlite::{params, OptionalExtension, Transaction};
 
+use super::Artifact;
 use super::{now, Store, StoreError};
-use crate::ids::{BuildId, ContentId};
+use crate::ids::ContentId;
+
+/// What `packages.build_id` says of packages that come from the operation
+/// registry rather than from a build.
+const FROM_REGISTRY: &str = "registry";
 
 /// Which registry a package is in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -65,6 +70,26 @@ impl Store {
         Ok(rows)
     }
 
+    /// Records packages of the operation registry's crates (stored as
+    /// `artifacts`), each on its own: one whose version is already served
+    /// with other bytes is left out (and named in the answer), the others
+    /// are added.
+    pub fn add_registry_packages(
+        &self,
+        artifacts: &[Artifact],
+        packages: &[Package],
+    ) -> Result<Vec<String>, StoreError> {
+        let mut conn = self.writer()?;
+        let tx = conn.transaction()?;
+        super::insert_artifacts(&tx, artifacts)?;
+        let mut conflicts = Vec::new();
+        for p in packages {
+            conflicts.extend(record(&tx, FROM_REGISTRY, std::slice::from_ref(p))?);
+        }
+        tx.commit()?;
+        Ok(conflicts)
+    }
+
     /// One version of a package.
     pub fn package(&self, ecosystem: Ecosystem, name: &str, version: &str) -> Result<Option<Package>, StoreError> {
         Ok(self.package_versions(ecosystem, name)?.into_iter().find(|p| p.version == version))
@@ -75,11 +100,7 @@ impl Store {
 /// of them has a version already served with other bytes (a registry never
 /// changes a published version, and a set of crates built together must
 /// be served together). Returns the conflicting names.
-pub(super) fn record(
-    tx: &Transaction<'_>,
-    build_id: &BuildId,
-    packages: &[Package],
-) -> Result<Vec<String>, StoreError> {
+pub(super) fn record(tx: &Transaction<'_>, source: &str, packages: &[Package]) -> Result<Vec<String>, StoreError> {
     let mut conflicts = Vec::new();
     let mut fresh = Vec::new();
     for p in packages {
@@ -101,7 +122,7 @@ pub(super) fn record(
             tx.execute(
                 "INSERT INTO packages (ecosystem, name, version, cid, entry, digest, build_id, created_at)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
-                params![p.ecosystem.as_str(), p.name, p.version, p.cid, p.entry, p.digest, build_id, now()],
+                params![p.ecosystem.as_str(), p.name, p.version, p.cid, p.entry, p.digest, source, now()],
             )?;
         }
     }
