@@ -20,8 +20,12 @@ export async function inChromium(mounts, { timeoutMs }) {
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_FLAGS, headless: true });
   try {
     const page = await browser.newPage();
-    // A script that fails to load or throws leaves no result: fail at once, saying why.
-    const failed = new Promise((_, reject) => page.on('pageerror', (e) => reject(new Error(`in Chromium: ${e}`))));
+    // A script that fails to load or throws, or a page that crashes, leaves
+    // no result: fail at once, saying why.
+    const failed = new Promise((_, reject) => {
+      page.on('pageerror', (e) => reject(new Error(`in Chromium: ${e}`)));
+      page.on('crash', () => reject(new Error('the Chromium page crashed')));
+    });
     await page.goto(`${server.base}/page.html?script=/app/bench.mjs`);
     await Promise.race([
       page.waitForFunction(() => window.result !== undefined, null, { timeout: timeoutMs, polling: 500 }),
