@@ -8,6 +8,10 @@
 
 use axum::http::{header, HeaderMap};
 
+use braid::cargo_package::CratePackage;
+
+use crate::cas::CasError;
+use crate::ids::ContentId;
 use crate::problem::Problem;
 use crate::store::{Artifact, Ecosystem, Package};
 use crate::{AppState, Config};
@@ -50,22 +54,14 @@ pub fn add_operations(state: &AppState) {
     let mut artifacts = Vec::new();
     let mut packages = Vec::new();
     for c in crates {
-        let cid = match state.cas.put(&c.bytes) {
-            Ok(cid) => cid,
-            Err(e) => {
-                tracing::error!("adding {} {} to the Cargo registry: {e}", c.name, c.version);
-                continue;
+        let what = format!("{} {}", c.name, c.version);
+        match store_cargo_package(state, c) {
+            Ok((artifact, package)) => {
+                artifacts.push(artifact);
+                packages.push(package);
             }
-        };
-        let name = format!("{}-{}.crate", c.name, c.version);
-        artifacts.push(Artifact {
-            name,
-            cid: cid.clone(),
-            size: c.bytes.len() as u64,
-            media_type: "application/gzip".into(),
-        });
-        let (name, version, entry, digest) = (c.name, c.version, c.index_line, c.cksum);
-        packages.push(Package { ecosystem: Ecosystem::Cargo, name, version, cid, entry, digest });
+            Err(e) => tracing::error!("adding {what} to the Cargo registry: {e}"),
+        }
     }
     match state.store.add_registry_packages(&artifacts, &packages) {
         Ok(conflicts) => {
@@ -75,6 +71,34 @@ pub fn add_operations(state: &AppState) {
         }
         Err(e) => tracing::error!("adding the registered operations to the Cargo registry: {e}"),
     }
+}
+
+/// Puts a package's archive (`bytes`, an artifact named `file`) in the
+/// artifact store; the package `made` for its content id.
+pub(crate) fn store_package(
+    state: &AppState,
+    file: String,
+    bytes: &[u8],
+    made: impl FnOnce(ContentId) -> Package,
+) -> Result<(Artifact, Package), CasError> {
+    let cid = state.cas.put(bytes)?;
+    let artifact =
+        Artifact { name: file, cid: cid.clone(), size: bytes.len() as u64, media_type: "application/gzip".into() };
+    Ok((artifact, made(cid)))
+}
+
+/// [`store_package`] for a `.crate`.
+pub(crate) fn store_cargo_package(state: &AppState, c: CratePackage) -> Result<(Artifact, Package), CasError> {
+    let file = format!("{}-{}.crate", c.name, c.version);
+    let (name, version, entry, digest) = (c.name, c.version, c.index_line, c.cksum);
+    store_package(state, file, &c.bytes, |cid| Package {
+        ecosystem: Ecosystem::Cargo,
+        name,
+        version,
+        cid,
+        entry,
+        digest,
+    })
 }
 
 /// The base URL of this request's answers, without a trailing `/`.

@@ -334,7 +334,7 @@ impl Output {
 }
 
 /// Packs `out/`, as `report` describes it, into artifacts in the store,
-/// with the registries' packages of the build (see [`packages`]).
+/// with the registries' packages of the build (see [`registry_packages`]).
 fn collect(
     state: &AppState,
     out: &Path,
@@ -381,41 +381,28 @@ fn collect(
         let bytes = std::fs::read(&path).map_err(|e| format!("{}: {e}", path.display()))?;
         put(format!("{crate_name}.wasm"), bytes, "application/wasm")?;
     }
-    let mut packages = Vec::new();
-    for (artifact, package) in registry_packages(state, out, manifest, &report)? {
-        artifacts.push(artifact);
-        packages.push(package);
-    }
+    let (stored, packages): (Vec<Artifact>, Vec<Package>) =
+        registry_packages(state, out, manifest, &report).into_iter().unzip();
+    artifacts.extend(stored);
     Ok((report, artifacts, packages))
 }
 
-/// What the registries serve of a build: a `.crate` for the workflow's
-/// crate and each crate it vendors (Cargo), and one npm package when the
-/// build has the node and web targets (and its bundler one if built). Each as (artifact
-/// put in the artifact store, with its package.
-fn registry_packages(
-    state: &AppState,
-    out: &Path,
-    manifest: &str,
-    report: &Report,
-) -> Result<Vec<(Artifact, Package)>, String> {
+/// What the registries serve of a build, stored: a `.crate` for the
+/// workflow's crate and each crate it vendors (Cargo), and one npm package
+/// when the build has the node and web targets. A build whose packages
+/// cannot be made (an operation that bundles crates, say) still succeeds,
+/// without them; the server logs why.
+fn registry_packages(state: &AppState, out: &Path, manifest: &str, report: &Report) -> Vec<(Artifact, Package)> {
     let mut found = Vec::new();
-    let mut put =
-        |file: String, bytes: Vec<u8>, ecosystem, name: String, version: String, entry: String, digest: String| {
-            let cid = state.cas.put(&bytes).map_err(|e| e.to_string())?;
-            let artifact = Artifact {
-                name: file,
-                cid: cid.clone(),
-                size: bytes.len() as u64,
-                media_type: "application/gzip".into(),
-            };
-            found.push((artifact, Package { ecosystem, name, version, cid, entry, digest }));
-            Ok::<(), String>(())
-        };
-    let crates = braid::cargo_package::packages(&out.join("crate")).map_err(|e| format!("packaging crates: {e}"))?;
-    for c in crates {
-        let file = format!("{}-{}.crate", c.name, c.version);
-        put(file, c.bytes, Ecosystem::Cargo, c.name, c.version, c.index_line, c.cksum)?;
+    let cargo = braid::cargo_package::packages(&out.join("crate")).map_err(|e| e.to_string()).and_then(|crates| {
+        crates
+            .into_iter()
+            .map(|c| crate::registries::store_cargo_package(state, c).map_err(|e| e.to_string()))
+            .collect()
+    });
+    match cargo {
+        Ok(stored) => found.extend::<Vec<_>>(stored),
+        Err(e) => tracing::warn!("{} is not in the Cargo registry: {e}", report.crate_name),
     }
     let js: Vec<JsTarget> = report
         .targets
@@ -426,22 +413,27 @@ fn registry_packages(
         })
         .collect();
     if [JsTarget::Node, JsTarget::Web].iter().all(|t| js.contains(t)) {
-        let workflow = braid::manifest::validate(manifest, &state.registry())
-            .map_err(|_| "the manifest no longer validates against the registry".to_string())?;
-        let npm = braid::npm_package::unified(
-            &out.join("pkg"),
-            &workflow,
-            &report.crate_name,
-            state.config.npm_scope.as_deref(),
-        )
-        .map_err(|e| format!("the npm package: {e}"))?;
-        let entries = npm.files.iter().map(|(path, bytes)| (path.as_str(), bytes.as_slice()));
-        let tgz = pack::tar_gz_entries(entries, "package").map_err(|e| format!("packing the npm package: {e}"))?;
-        let file = format!("npm-{}-{}.tgz", report.crate_name, npm.version);
-        let (entry, digest) = (npm.package_json.to_string(), pack::integrity(&tgz));
-        put(file, tgz, Ecosystem::Npm, npm.name, npm.version, entry, digest)?;
+        match npm_package(state, out, manifest, report) {
+            Ok(stored) => found.push(stored),
+            Err(e) => tracing::warn!("{} is not in the npm registry: {e}", report.crate_name),
+        }
     }
-    Ok(found)
+    found
+}
+
+/// The build's one npm package, stored.
+fn npm_package(state: &AppState, out: &Path, manifest: &str, report: &Report) -> Result<(Artifact, Package), String> {
+    let workflow = braid::manifest::validate(manifest, &state.registry())
+        .map_err(|_| "the manifest no longer validates against the registry".to_string())?;
+    let scope = state.config.npm_scope.as_deref();
+    let npm = braid::npm_package::unified(&out.join("pkg"), &workflow, &report.crate_name, scope)
+        .map_err(|e| e.to_string())?;
+    let entries = npm.files.iter().map(|(path, bytes)| (path.as_str(), bytes.as_slice()));
+    let tgz = pack::tar_gz_entries(entries, "package").map_err(|e| format!("packing it: {e}"))?;
+    let file = format!("npm-{}-{}.tgz", report.crate_name, npm.version);
+    let (entry, digest) = (npm.package_json.to_string(), pack::integrity(&tgz));
+    let package = |cid| Package { ecosystem: Ecosystem::Npm, name: npm.name, version: npm.version, cid, entry, digest };
+    crate::registries::store_package(state, file, &tgz, package).map_err(|e| e.to_string())
 }
 
 /// The process group a build child leads; killed when dropped unless the

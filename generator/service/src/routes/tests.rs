@@ -673,9 +673,7 @@ fn finish_build_with_packages(s: &Service, tgz: &[u8]) -> Vec<crate::store::Pack
     braid::project::write(&workflow, &braid::codegen::Generator::new(), &dir).unwrap();
     let mut packages = Vec::new();
     for c in braid::cargo_package::packages(&dir).unwrap() {
-        let cid = s.state.cas.put(&c.bytes).unwrap();
-        let (name, version, entry, digest) = (c.name, c.version, c.index_line, c.cksum);
-        packages.push(Package { ecosystem: Ecosystem::Cargo, name, version, cid, entry, digest });
+        packages.push(crate::registries::store_cargo_package(&s.state, c).unwrap().1);
     }
     packages.push(Package {
         ecosystem: Ecosystem::Npm,
