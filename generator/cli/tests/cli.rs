@@ -65,7 +65,7 @@ fn validate_json_is_machine_readable() {
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(v["valid"], true);
     assert_eq!(v["targets"], serde_json::json!(["native", "nostd", "wasm"]));
-    assert_eq!(v["signature"], "String, Bytes -> Cid");
+    assert_eq!(v["signature"], "text: String, bytes: Bytes -> Cid", "salted_cid names its inputs");
     assert_eq!(v["build_targets"], serde_json::json!(["native", "nostd", "node", "web", "bundler"]));
 }
 
