@@ -118,13 +118,19 @@ test('each example workflow: publish, poll, download, npm install, run in Node',
   for (const name of ['cidv1_from_bytes', 'dual_cid_of_text', 'salted_cid', 'cid_of_file']) {
     const wf = await publish({ manifest: manifest(name) });
     assert.equal(wf.state, 'succeeded');
-    const names = wf.artifacts.map((a) => a.name).sort();
+    // The registries' packages are artifacts of the build too: a .crate per
+    // crate (the workflow's and those it vendors), one npm package.
+    const all = wf.artifacts.map((a) => a.name).sort();
+    const crates = all.filter((n) => n.endsWith('.crate'));
+    assert.ok(crates.includes(`wf_${name}-0.1.0.crate`) && crates.includes('braid-support-0.1.0.crate'), `${crates}`);
+    const names = all.filter((n) => !n.endsWith('.crate'));
     if (name === 'cid_of_file') {
       assert.deepEqual(names, ['crate.tar.gz'], 'native only: no npm packages');
-      await download(wf.artifacts[0]);
+      await download(wf.artifacts.find((a) => a.name === 'crate.tar.gz'));
       continue;
     }
-    assert.deepEqual(names, ['crate.tar.gz', 'pkg-bundler.tgz', 'pkg-node.tgz', 'pkg-web.tgz', `wf_${name}.wasm`]);
+    const unified = `npm-wf_${name}-0.1.0.tgz`;
+    assert.deepEqual(names, ['crate.tar.gz', unified, 'pkg-bundler.tgz', 'pkg-node.tgz', 'pkg-web.tgz', `wf_${name}.wasm`]);
     assert.ok(wf.sizes_bytes['node.wasm'] > 0 && wf.timings_ms.generate >= 0);
     for (const a of wf.artifacts) await download(a);
     const tgz = await download(wf.artifacts.find((a) => a.name === 'pkg-node.tgz'));

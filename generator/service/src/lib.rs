@@ -235,14 +235,16 @@ pub async fn serve(config: Config) -> Result<(), ServeError> {
     let workers = config.workers;
     let limits = config.limits;
     let state = open(config)?;
+    // Every registered operation in the Cargo registry before the first
+    // request (about a second for the built-ins): what the index lists
+    // does not change under a client that just started.
+    let registering = state.clone();
+    let _ = tokio::task::spawn_blocking(move || registries::add_operations(&registering)).await;
     let listener = tokio::net::TcpListener::bind(addr).await.map_err(|source| ServeError::Bind { addr, source })?;
     let local = listener.local_addr().map_err(|source| ServeError::Bind { addr, source })?;
     state.data_lock.record(&format!("http://{local}"))?;
     let workers = worker::spawn(state.clone(), workers);
     let publisher = publisher::spawn(state.clone());
-    // Every registered operation in the Cargo registry.
-    let registering = state.clone();
-    tokio::task::spawn_blocking(move || registries::add_operations(&registering));
     // The lock seed now, so that the first /v1/generate does not wait for it.
     let early = state.clone();
     tokio::spawn(async move {

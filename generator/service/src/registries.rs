@@ -45,7 +45,9 @@ fn is_host(host: &str) -> bool {
 /// hundred files); what it cannot add is logged, never fatal.
 pub fn add_operations(state: &AppState) {
     let registry = state.registry();
-    let scratch = state.config.data.join("tmp").join(format!("registry-{}", uuid::Uuid::new_v4().simple()));
+    // Scratch space outside the data directory: its free space is the
+    // builds' (freeing it must not make room they were refused).
+    let scratch = std::env::temp_dir().join(format!("braid-registry-{}", uuid::Uuid::new_v4().simple()));
     let (crates, skipped) = braid::cargo_package::registry_packages(&registry, &scratch);
     let _ = std::fs::remove_dir_all(&scratch);
     for (op, why) in skipped {
