@@ -20,6 +20,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use braid::build::{Event, Report, Target};
+use braid::manifest::Workflow;
 use braid::registry::Origin;
 use braid::wasm_pkg::JsTarget;
 use tokio::io::{AsyncBufReadExt, BufReader};
@@ -163,9 +164,14 @@ async fn build_in(state: &Arc<AppState>, job: &Claimed, dir: &Path) -> Result<Ou
     let out = dir.join("out");
     // Operations that did not ship with braid compile in a target directory
     // of their own set, in the sandbox (see `publisher`).
-    let third_party: Vec<String> = braid::manifest::validate(&job.manifest, &state.registry())
-        .map(|w| w.crates.iter().filter(|op| op.origin != Origin::Builtin).map(|op| op.version_id.clone()).collect())
-        .unwrap_or_default();
+    // The workflow as validated now (the npm package needs it too).
+    let workflow = braid::manifest::validate(&job.manifest, &state.registry()).ok();
+    let third_party: Vec<String> = workflow
+        .iter()
+        .flat_map(|w| &w.crates)
+        .filter(|op| op.origin != Origin::Builtin)
+        .map(|op| op.version_id.clone())
+        .collect();
     let ids: Vec<&str> = third_party.iter().map(String::as_str).collect();
     let target_dir = crate::publisher::third_party_target_dir(&state.config.target_dir, &ids);
     let sandboxed = match (&state.sandbox, third_party.is_empty()) {
@@ -280,10 +286,10 @@ async fn build_in(state: &Arc<AppState>, job: &Claimed, dir: &Path) -> Result<Ou
     };
     let state2 = state.clone();
     let out2 = out.clone();
-    let manifest = job.manifest.clone();
-    let (report, artifacts, packages) = tokio::task::spawn_blocking(move || collect(&state2, &out2, &manifest, report))
-        .await
-        .map_err(|e| e.to_string())??;
+    let (report, artifacts, packages) =
+        tokio::task::spawn_blocking(move || collect(&state2, &out2, workflow.as_ref(), report))
+            .await
+            .map_err(|e| e.to_string())??;
     Ok(Outcome::Built(Box::new(report), artifacts, packages))
 }
 
@@ -338,7 +344,7 @@ impl Output {
 fn collect(
     state: &AppState,
     out: &Path,
-    manifest: &str,
+    workflow: Option<&Workflow>,
     report: Report,
 ) -> Result<(Report, Vec<Artifact>, Vec<Package>), String> {
     let crate_name = report.crate_name.clone();
@@ -382,7 +388,7 @@ fn collect(
         put(format!("{crate_name}.wasm"), bytes, "application/wasm")?;
     }
     let (stored, packages): (Vec<Artifact>, Vec<Package>) =
-        registry_packages(state, out, manifest, &report).into_iter().unzip();
+        registry_packages(state, out, workflow, &report).into_iter().unzip();
     artifacts.extend(stored);
     Ok((report, artifacts, packages))
 }
@@ -392,7 +398,12 @@ fn collect(
 /// when the build has the node and web targets. A build whose packages
 /// cannot be made (an operation that bundles crates, say) still succeeds,
 /// without them; the server logs why.
-fn registry_packages(state: &AppState, out: &Path, manifest: &str, report: &Report) -> Vec<(Artifact, Package)> {
+fn registry_packages(
+    state: &AppState,
+    out: &Path,
+    workflow: Option<&Workflow>,
+    report: &Report,
+) -> Vec<(Artifact, Package)> {
     let mut found = Vec::new();
     let cargo = braid::cargo_package::packages(&out.join("crate")).map_err(|e| e.to_string()).and_then(|crates| {
         crates
@@ -413,7 +424,7 @@ fn registry_packages(state: &AppState, out: &Path, manifest: &str, report: &Repo
         })
         .collect();
     if [JsTarget::Node, JsTarget::Web].iter().all(|t| js.contains(t)) {
-        match npm_package(state, out, manifest, report) {
+        match npm_package(state, out, workflow, report) {
             Ok(stored) => found.push(stored),
             Err(e) => tracing::warn!("{} is not in the npm registry: {e}", report.crate_name),
         }
@@ -422,11 +433,15 @@ fn registry_packages(state: &AppState, out: &Path, manifest: &str, report: &Repo
 }
 
 /// The build's one npm package, stored.
-fn npm_package(state: &AppState, out: &Path, manifest: &str, report: &Report) -> Result<(Artifact, Package), String> {
-    let workflow = braid::manifest::validate(manifest, &state.registry())
-        .map_err(|_| "the manifest no longer validates against the registry".to_string())?;
+fn npm_package(
+    state: &AppState,
+    out: &Path,
+    workflow: Option<&Workflow>,
+    report: &Report,
+) -> Result<(Artifact, Package), String> {
+    let workflow = workflow.ok_or("the manifest did not validate against the registry when the build started")?;
     let scope = state.config.npm_scope.as_deref();
-    let npm = braid::npm_package::unified(&out.join("pkg"), &workflow, &report.crate_name, scope)
+    let npm = braid::npm_package::unified(&out.join("pkg"), workflow, &report.crate_name, scope)
         .map_err(|e| e.to_string())?;
     let entries = npm.files.iter().map(|(path, bytes)| (path.as_str(), bytes.as_slice()));
     let tgz = pack::tar_gz_entries(entries, "package").map_err(|e| format!("packing it: {e}"))?;
