@@ -90,7 +90,7 @@ test-node: test-wasm test-workflows
 bench: test-wasm
 	BRAID_DENY_WARNINGS=1 $(BRAID) build workflows/cidv1_from_bytes.json -o $(WF_OUT)/cidv1_from_bytes
 	BRAID_DENY_WARNINGS=1 $(BRAID) build bench/workflows/cid_of_text.json --targets node -o target/bench/cid_of_text
-	BRAID_DENY_WARNINGS=1 $(BRAID) build workflows/photo_proof.json --targets native,node -o $(WF_OUT)/photo_proof
+	BRAID_DENY_WARNINGS=1 $(BRAID) build workflows/photo_proof.json --targets native,node,web -o $(WF_OUT)/photo_proof
 	wasm-pack --quiet build --release --target nodejs bench/baselines --out-dir ../../target/bench/baselines
 	wasm-pack --quiet build --release --target web bench/baselines --out-dir ../../target/bench/baselines-web
 	cp $(WF_OUT)/cidv1_from_bytes/crate/Cargo.lock bench/native/Cargo.lock

@@ -25,8 +25,13 @@ export async function inChromium(mounts, { timeoutMs }) {
     const failed = new Promise((_, reject) => {
       page.on('pageerror', (e) => reject(new Error(`in Chromium: ${e}`)));
       page.on('crash', () => reject(new Error('the Chromium page crashed')));
+      browser.on('disconnected', () => reject(new Error('Chromium exited')));
+      // A module that fails to load stops the page's script without a pageerror.
+      page.on('response', (r) => r.status() >= 400 && reject(new Error(`in Chromium: ${r.url()} answered ${r.status()}`)));
+      page.on('requestfailed', (r) => reject(new Error(`in Chromium: ${r.url()} failed: ${r.failure()?.errorText}`)));
     });
-    await page.goto(`${server.base}/page.html?script=/app/bench.mjs`);
+    failed.catch(() => {}); // raced below; not unhandled while the page loads
+    await Promise.race([page.goto(`${server.base}/page.html?script=/app/bench.mjs`), failed]);
     await Promise.race([
       page.waitForFunction(() => window.result !== undefined, null, { timeout: timeoutMs, polling: 500 }),
       failed,

@@ -13,7 +13,7 @@ export async function serve(mounts) {
     const url = new URL(req.url, 'http://x');
     if (url.pathname === '/page.html') {
       res.writeHead(200, { 'content-type': 'text/html' });
-      res.end(`<!doctype html><meta charset="utf-8"><script type="module" src="${url.searchParams.get('script')}"></script>`);
+      res.end(`<!doctype html><meta charset="utf-8"><link rel="icon" href="data:,"><script type="module" src="${url.searchParams.get('script')}"></script>`);
       return;
     }
     const prefix = Object.keys(mounts).find((p) => url.pathname.startsWith(p));
