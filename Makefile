@@ -15,7 +15,7 @@ WORKFLOWS := $(filter-out workflows/vectors.json,$(wildcard workflows/*.json))
 SAMPLE := workflows/samples/sample.txt
 THUMB := thumbv7em-none-eabihf
 
-.PHONY: setup demo test bench test-rust test-lint test-nostd test-wasm test-workflows test-node bless clean
+.PHONY: setup demo test bench test-rust test-lint test-nostd test-wasm test-workflows test-node test-postgres test-cluster bless clean
 
 setup:
 	@scripts/setup.sh
@@ -40,7 +40,7 @@ demo: $(BRAID)
 	@node js/scripts/demo.mjs target/demo/pkg/node/wf_cidv1_from_bytes.js $(SAMPLE)
 
 ## test: every test (Rust, lint, no_std builds, Wasm builds, Node)
-test: setup test-lint test-rust test-nostd test-wasm test-workflows test-node
+test: setup test-lint test-rust test-nostd test-wasm test-workflows test-node test-postgres test-cluster
 	@echo "make test: all passed"
 
 # Also lints the code #[operation] generates for the `wasm` feature, on wasm32.
@@ -85,6 +85,21 @@ test-workflows: $(BRAID)
 
 test-node: test-wasm test-workflows
 	cd js && BRAID_OP_PKGS=$(CURDIR)/$(NPM_OPS) BRAID_WF_OUT=$(CURDIR)/$(WF_OUT) BRAID_BIN=$(CURDIR)/$(BRAID) node --test test/
+
+# A private PostgreSQL on loopback (scripts/postgres.sh) for the shared
+# backend's store tests; stopped afterwards, whatever the result.
+PG_DIR := target/postgres
+PG_PORT := 55432
+test-postgres: setup
+	url=$$(scripts/postgres.sh start $(PG_DIR) $(PG_PORT)); \
+	BRAID_TEST_POSTGRES=$$url cargo test --quiet -p braid-service --lib store::postgres -- --ignored; \
+	status=$$?; scripts/postgres.sh stop $(PG_DIR); exit $$status
+
+# A deployment on one machine: PostgreSQL, two `braid serve` (API only) and
+# workers, sharing an artifact directory; submissions, a worker killed
+# mid-build, restarts, a damaged artifact (js/test-cluster/).
+test-cluster: $(BRAID)
+	cd js && BRAID_BIN=$(CURDIR)/$(BRAID) node --test test-cluster/
 
 ## bench: numbers, not tests: bench/results.json and bench/REPORT.md
 bench: test-wasm

@@ -50,6 +50,8 @@ has_version wasm-pack "$WASM_PACK_VERSION" || cargo_install wasm-pack "$WASM_PAC
 apt_missing=""
 command -v chromium >/dev/null 2>&1 || apt_missing="$apt_missing chromium"
 command -v bwrap >/dev/null 2>&1 || apt_missing="$apt_missing bubblewrap"
+# The shared backend's tests and `make cluster` (scripts/postgres.sh).
+ls /usr/lib/postgresql/*/bin/pg_ctl >/dev/null 2>&1 || apt_missing="$apt_missing postgresql"
 if [ -n "$apt_missing" ]; then
   log "apt-get install$apt_missing"
   sudo=""

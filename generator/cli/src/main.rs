@@ -34,7 +34,10 @@ enum Command {
     /// Build a workflow natively (cached) and run it; each --input FILE is one external input, in order.
     Run(commands::run::Args),
     /// Run the publish service: an HTTP API that validates, generates and builds workflows.
-    Serve(commands::serve::Args),
+    Serve(Box<commands::serve::Args>),
+    /// Build workflows for a deployment of `braid serve` that shares its state (--database, --artifacts), on any
+    /// host; as many as the builds need.
+    Worker(commands::serve::WorkerArgs),
     /// Build operations alone as npm packages (their `wasm` feature).
     OpPackage(commands::op_package::Args),
     /// Show where builds are cached (the cargo target directory, `braid run`'s crates) and their size.
@@ -58,7 +61,8 @@ fn main() -> ExitCode {
         Command::Doctor(args) => commands::doctor::run(args),
         Command::Build(args) => commands::build::run(args),
         Command::Run(args) => commands::run::run(args),
-        Command::Serve(args) => commands::serve::run(args),
+        Command::Serve(args) => commands::serve::run(*args),
+        Command::Worker(args) => commands::serve::worker(args),
         Command::OpPackage(args) => commands::op_package::run(args),
         Command::Schema => commands::schema::run(),
         Command::Cache(args) => commands::cache::show(args),

@@ -105,11 +105,15 @@ impl Cas {
         Ok(Some(bytes))
     }
 
-    /// Removes temporary files a crash left behind.
+    /// Removes temporary files a crash left behind: those an hour old (the
+    /// directory may be shared with processes writing now).
     pub fn sweep(&self) {
+        let old = |e: &std::fs::DirEntry| {
+            e.metadata().and_then(|m| m.modified()).is_ok_and(|t| t.elapsed().is_ok_and(|age| age.as_secs() > 3600))
+        };
         if let Ok(entries) = std::fs::read_dir(&self.dir) {
             for e in entries.flatten() {
-                if e.file_name().to_string_lossy().ends_with(".tmp") {
+                if e.file_name().to_string_lossy().ends_with(".tmp") && old(&e) {
                     let _ = std::fs::remove_file(e.path());
                 }
             }

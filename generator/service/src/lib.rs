@@ -31,8 +31,17 @@ use braid::registry::Registry;
 #[derive(Debug, Clone)]
 pub struct Config {
     pub addr: SocketAddr,
-    /// SQLite database, artifacts and build directories live here.
+    /// Artifacts and build directories live here, and the SQLite database
+    /// of the embedded default.
     pub data: PathBuf,
+    /// Where the service's state is kept.
+    pub database: Database,
+    /// The artifact store's directory: `<data>/artifacts`, or one every
+    /// process of a deployment shares.
+    pub artifacts: PathBuf,
+    /// How long a job stays its worker's without a heartbeat, where the
+    /// database is shared ([`Database::Postgres`]).
+    pub lease: Duration,
     /// Keys accepted in `x-api-key` for writes.
     pub api_keys: Vec<String>,
     /// Keys accepted in `x-api-key` for publishing operations (`POST
@@ -67,6 +76,16 @@ pub struct Config {
     pub npm_scope: Option<String>,
 }
 
+/// Where the service's state (workflows, builds, jobs, publishes,
+/// packages) is kept.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Database {
+    /// SQLite in the data directory: one process.
+    Embedded,
+    /// PostgreSQL at this URL, shared by any number of processes.
+    Postgres(String),
+}
+
 /// The largest operation upload by default: 8 MiB (compressed).
 pub const MAX_UPLOAD: usize = 8 << 20;
 
@@ -75,6 +94,37 @@ impl Config {
     /// parallel), at least one.
     pub fn default_workers() -> usize {
         std::thread::available_parallelism().map_or(1, |n| (n.get() / 2).max(1))
+    }
+
+    /// Every setting at its default, for the data directory `braid-data`.
+    pub fn defaults() -> Self {
+        let data = PathBuf::from("braid-data");
+        Self {
+            addr: SocketAddr::from(([127, 0, 0, 1], 8080)),
+            artifacts: data.join("artifacts"),
+            data,
+            database: Database::Embedded,
+            lease: Duration::from_secs(30),
+            api_keys: Vec::new(),
+            publisher_keys: Vec::new(),
+            max_upload: MAX_UPLOAD,
+            workers: Self::default_workers(),
+            build_timeout: Duration::from_secs(1800),
+            target_dir: braid::build::default_target_dir(),
+            braid_exe: PathBuf::from("braid"),
+            max_body: 2 << 20,
+            max_checks: Self::default_checks(),
+            check_queue: 64,
+            max_crate_bytes: 16 << 20,
+            limits: conn::Limits {
+                header_timeout: Duration::from_secs(10),
+                idle_timeout: Duration::from_secs(60),
+                max_connections: 512,
+            },
+            body_timeout: Duration::from_secs(30),
+            public_url: None,
+            npm_scope: None,
+        }
     }
 
     /// Heavy requests at once: one per core.
@@ -87,7 +137,10 @@ impl Config {
     pub(crate) fn for_tests(data: PathBuf) -> Self {
         Self {
             addr: "127.0.0.1:0".parse().expect("an address"),
+            artifacts: data.join("artifacts"),
             data,
+            database: Database::Embedded,
+            lease: Duration::from_secs(30),
             api_keys: vec!["k".into()],
             publisher_keys: vec!["p".into()],
             max_upload: MAX_UPLOAD,
@@ -114,7 +167,7 @@ impl Config {
 /// Shared by handlers and workers.
 pub struct AppState {
     pub config: Config,
-    pub store: Arc<store::Store>,
+    pub store: Arc<dyn store::Store>,
     pub cas: cas::Cas,
     /// The registry in `<data>/registry`; replaced when an operation is published.
     pub registry: std::sync::RwLock<Arc<Registry>>,
@@ -175,13 +228,16 @@ pub fn open(config: Config) -> Result<Arc<AppState>, ServeError> {
     std::fs::create_dir_all(&config.data).map_err(io(&config.data))?;
     // Before anything is read or cleaned: another server may be using it.
     let data_lock = datadir::DataLock::acquire(&config.data)?;
-    let store = store::Store::open(&config.data.join("braid.sqlite"))?;
+    let store: Arc<dyn store::Store> = match &config.database {
+        Database::Embedded => Arc::new(store::Sqlite::open(&config.data.join("braid.sqlite"))?),
+        Database::Postgres(url) => Arc::new(store::Postgres::open(url, config.lease, Duration::from_secs(30))?),
+    };
     let (retried, failed) = store.recover()?;
     store.recover_publishes()?;
     if retried + failed > 0 {
         tracing::warn!("recovered from a crash: {retried} interrupted build(s) queued again, {failed} marked failed");
     }
-    let cas = cas::Cas::open(&config.data.join("artifacts"))?;
+    let cas = cas::Cas::open(&config.artifacts)?;
     cas.sweep();
     // Build directories of interrupted jobs (their jobs start over in new
     // ones) and scratch files.
@@ -194,7 +250,7 @@ pub fn open(config: Config) -> Result<Arc<AppState>, ServeError> {
         tracing::warn!("publishing operations is off: {e}");
     }
     Ok(Arc::new(AppState {
-        store: Arc::new(store),
+        store,
         cas,
         registry: std::sync::RwLock::new(Arc::new(Registry::open(&config.data)?)),
         generator: Generator::new(),
@@ -209,6 +265,11 @@ pub fn open(config: Config) -> Result<Arc<AppState>, ServeError> {
         data_lock,
         config,
     }))
+}
+
+/// [`open`] off the async threads (it connects, migrates and recovers).
+async fn open_blocking(config: Config) -> Result<Arc<AppState>, ServeError> {
+    tokio::task::spawn_blocking(move || open(config)).await.expect("opening the state does not panic")
 }
 
 /// Braid's version and the compiler's: part of every build key.
@@ -234,7 +295,7 @@ pub async fn serve(config: Config) -> Result<(), ServeError> {
     let addr = config.addr;
     let workers = config.workers;
     let limits = config.limits;
-    let state = open(config)?;
+    let state = open_blocking(config).await?;
     // Every registered operation in the Cargo registry before the first
     // request (about a second for the built-ins): what the index lists
     // does not change under a client that just started.
@@ -245,6 +306,9 @@ pub async fn serve(config: Config) -> Result<(), ServeError> {
     state.data_lock.record(&format!("http://{local}"))?;
     let workers = worker::spawn(state.clone(), workers);
     let publisher = publisher::spawn(state.clone());
+    if workers.is_empty() {
+        eprintln!("braid serve: no workers here (--workers 0): `braid worker` processes build");
+    }
     // The lock seed now, so that the first /v1/generate does not wait for it.
     let early = state.clone();
     tokio::spawn(async move {
@@ -265,6 +329,28 @@ pub async fn serve(config: Config) -> Result<(), ServeError> {
         let _ = w.await;
     }
     eprintln!("braid serve: stopped");
+    Ok(())
+}
+
+/// `braid worker`: builds jobs from the shared database (nothing else)
+/// until SIGINT or SIGTERM; then stops its running builds (their jobs go
+/// back to the queue, for another worker) and returns. Prints `braid
+/// worker: ready` once it takes jobs.
+pub async fn work(config: Config) -> Result<(), ServeError> {
+    let workers = config.workers;
+    let state = open_blocking(config).await?;
+    let registering = state.clone();
+    let _ = tokio::task::spawn_blocking(move || registries::add_operations(&registering)).await;
+    state.data_lock.record("worker")?;
+    let workers = worker::spawn(state.clone(), workers);
+    eprintln!("braid worker: ready ({} builder(s))", workers.len());
+    signalled().await;
+    eprintln!("braid worker: shutting down");
+    let _ = state.shutdown.send(true);
+    for w in workers {
+        let _ = w.await;
+    }
+    eprintln!("braid worker: stopped");
     Ok(())
 }
 

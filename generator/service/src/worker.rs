@@ -76,6 +76,8 @@ enum Outcome {
     Failed(String),
     /// The server is shutting down.
     Stopped,
+    /// The job's lease ran out and another worker took it over.
+    Lost,
 }
 
 fn build_dir(state: &AppState, job: &Claimed) -> PathBuf {
@@ -105,6 +107,7 @@ async fn run(state: Arc<AppState>, job: Claimed) {
             tracing::info!(job = %job.job_id, "build stopped by the shutdown; it runs again at the next start");
             let _ = tokio::task::spawn_blocking(move || state.store.requeue(&id)).await;
         }
+        Outcome::Lost => tracing::warn!(job = %job.job_id, "build stopped: another worker took its job over"),
     }
 }
 
@@ -114,14 +117,14 @@ async fn run(state: Arc<AppState>, job: Claimed) {
 /// (the job is then `running` in the store, and the next start retries it).
 pub(crate) async fn record(
     state: &Arc<AppState>,
-    write: impl Fn(&Store) -> Result<(), StoreError> + Send + Sync + 'static,
+    write: impl Fn(&dyn Store) -> Result<(), StoreError> + Send + Sync + 'static,
 ) {
     let write = Arc::new(write);
     let mut stop = state.shutdown.subscribe();
     let mut delay = Duration::from_secs(1);
     loop {
         let (store, w) = (state.store.clone(), write.clone());
-        let e = match tokio::task::spawn_blocking(move || w(&store)).await {
+        let e = match tokio::task::spawn_blocking(move || w(&*store)).await {
             Ok(Ok(())) => return,
             Ok(Err(e)) => e.to_string(),
             Err(e) => e.to_string(),
@@ -136,6 +139,25 @@ pub(crate) async fn record(
             () = stopped(&mut stop) => return,
         }
         delay = (delay * 2).min(Duration::from_secs(30));
+    }
+}
+
+/// Renews the job's lease every third of its length (a store shared by
+/// several processes leases the jobs it hands out); returns once the store
+/// says the job is no longer this process's. A renewal that fails (the
+/// database out of reach) is tried again at the next tick: the lease
+/// outlives two of them.
+pub(crate) async fn lease_lost(state: &Arc<AppState>, job_id: &crate::ids::JobId) {
+    let every = (state.config.lease / 3).max(Duration::from_secs(1));
+    loop {
+        tokio::time::sleep(every).await;
+        let (store, id) = (state.store.clone(), job_id.clone());
+        match tokio::task::spawn_blocking(move || store.heartbeat(&id)).await {
+            Ok(Ok(false)) => return,
+            Ok(Ok(true)) => {}
+            Ok(Err(e)) => tracing::warn!(job = %job_id, "renewing the job's lease: {e}"),
+            Err(e) => tracing::warn!(job = %job_id, "renewing the job's lease: {e}"),
+        }
     }
 }
 
@@ -256,6 +278,12 @@ async fn build_in(state: &Arc<AppState>, job: &Claimed, dir: &Path) -> Result<Ou
             group.disarm();
             return Ok(Outcome::Stopped);
         }
+        () = lease_lost(state, &job.job_id) => {
+            group.kill();
+            let _ = child.wait().await;
+            group.disarm();
+            return Ok(Outcome::Lost);
+        }
     };
     let status = match status {
         Ok(status) => status.map_err(|e| format!("waiting for the build: {e}"))?,
@@ -296,7 +324,7 @@ async fn build_in(state: &Arc<AppState>, job: &Claimed, dir: &Path) -> Result<Ou
 /// What a build child said: its progress and log, stored in its job as
 /// they come, and how it ended.
 struct Output {
-    store: Arc<Store>,
+    store: Arc<dyn Store>,
     job_id: crate::ids::JobId,
     redact: Redact,
     /// The step under way, e.g. `[3/4] wasm`.
@@ -307,7 +335,7 @@ struct Output {
 }
 
 impl Output {
-    fn new(store: Arc<Store>, job_id: crate::ids::JobId, redact: Redact) -> Self {
+    fn new(store: Arc<dyn Store>, job_id: crate::ids::JobId, redact: Redact) -> Self {
         Self { store, job_id, redact, progress: "starting".into(), log: String::new(), report: None, failed: None }
     }
 

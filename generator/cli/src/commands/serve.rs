@@ -1,4 +1,7 @@
-//! `braid serve`: the publish service's flags, logging and runtime.
+//! `braid serve` (the HTTP API, building too unless `--workers 0`) and
+//! `braid worker` (builds only): their flags, logging and runtime. Both
+//! roles take the same flags for what they share, so one set of flags or
+//! environment variables configures a whole deployment.
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -6,15 +9,50 @@ use std::time::Duration;
 
 use anyhow::Context as _;
 use braid::build;
-use braid_service::Config;
+use braid_service::{Config, Database};
+
+/// What `braid serve` and `braid worker` share.
+#[derive(clap::Args)]
+pub struct Shared {
+    /// Data directory: build directories, the operation registry, and by default the SQLite database and the
+    /// artifacts. One process per directory.
+    #[arg(long, env = "BRAID_DATA", default_value = "braid-data")]
+    data: PathBuf,
+    /// Keep the state (workflows, builds, jobs, packages) in PostgreSQL, shared by any number of `braid serve` and
+    /// `braid worker` processes: postgres://USER:PASSWORD@HOST:PORT/DATABASE. By default: SQLite in --data, one
+    /// process.
+    #[arg(long, env = "BRAID_DATABASE", value_name = "URL")]
+    database: Option<String>,
+    /// Keep artifacts in this directory (shared by every process of a deployment, e.g. on NFS) instead of
+    /// <data>/artifacts.
+    #[arg(long, env = "BRAID_ARTIFACTS", value_name = "DIR")]
+    artifacts: Option<PathBuf>,
+    /// Seconds a worker holds a job without renewing its lease (a shared --database); a worker that dies loses
+    /// its job to another after this long.
+    #[arg(long, env = "BRAID_LEASE", default_value_t = 30)]
+    lease: u64,
+    /// Seconds a build may take before it is stopped.
+    #[arg(long, default_value_t = 1800)]
+    build_timeout: u64,
+    #[arg(long, env = "BRAID_TARGET_DIR")]
+    target_dir: Option<PathBuf>,
+}
+
+#[derive(clap::Args)]
+pub struct WorkerArgs {
+    #[command(flatten)]
+    shared: Shared,
+    /// Concurrent builds (default: half the cores, at least 1).
+    #[arg(long)]
+    workers: Option<usize>,
+}
 
 #[derive(clap::Args)]
 pub struct Args {
     #[arg(long, default_value = "127.0.0.1:8080")]
     addr: SocketAddr,
-    /// Data directory: SQLite database, artifacts, build directories.
-    #[arg(long, default_value = "braid-data")]
-    data: PathBuf,
+    #[command(flatten)]
+    shared: Shared,
     /// An API key for writes (repeatable); also BRAID_API_KEYS=k1,k2. Without any, one is generated and printed.
     #[arg(long = "api-key", value_name = "KEY")]
     api_keys: Vec<String>,
@@ -25,19 +63,14 @@ pub struct Args {
     /// Largest operation upload (`POST /v1/operations`, a .tar.gz), in bytes (413 beyond).
     #[arg(long, default_value_t = braid_service::MAX_UPLOAD)]
     max_upload: usize,
-    /// Concurrent builds (default: half the cores, at least 1). Builds that
-    /// share a target directory take turns compiling: cargo locks it, and
-    /// so does Braid's staging directory in it.
+    /// Concurrent builds (default: half the cores, at least 1; 0 with a shared --database: this process only
+    /// serves the API, `braid worker`s build). Builds that share a target directory take turns compiling: cargo
+    /// locks it, and so does Braid's staging directory in it.
     #[arg(long)]
     workers: Option<usize>,
-    /// Seconds a build may take before it is stopped.
-    #[arg(long, default_value_t = 1800)]
-    build_timeout: u64,
     /// Largest request body, in bytes (413 beyond).
     #[arg(long, default_value_t = 2 << 20)]
     max_body: usize,
-    #[arg(long)]
-    target_dir: Option<PathBuf>,
     /// CPU-heavy requests (validate, generate, publish, artifact reads) run at once (default: one per core).
     #[arg(long)]
     max_checks: Option<usize>,
@@ -68,7 +101,7 @@ pub struct Args {
     npm_scope: Option<String>,
 }
 
-pub fn run(args: Args) -> anyhow::Result<()> {
+fn init_logging() {
     tracing_subscriber::fmt()
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_default_env()
@@ -76,6 +109,74 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         )
         .with_writer(std::io::stderr)
         .init();
+}
+
+fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_multi_thread().enable_all().build().context("cannot start the async runtime")
+}
+
+impl Shared {
+    fn database(&self) -> anyhow::Result<Database> {
+        match &self.database {
+            None => Ok(Database::Embedded),
+            Some(url) if url.starts_with("postgres://") || url.starts_with("postgresql://") => {
+                Ok(Database::Postgres(url.clone()))
+            }
+            Some(_) => anyhow::bail!(
+                "--database takes a PostgreSQL URL (postgres://USER:PASSWORD@HOST:PORT/DATABASE); leave it out for \
+                 SQLite in --data"
+            ),
+        }
+    }
+
+    /// The number of builders: `workers`, or the default; 0 only with a
+    /// shared database.
+    fn workers(&self, workers: Option<usize>, database: &Database) -> anyhow::Result<usize> {
+        match workers {
+            Some(0) if *database == Database::Embedded => {
+                anyhow::bail!("--workers 0 needs a shared --database, where `braid worker` processes build")
+            }
+            Some(n) => Ok(n),
+            None => Ok(Config::default_workers()),
+        }
+    }
+}
+
+/// `braid worker`: builds jobs from the shared database until SIGINT or SIGTERM.
+pub fn worker(args: WorkerArgs) -> anyhow::Result<()> {
+    init_logging();
+    let database = args.shared.database()?;
+    if database == Database::Embedded {
+        anyhow::bail!(
+            "braid worker builds for a deployment that shares its state: give it the --database \
+             (postgres://...) and --artifacts its `braid serve` processes use"
+        );
+    }
+    let workers = args.shared.workers(args.workers, &database)?.max(1);
+    let config = Config { workers, ..config(args.shared, database, Config::defaults())? };
+    runtime()?.block_on(braid_service::work(config))?;
+    Ok(())
+}
+
+/// The configuration from the shared flags; the rest from `base`.
+fn config(shared: Shared, database: Database, base: Config) -> anyhow::Result<Config> {
+    let artifacts = shared.artifacts.unwrap_or_else(|| shared.data.join("artifacts"));
+    Ok(Config {
+        data: shared.data,
+        artifacts,
+        database,
+        lease: Duration::from_secs(shared.lease.max(3)),
+        build_timeout: Duration::from_secs(shared.build_timeout),
+        target_dir: shared.target_dir.unwrap_or_else(build::default_target_dir),
+        braid_exe: std::env::current_exe().context("cannot find the braid executable")?,
+        ..base
+    })
+}
+
+pub fn run(args: Args) -> anyhow::Result<()> {
+    init_logging();
+    let database = args.shared.database()?;
+    let workers = args.shared.workers(args.workers, &database)?;
     let mut api_keys = args.api_keys;
     api_keys.extend(keys_from_env("BRAID_API_KEYS"));
     let mut publisher_keys = args.publisher_keys;
@@ -85,20 +186,23 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         eprintln!("braid serve: no --api-key given; writes need this generated key: {key}");
         api_keys.push(key);
     }
+    if database != Database::Embedded && !publisher_keys.is_empty() {
+        anyhow::bail!(
+            "publishing operations (--publisher-key) is not available with a shared --database yet: each process \
+             keeps its own operation registry; publish to an embedded `braid serve`, or register operations on every \
+             host with `braid ops add`"
+        );
+    }
     if let Some(scope) = &args.npm_scope {
         braid::npm_package::check_scope(scope)?;
     }
     let public_url = args.public_url.map(|url| braid_service::registries::check_public_url(&url)).transpose()?;
-    let config = Config {
+    let base = Config {
         addr: args.addr,
-        data: args.data,
         api_keys,
         publisher_keys,
         max_upload: args.max_upload,
-        workers: args.workers.unwrap_or_else(Config::default_workers).max(1),
-        build_timeout: Duration::from_secs(args.build_timeout),
-        target_dir: args.target_dir.unwrap_or_else(build::default_target_dir),
-        braid_exe: std::env::current_exe().context("cannot find the braid executable")?,
+        workers,
         max_body: args.max_body,
         max_checks: args.max_checks.unwrap_or_else(Config::default_checks).max(1),
         check_queue: args.check_queue,
@@ -111,12 +215,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         body_timeout: Duration::from_secs(args.body_timeout),
         public_url,
         npm_scope: args.npm_scope,
+        ..Config::defaults()
     };
-    tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .context("cannot start the async runtime")?
-        .block_on(braid_service::serve(config))?;
+    runtime()?.block_on(braid_service::serve(config(args.shared, database, base)?))?;
     Ok(())
 }
 

@@ -28,7 +28,7 @@ pub(super) async fn healthz(State(state): State<Arc<AppState>>) -> Response {
         Err(e) => problems.push(format!("the write probe failed: {e}")),
     }
     let store = state.store.clone();
-    if let Ok(Err(e)) = tokio::task::spawn_blocking(move || store.check_file()).await {
+    if let Ok(Err(e)) = tokio::task::spawn_blocking(move || store.check()).await {
         problems.push(e.to_string());
     }
     if problems.is_empty() {

@@ -54,8 +54,8 @@ pub(super) async fn heavy<T: Send + 'static>(
 pub(super) async fn with_store<T, F>(state: &AppState, f: F) -> Result<T, Problem>
 where
     T: Send + 'static,
-    F: FnOnce(&Store) -> Result<T, StoreError> + Send + 'static,
+    F: FnOnce(&dyn Store) -> Result<T, StoreError> + Send + 'static,
 {
     let store = state.store.clone();
-    tokio::task::spawn_blocking(move || f(&store)).await.map_err(Problem::internal)?.map_err(Problem::from_store)
+    tokio::task::spawn_blocking(move || f(&*store)).await.map_err(Problem::internal)?.map_err(Problem::from_store)
 }

@@ -139,7 +139,7 @@ pub(super) async fn submit_workflow(
 ) -> ApiResult {
     let s = state.clone();
     let build = Arc::new(heavy(&state, move || checked(&s, &text)).await??);
-    let submit = |build: Arc<NewBuild>| move |store: &Store| store.submit(&build);
+    let submit = |build: Arc<NewBuild>| move |store: &dyn Store| store.submit(&build);
     let mut submission = with_store(&state, submit(build.clone())).await?;
     if let Submission::Built { artifacts } = &submission {
         // An artifact damaged or gone on disk is forgotten, and the

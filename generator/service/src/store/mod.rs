@@ -1,5 +1,7 @@
-//! Service state in SQLite (WAL): builds (one row per build id, each
-//! knowing its workflow id), jobs (the persisted queue) and artifacts. The
+//! The service's state behind the [`Store`] traits (builds, one row per
+//! build id, each knowing its workflow id; jobs, the persisted queue;
+//! artifacts; publish jobs; the registries' packages), and its embedded
+//! backend, [`Sqlite`] (WAL); [`Postgres`] is the shared one. The SQLite
 //! schema is versioned ([`migrations`]). Submissions run in an immediate
 //! transaction, so identical manifests arriving together get one job.
 //! Before every write the database file is checked to still be the one
@@ -8,12 +10,14 @@
 
 mod migrations;
 mod packages;
+mod postgres;
 mod publishes;
 mod state;
 
 pub use migrations::LATEST as SCHEMA_VERSION;
-pub use packages::{Ecosystem, Package};
-pub use publishes::{NewPublish, Publish, PublishSubmission};
+pub use packages::{Ecosystem, Package, Packages};
+pub use postgres::Postgres;
+pub use publishes::{NewPublish, Publish, PublishSubmission, Publishes};
 pub use state::{BuildState, JobState};
 
 use std::os::unix::fs::MetadataExt as _;
@@ -42,19 +46,35 @@ pub enum StoreError {
     TooNew { found: i64, supported: i64 },
     #[error("migrating the database to schema version {version}: {source}")]
     Migration { version: i64, source: rusqlite::Error },
+    #[error("PostgreSQL: {0}")]
+    Postgres(#[from] ::postgres::Error),
+    #[error("PostgreSQL: {0}")]
+    Pool(#[from] r2d2::Error),
+    #[error("migrating the PostgreSQL schema to version {version}: {source}")]
+    PgMigration { version: i64, source: ::postgres::Error },
+    #[error("the database URL is not valid ({0}); it looks like postgres://USER:PASSWORD@HOST:PORT/DATABASE")]
+    Url(String),
+    /// A row that does not parse: a damaged database.
+    #[error("a damaged row in the database: {0}")]
+    Damaged(String),
 }
 
 impl StoreError {
     /// SQLite could not write for lack of space.
     pub fn is_disk_full(&self) -> bool {
-        matches!(self, StoreError::Sqlite(rusqlite::Error::SqliteFailure(e, _)) if e.code == rusqlite::ErrorCode::DiskFull)
+        match self {
+            StoreError::Sqlite(rusqlite::Error::SqliteFailure(e, _)) => e.code == rusqlite::ErrorCode::DiskFull,
+            StoreError::Postgres(e) => e.code() == Some(&::postgres::error::SqlState::DISK_FULL),
+            _ => false,
+        }
     }
 }
 
 /// How many times a build interrupted by a crash is started again.
 pub const MAX_ATTEMPTS: i64 = 2;
 
-pub struct Store {
+/// The embedded backend: one SQLite file (WAL) under the data directory.
+pub struct Sqlite {
     conn: Mutex<Connection>,
     path: PathBuf,
     /// Device and inode of the file opened.
@@ -205,7 +225,96 @@ fn build_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<BuildRow> {
     })
 }
 
-impl Store {
+/// The service's state, wherever it is kept: [`Sqlite`] (embedded, one
+/// process) or [`Postgres`] (shared by any number of API processes and
+/// workers). Every method is blocking: call it off the async threads.
+pub trait Store: Builds + Publishes + Packages + Send + Sync {}
+
+impl<T: Builds + Publishes + Packages + Send + Sync> Store for T {}
+
+/// Builds, their jobs (the persisted queue) and their artifacts.
+pub trait Builds {
+    /// The store no longer takes writes and will not again until the
+    /// server restarts (the SQLite file was deleted or replaced).
+    fn is_gone(&self) -> bool {
+        false
+    }
+
+    /// Whether the store takes writes now; why not if it does not.
+    fn check(&self) -> Result<(), StoreError>;
+
+    /// After a crash: jobs whose runner is gone run again, unless they
+    /// already had [`MAX_ATTEMPTS`]; then they fail. Returns how many of
+    /// each.
+    fn recover(&self) -> Result<(usize, usize), StoreError>;
+
+    /// Records a submission: reuses a finished build, joins a pending one,
+    /// or queues a new job. Identical submissions arriving together get one
+    /// job.
+    fn submit(&self, build: &NewBuild) -> Result<Submission, StoreError>;
+
+    /// Takes the oldest queued job, marking it running (and, where several
+    /// processes share the store, leased to this one: see
+    /// [`Builds::heartbeat`]).
+    fn claim(&self) -> Result<Option<Claimed>, StoreError>;
+
+    /// Renews the lease of a running job; `false` once the job is no longer
+    /// this process's (its lease ran out and another worker took it): the
+    /// build must stop. Stores of a single process hold no leases.
+    fn heartbeat(&self, _job_id: &JobId) -> Result<bool, StoreError> {
+        Ok(true)
+    }
+
+    /// Puts a running job back in the queue without counting the attempt
+    /// (this process is shutting down).
+    fn requeue(&self, job_id: &JobId) -> Result<(), StoreError>;
+
+    /// Forgets artifacts found damaged or missing: their rows go, and every
+    /// build listing one of them is `missing`, so that the next identical
+    /// submission builds again.
+    fn forget_artifacts(&self, cids: &[ContentId]) -> Result<(), StoreError>;
+
+    /// The step under way and the log so far.
+    fn progress(&self, job_id: &JobId, progress: &str, log: &str) -> Result<(), StoreError>;
+
+    /// Ends a job with its build's report, artifacts (already in the
+    /// artifact store) and registry packages, in one transaction.
+    fn succeed(
+        &self,
+        job_id: &JobId,
+        build_id: &BuildId,
+        report: &Report,
+        artifacts: &[Artifact],
+        packages: &[Package],
+    ) -> Result<(), StoreError>;
+
+    fn fail(&self, job_id: &JobId, build_id: &BuildId, error: &str) -> Result<(), StoreError>;
+
+    fn job(&self, id: &JobId) -> Result<Option<Job>, StoreError>;
+
+    fn build(&self, id: &BuildId) -> Result<Option<BuildRow>, StoreError>;
+
+    /// The builds of a workflow, oldest first.
+    fn builds_of(&self, workflow: &WorkflowId) -> Result<Vec<BuildRow>, StoreError>;
+
+    /// The media type of a stored artifact, and the name a build gave it
+    /// (`pkg-node.tgz`; the same bytes may have several, one is taken).
+    fn artifact(&self, cid: &ContentId) -> Result<Option<(String, Option<String>)>, StoreError>;
+
+    /// Workflows with at least one build, by id, `limit` at most, after
+    /// `after` (paging), with name `name` only if given.
+    fn workflows(
+        &self,
+        name: Option<&str>,
+        after: Option<&WorkflowId>,
+        limit: u32,
+    ) -> Result<Vec<WorkflowRow>, StoreError>;
+
+    /// Jobs by state, for metrics.
+    fn job_counts(&self) -> Result<Vec<(JobState, i64)>, StoreError>;
+}
+
+impl Sqlite {
     /// Opens (or creates) the database and brings its schema up to date;
     /// refuses one written by a newer server.
     pub fn open(path: &Path) -> Result<Self, StoreError> {
@@ -254,10 +363,18 @@ impl Store {
         self.check_file()?;
         Ok(conn)
     }
+}
 
-    /// After a crash: jobs left `running` were interrupted. They run again,
-    /// unless they already had [`MAX_ATTEMPTS`]; then they fail.
-    pub fn recover(&self) -> Result<(usize, usize), StoreError> {
+impl Builds for Sqlite {
+    fn is_gone(&self) -> bool {
+        Sqlite::is_gone(self)
+    }
+
+    fn check(&self) -> Result<(), StoreError> {
+        self.check_file()
+    }
+
+    fn recover(&self) -> Result<(usize, usize), StoreError> {
         let conn = self.writer()?;
         let retried = conn.execute(
             "UPDATE jobs SET state = ?1, progress = 'requeued after a restart' WHERE state = ?2 AND attempts < ?3",
@@ -279,7 +396,7 @@ impl Store {
 
     /// Records a submission: reuses a finished build, joins a pending one,
     /// or queues a new job.
-    pub fn submit(&self, build: &NewBuild) -> Result<Submission, StoreError> {
+    fn submit(&self, build: &NewBuild) -> Result<Submission, StoreError> {
         let mut conn = self.writer()?;
         let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
         let existing: Option<(BuildState, Option<String>)> = tx
@@ -320,7 +437,7 @@ impl Store {
     }
 
     /// Takes the oldest queued job, marking it running.
-    pub fn claim(&self) -> Result<Option<Claimed>, StoreError> {
+    fn claim(&self) -> Result<Option<Claimed>, StoreError> {
         let mut conn = self.writer()?;
         let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
         let next: Option<(JobId, BuildId)> = tx
@@ -344,7 +461,7 @@ impl Store {
 
     /// Puts a running job back in the queue without counting the attempt
     /// (the server is shutting down; the next start runs it).
-    pub fn requeue(&self, job_id: &JobId) -> Result<(), StoreError> {
+    fn requeue(&self, job_id: &JobId) -> Result<(), StoreError> {
         self.writer()?.execute(
             "UPDATE jobs SET state = ?2, attempts = MAX(attempts - 1, 0), progress = 'requeued: the server shut down'
              WHERE id = ?1 AND state = ?3",
@@ -356,7 +473,7 @@ impl Store {
     /// Forgets artifacts found damaged or missing on disk: their rows go, and
     /// every build listing one of them is `missing`, so that the next
     /// identical submission builds again.
-    pub fn forget_artifacts(&self, cids: &[ContentId]) -> Result<(), StoreError> {
+    fn forget_artifacts(&self, cids: &[ContentId]) -> Result<(), StoreError> {
         let mut conn = self.writer()?;
         let tx = conn.transaction()?;
         for cid in cids {
@@ -371,7 +488,7 @@ impl Store {
         Ok(())
     }
 
-    pub fn progress(&self, job_id: &JobId, progress: &str, log: &str) -> Result<(), StoreError> {
+    fn progress(&self, job_id: &JobId, progress: &str, log: &str) -> Result<(), StoreError> {
         self.writer()?.execute(
             "UPDATE jobs SET progress = ?2, log = ?3 WHERE id = ?1",
             params![job_id, progress, tail(log, 64 * 1024)],
@@ -379,7 +496,7 @@ impl Store {
         Ok(())
     }
 
-    pub fn succeed(
+    fn succeed(
         &self,
         job_id: &JobId,
         build_id: &BuildId,
@@ -389,17 +506,7 @@ impl Store {
     ) -> Result<(), StoreError> {
         let mut conn = self.writer()?;
         let tx = conn.transaction()?;
-        for ecosystem in [Ecosystem::Cargo, Ecosystem::Npm] {
-            let of: Vec<Package> = packages.iter().filter(|p| p.ecosystem == ecosystem).cloned().collect();
-            let conflicts = packages::record(&tx, build_id.as_str(), &of)?;
-            if !conflicts.is_empty() {
-                tracing::warn!(
-                    build = %build_id,
-                    "not in the registries: {} already published with other content (bump the workflow's version)",
-                    conflicts.join(", ")
-                );
-            }
-        }
+        packages::record_build(build_id.as_str(), packages, |of| packages::record(&tx, build_id.as_str(), of))?;
         insert_artifacts(&tx, artifacts)?;
         tx.execute(
             "UPDATE builds SET state = ?2, report = ?3, artifacts = ?4 WHERE id = ?1",
@@ -418,7 +525,7 @@ impl Store {
         Ok(())
     }
 
-    pub fn fail(&self, job_id: &JobId, build_id: &BuildId, error: &str) -> Result<(), StoreError> {
+    fn fail(&self, job_id: &JobId, build_id: &BuildId, error: &str) -> Result<(), StoreError> {
         let mut conn = self.writer()?;
         let tx = conn.transaction()?;
         tx.execute(
@@ -430,7 +537,7 @@ impl Store {
         Ok(())
     }
 
-    pub fn job(&self, id: &JobId) -> Result<Option<Job>, StoreError> {
+    fn job(&self, id: &JobId) -> Result<Option<Job>, StoreError> {
         Ok(self
             .conn()
             .query_row(
@@ -453,7 +560,7 @@ impl Store {
             .optional()?)
     }
 
-    pub fn build(&self, id: &BuildId) -> Result<Option<BuildRow>, StoreError> {
+    fn build(&self, id: &BuildId) -> Result<Option<BuildRow>, StoreError> {
         Ok(self
             .conn()
             .query_row(&format!("SELECT {BUILD_COLUMNS} FROM builds WHERE id = ?1"), params![id], build_row)
@@ -461,7 +568,7 @@ impl Store {
     }
 
     /// The builds of a workflow, oldest first.
-    pub fn builds_of(&self, workflow: &WorkflowId) -> Result<Vec<BuildRow>, StoreError> {
+    fn builds_of(&self, workflow: &WorkflowId) -> Result<Vec<BuildRow>, StoreError> {
         let conn = self.conn();
         let mut stmt = conn
             .prepare(&format!("SELECT {BUILD_COLUMNS} FROM builds WHERE workflow_id = ?1 ORDER BY created_at, id"))?;
@@ -471,7 +578,7 @@ impl Store {
 
     /// The media type of a stored artifact, and the name a build gave it
     /// (`pkg-node.tgz`; the same bytes may have several, one is taken).
-    pub fn artifact(&self, cid: &ContentId) -> Result<Option<(String, Option<String>)>, StoreError> {
+    fn artifact(&self, cid: &ContentId) -> Result<Option<(String, Option<String>)>, StoreError> {
         let conn = self.conn();
         let Some(media_type) = conn
             .query_row("SELECT media_type FROM artifacts WHERE cid = ?1", params![cid], |r| r.get::<_, String>(0))
@@ -496,7 +603,7 @@ impl Store {
 
     /// Workflows with at least one build, by id, `limit` at most, after
     /// `after` (paging), with name `name` only if given.
-    pub fn workflows(
+    fn workflows(
         &self,
         name: Option<&str>,
         after: Option<&WorkflowId>,
@@ -517,7 +624,7 @@ impl Store {
     }
 
     /// Jobs by state, for metrics.
-    pub fn job_counts(&self) -> Result<Vec<(JobState, i64)>, StoreError> {
+    fn job_counts(&self) -> Result<Vec<(JobState, i64)>, StoreError> {
         let conn = self.conn();
         let mut stmt = conn.prepare("SELECT state, COUNT(*) FROM jobs GROUP BY state ORDER BY state")?;
         let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?.collect::<Result<_, _>>()?;
@@ -534,10 +641,10 @@ fn file_identity(path: &Path) -> std::io::Result<(u64, u64)> {
 mod tests {
     use super::*;
 
-    fn store() -> Store {
+    fn store() -> Sqlite {
         let dir = std::env::temp_dir().join(format!("braid-store-{}", uuid::Uuid::new_v4().simple()));
         std::fs::create_dir_all(&dir).unwrap();
-        Store::open(&dir.join("db.sqlite")).unwrap()
+        Sqlite::open(&dir.join("db.sqlite")).unwrap()
     }
 
     fn cid(seed: &str) -> ContentId {
@@ -706,7 +813,7 @@ mod tests {
             old.execute("INSERT INTO artifacts VALUES (?1, 1, 'application/wasm')", params![c.as_str()]).unwrap();
             assert_eq!(old.pragma_query_value(None, "user_version", |r| r.get::<_, i64>(0)).unwrap(), 0);
         }
-        let s = Store::open(&path).unwrap();
+        let s = Sqlite::open(&path).unwrap();
         let version: i64 = s.conn().pragma_query_value(None, "user_version", |r| r.get(0)).unwrap();
         assert_eq!(version, SCHEMA_VERSION);
         let workflow_id = WorkflowId::parse(&braid::content_id(manifest.as_bytes())).unwrap();
@@ -730,7 +837,7 @@ mod tests {
         assert_eq!(s.claim().unwrap().unwrap().job_id, queued_job, "the queue survived");
         drop(s);
         // Opening it again changes nothing.
-        let s = Store::open(&path).unwrap();
+        let s = Sqlite::open(&path).unwrap();
         assert_eq!(s.builds_of(&workflow_id).unwrap().len(), 2);
         drop(s);
         std::fs::remove_dir_all(dir).unwrap();
@@ -742,7 +849,7 @@ mod tests {
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("db.sqlite");
         Connection::open(&path).unwrap().pragma_update(None, "user_version", SCHEMA_VERSION + 1).unwrap();
-        let err = Store::open(&path).err().expect("refused");
+        let err = Sqlite::open(&path).err().expect("refused");
         assert!(matches!(err, StoreError::TooNew { .. }), "{err}");
         assert!(err.to_string().contains("newer than"), "{err}");
         std::fs::remove_dir_all(dir).unwrap();

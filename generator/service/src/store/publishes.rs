@@ -6,7 +6,7 @@
 use rusqlite::{params, OptionalExtension};
 use serde::Serialize;
 
-use super::{now, tail, JobState, Store, StoreError, MAX_ATTEMPTS};
+use super::{now, tail, JobState, Sqlite, StoreError, MAX_ATTEMPTS};
 use crate::ids::JobId;
 
 /// An operation to check and register: what [`Store::submit_publish`] takes.
@@ -42,10 +42,30 @@ pub struct Publish {
     pub error: Option<String>,
 }
 
-impl Store {
+/// Publish jobs: operation crates uploaded, checked, registered.
+pub trait Publishes {
     /// Queues a publish job `id`, or joins the pending one for the same
     /// version id.
-    pub fn submit_publish(&self, id: &JobId, new: &NewPublish) -> Result<PublishSubmission, StoreError> {
+    fn submit_publish(&self, id: &JobId, new: &NewPublish) -> Result<PublishSubmission, StoreError>;
+    /// Takes the oldest queued publish job, marking it running.
+    fn claim_publish(&self) -> Result<Option<Publish>, StoreError>;
+    /// The job's step and log so far.
+    fn publish_progress(&self, id: &JobId, progress: &str, log: &str) -> Result<(), StoreError>;
+    /// Ends the job: registered (`error` none) or failed with the reason.
+    fn finish_publish(&self, id: &JobId, error: Option<&str>, log: &str) -> Result<(), StoreError>;
+    /// Puts a running job back in the queue without counting the attempt
+    /// (this process is shutting down).
+    fn requeue_publish(&self, id: &JobId) -> Result<(), StoreError>;
+    /// After a crash: publish jobs left `running` run again, unless they
+    /// already had [`MAX_ATTEMPTS`]; then they fail.
+    fn recover_publishes(&self) -> Result<(), StoreError>;
+    fn publish(&self, id: &JobId) -> Result<Option<Publish>, StoreError>;
+}
+
+impl Publishes for Sqlite {
+    /// Queues a publish job `id`, or joins the pending one for the same
+    /// version id.
+    fn submit_publish(&self, id: &JobId, new: &NewPublish) -> Result<PublishSubmission, StoreError> {
         let mut conn = self.writer()?;
         let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
         let pending: Option<JobId> = tx
@@ -68,7 +88,7 @@ impl Store {
     }
 
     /// Takes the oldest queued publish job, marking it running.
-    pub fn claim_publish(&self) -> Result<Option<Publish>, StoreError> {
+    fn claim_publish(&self) -> Result<Option<Publish>, StoreError> {
         let mut conn = self.writer()?;
         let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
         let next: Option<JobId> = tx
@@ -87,14 +107,14 @@ impl Store {
     }
 
     /// The job's step and log so far.
-    pub fn publish_progress(&self, id: &JobId, progress: &str, log: &str) -> Result<(), StoreError> {
+    fn publish_progress(&self, id: &JobId, progress: &str, log: &str) -> Result<(), StoreError> {
         self.writer()?
             .execute("UPDATE publishes SET progress = ?2, log = ?3 WHERE id = ?1", params![id, progress, log])?;
         Ok(())
     }
 
     /// Ends the job: registered (`error` none) or failed with the reason.
-    pub fn finish_publish(&self, id: &JobId, error: Option<&str>, log: &str) -> Result<(), StoreError> {
+    fn finish_publish(&self, id: &JobId, error: Option<&str>, log: &str) -> Result<(), StoreError> {
         let state = if error.is_none() { JobState::Succeeded } else { JobState::Failed };
         let progress = if error.is_none() { "registered" } else { "failed" };
         self.writer()?.execute(
@@ -106,7 +126,7 @@ impl Store {
 
     /// Puts a running job back in the queue without counting the attempt
     /// (the server is shutting down).
-    pub fn requeue_publish(&self, id: &JobId) -> Result<(), StoreError> {
+    fn requeue_publish(&self, id: &JobId) -> Result<(), StoreError> {
         self.writer()?.execute(
             "UPDATE publishes SET state = ?2, attempts = MAX(attempts - 1, 0), progress = 'requeued: the server shut down'
              WHERE id = ?1 AND state = ?3",
@@ -117,7 +137,7 @@ impl Store {
 
     /// After a crash: publish jobs left `running` run again, unless they
     /// already had [`MAX_ATTEMPTS`]; then they fail.
-    pub fn recover_publishes(&self) -> Result<(), StoreError> {
+    fn recover_publishes(&self) -> Result<(), StoreError> {
         let conn = self.writer()?;
         conn.execute(
             "UPDATE publishes SET state = ?1, progress = 'requeued after a restart' WHERE state = ?2 AND attempts < ?3",
@@ -131,7 +151,7 @@ impl Store {
         Ok(())
     }
 
-    pub fn publish(&self, id: &JobId) -> Result<Option<Publish>, StoreError> {
+    fn publish(&self, id: &JobId) -> Result<Option<Publish>, StoreError> {
         Ok(self
             .conn()
             .query_row(
@@ -159,10 +179,10 @@ impl Store {
 mod tests {
     use super::*;
 
-    fn store() -> Store {
+    fn store() -> Sqlite {
         let dir = std::env::temp_dir().join(format!("braid-store-{}", uuid::Uuid::new_v4().simple()));
         std::fs::create_dir_all(&dir).unwrap();
-        Store::open(&dir.join("db.sqlite")).unwrap()
+        Sqlite::open(&dir.join("db.sqlite")).unwrap()
     }
 
     #[test]

@@ -46,6 +46,14 @@ macro_rules! spelled {
             }
         }
 
+        impl std::str::FromStr for $ty {
+            type Err = String;
+
+            fn from_str(s: &str) -> Result<Self, String> {
+                Self::parse(s).ok_or_else(|| format!("unknown {} {s:?}", stringify!($ty)))
+            }
+        }
+
         impl std::fmt::Display for $ty {
             fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
                 f.write_str(self.as_str())
