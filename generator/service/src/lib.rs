@@ -1,8 +1,10 @@
 //! The publish service, `braid serve`: an HTTP/JSON API under `/v1` that
 //! validates, generates and builds workflows and serves their artifacts by
-//! content id. State lives in SQLite under the data directory, artifacts in
-//! a content-addressed store beside it, builds run in a bounded worker pool
-//! fed by the persisted queue. [`routes::app`] builds the router without a
+//! content id. State lives in SQLite under the data directory (or in
+//! PostgreSQL, shared with other `braid serve` and `braid worker`
+//! processes: [`work`]), artifacts in a content-addressed store beside it
+//! (or in a directory they share), builds run in a bounded worker pool fed
+//! by the persisted queue. [`routes::app`] builds the router without a
 //! socket (for tests); [`serve`] locks the data directory, binds and runs it
 //! until SIGINT or SIGTERM.
 

@@ -94,7 +94,7 @@ pub struct Artifact {
     pub media_type: String,
 }
 
-/// A build to record: what [`Store::submit`] takes.
+/// A build to record: what [`Builds::submit`] takes.
 #[derive(Debug, Clone)]
 pub struct NewBuild {
     pub id: BuildId,

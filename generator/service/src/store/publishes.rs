@@ -9,7 +9,7 @@ use serde::Serialize;
 use super::{now, tail, JobState, Sqlite, StoreError, MAX_ATTEMPTS};
 use crate::ids::JobId;
 
-/// An operation to check and register: what [`Store::submit_publish`] takes.
+/// An operation to check and register: what [`Publishes::submit_publish`] takes.
 #[derive(Debug, Clone)]
 pub struct NewPublish {
     pub name: String,
