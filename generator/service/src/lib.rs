@@ -141,27 +141,21 @@ impl Config {
             addr: "127.0.0.1:0".parse().expect("an address"),
             artifacts: data.join("artifacts"),
             data,
-            database: Database::Embedded,
-            lease: Duration::from_secs(30),
             api_keys: vec!["k".into()],
             publisher_keys: vec!["p".into()],
-            max_upload: MAX_UPLOAD,
             workers: 1,
             build_timeout: Duration::from_secs(60),
             target_dir: PathBuf::from("/var/cache/braid/target"),
             braid_exe: PathBuf::from("/usr/bin/braid"),
-            max_body: 2 << 20,
             max_checks: 1,
             check_queue: 1,
-            max_crate_bytes: 16 << 20,
             limits: conn::Limits {
                 header_timeout: Duration::from_secs(1),
                 idle_timeout: Duration::from_secs(1),
                 max_connections: 4,
             },
             body_timeout: Duration::from_secs(1),
-            public_url: None,
-            npm_scope: None,
+            ..Self::defaults()
         }
     }
 }

@@ -146,8 +146,11 @@ pub(crate) async fn record(
 /// several processes leases the jobs it hands out); returns once the store
 /// says the job is no longer this process's. A renewal that fails (the
 /// database out of reach) is tried again at the next tick: the lease
-/// outlives two of them.
+/// outlives two of them. The embedded store holds no leases: never returns.
 pub(crate) async fn lease_lost(state: &Arc<AppState>, job_id: &crate::ids::JobId) {
+    if state.config.database == crate::Database::Embedded {
+        return std::future::pending().await;
+    }
     let every = (state.config.lease / 3).max(Duration::from_secs(1));
     loop {
         tokio::time::sleep(every).await;
