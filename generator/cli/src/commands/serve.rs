@@ -23,10 +23,11 @@ pub struct Shared {
     /// process.
     #[arg(long, env = "BRAID_DATABASE", value_name = "URL")]
     database: Option<String>,
-    /// Keep artifacts in this directory (shared by every process of a deployment, e.g. on NFS) instead of
-    /// <data>/artifacts.
-    #[arg(long, env = "BRAID_ARTIFACTS", value_name = "DIR")]
-    artifacts: Option<PathBuf>,
+    /// Keep artifacts in an S3-compatible bucket shared by every process of a deployment,
+    /// s3://BUCKET?endpoint=URL[,URL...]&region=REGION (credentials: AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY),
+    /// or in a directory they all mount; by default <data>/artifacts.
+    #[arg(long, alias = "artifacts", env = "BRAID_STORE", value_name = "s3://BUCKET?endpoint=URL | DIR")]
+    store: Option<String>,
     /// Seconds a worker holds a job without renewing its lease (a shared --database); a worker that dies loses
     /// its job to another after this long.
     #[arg(long, env = "BRAID_LEASE", default_value_t = 30)]
@@ -149,7 +150,7 @@ pub fn worker(args: WorkerArgs) -> anyhow::Result<()> {
     if database == Database::Embedded {
         anyhow::bail!(
             "braid worker builds for a deployment that shares its state: give it the --database \
-             (postgres://...) and --artifacts its `braid serve` processes use"
+             (postgres://...) and --store its `braid serve` processes use"
         );
     }
     let workers = args.shared.workers(args.workers, &database)?.max(1);
@@ -160,10 +161,13 @@ pub fn worker(args: WorkerArgs) -> anyhow::Result<()> {
 
 /// The configuration from the shared flags; the rest from `base`.
 fn config(shared: Shared, database: Database, base: Config) -> anyhow::Result<Config> {
-    let artifacts = shared.artifacts.unwrap_or_else(|| shared.data.join("artifacts"));
+    let store = match shared.store {
+        Some(s) => braid_service::cas::Location::parse(&s)?,
+        None => braid_service::cas::Location::Dir(shared.data.join("artifacts")),
+    };
     Ok(Config {
         data: shared.data,
-        artifacts,
+        store,
         database,
         lease: Duration::from_secs(shared.lease.max(3)),
         build_timeout: Duration::from_secs(shared.build_timeout),

@@ -51,8 +51,9 @@ pub(super) async fn verified(state: &Arc<AppState>, cid: &ContentId) -> Result<V
     match heavy(state, move || cas.get(&c)).await? {
         Ok(Some(bytes)) => Ok(bytes),
         Ok(None) | Err(crate::cas::CasError::Corrupt(_)) => {
-            tracing::error!("artifact {cid} is damaged or missing on disk: removed; its builds run again");
-            state.cas.remove(cid);
+            tracing::error!("artifact {cid} is damaged or missing in the store: removed; its builds run again");
+            let (cas, c) = (state.cas.clone(), cid.clone());
+            let _ = tokio::task::spawn_blocking(move || cas.remove(&c)).await;
             let c = vec![cid.clone()];
             with_store(state, move |store| store.forget_artifacts(&c)).await?;
             Err(Problem::not_found(

@@ -14,8 +14,8 @@ use super::ApiResult;
 use crate::AppState;
 
 /// Health: 200 `{"status": "ok"}`, or 503 `{"status": "degraded",
-/// "problems": [...]}` when the data directory takes no write (a full disk,
-/// a read-only mount) or the database file was deleted or replaced.
+/// "problems": [...]}` when the artifact store takes no write (a full disk,
+/// a read-only mount, an S3 store out of reach) or the database file was deleted or replaced.
 #[utoipa::path(get, path = "/healthz", responses((status = 200, body = Object), (status = 503, body = Object)))]
 pub(super) async fn healthz(State(state): State<Arc<AppState>>) -> Response {
     let cas = state.cas.clone();
@@ -24,7 +24,7 @@ pub(super) async fn healthz(State(state): State<Arc<AppState>>) -> Response {
     let mut problems = Vec::new();
     match probe {
         Ok(Ok(())) => {}
-        Ok(Err(e)) => problems.push(format!("the data directory takes no writes: {e}")),
+        Ok(Err(e)) => problems.push(format!("the artifact store takes no writes: {e}")),
         Err(e) => problems.push(format!("the write probe failed: {e}")),
     }
     let store = state.store.clone();
