@@ -15,7 +15,7 @@ WORKFLOWS := $(filter-out workflows/vectors.json,$(wildcard workflows/*.json))
 SAMPLE := workflows/samples/sample.txt
 THUMB := thumbv7em-none-eabihf
 
-.PHONY: setup demo test bench test-rust test-lint test-nostd test-wasm test-workflows test-node test-postgres test-s3 test-cluster bless clean
+.PHONY: setup demo test bench test-rust test-lint test-nostd test-wasm test-workflows test-node test-postgres test-s3 test-cluster bench-cluster bless clean
 
 setup:
 	@scripts/setup.sh
@@ -139,6 +139,13 @@ bench: test-wasm
 	cargo run --quiet --release --manifest-path target/bench/photo/Cargo.toml --target-dir $(BRAID_TARGET_DIR) -- target/bench/images \
 	  > target/bench/native-photo.json
 	cd js && BRAID_OP_PKGS=$(CURDIR)/$(NPM_OPS) BRAID_WF_OUT=$(CURDIR)/$(WF_OUT) BRAID_BIN=$(CURDIR)/$(BRAID) node bench/main.mjs
+	$(MAKE) bench-cluster
+
+## bench-cluster: a deployment's numbers (bench/cluster.json, bench/CLUSTER.md):
+## builds/min with 1-3 workers, a fresh worker's first build with the compile
+## cache cold and warm, cached-publish latency on PostgreSQL and SQLite.
+bench-cluster: setup $(BRAID)
+	cd js && BRAID_BIN=$(CURDIR)/$(BRAID) node bench/cluster.mjs
 
 ## bless: rewrite committed manifests and trybuild expectations; review the diff
 bless:

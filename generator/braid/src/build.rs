@@ -20,6 +20,7 @@ use braid_schema::Platform;
 use serde::{Deserialize, Serialize};
 
 use crate::codegen::{crate_name, Generator};
+use crate::compile_cache::CompileCache;
 use crate::fsutil::{self, FsError};
 use crate::manifest::Workflow;
 use crate::process::{self, ProcessError};
@@ -274,6 +275,8 @@ pub struct Options {
     /// with operations nobody vetted. Dependencies are fetched first,
     /// outside it.
     pub sandbox: Option<Sandbox>,
+    /// Compile through this cache (sccache; see [`crate::compile_cache`]).
+    pub compile_cache: Option<CompileCache>,
     /// Refuse to build a workflow without a streaming entry (`stream()`,
     /// `runStream`) with the reason (`braid build --stream`); without it,
     /// such a workflow simply has none.
@@ -399,6 +402,9 @@ pub fn build(
         if options.deny_warnings {
             cmd.env("RUSTFLAGS", "-Dwarnings");
         }
+        if let Some(cache) = &options.compile_cache {
+            cache.apply(&mut cmd);
+        }
         Sandbox::output_in(options.sandbox.as_ref(), &mut cmd)?;
         Ok(())
     };
@@ -428,6 +434,7 @@ pub fn build(
             remap: remaps(None, Some(staging.dir())),
             deny_warnings: options.deny_warnings,
             sandbox: options.sandbox.clone(),
+            compile_cache: options.compile_cache.clone(),
         };
         let mut wasm = PathBuf::new();
         step("wasm", &mut || {

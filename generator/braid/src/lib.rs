@@ -6,6 +6,7 @@ pub mod archive;
 pub mod build;
 pub mod cargo_package;
 pub mod codegen;
+pub mod compile_cache;
 pub mod diagnostic;
 pub mod fsutil;
 pub mod lockfile;

@@ -3,6 +3,7 @@
 //! tests, else `cargo` on the PATH) and turns a failed command into an
 //! error that shows the command line, the exit status and its output.
 
+use std::path::PathBuf;
 use std::process::{Command, Output};
 
 /// A command that could not start or that failed.
@@ -19,6 +20,12 @@ pub enum ProcessError {
 /// `cargo`, as the user's environment names it.
 pub fn cargo() -> Command {
     Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()))
+}
+
+/// The program `name` in one of the directories `extra`, else on the PATH.
+pub fn which(name: &str, extra: &[PathBuf]) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    extra.iter().cloned().chain(std::env::split_paths(&path)).map(|dir| dir.join(name)).find(|p| p.is_file())
 }
 
 /// The command line, for messages.

@@ -47,13 +47,16 @@ pub struct Sandbox {
     hidden: Vec<PathBuf>,
     memory_bytes: u64,
     timeout: Duration,
+    /// Whether sandboxed commands share the host's network.
+    network: bool,
 }
 
 impl Sandbox {
     /// A sandbox with nothing writable yet, if `bwrap` is on the PATH and
     /// can start one here (user namespaces may be disabled).
     pub fn detect() -> Result<Self, SandboxError> {
-        let bwrap = which("bwrap").ok_or_else(|| SandboxError::Unavailable("it is not on the PATH".into()))?;
+        let bwrap =
+            process::which("bwrap", &[]).ok_or_else(|| SandboxError::Unavailable("it is not on the PATH".into()))?;
         let probe = Command::new(&bwrap)
             .args(["--unshare-all", "--die-with-parent", "--ro-bind", "/", "/", "--", "true"])
             .stdin(Stdio::null())
@@ -69,6 +72,7 @@ impl Sandbox {
             hidden: Vec::new(),
             memory_bytes: DEFAULT_MEMORY_BYTES,
             timeout: DEFAULT_TIMEOUT,
+            network: false,
         })
     }
 
@@ -85,6 +89,14 @@ impl Sandbox {
         if let Ok(dir) = dir.canonicalize() {
             self.hidden.push(dir);
         }
+        self
+    }
+
+    /// Lets sandboxed commands use the host's network: for a compile cache
+    /// in a remote store ([`crate::compile_cache`]). Only for code you
+    /// trust: it could reach any host, with the cache's credentials.
+    pub fn share_network(mut self) -> Self {
+        self.network = true;
         self
     }
 
@@ -113,6 +125,9 @@ impl Sandbox {
     pub fn command(&self, cmd: &Command) -> Command {
         let mut bwrap = Command::new(&self.bwrap);
         bwrap.args(["--unshare-all", "--die-with-parent", "--new-session", "--ro-bind", "/", "/"]);
+        if self.network {
+            bwrap.arg("--share-net");
+        }
         bwrap.args(["--dev", "/dev", "--proc", "/proc"]);
         let home = std::env::var_os("HOME").map(PathBuf::from);
         let cargo_home = std::env::var_os("CARGO_HOME")
@@ -230,10 +245,4 @@ impl Sandbox {
         let out = out.map_err(|source| ProcessError::Spawn { command: command.clone(), source })?;
         process::check(&command, out)
     }
-}
-
-/// `name` on the PATH.
-fn which(name: &str) -> Option<PathBuf> {
-    let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path).map(|dir| dir.join(name)).find(|p| p.is_file())
 }

@@ -109,7 +109,7 @@ impl Toolchain {
             Some(prefix) => format!("npm i --prefix {} binaryen@{WASM_OPT_NPM_VERSION}", prefix.display()),
             None => format!("npm i -g binaryen@{WASM_OPT_NPM_VERSION}"),
         };
-        let wasm_bindgen = which("wasm-bindgen", &[]).ok_or_else(|| PackageError::Tool {
+        let wasm_bindgen = process::which("wasm-bindgen", &[]).ok_or_else(|| PackageError::Tool {
             tool: "wasm-bindgen".into(),
             problem: "not found on PATH".into(),
             hint: install_bindgen.clone(),
@@ -125,7 +125,7 @@ impl Toolchain {
         if !optimize {
             return Ok(Self { wasm_bindgen, wasm_opt: None });
         }
-        let wasm_opt = which("wasm-opt", extra_bin).ok_or_else(|| PackageError::Tool {
+        let wasm_opt = process::which("wasm-opt", extra_bin).ok_or_else(|| PackageError::Tool {
             tool: "wasm-opt".into(),
             problem: "not found".into(),
             hint: install_opt.clone(),
@@ -150,11 +150,6 @@ impl Toolchain {
 }
 
 /// Looks for `name` first in `extra` directories, then on PATH.
-fn which(name: &str, extra: &[PathBuf]) -> Option<PathBuf> {
-    let path = std::env::var_os("PATH").unwrap_or_default();
-    extra.iter().cloned().chain(std::env::split_paths(&path)).map(|dir| dir.join(name)).find(|p| p.is_file())
-}
-
 fn tool_version(tool: &Path) -> Result<String, PackageError> {
     let out = Command::new(tool).arg("--version").output().map_err(fsutil::at(tool))?;
     Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())
@@ -181,6 +176,8 @@ pub struct PackageSpec {
     pub deny_warnings: bool,
     /// Run cargo in this sandbox (see [`crate::build::Options::sandbox`]).
     pub sandbox: Option<crate::sandbox::Sandbox>,
+    /// Compile through this cache (see [`crate::build::Options::compile_cache`]).
+    pub compile_cache: Option<crate::compile_cache::CompileCache>,
 }
 
 impl PackageSpec {
@@ -202,6 +199,7 @@ impl PackageSpec {
             remap: crate::build::remaps(Some(root), None),
             deny_warnings: false,
             sandbox: None,
+            compile_cache: None,
         })
     }
 }
@@ -245,6 +243,9 @@ pub fn compile(spec: &PackageSpec) -> Result<PathBuf, PackageError> {
     .env_remove("RUSTFLAGS");
     if !spec.features.is_empty() {
         cmd.arg("--features").arg(spec.features.join(","));
+    }
+    if let Some(cache) = &spec.compile_cache {
+        cache.apply(&mut cmd);
     }
     crate::sandbox::Sandbox::output_in(spec.sandbox.as_ref(), &mut cmd)?;
     let lib = spec.package.replace('-', "_");

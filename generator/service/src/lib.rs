@@ -41,6 +41,10 @@ pub struct Config {
     /// The artifact store: the directory `<data>/artifacts`, or a
     /// directory or S3 bucket every process of a deployment shares.
     pub store: cas::Location,
+    /// Compile through sccache with its cache in the store's bucket (an S3
+    /// `store` only): builds of Braid's own operations; code nobody vetted
+    /// compiles without it, in a sandbox without network.
+    pub compile_cache: bool,
     /// How long a job stays its worker's without a heartbeat, where the
     /// database is shared ([`Database::Postgres`]).
     pub lease: Duration,
@@ -106,6 +110,7 @@ impl Config {
             store: cas::Location::Dir(data.join("artifacts")),
             data,
             database: Database::Embedded,
+            compile_cache: false,
             lease: Duration::from_secs(30),
             api_keys: Vec::new(),
             publisher_keys: Vec::new(),

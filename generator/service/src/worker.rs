@@ -169,6 +169,30 @@ async fn stopped(stop: &mut tokio::sync::watch::Receiver<bool>) {
     let _ = stop.wait_for(|stopped| *stopped).await;
 }
 
+/// sccache's settings for its cache in `bucket`, under `sccache/`, beside
+/// the artifacts (the credentials are the store's: `AWS_*`, inherited), on
+/// the first endpoint that takes a connection; `None` if none does.
+/// sccache takes one endpoint, and fails the build if it cannot reach it.
+async fn sccache_env(bucket: &crate::cas::s3::Bucket) -> Option<Vec<(&'static str, String)>> {
+    let mut reachable = None;
+    for endpoint in &bucket.endpoints {
+        let (Some(host), Some(port)) = (endpoint.host_str(), endpoint.port_or_known_default()) else { continue };
+        let connect = tokio::net::TcpStream::connect((host, port));
+        if let Ok(Ok(_)) = tokio::time::timeout(Duration::from_secs(2), connect).await {
+            reachable = Some(endpoint);
+            break;
+        }
+    }
+    let endpoint = reachable?;
+    Some(vec![
+        ("SCCACHE_BUCKET", bucket.name.clone()),
+        ("SCCACHE_ENDPOINT", endpoint.as_str().trim_end_matches('/').to_string()),
+        ("SCCACHE_REGION", bucket.region.clone()),
+        ("SCCACHE_S3_KEY_PREFIX", "sccache/".into()),
+        ("SCCACHE_S3_USE_SSL", (endpoint.scheme() == "https").to_string()),
+    ])
+}
+
 /// The child: `sh` runs `braid build` in the background and, on SIGTERM
 /// (the parent-death signal set below), kills its whole process group.
 const SUPERVISOR: &str = r#"trap 'kill -s KILL 0' TERM; "$@" & wait $!"#;
@@ -232,6 +256,18 @@ async fn build_in(state: &Arc<AppState>, job: &Claimed, dir: &Path) -> Result<Ou
         .kill_on_drop(true);
     if sandboxed {
         cmd.arg("--sandbox").arg("--sandbox-hide").arg(&state.config.data);
+    }
+    // The compile cache shares the network with the build: only for
+    // Braid's own operations.
+    if let (true, true, crate::cas::Location::S3(bucket)) =
+        (state.config.compile_cache, third_party.is_empty(), &state.config.store)
+    {
+        match sccache_env(bucket).await {
+            Some(env) => {
+                cmd.arg("--compile-cache").envs(env);
+            }
+            None => tracing::warn!("no endpoint of {bucket} answers: building without the compile cache"),
+        }
     }
     let server = std::process::id();
     // SAFETY: the closure runs in the forked child before exec and calls

@@ -9,6 +9,7 @@ use std::path::PathBuf;
 use crate::output::{load, registry, tool_dirs};
 use braid::build::{self, Event};
 use braid::codegen::Generator;
+use braid::compile_cache::CompileCache;
 use braid::sandbox::Sandbox;
 
 #[derive(clap::Args)]
@@ -42,6 +43,11 @@ pub struct Args {
     /// incremental form). Without it, a workflow that can stream has the entry anyway.
     #[arg(long)]
     stream: bool,
+    /// Compile through sccache, its cache in the bucket the SCCACHE_* variables name (credentials in
+    /// AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY): dependencies another builder compiled come from
+    /// there. With --sandbox, the sandbox then shares the network: for code you trust only.
+    #[arg(long)]
+    compile_cache: bool,
     /// With --sandbox: also hide this directory (repeatable).
     #[arg(long, value_name = "DIR", requires = "sandbox")]
     sandbox_hide: Vec<PathBuf>,
@@ -70,10 +76,15 @@ fn build(args: &Args, progress: &mut Progress) -> anyhow::Result<build::Report> 
     let registry = registry()?;
     let workflow = load(&args.manifest, &registry)?;
     let target_dir = args.target_dir.clone().unwrap_or_else(build::default_target_dir);
+    // The sandbox's scratch directory (its TMPDIR): the sccache server's socket goes there.
+    let compile_cache = args.compile_cache.then(|| CompileCache::from_env(&target_dir.join(".tmp"))).transpose()?;
     let sandbox = if args.sandbox {
         let mut sandbox = Sandbox::detect()?.writable(&target_dir)?;
         for dir in registry.dir().iter().copied().chain(args.sandbox_hide.iter().map(PathBuf::as_path)) {
             sandbox = sandbox.hide(dir);
+        }
+        if compile_cache.is_some() {
+            sandbox = sandbox.share_network();
         }
         Some(sandbox)
     } else {
@@ -90,10 +101,14 @@ fn build(args: &Args, progress: &mut Progress) -> anyhow::Result<build::Report> 
         deny_warnings: std::env::var_os("BRAID_DENY_WARNINGS").is_some_and(|v| v == "1"),
         optimize: !args.no_opt,
         sandbox,
+        compile_cache,
         require_stream: args.stream,
     };
-    let report = build::build(&workflow, &Generator::new(), &args.out, &options, &mut |e| progress.event(e))?;
-    Ok(report)
+    let report = build::build(&workflow, &Generator::new(), &args.out, &options, &mut |e| progress.event(e));
+    if let Some(cache) = &options.compile_cache {
+        cache.stop();
+    }
+    Ok(report?)
 }
 
 /// Where build progress goes.

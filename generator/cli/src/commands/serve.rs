@@ -28,6 +28,11 @@ pub struct Shared {
     /// or in a directory they all mount; by default <data>/artifacts.
     #[arg(long, alias = "artifacts", env = "BRAID_STORE", value_name = "s3://BUCKET?endpoint=URL | DIR")]
     store: Option<String>,
+    /// Compile through sccache with its cache in the --store bucket (an s3:// store only), so that a new
+    /// worker's first build finds what others compiled. For builds of Braid's own operations: those of
+    /// published operations compile without it, in a sandbox without network.
+    #[arg(long, env = "BRAID_COMPILE_CACHE")]
+    compile_cache: bool,
     /// Seconds a worker holds a job without renewing its lease (a shared --database); a worker that dies loses
     /// its job to another after this long.
     #[arg(long, env = "BRAID_LEASE", default_value_t = 30)]
@@ -165,8 +170,12 @@ fn config(shared: Shared, database: Database, base: Config) -> anyhow::Result<Co
         Some(s) => braid_service::cas::Location::parse(&s)?,
         None => braid_service::cas::Location::Dir(shared.data.join("artifacts")),
     };
+    if shared.compile_cache && !matches!(store, braid_service::cas::Location::S3(_)) {
+        anyhow::bail!("--compile-cache keeps sccache's cache in the --store bucket: give an s3:// --store");
+    }
     Ok(Config {
         data: shared.data,
+        compile_cache: shared.compile_cache,
         store,
         database,
         lease: Duration::from_secs(shared.lease.max(3)),

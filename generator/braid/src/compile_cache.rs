@@ -1,0 +1,82 @@
+//! The compile cache: rustc behind sccache, whose cache lives in a store
+//! every builder shares (an S3 bucket: `SCCACHE_BUCKET` and the other
+//! `SCCACHE_*` variables, credentials in `AWS_*`), so that a fresh
+//! machine's first build is not cold. sccache caches the dependencies'
+//! libraries, not build scripts, proc-macros or the workflow's own cdylib
+//! (it cannot); hits need the same toolchain and the same absolute paths
+//! (cargo's home, the target directory) on every builder.
+//!
+//! Each build process talks to an sccache server of its own, on a Unix
+//! socket in the target directory's scratch space: inside a sandbox, the
+//! server lives and dies with it; outside, it is stopped at the end.
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use crate::process;
+
+#[derive(Debug, thiserror::Error)]
+pub enum CompileCacheError {
+    #[error("the compile cache needs sccache on the PATH (scripts/setup.sh installs it)")]
+    NoSccache,
+    #[error("the compile cache needs SCCACHE_BUCKET (and SCCACHE_ENDPOINT for a store other than AWS S3) set")]
+    NoBucket,
+    #[error("{0}: cannot create the compile cache's socket directory: {1}")]
+    Dir(PathBuf, std::io::Error),
+}
+
+/// sccache as a `RUSTC_WRAPPER`, configured from the environment.
+#[derive(Debug, Clone)]
+pub struct CompileCache {
+    sccache: PathBuf,
+    vars: Vec<(OsString, OsString)>,
+}
+
+/// Variables sccache's S3 backend reads, passed on as they are.
+fn passed(key: &str) -> bool {
+    (key.starts_with("SCCACHE_") && key != "SCCACHE_SERVER_UDS")
+        || matches!(key, "AWS_ACCESS_KEY_ID" | "AWS_SECRET_ACCESS_KEY" | "AWS_SESSION_TOKEN" | "AWS_REGION")
+}
+
+impl CompileCache {
+    /// sccache from the PATH, its bucket and credentials from the
+    /// environment; its server's socket in `scratch` (created if missing;
+    /// a directory cargo may write, also in a sandbox).
+    pub fn from_env(scratch: &Path) -> Result<Self, CompileCacheError> {
+        let sccache = process::which("sccache", &[]).ok_or(CompileCacheError::NoSccache)?;
+        if std::env::var_os("SCCACHE_BUCKET").is_none_or(|b| b.is_empty()) {
+            return Err(CompileCacheError::NoBucket);
+        }
+        let dir_error = |e| CompileCacheError::Dir(scratch.to_path_buf(), e);
+        std::fs::create_dir_all(scratch).map_err(dir_error)?;
+        // Absolute: a sandboxed cargo runs elsewhere.
+        let scratch = scratch.canonicalize().map_err(dir_error)?;
+        let socket = scratch.join(format!("sccache-{}.sock", std::process::id()));
+        let mut vars: Vec<(OsString, OsString)> = vec![
+            ("RUSTC_WRAPPER".into(), sccache.clone().into_os_string()),
+            // sccache cannot cache incremental builds.
+            ("CARGO_INCREMENTAL".into(), "0".into()),
+            ("SCCACHE_SERVER_UDS".into(), socket.into_os_string()),
+        ];
+        vars.extend(std::env::vars_os().filter(|(k, _)| k.to_str().is_some_and(passed)));
+        vars.sort();
+        Ok(Self { sccache, vars })
+    }
+
+    /// Makes `cmd` (a cargo command) compile through the cache.
+    pub fn apply(&self, cmd: &mut Command) {
+        for (key, value) in &self.vars {
+            cmd.env(key, value);
+        }
+    }
+
+    /// Stops this process's sccache server, if one runs outside a sandbox
+    /// (best effort: it would stop by itself after its idle timeout).
+    pub fn stop(&self) {
+        let mut cmd = Command::new(&self.sccache);
+        cmd.arg("--stop-server").stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::null());
+        self.apply(&mut cmd);
+        let _ = cmd.status();
+    }
+}
