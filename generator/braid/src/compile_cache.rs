@@ -35,7 +35,7 @@ pub struct CompileCache {
 
 /// Variables sccache's S3 backend reads, passed on as they are.
 fn passed(key: &str) -> bool {
-    (key.starts_with("SCCACHE_") && key != "SCCACHE_SERVER_UDS")
+    (key.starts_with("SCCACHE_") && !matches!(key, "SCCACHE_SERVER_UDS" | "SCCACHE_IGNORE_SERVER_IO_ERROR"))
         || matches!(key, "AWS_ACCESS_KEY_ID" | "AWS_SECRET_ACCESS_KEY" | "AWS_SESSION_TOKEN" | "AWS_REGION")
 }
 
@@ -58,6 +58,11 @@ impl CompileCache {
             // sccache cannot cache incremental builds.
             ("CARGO_INCREMENTAL".into(), "0".into()),
             ("SCCACHE_SERVER_UDS".into(), socket.into_os_string()),
+            // A store out of reach: compile without the cache, not fail.
+            ("SCCACHE_IGNORE_SERVER_IO_ERROR".into(), "1".into()),
+            // Cargo keeps `rustc -vV` through the wrapper in the target
+            // directory, a failure too: it would outlive an outage.
+            ("CARGO_CACHE_RUSTC_INFO".into(), "0".into()),
         ];
         vars.extend(std::env::vars_os().filter(|(k, _)| k.to_str().is_some_and(passed)));
         vars.sort();
@@ -71,12 +76,43 @@ impl CompileCache {
         }
     }
 
+    /// Whether sccache reaches its store: a server started and stopped
+    /// here (sccache fails every compile when its server cannot start, so
+    /// a build checks first and goes without the cache). The error is
+    /// sccache's.
+    pub fn check(&self) -> Result<(), String> {
+        let mut start = Command::new(&self.sccache);
+        start.arg("--start-server").stdin(Stdio::null());
+        self.apply(&mut start);
+        let probe = self.socket().with_extension("check.sock");
+        start.env("SCCACHE_SERVER_UDS", &probe);
+        let out = start.output().map_err(|e| format!("{}: {e}", self.sccache.display()))?;
+        let mut stop = Command::new(&self.sccache);
+        stop.arg("--stop-server").stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::null());
+        self.apply(&mut stop);
+        let _ = stop.env("SCCACHE_SERVER_UDS", &probe).status();
+        let _ = std::fs::remove_file(&probe);
+        if out.status.success() {
+            return Ok(());
+        }
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        Err(stderr.lines().find(|l| l.contains("error")).unwrap_or("sccache's server did not start").trim().to_string())
+    }
+
     /// Stops this process's sccache server, if one runs outside a sandbox
-    /// (best effort: it would stop by itself after its idle timeout).
+    /// (best effort: it would stop by itself after its idle timeout), and
+    /// removes its socket.
     pub fn stop(&self) {
         let mut cmd = Command::new(&self.sccache);
         cmd.arg("--stop-server").stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::null());
         self.apply(&mut cmd);
         let _ = cmd.status();
+        // Left behind by a server that stopped, or died with its sandbox.
+        let _ = std::fs::remove_file(self.socket());
+    }
+
+    fn socket(&self) -> PathBuf {
+        let socket = self.vars.iter().find(|(k, _)| k == "SCCACHE_SERVER_UDS");
+        socket.map(|(_, v)| PathBuf::from(v)).expect("from_env sets the socket")
     }
 }

@@ -160,7 +160,6 @@ impl Sandbox {
         for dir in &hidden {
             bwrap.arg("--remount-ro").arg(dir);
         }
-        bwrap.arg("--clearenv");
         let tmp = self.writable.first().map(|d| d.join(".tmp"));
         let mut env: Vec<(OsString, OsString)> = vec![
             ("PATH".into(), std::env::var_os("PATH").unwrap_or_else(|| "/usr/bin:/bin".into())),
@@ -182,9 +181,9 @@ impl Sandbox {
                 None => env.retain(|(k, _)| k != key),
             }
         }
-        for (key, value) in env {
-            bwrap.arg("--setenv").arg(key).arg(value);
-        }
+        // bwrap's own environment, which it hands on: not `--setenv`, whose
+        // values (a compile cache's credentials) would show in process listings.
+        bwrap.env_clear().envs(env);
         if let Some(dir) = cmd.get_current_dir() {
             bwrap.arg("--chdir").arg(dir);
         }
