@@ -35,7 +35,7 @@ enum Command {
     Run(commands::run::Args),
     /// Run the publish service: an HTTP API that validates, generates and builds workflows.
     Serve(Box<commands::serve::Args>),
-    /// Build workflows for a deployment of `braid serve` that shares its state (--database, --artifacts), on any
+    /// Build workflows for a deployment of `braid serve` that shares its state (--database, --store), on any
     /// host; as many as the builds need.
     Worker(commands::serve::WorkerArgs),
     /// Build operations alone as npm packages (their `wasm` feature).

@@ -88,13 +88,13 @@ impl Dir {
 
 #[cfg(test)]
 mod tests {
-    use crate::cas::{Cas, CasError};
+    use crate::cas::{Cas, CasError, Location};
     use crate::ids::ContentId;
 
     #[test]
     fn stores_and_verifies() {
         let dir = std::env::temp_dir().join(format!("braid-cas-{}", uuid::Uuid::new_v4().simple()));
-        let cas = Cas::open_dir(&dir).unwrap();
+        let cas = Cas::open(&Location::Dir(dir.clone())).unwrap();
         let cid = cas.put(b"hello").unwrap();
         assert_eq!(cas.put(b"hello").unwrap(), cid);
         assert_eq!(cas.get(&cid).unwrap().unwrap(), b"hello");
@@ -121,7 +121,7 @@ mod tests {
             std::fs::remove_dir_all(&dir).unwrap();
             return;
         }
-        let cas = Cas::open_dir(&dir.join("artifacts")).unwrap();
+        let cas = Cas::open(&Location::Dir(dir.join("artifacts"))).unwrap();
         let result = cas.put(&vec![7u8; 1 << 20]);
         let leftovers: Vec<_> =
             std::fs::read_dir(dir.join("artifacts")).unwrap().flatten().map(|e| e.file_name()).collect();

@@ -10,7 +10,7 @@
 pub mod dir;
 pub mod s3;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -78,11 +78,6 @@ impl Cas {
         Ok(Self { backend: Arc::new(backend), probed: Default::default() })
     }
 
-    /// A store in the directory `dir`.
-    pub fn open_dir(dir: &Path) -> Result<Self, CasError> {
-        Self::open(&Location::Dir(dir.to_path_buf()))
-    }
-
     /// Stores `bytes`, returning their CID. Storing the same bytes twice is
     /// a no-op; a reader never sees a partial object.
     pub fn put(&self, bytes: &[u8]) -> Result<ContentId, CasError> {
@@ -103,6 +98,35 @@ impl Cas {
         match bytes {
             Some(bytes) if ContentId::of(&bytes) != *cid => Err(CasError::Corrupt(cid.to_string())),
             bytes => Ok(bytes),
+        }
+    }
+
+    /// Those of `cids` whose object is missing or damaged; the damaged ones
+    /// are removed. An object unreadable for another reason (the store out
+    /// of reach) is logged and left alone. From an S3 store, where each
+    /// read is a round trip, all are read at once.
+    pub fn damaged(&self, cids: &[ContentId]) -> Vec<ContentId> {
+        let damaged = |cid: &ContentId| match self.get(cid) {
+            Ok(Some(_)) => false,
+            Ok(None) => true,
+            Err(CasError::Corrupt(_)) => {
+                self.remove(cid);
+                true
+            }
+            Err(e) => {
+                tracing::error!("checking artifact {cid}: {e}");
+                false
+            }
+        };
+        match &*self.backend {
+            Backend::Dir(_) => cids.iter().filter(|cid| damaged(cid)).cloned().collect(),
+            Backend::S3(_) => std::thread::scope(|scope| {
+                let checks: Vec<_> = cids.iter().map(|cid| (cid, scope.spawn(move || damaged(cid)))).collect();
+                checks
+                    .into_iter()
+                    .filter_map(|(cid, check)| check.join().unwrap_or(false).then(|| cid.clone()))
+                    .collect()
+            }),
         }
     }
 

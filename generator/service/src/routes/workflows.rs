@@ -172,29 +172,12 @@ pub(super) async fn submit_workflow(
     Ok((status, Json(body)).into_response())
 }
 
-/// The artifacts among `artifacts` whose file is missing or no longer
-/// hashes to its CID; their files are removed.
+/// The artifacts among `artifacts` whose object is missing or no longer
+/// hashes to its CID ([`crate::cas::Cas::damaged`]).
 async fn damaged(state: &AppState, artifacts: &[Artifact]) -> Result<Vec<ContentId>, Problem> {
     let cas = state.cas.clone();
     let cids: Vec<ContentId> = artifacts.iter().map(|a| a.cid.clone()).collect();
-    heavy(state, move || {
-        cids.into_iter()
-            .filter(|cid| match cas.get(cid) {
-                Ok(Some(_)) => false,
-                Ok(None) => true,
-                Err(crate::cas::CasError::Corrupt(_)) => {
-                    cas.remove(cid);
-                    true
-                }
-                // Unreadable for another reason: left alone, not rebuilt.
-                Err(e) => {
-                    tracing::error!("checking artifact {cid}: {e}");
-                    false
-                }
-            })
-            .collect()
-    })
-    .await
+    heavy(state, move || cas.damaged(&cids)).await
 }
 
 /// The query of `GET /v1/workflows`.
