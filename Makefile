@@ -96,13 +96,15 @@ test-postgres: setup
 	status=$$?; scripts/postgres.sh stop $(PG_DIR); exit $$status
 
 # A private three-node Garage on loopback (scripts/garage.sh) for the S3
-# artifact store's tests; stopped afterwards, whatever the result.
+# artifact store's and the compile cache's tests; stopped afterwards,
+# whatever the result.
 GARAGE_DIR := target/garage
 GARAGE_PORT := 53900
 test-s3: setup
 	url=$$(scripts/garage.sh start $(GARAGE_DIR) $(GARAGE_PORT)) && \
 	export $$(scripts/garage.sh env $(GARAGE_DIR)) && \
-	BRAID_TEST_S3=$$url cargo test --quiet -p braid-service --lib cas::s3 -- --ignored; \
+	BRAID_TEST_S3=$$url cargo test --quiet -p braid-service --lib cas::s3 -- --ignored && \
+	BRAID_TEST_S3=$$url cargo test --quiet -p braid --lib compile_cache -- --ignored; \
 	status=$$?; scripts/garage.sh stop $(GARAGE_DIR); exit $$status
 
 # A deployment on one machine: PostgreSQL, a three-node Garage, two `braid

@@ -116,3 +116,37 @@ impl CompileCache {
         socket.map(|(_, v)| PathBuf::from(v)).expect("from_env sets the socket")
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Against a real S3 store: `make test-s3` sets BRAID_TEST_S3 (a
+    /// `--store` URL) and the credentials. The cache on a store out of
+    /// reach is found out before a build, which then goes without it; on
+    /// the real one it works.
+    #[test]
+    #[ignore = "needs sccache and an S3 store: make test-s3"]
+    fn found_out_when_its_store_is_out_of_reach() {
+        let url = std::env::var("BRAID_TEST_S3").expect("BRAID_TEST_S3: a --store URL");
+        let endpoint = url.split("endpoint=").nth(1).and_then(|e| e.split([',', '&']).next()).expect("an endpoint");
+        let scratch = std::env::temp_dir().join(format!("braid-cc-{}", uuid::Uuid::new_v4().simple()));
+        let cache_at = |endpoint: &str| {
+            // SAFETY: the only test reading these variables (`make test-s3` runs it alone).
+            unsafe {
+                std::env::set_var("SCCACHE_BUCKET", "braid");
+                std::env::set_var("SCCACHE_ENDPOINT", endpoint);
+                std::env::set_var("SCCACHE_REGION", "garage");
+                std::env::set_var("SCCACHE_S3_USE_SSL", "false");
+                std::env::set_var("SCCACHE_S3_KEY_PREFIX", "sccache-test/");
+            }
+            CompileCache::from_env(&scratch).unwrap()
+        };
+        let err = cache_at("http://127.0.0.1:9").check().unwrap_err();
+        assert!(err.contains("error"), "{err}");
+        cache_at(endpoint).check().unwrap();
+        // The check's server is stopped and its socket removed.
+        assert_eq!(std::fs::read_dir(&scratch).unwrap().count(), 0);
+        std::fs::remove_dir_all(&scratch).unwrap();
+    }
+}
