@@ -22,7 +22,11 @@ dir=$(realpath "$dir")
 nodes=(1 2 3)
 conf() { echo "$dir/node$1/garage.toml"; }
 pid_of() { cat "$dir/node$1/pid" 2>/dev/null || true; }
-running() { local p; p=$(pid_of "$1"); [ -n "$p" ] && kill -0 "$p" 2>/dev/null; }
+# Running: the recorded pid is alive and is this node's garage (not a pid reused since).
+running() {
+  local p; p=$(pid_of "$1")
+  [ -n "$p" ] && kill -0 "$p" 2>/dev/null && tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null | grep -qF "$(conf "$1")"
+}
 hex() { head -c "$1" /dev/urandom | od -An -tx1 | tr -d ' \n'; }
 cli() { local n=$1; shift; "$garage" -c "$(conf "$n")" "$@"; }
 

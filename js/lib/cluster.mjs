@@ -65,10 +65,12 @@ export class Deployment {
         env: { ...process.env, ...this.credentials, RUST_LOG: 'info', NO_COLOR: '1', ...env },
       });
       let log = '';
+      let started = false;
       child.stderr.on('data', (chunk) => {
         log += chunk;
-        const m = log.match(ready);
+        const m = !started && log.match(ready);
         if (m) {
+          started = true;
           const p = { name, child, url: m[1], log: () => log };
           this.processes.push(p);
           resolve(p);

@@ -7,8 +7,11 @@
 //! (cargo's home, the target directory) on every builder.
 //!
 //! Each build process talks to an sccache server of its own, on a Unix
-//! socket in the target directory's scratch space: inside a sandbox, the
-//! server lives and dies with it; outside, it is stopped at the end.
+//! socket in a directory of its own (mode 0700, under the host's temporary
+//! directory): inside a sandbox, which is given that directory, the server
+//! lives and dies with it; outside, it is stopped at the end. No other
+//! sandbox sees the directory (theirs hide the temporary directory), so
+//! no build of code nobody vetted can ask the server to run anything.
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -22,7 +25,7 @@ pub enum CompileCacheError {
     NoSccache,
     #[error("the compile cache needs SCCACHE_BUCKET (and SCCACHE_ENDPOINT for a store other than AWS S3) set")]
     NoBucket,
-    #[error("{0}: cannot create the compile cache's socket directory: {1}")]
+    #[error("cannot create the compile cache's socket directory in {0}: {1}")]
     Dir(PathBuf, std::io::Error),
 }
 
@@ -31,6 +34,8 @@ pub enum CompileCacheError {
 pub struct CompileCache {
     sccache: PathBuf,
     vars: Vec<(OsString, OsString)>,
+    /// Holds the server's socket; removed by [`CompileCache::stop`].
+    dir: PathBuf,
 }
 
 /// Variables sccache's S3 backend reads, passed on as they are.
@@ -41,18 +46,14 @@ fn passed(key: &str) -> bool {
 
 impl CompileCache {
     /// sccache from the PATH, its bucket and credentials from the
-    /// environment; its server's socket in `scratch` (created if missing;
-    /// a directory cargo may write, also in a sandbox).
-    pub fn from_env(scratch: &Path) -> Result<Self, CompileCacheError> {
+    /// environment; its server's socket in a new private directory.
+    pub fn from_env() -> Result<Self, CompileCacheError> {
         let sccache = process::which("sccache", &[]).ok_or(CompileCacheError::NoSccache)?;
         if std::env::var_os("SCCACHE_BUCKET").is_none_or(|b| b.is_empty()) {
             return Err(CompileCacheError::NoBucket);
         }
-        let dir_error = |e| CompileCacheError::Dir(scratch.to_path_buf(), e);
-        std::fs::create_dir_all(scratch).map_err(dir_error)?;
-        // Absolute: a sandboxed cargo runs elsewhere.
-        let scratch = scratch.canonicalize().map_err(dir_error)?;
-        let socket = scratch.join(format!("sccache-{}.sock", std::process::id()));
+        let dir = private_dir().map_err(|e| CompileCacheError::Dir(std::env::temp_dir(), e))?;
+        let socket = dir.join("server.sock");
         let mut vars: Vec<(OsString, OsString)> = vec![
             ("RUSTC_WRAPPER".into(), sccache.clone().into_os_string()),
             // sccache cannot cache incremental builds.
@@ -66,7 +67,13 @@ impl CompileCache {
         ];
         vars.extend(std::env::vars_os().filter(|(k, _)| k.to_str().is_some_and(passed)));
         vars.sort();
-        Ok(Self { sccache, vars })
+        Ok(Self { sccache, vars, dir })
+    }
+
+    /// The directory of the server's socket: a sandbox running a build
+    /// through the cache must have it writable.
+    pub fn dir(&self) -> &Path {
+        &self.dir
     }
 
     /// Makes `cmd` (a cargo command) compile through the cache.
@@ -84,7 +91,7 @@ impl CompileCache {
         let mut start = Command::new(&self.sccache);
         start.arg("--start-server").stdin(Stdio::null());
         self.apply(&mut start);
-        let probe = self.socket().with_extension("check.sock");
+        let probe = self.dir.join("check.sock");
         start.env("SCCACHE_SERVER_UDS", &probe);
         let out = start.output().map_err(|e| format!("{}: {e}", self.sccache.display()))?;
         let mut stop = Command::new(&self.sccache);
@@ -101,20 +108,29 @@ impl CompileCache {
 
     /// Stops this process's sccache server, if one runs outside a sandbox
     /// (best effort: it would stop by itself after its idle timeout), and
-    /// removes its socket.
+    /// removes its directory.
     pub fn stop(&self) {
         let mut cmd = Command::new(&self.sccache);
         cmd.arg("--stop-server").stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::null());
         self.apply(&mut cmd);
         let _ = cmd.status();
-        // Left behind by a server that stopped, or died with its sandbox.
-        let _ = std::fs::remove_file(self.socket());
+        let _ = std::fs::remove_dir_all(&self.dir);
     }
+}
 
-    fn socket(&self) -> PathBuf {
-        let socket = self.vars.iter().find(|(k, _)| k == "SCCACHE_SERVER_UDS");
-        socket.map(|(_, v)| PathBuf::from(v)).expect("from_env sets the socket")
-    }
+/// A new directory only this user may enter, under the temporary
+/// directory, with a random name (a short path: socket paths are limited
+/// to 108 bytes).
+fn private_dir() -> std::io::Result<PathBuf> {
+    use std::io::Read as _;
+    use std::os::unix::fs::DirBuilderExt as _;
+    let mut random = [0u8; 8];
+    std::fs::File::open("/dev/urandom")?.read_exact(&mut random)?;
+    let name: String = random.iter().map(|b| format!("{b:02x}")).collect();
+    let dir = std::env::temp_dir().join(format!("braid-sccache-{name}"));
+    // Fails if the name exists: never a directory someone else made.
+    std::fs::DirBuilder::new().mode(0o700).create(&dir)?;
+    Ok(dir)
 }
 
 #[cfg(test)]
@@ -130,7 +146,6 @@ mod tests {
     fn found_out_when_its_store_is_out_of_reach() {
         let url = std::env::var("BRAID_TEST_S3").expect("BRAID_TEST_S3: a --store URL");
         let endpoint = url.split("endpoint=").nth(1).and_then(|e| e.split([',', '&']).next()).expect("an endpoint");
-        let scratch = std::env::temp_dir().join(format!("braid-cc-{}", uuid::Uuid::new_v4().simple()));
         let cache_at = |endpoint: &str| {
             // SAFETY: the only test reading these variables (`make test-s3` runs it alone).
             unsafe {
@@ -140,13 +155,19 @@ mod tests {
                 std::env::set_var("SCCACHE_S3_USE_SSL", "false");
                 std::env::set_var("SCCACHE_S3_KEY_PREFIX", "sccache-test/");
             }
-            CompileCache::from_env(&scratch).unwrap()
+            CompileCache::from_env().unwrap()
         };
-        let err = cache_at("http://127.0.0.1:9").check().unwrap_err();
+        let dead = cache_at("http://127.0.0.1:9");
+        let err = dead.check().unwrap_err();
         assert!(err.contains("error"), "{err}");
-        cache_at(endpoint).check().unwrap();
+        dead.stop();
+        let cache = cache_at(endpoint);
+        use std::os::unix::fs::PermissionsExt as _;
+        assert_eq!(std::fs::metadata(cache.dir()).unwrap().permissions().mode() & 0o777, 0o700);
+        cache.check().unwrap();
         // The check's server is stopped and its socket removed.
-        assert_eq!(std::fs::read_dir(&scratch).unwrap().count(), 0);
-        std::fs::remove_dir_all(&scratch).unwrap();
+        assert_eq!(std::fs::read_dir(cache.dir()).unwrap().count(), 0);
+        cache.stop();
+        assert!(!cache.dir().exists() && !dead.dir().exists());
     }
 }

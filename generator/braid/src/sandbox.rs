@@ -181,9 +181,15 @@ impl Sandbox {
                 None => env.retain(|(k, _)| k != key),
             }
         }
-        // bwrap's own environment, which it hands on: not `--setenv`, whose
-        // values (a compile cache's credentials) would show in process listings.
-        bwrap.env_clear().envs(env);
+        // Credentials (a compile cache's) go through bwrap's own environment,
+        // which it hands on: `--setenv` values show in process listings. The
+        // rest by `--setenv`: a setuid bwrap's environment loses TMPDIR.
+        let (secret, plain): (Vec<_>, Vec<_>) =
+            env.into_iter().partition(|(k, _)| k.to_str().is_some_and(|k| k.starts_with("AWS_")));
+        bwrap.env_clear().envs(secret);
+        for (key, value) in plain {
+            bwrap.arg("--setenv").arg(key).arg(value);
+        }
         if let Some(dir) = cmd.get_current_dir() {
             bwrap.arg("--chdir").arg(dir);
         }

@@ -259,8 +259,9 @@ async fn build_in(state: &Arc<AppState>, job: &Claimed, dir: &Path) -> Result<Ou
     }
     // The compile cache shares the network with the build: only for
     // Braid's own operations.
-    if let (true, true, crate::cas::Location::S3(bucket)) =
-        (state.config.compile_cache, third_party.is_empty(), &state.config.store)
+    // Not when the workflow did not validate here: what it compiles is unknown.
+    if let (true, true, true, crate::cas::Location::S3(bucket)) =
+        (state.config.compile_cache, workflow.is_some(), third_party.is_empty(), &state.config.store)
     {
         match sccache_env(bucket).await {
             Some(env) => {

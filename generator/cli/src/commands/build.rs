@@ -76,25 +76,24 @@ fn build(args: &Args, progress: &mut Progress) -> anyhow::Result<build::Report> 
     let registry = registry()?;
     let workflow = load(&args.manifest, &registry)?;
     let target_dir = args.target_dir.clone().unwrap_or_else(build::default_target_dir);
-    // The sandbox's scratch directory (its TMPDIR): the sccache server's socket goes there.
-    let compile_cache =
-        match args.compile_cache.then(|| CompileCache::from_env(&target_dir.join(".tmp"))).transpose()? {
-            Some(cache) => match cache.check() {
-                Ok(()) => Some(cache),
-                Err(why) => {
-                    eprintln!("warning: building without the compile cache, which is out of reach: {why}");
-                    None
-                }
-            },
-            None => None,
-        };
+    let compile_cache = match args.compile_cache.then(CompileCache::from_env).transpose()? {
+        Some(cache) => match cache.check() {
+            Ok(()) => Some(cache),
+            Err(why) => {
+                eprintln!("warning: building without the compile cache, which is out of reach: {why}");
+                cache.stop();
+                None
+            }
+        },
+        None => None,
+    };
     let sandbox = if args.sandbox {
         let mut sandbox = Sandbox::detect()?.writable(&target_dir)?;
         for dir in registry.dir().iter().copied().chain(args.sandbox_hide.iter().map(PathBuf::as_path)) {
             sandbox = sandbox.hide(dir);
         }
-        if compile_cache.is_some() {
-            sandbox = sandbox.share_network();
+        if let Some(cache) = &compile_cache {
+            sandbox = sandbox.share_network().writable(cache.dir())?;
         }
         Some(sandbox)
     } else {

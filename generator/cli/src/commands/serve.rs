@@ -166,7 +166,9 @@ pub fn worker(args: WorkerArgs) -> anyhow::Result<()> {
 
 /// The configuration from the shared flags; the rest from `base`.
 fn config(shared: Shared, database: Database, base: Config) -> anyhow::Result<Config> {
-    let store = match shared.store {
+    // BRAID_ARTIFACTS: what --store was called before; a deployment still
+    // setting it must not fall back to a directory of each process's own.
+    let store = match shared.store.or_else(|| std::env::var("BRAID_ARTIFACTS").ok().filter(|s| !s.is_empty())) {
         Some(s) => braid_service::cas::Location::parse(&s)?,
         None => braid_service::cas::Location::Dir(shared.data.join("artifacts")),
     };

@@ -38,7 +38,8 @@ pub enum Location {
 impl Location {
     /// `s3://BUCKET?endpoint=URL&region=REGION`, or a directory's path.
     pub fn parse(s: &str) -> Result<Self, s3::S3Error> {
-        if s.starts_with("s3://") {
+        // Any other `scheme://` (`S3://`, `http://`) is a mistake, not a directory.
+        if s.starts_with("s3://") || s.contains("://") {
             return s3::Bucket::parse(s).map(Self::S3);
         }
         Ok(Self::Dir(PathBuf::from(s)))

@@ -49,12 +49,13 @@ pub struct Bucket {
 impl Bucket {
     /// `s3://BUCKET?endpoint=URL[,URL...]&region=REGION`.
     pub fn parse(s: &str) -> Result<Self, S3Error> {
-        // Never echo credentials someone put in the URL.
+        // Never echo credentials someone put in the URL (or an endpoint's).
         let shown = if s.contains('@') { "s3://(credentials removed)" } else { s };
         let bad = || S3Error::Url(shown.to_string());
         let url = Url::parse(s).map_err(|_| bad())?;
         let name = url.host_str().filter(|n| valid_bucket(n)).ok_or_else(bad)?.to_string();
-        if !matches!(url.path(), "" | "/") || !url.username().is_empty() || url.password().is_some() {
+        let userinfo = !url.username().is_empty() || url.password().is_some();
+        if url.scheme() != "s3" || !matches!(url.path(), "" | "/") || userinfo {
             return Err(bad());
         }
         let (mut endpoints, mut region) = (Vec::new(), None);
@@ -63,7 +64,8 @@ impl Bucket {
                 "endpoint" => {
                     for e in v.split(',') {
                         let e = Url::parse(e.trim()).map_err(|_| bad())?;
-                        if !matches!(e.scheme(), "http" | "https") || e.host().is_none() {
+                        let userinfo = !e.username().is_empty() || e.password().is_some();
+                        if !matches!(e.scheme(), "http" | "https") || e.host().is_none() || userinfo {
                             return Err(bad());
                         }
                         endpoints.push(e);
@@ -158,7 +160,11 @@ impl S3 {
             .timeout_global(Some(Duration::from_secs(300)))
             .build()
             .into();
-        let s3 = Self { location, buckets, credentials: rusty_s3::Credentials::new(key, secret), agent };
+        let credentials = match var("AWS_SESSION_TOKEN") {
+            Some(token) => rusty_s3::Credentials::new_with_token(key, secret, token),
+            None => rusty_s3::Credentials::new(key, secret),
+        };
+        let s3 = Self { location, buckets, credentials, agent };
         s3.probe()?;
         Ok(s3)
     }
@@ -275,8 +281,10 @@ mod tests {
             "s3://b/path",
             "s3://user:secret@bucket",
             "s3://bucket?endpoint=ftp://x",
+            "s3://bucket?endpoint=http://key:secret@host",
             "s3://bucket?endpoint=not a url",
             "s3://bucket?unknown=1",
+            "http://bucket",
         ] {
             let err = Bucket::parse(bad).unwrap_err().to_string();
             assert!(err.contains("expected s3://BUCKET?endpoint="), "{bad}: {err}");
