@@ -117,6 +117,10 @@ case "$cmd" in
     done
     for n in "${nodes[@]}"; do
       for _ in $(seq 1 100); do running "$n" || break; sleep 0.1; done
+      if running "$n"; then
+        echo "garage.sh: node $n did not stop within 10 s: killed" >&2
+        kill -9 "$(pid_of "$n")"
+      fi
     done
     ;;
   kill)

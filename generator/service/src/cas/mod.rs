@@ -61,11 +61,14 @@ enum Backend {
     S3(s3::S3),
 }
 
+/// A probe's time and finding.
+type Probed = (Instant, Result<(), String>);
+
 #[derive(Debug, Clone)]
 pub struct Cas {
     backend: Arc<Backend>,
-    /// When [`Cas::probe`] last succeeded.
-    probed: Arc<Mutex<Option<Instant>>>,
+    /// When [`Cas::probe`] last ran, and what it found.
+    probed: Arc<Mutex<Option<Probed>>>,
 }
 
 impl Cas {
@@ -146,21 +149,25 @@ impl Cas {
         }
     }
 
-    /// Whether the store takes a write: a small object written and removed.
-    /// The error says why not (e.g. no space left, the bucket unreachable).
-    /// A success counts for a second, so that frequent health checks do not
-    /// each write one.
-    pub fn probe(&self) -> Result<(), CasError> {
-        let recent = |at: &Option<Instant>| at.is_some_and(|t| t.elapsed() < Duration::from_secs(1));
-        if recent(&self.probed.lock().unwrap_or_else(|e| e.into_inner())) {
-            return Ok(());
+    /// Whether the store takes a write: a small object written and removed;
+    /// the error says why not (e.g. no space left, the bucket unreachable).
+    /// One probe at a time, and its finding counts for a second, failures
+    /// too: frequent health checks neither each write an object nor pile
+    /// up behind a store that does not answer.
+    pub fn probe(&self) -> Result<(), String> {
+        let mut probed = self.probed.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((at, found)) = &*probed {
+            if at.elapsed() < Duration::from_secs(1) {
+                return found.clone();
+            }
         }
-        match &*self.backend {
-            Backend::Dir(d) => d.probe()?,
-            Backend::S3(s) => s.probe()?,
+        let found = match &*self.backend {
+            Backend::Dir(d) => d.probe(),
+            Backend::S3(s) => s.probe().map_err(CasError::from),
         }
-        *self.probed.lock().unwrap_or_else(|e| e.into_inner()) = Some(Instant::now());
-        Ok(())
+        .map_err(|e| e.to_string());
+        *probed = Some((Instant::now(), found.clone()));
+        found
     }
 
     /// Removes what a crash left behind (a directory's temporary files; an

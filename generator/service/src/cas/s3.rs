@@ -21,7 +21,7 @@ use crate::ids::ContentId;
 /// Largest object read back: far above any artifact the service writes.
 const MAX_OBJECT: u64 = 1 << 30;
 /// How long a signed request stays valid.
-const SIGNED_FOR: Duration = Duration::from_secs(300);
+const SIGNED_FOR: Duration = Duration::from_secs(60);
 
 #[derive(Debug, thiserror::Error)]
 pub enum S3Error {
@@ -157,6 +157,8 @@ impl S3 {
         let agent = ureq::Agent::config_builder()
             .http_status_as_error(false)
             .timeout_connect(Some(Duration::from_secs(5)))
+            // A node that takes the request and hangs: the next endpoint.
+            .timeout_recv_response(Some(Duration::from_secs(30)))
             .timeout_global(Some(Duration::from_secs(300)))
             .build()
             .into();
