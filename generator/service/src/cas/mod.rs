@@ -61,14 +61,11 @@ enum Backend {
     S3(s3::S3),
 }
 
-/// A probe's time and finding.
-type Probed = (Instant, Result<(), String>);
-
 #[derive(Debug, Clone)]
 pub struct Cas {
     backend: Arc<Backend>,
-    /// When [`Cas::probe`] last ran, and what it found.
-    probed: Arc<Mutex<Option<Probed>>>,
+    /// When [`Cas::probe`] last succeeded.
+    probed: Arc<Mutex<Option<Instant>>>,
 }
 
 impl Cas {
@@ -151,22 +148,23 @@ impl Cas {
 
     /// Whether the store takes a write: a small object written and removed;
     /// the error says why not (e.g. no space left, the bucket unreachable).
-    /// One probe at a time, and its finding counts for a second, failures
-    /// too: frequent health checks neither each write an object nor pile
-    /// up behind a store that does not answer.
+    /// One probe at a time (health checks do not pile up behind a store
+    /// that does not answer), and a success counts for a second (they do
+    /// not each write an object). A failure is not kept: the next check
+    /// sees a store that is back at once.
     pub fn probe(&self) -> Result<(), String> {
         let mut probed = self.probed.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some((at, found)) = &*probed {
-            if at.elapsed() < Duration::from_secs(1) {
-                return found.clone();
-            }
+        if probed.is_some_and(|at| at.elapsed() < Duration::from_secs(1)) {
+            return Ok(());
         }
         let found = match &*self.backend {
             Backend::Dir(d) => d.probe(),
             Backend::S3(s) => s.probe().map_err(CasError::from),
         }
         .map_err(|e| e.to_string());
-        *probed = Some((Instant::now(), found.clone()));
+        if found.is_ok() {
+            *probed = Some(Instant::now());
+        }
         found
     }
 
