@@ -38,20 +38,11 @@ pub enum Location {
 impl Location {
     /// `s3://BUCKET?endpoint=URL&region=REGION`, or a directory's path.
     pub fn parse(s: &str) -> Result<Self, s3::S3Error> {
-        // Any other `scheme://` (`S3://`, `http://`) is a mistake, not a directory.
-        if s.starts_with("s3://") || s.contains("://") {
+        // A URL: `s3://`, or a mistake (`http://`) that must not become a directory.
+        if s.contains("://") {
             return s3::Bucket::parse(s).map(Self::S3);
         }
         Ok(Self::Dir(PathBuf::from(s)))
-    }
-}
-
-impl std::fmt::Display for Location {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Self::Dir(dir) => write!(f, "{}", dir.display()),
-            Self::S3(bucket) => write!(f, "{bucket}"),
-        }
     }
 }
 
