@@ -89,7 +89,7 @@ test-node: test-wasm test-workflows
 # A private PostgreSQL on loopback (scripts/postgres.sh) for the shared
 # backend's store tests; stopped afterwards, whatever the result.
 PG_DIR := target/postgres
-PG_PORT := 55432
+PG_PORT := 25432
 test-postgres: setup
 	url=$$(scripts/postgres.sh start $(PG_DIR) $(PG_PORT)); \
 	BRAID_TEST_POSTGRES=$$url cargo test --quiet -p braid-service --lib store::postgres -- --ignored; \
@@ -99,7 +99,7 @@ test-postgres: setup
 # artifact store's and the compile cache's tests; stopped afterwards,
 # whatever the result.
 GARAGE_DIR := target/garage
-GARAGE_PORT := 53900
+GARAGE_PORT := 23900
 test-s3: setup
 	url=$$(scripts/garage.sh start $(GARAGE_DIR) $(GARAGE_PORT)) && \
 	export $$(scripts/garage.sh env $(GARAGE_DIR)) && \

@@ -8,8 +8,11 @@
 #                                      AWS_ACCESS_KEY_ID=... lines (for `export`)
 #   scripts/garage.sh stop DIR         stops every node (SIGTERM)
 #   scripts/garage.sh kill DIR N       kills node N (1-3) like a crash (SIGKILL)
-# Node N serves S3 on PORT+10(N-1), RPC on the port after. Restarted nodes
-# rejoin through `bootstrap_peers`. Garage is installed by scripts/setup.sh.
+# Node N serves S3 on PORT+10(N-1), RPC on the port after; choose PORT below
+# the ephemeral range (32768 and up here), where outgoing connections may hold
+# it. DIR keeps the PORT it was created with. Restarted nodes rejoin through
+# `bootstrap_peers`. A node that cannot start shows the end of its log.
+# Garage is installed by scripts/setup.sh.
 set -euo pipefail
 
 garage=${GARAGE:-$(command -v garage || echo "$HOME/.cargo/bin/garage")}
@@ -54,14 +57,34 @@ EOF
   mv "$(conf "$n").tmp" "$(conf "$n")"
 }
 
+die() { echo "garage.sh: $1" >&2; exit 1; }
+# Gives up with the end of every node's log, so that a failure says why.
+fail() {
+  echo "garage.sh: $1" >&2
+  for n in "${nodes[@]}"; do
+    [ -f "$dir/node$n/garage.log" ] || continue
+    echo "--- the end of $dir/node$n/garage.log:" >&2
+    tail -n 15 "$dir/node$n/garage.log" >&2
+  done
+  exit 1
+}
+
 wait_for() { # what, command...
   local what=$1; shift
-  for _ in $(seq 1 150); do
+  for _ in $(seq 1 300); do
     "$@" >/dev/null 2>&1 && return 0
+    for n in "${nodes[@]}"; do running "$n" || fail "node $n exited while waiting for $what"; done
     sleep 0.2
   done
-  echo "garage.sh: $what did not come up; see $dir/node*/garage.log" >&2
-  exit 1
+  fail "$what did not come up within a minute"
+}
+
+# A port that something else holds makes a node exit at once: say which.
+port_free() {
+  python3 -c 'import socket, sys
+s = socket.socket()
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("127.0.0.1", int(sys.argv[1])))' "$1" 2>/dev/null
 }
 
 case "$cmd" in
@@ -72,11 +95,16 @@ case "$cmd" in
       { echo "rpc_secret=$(hex 32)"; echo "key_id=GK$(hex 12)"; echo "secret=$(hex 32)"; echo "port=$port"; } >"$dir/cluster.env.tmp"
       mv "$dir/cluster.env.tmp" "$dir/cluster.env"
     fi
+    asked=$port
     # shellcheck disable=SC1091
     . "$dir/cluster.env"
+    [ "$port" = "$asked" ] || die "$dir holds a cluster on port $port, not $asked: use that port, or another DIR"
     for n in "${nodes[@]}"; do
       [ -f "$(conf "$n")" ] || write_conf "$n" ""
       if ! running "$n"; then
+        for p in $((port + 10 * (n - 1))) $((port + 10 * (n - 1) + 1)); do
+          port_free "$p" || die "port $p on 127.0.0.1 is taken by another program: choose another PORT"
+        done
         setsid "$garage" -c "$(conf "$n")" server >>"$dir/node$n/garage.log" 2>&1 </dev/null &
         echo $! >"$dir/node$n/pid"
       fi
