@@ -2,23 +2,28 @@
 // (scripts/postgres.sh), a three-node Garage with replication 3
 // (scripts/garage.sh), two `braid serve --workers 0` (the API) and three
 // `braid worker`s, all sharing the database and the S3 store. Submissions
-// through both APIs, a worker, a Garage node and an API killed mid-way,
-// everything restarted, a damaged object. Every artifact downloaded is
-// checked against its CID here too. `make test-cluster`.
+// through both APIs, an operation published through one and used through
+// the other, a worker, a Garage node and an API killed mid-way, everything
+// restarted, a damaged object. Every artifact downloaded is checked against
+// its CID here too. `make test-cluster`.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { Deployment, garage, pg, root } from '../lib/cluster.mjs';
-import { waitJob } from '../lib/server.mjs';
+import { braid, waitJob } from '../lib/server.mjs';
 import { cid } from '../lib/reference.mjs';
 
 const KEY = 'cluster-key';
+const PUBLISHER = 'cluster-publisher';
 const d = new Deployment();
 let apis = [];
 let workers = [];
 
-const startApi = (name) => d.api(name, KEY, [...d.shared(), '--workers', '0']);
+const startApi = (name) => d.api(name, KEY, [...d.shared(), '--workers', '0', '--publisher-key', PUBLISHER]);
 const startWorker = (name) => d.worker(name, ['--workers', '1', '--lease', '3', '--compile-cache']);
 
 async function startAll() {
@@ -87,6 +92,42 @@ test('20 submissions through two APIs: each distinct workflow is built once, by 
   // Every build ran on a worker, none in the API processes.
   const started = workers.map((w) => (w.log().match(/build started/g) ?? []).length);
   assert.equal(started.reduce((x, y) => x + y, 0), names.length, `builds started per worker: ${started}`);
+});
+
+// The operation published below: its name, version id and the workflow using it.
+const published = { name: 'op_cluster', manifest: null, versionId: null };
+
+test('an operation published through one API is checked by a worker, listed by both, and used through the other', async () => {
+  // Not spawnSync: the processes' logs must keep flowing meanwhile.
+  const run = (...args) => promisify(execFile)(braid, args, { encoding: 'utf8' });
+  const dir = join(d.dir, published.name);
+  await run('new', 'op', published.name, '-o', dir);
+  const lib = join(dir, 'src/lib.rs');
+  const text = readFileSync(lib, 'utf8').replace('Ok(input.iter().rev().copied().collect())', 'Ok(input.to_ascii_uppercase().into())');
+  writeFileSync(lib, text.replace(/#\[cfg\(test\)\][\s\S]*$/, ''));
+  const { stdout } = await run('ops', 'publish', dir, '--server', apis[0].url, '--key', PUBLISHER);
+  const [name, version, versionId] = stdout.trim().split(/\s+/);
+  assert.deepEqual([name, version], [published.name, '0.1.0']);
+  published.versionId = versionId;
+  // Checked by a worker (the APIs run no builds), its upload kept in the bucket.
+  const checker = workers.find((w) => w.log().includes(`checking ${published.name} 0.1.0`));
+  assert.ok(checker, `no worker logged the check:\n${workers.map((w) => w.log()).join('\n')}`);
+  for (const api of apis) {
+    const listed = await (await get(api, `/v1/operations/${published.name}`)).json();
+    assert.deepEqual(listed.versions?.map((v) => v.version_id), [versionId], `${api.name}: ${JSON.stringify(listed)}`);
+  }
+  published.manifest = {
+    name: 'cluster_published', version: '0.1.0', description: 'uses an operation published to the deployment', groups: [],
+    segments: [{ inputs: [-1], sequence: [{ operation: published.name, version: '^0.1' }] }],
+  };
+  const res = await submit(apis[1], published.manifest);
+  assert.equal(res.status, 202, await res.clone().text());
+  const { job_id, build_id } = await res.json();
+  const job = await waitJob(apis[1].url, job_id, { timeoutMs: 900_000 });
+  assert.equal(job.state, 'succeeded', `${job.error}\n${job.log_tail}`);
+  const row = await (await get(apis[0], `/v1/builds/${build_id}`)).json();
+  for (const a of row.artifacts) await download(apis[0], a.cid);
+  built.set(build_id, { name: 'cluster_published', manifest: published.manifest, artifacts: row.artifacts });
 });
 
 test('kill -9 of the worker running a build: its lease runs out and another worker finishes the job', async () => {
@@ -169,14 +210,26 @@ test('everything killed and restarted, PostgreSQL and Garage included: every bui
   for (const n of ['1', '2', '3']) garage('kill', d.garageDir, n);
   await startAll();
   assert.ok(built.size >= 5);
-  for (const [build, { name, targets, artifacts: list }] of built) {
+  for (const [build, { name, manifest: m, targets, artifacts: list }] of built) {
     const row = await (await get(apis[1], `/v1/builds/${build}`)).json();
     assert.equal(row.state, 'succeeded');
     assert.deepEqual(row.artifacts, list);
     for (const a of list) await download(apis[0], a.cid);
-    const again = await submit(apis[1], manifest(name), targets);
+    const again = await submit(apis[1], m ?? manifest(name), targets);
     assert.equal(again.status, 200, `${name} is built already`);
   }
+  // The published operation too, even for a process whose data directory is new:
+  // it takes the operation in from the database and the bucket.
+  const fresh = await startApi('api3');
+  for (const api of [...apis, fresh]) {
+    const listed = await (await get(api, `/v1/operations/${published.name}`)).json();
+    assert.deepEqual(listed.versions?.map((v) => v.version_id), [published.versionId], `${api.name}: ${JSON.stringify(listed)}`);
+  }
+  const checked = await fetch(`${fresh.url}/v1/validate`, {
+    method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(published.manifest),
+  });
+  assert.equal(checked.status, 200, await checked.clone().text());
+  d.kill(fresh);
 });
 
 test('a damaged object in the S3 store is refused by every API, never served', async () => {

@@ -15,6 +15,7 @@ pub mod ids;
 pub mod metrics;
 pub mod pack;
 pub mod problem;
+pub mod published;
 pub mod publisher;
 pub mod registries;
 pub mod routes;
@@ -170,8 +171,12 @@ pub struct AppState {
     pub config: Config,
     pub store: Arc<dyn store::Store>,
     pub cas: cas::Cas,
-    /// The registry in `<data>/registry`; replaced when an operation is published.
+    /// The registry in `<data>/registry`; replaced when an operation is
+    /// published (here, or anywhere in the deployment: [`published::sync`]).
     pub registry: std::sync::RwLock<Arc<Registry>>,
+    /// The version ids of published operations [`published::sync`] is done
+    /// with; held while it runs.
+    pub published: std::sync::Mutex<std::collections::BTreeSet<String>>,
     pub generator: Generator,
     pub metrics: metrics::Metrics,
     /// Wakes idle workers when a job is queued.
@@ -216,6 +221,14 @@ impl AppState {
     pub fn registry(&self) -> Arc<Registry> {
         self.registry.read().unwrap_or_else(std::sync::PoisonError::into_inner).clone()
     }
+
+    /// The registry with every operation published to the deployment so
+    /// far (blocking: it asks the database, and fetches what is new from
+    /// the store).
+    pub fn synced_registry(&self) -> Arc<Registry> {
+        published::sync(self);
+        self.registry()
+    }
 }
 
 /// Opens the data directory (recovering from a crash) and builds the state.
@@ -254,6 +267,7 @@ pub fn open(config: Config) -> Result<Arc<AppState>, ServeError> {
         store,
         cas,
         registry: std::sync::RwLock::new(Arc::new(Registry::open(&config.data)?)),
+        published: std::sync::Mutex::new(std::collections::BTreeSet::new()),
         generator: Generator::new(),
         metrics: metrics::Metrics::default(),
         wake: tokio::sync::Notify::new(),
@@ -301,7 +315,11 @@ pub async fn serve(config: Config) -> Result<(), ServeError> {
     // request (about a second for the built-ins): what the index lists
     // does not change under a client that just started.
     let registering = state.clone();
-    let _ = tokio::task::spawn_blocking(move || registries::add_operations(&registering)).await;
+    let _ = tokio::task::spawn_blocking(move || {
+        published::sync(&registering);
+        registries::add_operations(&registering)
+    })
+    .await;
     let listener = tokio::net::TcpListener::bind(addr).await.map_err(|source| ServeError::Bind { addr, source })?;
     let local = listener.local_addr().map_err(|source| ServeError::Bind { addr, source })?;
     state.data_lock.record(&format!("http://{local}"))?;
@@ -326,7 +344,7 @@ pub async fn serve(config: Config) -> Result<(), ServeError> {
         let _ = stop.send(true);
     };
     conn::serve(listener, routes::app(state.clone()), limits, shutdown).await;
-    for w in workers.into_iter().chain([publisher]) {
+    for w in workers.into_iter().chain(publisher) {
         let _ = w.await;
     }
     eprintln!("braid serve: stopped");
@@ -341,14 +359,19 @@ pub async fn work(config: Config) -> Result<(), ServeError> {
     let workers = config.workers;
     let state = open_blocking(config).await?;
     let registering = state.clone();
-    let _ = tokio::task::spawn_blocking(move || registries::add_operations(&registering)).await;
+    let _ = tokio::task::spawn_blocking(move || {
+        published::sync(&registering);
+        registries::add_operations(&registering)
+    })
+    .await;
     state.data_lock.record("worker")?;
     let workers = worker::spawn(state.clone(), workers);
+    let publisher = publisher::spawn(state.clone());
     eprintln!("braid worker: ready ({} builder(s))", workers.len());
     signalled().await;
     eprintln!("braid worker: shutting down");
     let _ = state.shutdown.send(true);
-    for w in workers {
+    for w in workers.into_iter().chain(publisher) {
         let _ = w.await;
     }
     eprintln!("braid worker: stopped");

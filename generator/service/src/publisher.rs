@@ -1,9 +1,11 @@
 //! The publisher: takes publish jobs from the persisted queue one at a
-//! time, builds each uploaded operation crate for the targets its manifest
-//! declares inside the sandbox, and registers it in `<data>/registry`
-//! (then swaps the service's registry, so workflows submitted afterwards
-//! may use it). The crate's files wait in `<data>/publish/<job>/src` from
-//! the upload until the job ends; then the job's directory is removed.
+//! time (in every process that builds, where the sandbox works), fetches
+//! each upload from the artifact store, builds the operation crate for the
+//! targets its manifest declares inside the sandbox, lists it as
+//! registered in the database (for every process: [`crate::published`])
+//! and registers it in `<data>/registry` (then swaps the service's
+//! registry, so workflows submitted afterwards may use it). The crate's
+//! files are unpacked in `<data>/publish/<job>/src` while the job runs.
 //!
 //! Code nobody vetted is compiled in cargo target directories of its own:
 //! one for the checks, and one per set of such operations for workflow
@@ -17,13 +19,17 @@ use braid::opcheck::{self, Check};
 use braid::registry::{self, Added, Origin, Registry};
 
 use crate::ids::JobId;
-use crate::store::Publish;
-use crate::worker::{record, Redact};
+use crate::store::{Publish, PublishedOperation};
+use crate::worker::{lease_lost, record, Redact};
 use crate::AppState;
 
-/// Starts the publisher; it returns once the server shuts down.
-pub fn spawn(state: Arc<AppState>) -> tokio::task::JoinHandle<()> {
-    tokio::spawn(work(state))
+/// Starts the publisher where this process builds and the sandbox works;
+/// it returns once the process shuts down.
+pub fn spawn(state: Arc<AppState>) -> Option<tokio::task::JoinHandle<()>> {
+    if state.config.workers == 0 || state.sandbox.is_err() {
+        return None;
+    }
+    Some(tokio::spawn(work(state)))
 }
 
 /// Where an upload's files wait for their job.
@@ -74,10 +80,18 @@ async fn work(state: Arc<AppState>) {
             }
         };
         let id = job.id.clone();
+        tracing::info!(job = %id, "checking {} {} for publishing", job.name, job.version);
         let task = tokio::task::spawn_blocking({
             let state = state.clone();
             move || run(&state, &job)
         });
+        // Renews the job's lease (a shared database); a result recorded
+        // after it is lost is dropped by the store.
+        let heartbeat = tokio::spawn({
+            let (state, id) = (state.clone(), id.clone());
+            async move { lease_lost(&state, &id).await }
+        });
+        let _abort = AbortOnDrop(heartbeat);
         tokio::select! {
             result = task => {
                 let (error, log) = match result {
@@ -103,6 +117,15 @@ async fn work(state: Arc<AppState>) {
     }
 }
 
+/// Aborts a task when dropped.
+struct AbortOnDrop(tokio::task::JoinHandle<()>);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
 /// Checks and registers the job's crate; its log, or why it failed.
 fn run(state: &AppState, job: &Publish) -> Result<String, String> {
     let sandbox = state.sandbox.clone()?;
@@ -111,8 +134,15 @@ fn run(state: &AppState, job: &Publish) -> Result<String, String> {
         let _ = state.store.publish_progress(&job.id, step, "");
     };
     progress("reading the sources");
-    let files = registry::read_crate(&dir.join("src")).map_err(|e| e.to_string())?;
-    let prepared = registry::prepare(files, &job.name).map_err(|e| e.to_string())?;
+    let prepared = match &job.source {
+        Some(source) => crate::published::fetch(state, source, &job.version_id, &dir.join("src"))?,
+        // A job queued before uploads were kept in the store: its files
+        // wait in the data directory of the process that took the upload.
+        None => {
+            let files = registry::read_crate(&dir.join("src")).map_err(|e| e.to_string())?;
+            registry::prepare(files, &job.name).map_err(|e| e.to_string())?
+        }
+    };
     let version_id = prepared.version_id.clone();
     if version_id != job.version_id {
         return Err(format!("the sources changed since the upload (version id {version_id}, not {})", job.version_id));
@@ -129,10 +159,24 @@ fn run(state: &AppState, job: &Publish) -> Result<String, String> {
         .hide(&state.config.data);
     let targets = braid::join(&prepared.manifest.targets, ", ");
     progress(&format!("building for {targets} in the sandbox"));
-    let registry = state.registry();
+    let registry = state.synced_registry();
     opcheck::check(&prepared, &Check { work_dir, target_dir, sandbox: Some(&sandbox), registry: &registry })
         .map_err(|e| e.to_string())?;
     progress("registering");
+    if let Some(source) = &job.source {
+        let op = PublishedOperation {
+            name: job.name.clone(),
+            version: job.version.clone(),
+            version_id: version_id.clone(),
+            source: source.clone(),
+        };
+        if let Some(taken) = state.store.register_operation(&op).map_err(|e| e.to_string())? {
+            return Err(format!(
+                "{} {} was registered meanwhile with other sources (version id {}); bump the version to publish a change",
+                job.name, job.version, taken.version_id
+            ));
+        }
+    }
     let mut registry = Registry::open(&state.config.data).map_err(|e| e.to_string())?;
     let added = registry.add(prepared, Origin::Published).map_err(|e| e.to_string())?;
     *state.registry.write().unwrap_or_else(std::sync::PoisonError::into_inner) = Arc::new(registry);

@@ -214,7 +214,13 @@ async fn build_in(state: &Arc<AppState>, job: &Claimed, dir: &Path) -> Result<Ou
     // Operations that did not ship with braid compile in a target directory
     // of their own set, in the sandbox (see `publisher`).
     // The workflow as validated now (the npm package needs it too).
-    let workflow = braid::manifest::validate(&job.manifest, &state.registry()).ok();
+    // (With the operations published to the deployment: `braid build`
+    // reads the registry this takes them into.)
+    let registry = {
+        let state = state.clone();
+        tokio::task::spawn_blocking(move || state.synced_registry()).await.map_err(|e| e.to_string())?
+    };
+    let workflow = braid::manifest::validate(&job.manifest, &registry).ok();
     let third_party: Vec<String> = workflow
         .iter()
         .flat_map(|w| &w.crates)

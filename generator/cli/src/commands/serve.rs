@@ -201,13 +201,6 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         eprintln!("braid serve: no --api-key given; writes need this generated key: {key}");
         api_keys.push(key);
     }
-    if database != Database::Embedded && !publisher_keys.is_empty() {
-        anyhow::bail!(
-            "publishing operations (--publisher-key) is not available with a shared --database yet: each process \
-             keeps its own operation registry; publish to an embedded `braid serve`, or register operations on every \
-             host with `braid ops add`"
-        );
-    }
     if let Some(scope) = &args.npm_scope {
         braid::npm_package::check_scope(scope)?;
     }

@@ -61,14 +61,15 @@ pub struct Valid {
 /// inside [`heavy`]).
 fn check(state: &AppState, bytes: &[u8]) -> Result<Workflow, Problem> {
     let text = braid::manifest::text(bytes).map_err(Problem::invalid_manifest)?;
+    let registry = state.synced_registry();
     if serde_json::from_str::<serde::de::IgnoredAny>(text).is_err() {
-        let d = validate(text, &state.registry()).err().unwrap_or_default();
+        let d = validate(text, &registry).err().unwrap_or_default();
         return Err(Problem::bad_request(format!(
             "the body is not JSON: {}",
             d.first().map_or("unreadable", |d| d.message.as_str())
         )));
     }
-    validate(text, &state.registry()).map_err(Problem::invalid_manifest)
+    validate(text, &registry).map_err(Problem::invalid_manifest)
 }
 
 /// Most lock seeds kept; past it the oldest half goes (each is a few

@@ -4,9 +4,10 @@
 //! The upload is read in memory under limits and refused whole if any
 //! entry is unsafe ([`braid::archive::unpack_tar_gz`]); the manifest is
 //! derived from the sources at once (errors name the file and line, 422),
-//! and a name and version taken with other sources is a 409. Then a job
-//! builds the crate for its targets in the sandbox and registers it
-//! ([`crate::publisher`]).
+//! and a name and version taken with other sources is a 409. Then the
+//! upload goes in the artifact store, and a job, taken by any process that
+//! builds, builds the crate for its targets in the sandbox and registers
+//! it ([`crate::publisher`], [`crate::published`]).
 
 use std::sync::Arc;
 
@@ -22,7 +23,7 @@ use super::heavy::{heavy, with_store};
 use super::ApiResult;
 use crate::ids::JobId;
 use crate::problem::Problem;
-use crate::publisher::job_dir;
+use crate::published::{self, UploadError};
 use crate::store::{NewPublish, Publish, PublishSubmission};
 use crate::AppState;
 
@@ -58,16 +59,19 @@ pub(super) async fn publish_operation(
             format!("send a .tar.gz of the crate as application/gzip (got {content_type:?})"),
         ));
     }
-    if let Err(why) = &state.sandbox {
+    // Where this process builds, it checks uploads; elsewhere `braid worker`s do.
+    if let (Err(why), true) = (&state.sandbox, state.config.workers > 0) {
         return Err(Problem::unavailable(format!("this service cannot build published operations: {why}"), None));
     }
     let scratch = state.config.data.join("tmp").join(format!("upload-{}", uuid::Uuid::new_v4().simple()));
-    let (prepared, scratch) = heavy(&state, move || {
-        let result = unpack(&body, &scratch);
-        if result.is_err() {
-            let _ = std::fs::remove_dir_all(&scratch);
-        }
-        result.map(|p| (p, scratch))
+    let (prepared, body) = heavy(&state, move || {
+        let result = published::unpack(&body, &scratch);
+        let _ = std::fs::remove_dir_all(&scratch);
+        result.map(|p| (p, body)).map_err(|e| match e {
+            UploadError::Archive(_) => Problem::bad_request(e.to_string()),
+            UploadError::Crate(_) => Problem::new(StatusCode::UNPROCESSABLE_ENTITY, e.to_string()),
+            UploadError::Io(e) => Problem::internal(e),
+        })
     })
     .await??;
     let m = &prepared.manifest;
@@ -78,9 +82,11 @@ pub(super) async fn publish_operation(
         state: state.into(),
         job,
     };
-    let registry = state.registry();
+    let registry = {
+        let state = state.clone();
+        tokio::task::spawn_blocking(move || state.synced_registry()).await.map_err(Problem::internal)?
+    };
     if let Some(taken) = registry.versions(&m.name).iter().find(|op| op.manifest.version == m.version) {
-        let _ = std::fs::remove_dir_all(&scratch);
         if taken.version_id == prepared.version_id {
             return Ok((StatusCode::OK, Json(answer("registered", None))).into_response());
         }
@@ -92,25 +98,21 @@ pub(super) async fn publish_operation(
             ),
         ));
     }
-    let new = NewPublish { name: m.name.clone(), version: m.version.clone(), version_id: prepared.version_id.clone() };
-    // The files go in the job's directory before the job exists, so the
-    // publisher never takes a job whose files are not there yet.
+    // The upload is in the store before the job exists, so that no
+    // publisher takes a job whose sources it cannot read.
+    let cas = state.clone();
+    let source = heavy(&state, move || cas.cas.put(&body))
+        .await?
+        .map_err(|e| Problem::unavailable(format!("storing the upload: {e}"), None))?;
+    let new = NewPublish {
+        name: m.name.clone(),
+        version: m.version.clone(),
+        version_id: prepared.version_id.clone(),
+        source,
+    };
     let id = JobId::new_random();
-    let dir = job_dir(&state.config.data, &id);
-    std::fs::create_dir_all(&dir)
-        .and_then(|()| std::fs::rename(&scratch, dir.join("src")))
-        .map_err(|e| Problem::internal(format!("storing the upload: {e}")))?;
-    let submitted = with_store(&state, move |store| store.submit_publish(&id, &new)).await;
-    let id = match submitted {
-        Ok(PublishSubmission::Queued(id)) => id,
-        Ok(PublishSubmission::Joined(other)) => {
-            let _ = std::fs::remove_dir_all(&dir);
-            other
-        }
-        Err(problem) => {
-            let _ = std::fs::remove_dir_all(&dir);
-            return Err(problem);
-        }
+    let id = match with_store(&state, move |store| store.submit_publish(&id, &new)).await? {
+        PublishSubmission::Queued(id) | PublishSubmission::Joined(id) => id,
     };
     state.publish_wake.notify_one();
     let location = format!("/v1/publishes/{}", id.as_str());
@@ -119,19 +121,6 @@ pub(super) async fn publish_operation(
         response.headers_mut().insert(header::LOCATION, value);
     }
     Ok(response)
-}
-
-/// Unpacks the upload into `scratch` and derives its manifest.
-fn unpack(body: &[u8], scratch: &std::path::Path) -> Result<braid::registry::Prepared, Problem> {
-    let limits = braid::archive::Limits { compressed_bytes: u64::MAX, ..Default::default() };
-    let files = braid::archive::unpack_tar_gz(body, &limits)
-        .map_err(|e| Problem::bad_request(format!("the upload is not a usable crate archive: {e}")))?;
-    braid::archive::write_files(scratch, &files).map_err(Problem::internal)?;
-    let unprocessable =
-        |e: braid::registry::RegistryError| Problem::new(StatusCode::UNPROCESSABLE_ENTITY, e.to_string());
-    let crate_files = braid::registry::read_crate(scratch).map_err(unprocessable)?;
-    // Errors name files relative to the crate (`src/lib.rs:3:1`).
-    braid::registry::prepare(crate_files, "the uploaded crate").map_err(unprocessable)
 }
 
 /// A publish job: state, step, log tail, the error if it failed.

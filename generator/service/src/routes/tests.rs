@@ -780,3 +780,63 @@ async fn every_registered_operation_is_in_the_cargo_registry() {
     crate::registries::add_operations(&s.state);
     assert_eq!(s.get("/cargo/index/br/ai/braid-support").await.text(), before);
 }
+
+/// An operation published through another process of the deployment:
+/// listed in the database, its upload in the store. This one takes it in
+/// at its next request; an upload not in the store yet is taken at a later
+/// one; a version that clashes with one registered here is left out.
+#[tokio::test]
+async fn operations_published_elsewhere_are_taken_in_from_the_store() {
+    let s = Service::new();
+    let builtin = s.state.registry().get("op_cid").unwrap().clone();
+    let current = builtin.version().to_string();
+    // op_cid's sources as `version`, `comment` added to its code: what
+    // another API would have kept.
+    let upload = |version: &str, comment: &str| {
+        let mut files = builtin.files().unwrap().into_owned();
+        let toml = files.get_mut("Cargo.toml").unwrap();
+        let package = toml.find("[package]").unwrap();
+        let (head, tail) = toml.split_at(package);
+        *toml = head.to_string()
+            + &tail.replacen(&format!("version = \"{current}\""), &format!("version = \"{version}\""), 1);
+        files.get_mut("src/lib.rs").unwrap().push_str(comment);
+        files.remove("manifest.json"); // (derived again from the code)
+        crate::pack::tar_gz_entries(files.iter().map(|(r, t)| (r.as_str(), t.as_bytes())), "op_cid").unwrap()
+    };
+    // Listed in the database as registered by another process; its version id.
+    let listed = |version: &str, bytes: &[u8]| {
+        let prepared = crate::published::unpack(bytes, &s.dir.join("tmp").join(version)).unwrap();
+        assert_eq!(prepared.manifest.version, version);
+        let op = crate::store::PublishedOperation {
+            name: "op_cid".into(),
+            version: version.into(),
+            version_id: prepared.version_id.clone(),
+            source: braid::content_id(bytes).parse().unwrap(),
+        };
+        assert_eq!(s.state.store.register_operation(&op).unwrap(), None);
+        prepared.version_id
+    };
+    async fn versions(s: &Service) -> Vec<String> {
+        let doc = s.get("/v1/operations/op_cid").await.json();
+        doc["versions"].as_array().unwrap().iter().map(|v| v["version"].as_str().unwrap().to_string()).collect()
+    }
+
+    let kept = upload("9.0.0", "");
+    let id = listed("9.0.0", &kept);
+    s.state.cas.put(&kept).unwrap();
+    let late = upload("9.1.0", "");
+    listed("9.1.0", &late);
+    let clash = upload(&current, "// other sources\n");
+    listed(&current, &clash);
+    s.state.cas.put(&clash).unwrap();
+    assert_eq!(
+        versions(&s).await,
+        ["9.0.0", &current],
+        "9.1.0's upload is not in the store yet; the clash is left out"
+    );
+    s.state.cas.put(&late).unwrap();
+    assert_eq!(versions(&s).await, ["9.1.0", "9.0.0", &current]);
+    assert_eq!(s.state.registry().get("op_cid").unwrap().origin, braid::registry::Origin::Published);
+    // In the registry on disk too: what `braid build` reads.
+    assert!(braid::registry::Registry::open(&s.dir).unwrap().by_version_id(&id).is_some());
+}

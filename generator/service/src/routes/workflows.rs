@@ -89,7 +89,7 @@ fn checked(state: &AppState, body: &[u8]) -> Result<NewBuild, Problem> {
     // The manifest's own bytes are checked (their size, line and column),
     // not a re-serialization of them.
     let manifest = request.manifest.get();
-    let workflow = validate(manifest, &state.registry()).map_err(|mut d| {
+    let workflow = validate(manifest, &state.synced_registry()).map_err(|mut d| {
         let offset = (manifest.as_ptr() as usize).saturating_sub(text.as_ptr() as usize);
         relocate(&mut d, text, offset);
         Problem::invalid_manifest(d)

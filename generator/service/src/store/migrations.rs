@@ -54,6 +54,15 @@ const MIGRATIONS: &[Migration] = &[
             PRIMARY KEY (ecosystem, name, version));
          CREATE INDEX packages_cid ON packages(cid);",
     ),
+    // 5: an upload's archive is kept in the artifact store (`source_cid`),
+    // so that any process can check it; `operations` lists those
+    // registered, so that every process's registry can take them in.
+    Migration::Sql(
+        "ALTER TABLE publishes ADD COLUMN source_cid TEXT;
+         CREATE TABLE operations (
+            name TEXT NOT NULL, version TEXT NOT NULL, version_id TEXT NOT NULL, source_cid TEXT NOT NULL,
+            registered_at INTEGER NOT NULL, PRIMARY KEY (name, version));",
+    ),
 ];
 
 /// The version this server writes.

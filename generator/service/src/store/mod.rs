@@ -17,7 +17,7 @@ mod state;
 pub use migrations::LATEST as SCHEMA_VERSION;
 pub use packages::{Ecosystem, Package, Packages};
 pub use postgres::Postgres;
-pub use publishes::{NewPublish, Publish, PublishSubmission, Publishes};
+pub use publishes::{NewPublish, Publish, PublishSubmission, PublishedOperation, Publishes};
 pub use state::{BuildState, JobState};
 
 use std::os::unix::fs::MetadataExt as _;

@@ -30,7 +30,8 @@ use r2d2_postgres::PostgresConnectionManager;
 
 use super::{
     now, tail, Artifact, BuildRow, BuildState, Builds, Claimed, Ecosystem, Job, JobState, NewBuild, NewPublish,
-    Package, Packages, Publish, PublishSubmission, Publishes, StoreError, Submission, WorkflowRow, MAX_ATTEMPTS,
+    Package, Packages, Publish, PublishSubmission, PublishedOperation, Publishes, StoreError, Submission, WorkflowRow,
+    MAX_ATTEMPTS,
 };
 use crate::ids::{BuildId, ContentId, JobId, WorkflowId};
 
@@ -74,6 +75,11 @@ const MIGRATIONS: &[&str] = &[
         entry TEXT NOT NULL, digest TEXT NOT NULL, build_id TEXT NOT NULL, created_at BIGINT NOT NULL,
         PRIMARY KEY (ecosystem, name, version));
      CREATE INDEX packages_cid ON packages(cid);"#,
+    // 2: as SQLite's version 5: uploads kept in the store, registered operations listed.
+    r#"ALTER TABLE publishes ADD COLUMN source_cid TEXT;
+     CREATE TABLE operations (
+        name TEXT NOT NULL, version TEXT NOT NULL, version_id TEXT NOT NULL, source_cid TEXT NOT NULL,
+        registered_at BIGINT NOT NULL, PRIMARY KEY (name, version));"#,
 ];
 
 /// The version this braid writes.
@@ -592,8 +598,17 @@ impl Publishes for Postgres {
             return Ok(PublishSubmission::Joined(parsed(&row, 0)?));
         }
         tx.execute(
-            "INSERT INTO publishes (id, name, version, version_id, state, created_at) VALUES ($1, $2, $3, $4, $5, $6)",
-            &[&id.as_str(), &new.name, &new.version, &new.version_id, &JobState::Queued.as_str(), &now()],
+            "INSERT INTO publishes (id, name, version, version_id, source_cid, state, created_at)
+             VALUES ($1, $2, $3, $4, $5, $6, $7)",
+            &[
+                &id.as_str(),
+                &new.name,
+                &new.version,
+                &new.version_id,
+                &new.source.as_str(),
+                &JobState::Queued.as_str(),
+                &now(),
+            ],
         )?;
         tx.commit()?;
         Ok(PublishSubmission::Queued(id.clone()))
@@ -651,23 +666,59 @@ impl Publishes for Postgres {
 
     fn publish(&self, id: &JobId) -> Result<Option<Publish>, StoreError> {
         let row = self.client()?.query_opt(
-            "SELECT id, state, name, version, version_id, progress, log, error FROM publishes WHERE id = $1",
+            "SELECT id, state, name, version, version_id, source_cid, progress, log, error FROM publishes
+             WHERE id = $1",
             &[&id.as_str()],
         )?;
         row.map(|r| {
+            let source: Option<&str> = r.try_get(5)?;
             Ok(Publish {
                 id: parsed(&r, 0)?,
                 state: parsed(&r, 1)?,
                 name: r.try_get(2)?,
                 version: r.try_get(3)?,
                 version_id: r.try_get(4)?,
-                progress: r.try_get(5)?,
-                log_tail: tail(r.try_get(6)?, 8192),
-                error: r.try_get(7)?,
+                source: source.map(|_| parsed(&r, 5)).transpose()?,
+                progress: r.try_get(6)?,
+                log_tail: tail(r.try_get(7)?, 8192),
+                error: r.try_get(8)?,
             })
         })
         .transpose()
     }
+
+    fn register_operation(&self, op: &PublishedOperation) -> Result<Option<PublishedOperation>, StoreError> {
+        let mut client = self.client()?;
+        let mut tx = client.transaction()?;
+        tx.execute(
+            "INSERT INTO operations (name, version, version_id, source_cid, registered_at) VALUES ($1, $2, $3, $4, $5)
+             ON CONFLICT (name, version) DO NOTHING",
+            &[&op.name, &op.version, &op.version_id, &op.source.as_str(), &now()],
+        )?;
+        let listed = operation_row(&tx.query_one(
+            "SELECT name, version, version_id, source_cid FROM operations WHERE name = $1 AND version = $2",
+            &[&op.name, &op.version],
+        )?)?;
+        tx.commit()?;
+        Ok((listed.version_id != op.version_id).then_some(listed))
+    }
+
+    fn operations(&self) -> Result<Vec<PublishedOperation>, StoreError> {
+        let rows = self.client()?.query(
+            "SELECT name, version, version_id, source_cid FROM operations ORDER BY registered_at, name, version",
+            &[],
+        )?;
+        rows.iter().map(operation_row).collect()
+    }
+}
+
+fn operation_row(r: &Row) -> Result<PublishedOperation, StoreError> {
+    Ok(PublishedOperation {
+        name: r.try_get(0)?,
+        version: r.try_get(1)?,
+        version_id: r.try_get(2)?,
+        source: parsed(r, 3)?,
+    })
 }
 
 impl Packages for Postgres {
@@ -861,7 +912,12 @@ mod tests {
     fn publishes_and_packages_follow_the_embedded_rules() {
         let url = database();
         let (a, b) = (process(&url, 30), process(&url, 30));
-        let new = NewPublish { name: "op_x".into(), version: "0.1.0".into(), version_id: "bafkr4ix".into() };
+        let new = NewPublish {
+            name: "op_x".into(),
+            version: "0.1.0".into(),
+            version_id: "bafkr4ix".into(),
+            source: cid("upload"),
+        };
         let id = JobId::new_random();
         assert_eq!(a.submit_publish(&id, &new).unwrap(), PublishSubmission::Queued(id.clone()));
         assert_eq!(b.submit_publish(&JobId::new_random(), &new).unwrap(), PublishSubmission::Joined(id.clone()));
@@ -871,6 +927,19 @@ mod tests {
         assert_eq!(a.publish(&id).unwrap().unwrap().state, JobState::Running, "only the holder finishes it");
         b.finish_publish(&id, None, "built").unwrap();
         assert_eq!(a.publish(&id).unwrap().unwrap().state, JobState::Succeeded);
+        assert_eq!(a.publish(&id).unwrap().unwrap().source, Some(cid("upload")));
+
+        // Registered once for every process; other sources for the same version are refused.
+        let op = |version_id: &str, seed: &str| PublishedOperation {
+            name: "op_x".into(),
+            version: "0.1.0".into(),
+            version_id: version_id.into(),
+            source: cid(seed),
+        };
+        assert_eq!(b.register_operation(&op("bafkr4ix", "upload")).unwrap(), None);
+        assert_eq!(a.register_operation(&op("bafkr4ix", "upload")).unwrap(), None, "again: a no-op");
+        assert_eq!(a.register_operation(&op("bafkr4iy", "other")).unwrap(), Some(op("bafkr4ix", "upload")));
+        assert_eq!(a.operations().unwrap(), [op("bafkr4ix", "upload")]);
 
         let package = |digest: &str| Package {
             ecosystem: Ecosystem::Cargo,

@@ -1,13 +1,15 @@
 //! Publish jobs: one per operation crate uploaded with `POST
-//! /v1/operations`, queued until the publisher checks it (builds it for
-//! its targets in the sandbox) and registers it. Uploads of the same
-//! sources while one is pending join it.
+//! /v1/operations`, queued until a publisher checks it (builds it for its
+//! targets in the sandbox) and registers it. Uploads of the same sources
+//! while one is pending join it. And the operations registered so: each
+//! with its upload in the artifact store, from where every process of a
+//! deployment takes it into its own registry ([`crate::operations`]).
 
 use rusqlite::{params, OptionalExtension};
 use serde::Serialize;
 
 use super::{now, tail, JobState, Sqlite, StoreError, MAX_ATTEMPTS};
-use crate::ids::JobId;
+use crate::ids::{ContentId, JobId};
 
 /// An operation to check and register: what [`Publishes::submit_publish`] takes.
 #[derive(Debug, Clone)]
@@ -16,6 +18,19 @@ pub struct NewPublish {
     pub version: String,
     /// The version id the operation will have (its sources included).
     pub version_id: String,
+    /// The upload (a `.tar.gz` of the crate) in the artifact store.
+    pub source: ContentId,
+}
+
+/// An operation registered through a publish job: what every process's
+/// registry takes in.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PublishedOperation {
+    pub name: String,
+    pub version: String,
+    pub version_id: String,
+    /// Its upload (a `.tar.gz` of the crate) in the artifact store.
+    pub source: ContentId,
 }
 
 /// What an upload led to.
@@ -35,6 +50,10 @@ pub struct Publish {
     pub name: String,
     pub version: String,
     pub version_id: String,
+    /// The upload in the artifact store (none for a job queued before
+    /// uploads were kept there: its files wait in the data directory).
+    #[schema(value_type = Option<String>)]
+    pub source: Option<ContentId>,
     /// The step under way.
     pub progress: String,
     /// The last lines of the check's log.
@@ -60,6 +79,11 @@ pub trait Publishes {
     /// already had [`MAX_ATTEMPTS`]; then they fail.
     fn recover_publishes(&self) -> Result<(), StoreError>;
     fn publish(&self, id: &JobId) -> Result<Option<Publish>, StoreError>;
+    /// Lists `op` as registered; if its name and version already are, with
+    /// other sources, nothing changes and that one is returned.
+    fn register_operation(&self, op: &PublishedOperation) -> Result<Option<PublishedOperation>, StoreError>;
+    /// Every operation registered through a publish job, oldest first.
+    fn operations(&self) -> Result<Vec<PublishedOperation>, StoreError>;
 }
 
 impl Publishes for Sqlite {
@@ -80,8 +104,9 @@ impl Publishes for Sqlite {
         }
         let seq: i64 = tx.query_row("SELECT COALESCE(MAX(seq), 0) + 1 FROM publishes", [], |r| r.get(0))?;
         tx.execute(
-            "INSERT INTO publishes (id, name, version, version_id, state, created_at, seq) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-            params![id, new.name, new.version, new.version_id, JobState::Queued, now(), seq],
+            "INSERT INTO publishes (id, name, version, version_id, source_cid, state, created_at, seq)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+            params![id, new.name, new.version, new.version_id, new.source, JobState::Queued, now(), seq],
         )?;
         tx.commit()?;
         Ok(PublishSubmission::Queued(id.clone()))
@@ -155,24 +180,56 @@ impl Publishes for Sqlite {
         Ok(self
             .conn()
             .query_row(
-                "SELECT id, state, name, version, version_id, progress, log, error FROM publishes WHERE id = ?1",
+                "SELECT id, state, name, version, version_id, source_cid, progress, log, error FROM publishes
+                 WHERE id = ?1",
                 params![id],
                 |r| {
-                    let log: String = r.get(6)?;
+                    let log: String = r.get(7)?;
                     Ok(Publish {
                         id: r.get(0)?,
                         state: r.get(1)?,
                         name: r.get(2)?,
                         version: r.get(3)?,
                         version_id: r.get(4)?,
-                        progress: r.get(5)?,
+                        source: r.get(5)?,
+                        progress: r.get(6)?,
                         log_tail: tail(&log, 8192),
-                        error: r.get(7)?,
+                        error: r.get(8)?,
                     })
                 },
             )
             .optional()?)
     }
+
+    fn register_operation(&self, op: &PublishedOperation) -> Result<Option<PublishedOperation>, StoreError> {
+        let mut conn = self.writer()?;
+        let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+        tx.execute(
+            "INSERT INTO operations (name, version, version_id, source_cid, registered_at) VALUES (?1, ?2, ?3, ?4, ?5)
+             ON CONFLICT (name, version) DO NOTHING",
+            params![op.name, op.version, op.version_id, op.source, now()],
+        )?;
+        let listed = tx.query_row(
+            "SELECT name, version, version_id, source_cid FROM operations WHERE name = ?1 AND version = ?2",
+            params![op.name, op.version],
+            operation_row,
+        )?;
+        tx.commit()?;
+        Ok((listed.version_id != op.version_id).then_some(listed))
+    }
+
+    fn operations(&self) -> Result<Vec<PublishedOperation>, StoreError> {
+        let conn = self.conn();
+        let mut stmt = conn.prepare_cached(
+            "SELECT name, version, version_id, source_cid FROM operations ORDER BY registered_at, name, version",
+        )?;
+        let rows = stmt.query_map([], operation_row)?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+}
+
+fn operation_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<PublishedOperation> {
+    Ok(PublishedOperation { name: r.get(0)?, version: r.get(1)?, version_id: r.get(2)?, source: r.get(3)? })
 }
 
 #[cfg(test)]
@@ -188,7 +245,12 @@ mod tests {
     #[test]
     fn a_publish_job_is_queued_joined_claimed_recovered_and_finished() {
         let store = store();
-        let new = NewPublish { name: "op_x".into(), version: "0.1.0".into(), version_id: "bafkr4ix".into() };
+        let new = NewPublish {
+            name: "op_x".into(),
+            version: "0.1.0".into(),
+            version_id: "bafkr4ix".into(),
+            source: braid::content_id(b"op_x").parse().unwrap(),
+        };
         let id = JobId::new_random();
         assert_eq!(store.submit_publish(&id, &new).unwrap(), PublishSubmission::Queued(id.clone()));
         let other = JobId::new_random();
@@ -211,5 +273,22 @@ mod tests {
         store.finish_publish(&again, None, "built").unwrap();
         let done = store.publish(&again).unwrap().unwrap();
         assert_eq!((done.state, done.log_tail.as_str(), done.error), (JobState::Succeeded, "built", None));
+        assert_eq!(done.source, Some(new.source));
+    }
+
+    #[test]
+    fn an_operation_is_registered_once_and_other_sources_are_refused() {
+        let store = store();
+        let op = |version_id: &str, seed: &[u8]| PublishedOperation {
+            name: "op_x".into(),
+            version: "0.1.0".into(),
+            version_id: version_id.into(),
+            source: braid::content_id(seed).parse().unwrap(),
+        };
+        assert_eq!(store.operations().unwrap(), []);
+        assert_eq!(store.register_operation(&op("bafkr4ia", b"a")).unwrap(), None);
+        assert_eq!(store.register_operation(&op("bafkr4ia", b"a")).unwrap(), None, "again: a no-op");
+        assert_eq!(store.register_operation(&op("bafkr4ib", b"b")).unwrap(), Some(op("bafkr4ia", b"a")));
+        assert_eq!(store.operations().unwrap(), [op("bafkr4ia", b"a")]);
     }
 }

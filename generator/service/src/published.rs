@@ -1,0 +1,104 @@
+//! Operations published to a deployment, on every process: an upload (a
+//! `.tar.gz` of the crate) is kept in the artifact store under its content
+//! id, the operations registered from uploads are listed in the database,
+//! and each process takes those its own registry (`<data>/registry`) lacks
+//! from the store ([`sync`]) before it validates or builds a workflow. So
+//! an operation published through one `braid serve` is usable through all
+//! of them, built by any `braid worker`, and survives the loss of every
+//! data directory.
+
+use std::path::Path;
+
+use braid::registry::{self, Origin, Prepared, Registry, RegistryError};
+
+use crate::ids::ContentId;
+use crate::store::PublishedOperation;
+use crate::AppState;
+
+/// Why an upload cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum UploadError {
+    /// Not an archive, or one with unsafe or too many entries.
+    #[error("the upload is not a usable crate archive: {0}")]
+    Archive(String),
+    /// Not an operation crate (the error names the file and line).
+    #[error(transparent)]
+    Crate(RegistryError),
+    #[error("{0}")]
+    Io(String),
+}
+
+/// Unpacks an upload into `dir` (under the archive limits, refused whole
+/// if any entry is unsafe) and derives its manifest from the sources.
+pub fn unpack(upload: &[u8], dir: &Path) -> Result<Prepared, UploadError> {
+    let limits = braid::archive::Limits { compressed_bytes: u64::MAX, ..Default::default() };
+    let files = braid::archive::unpack_tar_gz(upload, &limits).map_err(|e| UploadError::Archive(e.to_string()))?;
+    braid::archive::write_files(dir, &files).map_err(|e| UploadError::Io(e.to_string()))?;
+    let crate_files = registry::read_crate(dir).map_err(UploadError::Crate)?;
+    // Errors name files relative to the crate (`src/lib.rs:3:1`).
+    registry::prepare(crate_files, "the uploaded crate").map_err(UploadError::Crate)
+}
+
+/// The upload `source` from the store, unpacked into `dir` (emptied
+/// first) and prepared; refused unless it is the operation `version_id`
+/// names.
+pub fn fetch(state: &AppState, source: &ContentId, version_id: &str, dir: &Path) -> Result<Prepared, String> {
+    let upload = state
+        .cas
+        .get(source)
+        .map_err(|e| format!("reading the upload {source} from the store: {e}"))?
+        .ok_or_else(|| format!("the upload {source} is missing from the store"))?;
+    let _ = std::fs::remove_dir_all(dir);
+    let prepared = unpack(&upload, dir).map_err(|e| e.to_string())?;
+    if prepared.version_id != version_id {
+        return Err(format!("the upload {source} is version id {}, not {version_id}", prepared.version_id));
+    }
+    Ok(prepared)
+}
+
+/// Takes into this process's registry every published operation it lacks
+/// (one sync at a time; a query when there is none). What cannot be taken
+/// is logged: a store out of reach is tried again at the next call, an
+/// operation that clashes with one registered here by hand is not.
+pub fn sync(state: &AppState) {
+    let listed = match state.store.operations() {
+        Ok(listed) => listed,
+        Err(e) => return tracing::warn!("listing the published operations: {e}"),
+    };
+    let mut settled = state.published.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    let registry = state.registry();
+    let missing: Vec<PublishedOperation> = listed
+        .into_iter()
+        .filter(|op| !settled.contains(&op.version_id) && registry.by_version_id(&op.version_id).is_none())
+        .collect();
+    if missing.is_empty() {
+        return;
+    }
+    let mut registry = match Registry::open(&state.config.data) {
+        Ok(registry) => registry,
+        Err(e) => return tracing::error!("opening the operation registry: {e}"),
+    };
+    let mut added = 0;
+    for op in missing {
+        let scratch = state.config.data.join("tmp").join(format!("published-{}", uuid::Uuid::new_v4().simple()));
+        let what = format!("{} {} ({})", op.name, op.version, op.version_id);
+        let fetched = fetch(state, &op.source, &op.version_id, &scratch);
+        let _ = std::fs::remove_dir_all(&scratch);
+        match fetched {
+            // Perhaps a store out of reach for now: the next sync tries again.
+            Err(e) => tracing::warn!("taking in the published operation {what}: {e}"),
+            Ok(prepared) => {
+                match registry.add(prepared, Origin::Published) {
+                    Ok(_) => added += 1,
+                    Err(e) => tracing::error!("the published operation {what} cannot be registered here: {e}"),
+                }
+                settled.insert(op.version_id);
+            }
+        }
+    }
+    if added > 0 {
+        tracing::info!("{added} published operation(s) taken into this process's registry");
+        *state.registry.write().unwrap_or_else(std::sync::PoisonError::into_inner) = std::sync::Arc::new(registry);
+        crate::registries::add_operations(state);
+    }
+}
