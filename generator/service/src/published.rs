@@ -8,6 +8,7 @@
 //! data directory.
 
 use std::path::Path;
+use std::sync::Arc;
 
 use braid::registry::{self, Origin, Prepared, Registry, RegistryError};
 
@@ -56,6 +57,12 @@ pub fn fetch(state: &AppState, source: &ContentId, version_id: &str, dir: &Path)
     Ok(prepared)
 }
 
+/// [`AppState::synced_registry`] off the async threads.
+pub async fn synced_registry(state: &Arc<AppState>) -> Arc<Registry> {
+    let syncing = state.clone();
+    tokio::task::spawn_blocking(move || syncing.synced_registry()).await.unwrap_or_else(|_| state.registry())
+}
+
 /// Takes into this process's registry every published operation it lacks
 /// (one sync at a time; a query when there is none). What cannot be taken
 /// is logged: a store out of reach is tried again at the next call, an
@@ -98,7 +105,7 @@ pub fn sync(state: &AppState) {
     }
     if added > 0 {
         tracing::info!("{added} published operation(s) taken into this process's registry");
-        *state.registry.write().unwrap_or_else(std::sync::PoisonError::into_inner) = std::sync::Arc::new(registry);
+        *state.registry.write().unwrap_or_else(std::sync::PoisonError::into_inner) = Arc::new(registry);
         crate::registries::add_operations(state);
     }
 }

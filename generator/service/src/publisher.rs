@@ -62,9 +62,12 @@ async fn work(state: Arc<AppState>) {
         let job = match claimed {
             Ok(Ok(Some(job))) => job,
             Ok(Ok(None)) => {
+                // Woken by an upload here, or poll now and then (uploads
+                // through other processes of a deployment).
                 tokio::select! {
                     () = state.publish_wake.notified() => {}
                     // (A wake-up sent while no one waited is kept for the next wait.)
+                    () = tokio::time::sleep(std::time::Duration::from_secs(2)) => {}
                     _ = stop.changed() => {}
                 }
                 continue;

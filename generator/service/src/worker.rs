@@ -216,10 +216,7 @@ async fn build_in(state: &Arc<AppState>, job: &Claimed, dir: &Path) -> Result<Ou
     // The workflow as validated now (the npm package needs it too).
     // (With the operations published to the deployment: `braid build`
     // reads the registry this takes them into.)
-    let registry = {
-        let state = state.clone();
-        tokio::task::spawn_blocking(move || state.synced_registry()).await.map_err(|e| e.to_string())?
-    };
+    let registry = crate::published::synced_registry(state).await;
     let workflow = braid::manifest::validate(&job.manifest, &registry).ok();
     let third_party: Vec<String> = workflow
         .iter()

@@ -104,8 +104,12 @@ pub(super) fn artifact_key(cid: &ContentId) -> String {
 /// An open S3 store.
 pub(super) struct S3 {
     location: Bucket,
-    /// One signer per endpoint, tried in order.
+    /// One signer per endpoint, tried in order from `current`.
     buckets: Vec<rusty_s3::Bucket>,
+    /// The endpoint that answered last: requests start there, so that a
+    /// node that is down (or, worse, drops packets until the connect
+    /// timeout) costs one failover, not one per request.
+    current: std::sync::atomic::AtomicUsize,
     credentials: rusty_s3::Credentials,
     agent: ureq::Agent,
 }
@@ -166,16 +170,19 @@ impl S3 {
             Some(token) => rusty_s3::Credentials::new_with_token(key, secret, token),
             None => rusty_s3::Credentials::new(key, secret),
         };
-        let s3 = Self { location, buckets, credentials, agent };
+        let s3 = Self { location, buckets, current: 0.into(), credentials, agent };
         s3.probe()?;
         Ok(s3)
     }
 
-    /// Sends `method` on `key` to the first endpoint that answers; the
-    /// status and body of the answer.
+    /// Sends `method` on `key` to the first endpoint that answers, from
+    /// the one that answered last; the status and body of the answer.
     fn send(&self, method: &Method, key: &str) -> Result<(u16, Vec<u8>), S3Error> {
+        use std::sync::atomic::Ordering::Relaxed;
         let mut failure = None;
-        for bucket in &self.buckets {
+        let first = self.current.load(Relaxed);
+        for i in (0..self.buckets.len()).map(|n| (first + n) % self.buckets.len()) {
+            let bucket = &self.buckets[i];
             let creds = Some(&self.credentials);
             let answer = match method {
                 Method::Put(bytes) => {
@@ -198,7 +205,10 @@ impl S3 {
             match read {
                 // A node that is down or cut off: the next endpoint.
                 Ok((status, _)) if status >= 500 => failure = Some(Err(self.status(method, key, status, Vec::new()))),
-                Ok(answer) => return Ok(answer),
+                Ok(answer) => {
+                    self.current.store(i, Relaxed);
+                    return Ok(answer);
+                }
                 Err(e) => {
                     failure = Some(Err(S3Error::Transport {
                         store: self.location.to_string(),
@@ -319,8 +329,13 @@ mod tests {
         // An endpoint that is down: the next one serves.
         let mut failover = bucket.clone();
         failover.endpoints.insert(0, Url::parse("http://127.0.0.1:9").unwrap());
-        let cas = Cas::open(&Location::S3(failover)).unwrap();
+        let cas = Cas::open(&Location::S3(failover.clone())).unwrap();
         assert_eq!(cas.get(&cas.put(b"failover").unwrap()).unwrap().unwrap(), b"failover");
+        let raw = S3::open(failover).unwrap();
+        let current = || raw.current.load(std::sync::atomic::Ordering::Relaxed);
+        assert_eq!(current(), 1, "after the probe, requests start at the endpoint that answered");
+        raw.get(&artifact_key(&cid)).unwrap();
+        assert_eq!(current(), 1);
 
         // A bucket that does not exist, and wrong credentials: errors that say what to check.
         let missing = Bucket { name: format!("absent-{}", uuid::Uuid::new_v4().simple()), ..bucket.clone() };

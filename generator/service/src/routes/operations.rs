@@ -8,11 +8,10 @@ use axum::Json;
 use serde::Serialize;
 use serde_json::{json, Value};
 
-use braid::registry::Registry;
-
 use super::ApiResult;
 use crate::ids::OperationName;
 use crate::problem::Problem;
+use crate::published::synced_registry;
 use crate::AppState;
 
 /// An operation in the registry.
@@ -35,23 +34,17 @@ fn operation_info(op: &braid::registry::RegisteredOperation) -> OperationInfo {
     }
 }
 
-/// The registry with every operation published to the deployment so far.
-async fn synced(state: &Arc<AppState>) -> Result<Arc<Registry>, Problem> {
-    let state = state.clone();
-    tokio::task::spawn_blocking(move || state.synced_registry()).await.map_err(Problem::internal)
-}
-
 /// Every operation in the registry.
 #[utoipa::path(get, path = "/v1/operations", responses((status = 200, body = [OperationInfo])))]
-pub(super) async fn list_operations(State(state): State<Arc<AppState>>) -> ApiResult {
-    Ok(Json(synced(&state).await?.iter().map(operation_info).collect::<Vec<_>>()).into_response())
+pub(super) async fn list_operations(State(state): State<Arc<AppState>>) -> Json<Vec<OperationInfo>> {
+    Json(synced_registry(&state).await.iter().map(operation_info).collect())
 }
 
 /// One operation: its versions, newest first (with manifests and version ids).
 #[utoipa::path(get, path = "/v1/operations/{name}", params(("name" = String, Path)),
     responses((status = 200, body = Object), (status = 400, body = Problem), (status = 404, body = Problem)))]
 pub(super) async fn get_operation(State(state): State<Arc<AppState>>, name: OperationName) -> ApiResult {
-    let registry = synced(&state).await?;
+    let registry = synced_registry(&state).await;
     let versions: Vec<OperationInfo> = registry.versions(name.as_str()).iter().map(operation_info).collect();
     if versions.is_empty() {
         return Err(Problem::not_found(format!(

@@ -82,10 +82,7 @@ pub(super) async fn publish_operation(
         state: state.into(),
         job,
     };
-    let registry = {
-        let state = state.clone();
-        tokio::task::spawn_blocking(move || state.synced_registry()).await.map_err(Problem::internal)?
-    };
+    let registry = published::synced_registry(&state).await;
     if let Some(taken) = registry.versions(&m.name).iter().find(|op| op.manifest.version == m.version) {
         if taken.version_id == prepared.version_id {
             return Ok((StatusCode::OK, Json(answer("registered", None))).into_response());
