@@ -86,26 +86,29 @@ test-workflows: $(BRAID)
 test-node: test-wasm test-workflows
 	cd js && BRAID_OP_PKGS=$(CURDIR)/$(NPM_OPS) BRAID_WF_OUT=$(CURDIR)/$(WF_OUT) BRAID_BIN=$(CURDIR)/$(BRAID) node --test test/
 
-# A private PostgreSQL on loopback (scripts/postgres.sh) for the shared
-# backend's store tests; stopped afterwards, whatever the result.
-PG_DIR := target/postgres
+# Private servers for the shared backends' tests, on loopback, each in a
+# fresh temporary directory removed afterwards, whatever the result. The
+# system's temporary directory, not the checkout: the other tests' SQLite
+# databases already live there, and in one CI run Garage (whose metadata
+# is SQLite) did not start inside the checkout.
+# PostgreSQL (scripts/postgres.sh): the store tests of the shared backend.
 PG_PORT := 25432
 test-postgres: setup
-	url=$$(scripts/postgres.sh start $(PG_DIR) $(PG_PORT)); \
+	dir=$$(mktemp -d) && chmod 755 $$dir && \
+	url=$$(scripts/postgres.sh start $$dir/pg $(PG_PORT)) && \
 	BRAID_TEST_POSTGRES=$$url cargo test --quiet -p braid-service --lib store::postgres -- --ignored; \
-	status=$$?; scripts/postgres.sh stop $(PG_DIR); exit $$status
+	status=$$?; scripts/postgres.sh stop $$dir/pg; rm -rf $$dir; exit $$status
 
-# A private three-node Garage on loopback (scripts/garage.sh) for the S3
-# artifact store's and the compile cache's tests; stopped afterwards,
-# whatever the result.
-GARAGE_DIR := target/garage
+# A three-node Garage (scripts/garage.sh): the S3 artifact store's and the
+# compile cache's tests.
 GARAGE_PORT := 23900
 test-s3: setup
-	url=$$(scripts/garage.sh start $(GARAGE_DIR) $(GARAGE_PORT)) && \
-	export $$(scripts/garage.sh env $(GARAGE_DIR)) && \
+	dir=$$(mktemp -d) && \
+	url=$$(scripts/garage.sh start $$dir/garage $(GARAGE_PORT)) && \
+	export $$(scripts/garage.sh env $$dir/garage) && \
 	BRAID_TEST_S3=$$url cargo test --quiet -p braid-service --lib cas::s3 -- --ignored && \
 	BRAID_TEST_S3=$$url cargo test --quiet -p braid --lib compile_cache -- --ignored; \
-	status=$$?; scripts/garage.sh stop $(GARAGE_DIR); exit $$status
+	status=$$?; scripts/garage.sh stop $$dir/garage; rm -rf $$dir; exit $$status
 
 # A deployment on one machine: PostgreSQL, a three-node Garage, two `braid
 # serve` (API only) and three workers; submissions, a worker, a Garage node

@@ -204,7 +204,7 @@ test('kill -9 of an API process mid-upload: nothing of the upload is kept or ser
   apis.unshift(await startApi('api1'));
 });
 
-test('everything killed and restarted, PostgreSQL and Garage included: every build, job and artifact is still there', async () => {
+test('everything killed and restarted, PostgreSQL and Garage included: every build, job, artifact and published operation is still there', async () => {
   stopAll();
   pg('kill', d.pgDir);
   for (const n of ['1', '2', '3']) garage('kill', d.garageDir, n);
