@@ -110,14 +110,17 @@ case "$cmd" in
       fi
     done
     for n in "${nodes[@]}"; do wait_for "node $n" cli "$n" node id -q; done
+    # Each step is skipped if done: a start that failed half-way resumes.
     if [ ! -f "$dir/initialized" ]; then
       ids=()
       for n in "${nodes[@]}"; do ids+=("$(cli "$n" node id -q)"); done
       for n in 2 3; do cli 1 node connect "${ids[$((n - 1))]}" >/dev/null; done
-      for id in "${ids[@]}"; do cli 1 layout assign -z dc1 -c 1GB "${id%%@*}" >/dev/null; done
-      cli 1 layout apply --version 1 >/dev/null
-      cli 1 key import --yes -n braid "$key_id" "$secret" >/dev/null
-      wait_for "the bucket" cli 1 bucket create braid
+      if ! cli 1 layout show | grep -q 'Current cluster layout version: [1-9]'; then
+        for id in "${ids[@]}"; do cli 1 layout assign -z dc1 -c 1GB "${id%%@*}" >/dev/null; done
+        cli 1 layout apply --version 1 >/dev/null
+      fi
+      cli 1 key list | grep -qF "$key_id" || cli 1 key import --yes -n braid "$key_id" "$secret" >/dev/null
+      cli 1 bucket list | grep -qw braid || wait_for "the bucket" cli 1 bucket create braid
       cli 1 bucket allow --read --write --owner braid --key "$key_id" >/dev/null
       peers=$(printf '"%s", ' "${ids[@]}")
       for n in "${nodes[@]}"; do write_conf "$n" "${peers%, }"; done

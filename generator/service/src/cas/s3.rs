@@ -136,6 +136,9 @@ impl Method<'_> {
     }
 }
 
+/// The pauses before [`S3::send`] tries busy endpoints again.
+const BUSY_PAUSES: [Duration; 2] = [Duration::from_millis(200), Duration::from_secs(1)];
+
 impl S3 {
     /// Opens the bucket with the credentials of the environment and checks
     /// that it takes a write, so that a wrong endpoint, key or bucket stops
@@ -145,6 +148,17 @@ impl S3 {
         let (Some(key), Some(secret)) = (var("AWS_ACCESS_KEY_ID"), var("AWS_SECRET_ACCESS_KEY")) else {
             return Err(S3Error::Credentials(location.to_string()));
         };
+        let credentials = match var("AWS_SESSION_TOKEN") {
+            Some(token) => rusty_s3::Credentials::new_with_token(key, secret, token),
+            None => rusty_s3::Credentials::new(key, secret),
+        };
+        let s3 = Self::new(location, credentials)?;
+        s3.probe()?;
+        Ok(s3)
+    }
+
+    /// The bucket at its endpoints, with `credentials`; not probed.
+    fn new(location: Bucket, credentials: rusty_s3::Credentials) -> Result<Self, S3Error> {
         let buckets = location
             .endpoints
             .iter()
@@ -166,18 +180,27 @@ impl S3 {
             .timeout_global(Some(Duration::from_secs(300)))
             .build()
             .into();
-        let credentials = match var("AWS_SESSION_TOKEN") {
-            Some(token) => rusty_s3::Credentials::new_with_token(key, secret, token),
-            None => rusty_s3::Credentials::new(key, secret),
-        };
-        let s3 = Self { location, buckets, current: 0.into(), credentials, agent };
-        s3.probe()?;
-        Ok(s3)
+        Ok(Self { location, buckets, current: 0.into(), credentials, agent })
     }
 
     /// Sends `method` on `key` to the first endpoint that answers, from
-    /// the one that answered last; the status and body of the answer.
+    /// the one that answered last; the status and body of the answer. When
+    /// every endpoint answers 5xx (S3's `503 SlowDown`, nodes overloaded),
+    /// tries them all again after a pause, twice.
     fn send(&self, method: &Method, key: &str) -> Result<(u16, Vec<u8>), S3Error> {
+        let mut result = self.round(method, key);
+        for pause in BUSY_PAUSES {
+            if !matches!(result, Err(S3Error::Status { status: 500.., .. })) {
+                break;
+            }
+            std::thread::sleep(pause);
+            result = self.round(method, key);
+        }
+        result
+    }
+
+    /// One round of [`S3::send`] over the endpoints.
+    fn round(&self, method: &Method, key: &str) -> Result<(u16, Vec<u8>), S3Error> {
         use std::sync::atomic::Ordering::Relaxed;
         let mut failure = None;
         let first = self.current.load(Relaxed);
@@ -275,7 +298,51 @@ impl S3 {
 
 #[cfg(test)]
 mod tests {
+    use std::io::{BufRead, BufReader, Write};
+
     use super::*;
+
+    /// A loopback server that answers its connections with `statuses`,
+    /// one request each, in order (a 200 carries the body `hello`); the
+    /// bucket it serves.
+    fn scripted(statuses: &'static [u16]) -> (Bucket, std::thread::JoinHandle<()>) {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let server = std::thread::spawn(move || {
+            for &status in statuses {
+                let (stream, _) = listener.accept().unwrap();
+                let mut reader = BufReader::new(stream);
+                let mut line = String::new();
+                while reader.read_line(&mut line).unwrap() > 2 {
+                    line.clear();
+                }
+                let body = if status == 200 { "hello" } else { "" };
+                let answer =
+                    format!("HTTP/1.1 {status} X\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}", body.len());
+                reader.get_mut().write_all(answer.as_bytes()).unwrap();
+            }
+        });
+        (Bucket::parse(&format!("s3://bkt?endpoint=http://127.0.0.1:{port}&region=r")).unwrap(), server)
+    }
+
+    #[test]
+    fn a_busy_store_is_asked_again_after_a_pause_twice() {
+        let credentials = || rusty_s3::Credentials::new("key", "secret");
+        let (bucket, server) = scripted(&[503, 500, 200]);
+        let s3 = S3::new(bucket, credentials()).unwrap();
+        assert_eq!(s3.get("k").unwrap().as_deref(), Some(&b"hello"[..]));
+        server.join().unwrap();
+        let (bucket, server) = scripted(&[503, 503, 503]);
+        let s3 = S3::new(bucket, credentials()).unwrap();
+        let err = s3.get("k").unwrap_err();
+        assert!(matches!(err, S3Error::Status { status: 503, .. }), "{err}");
+        server.join().unwrap();
+        // Not a 5xx: answered at once.
+        let (bucket, server) = scripted(&[403]);
+        let s3 = S3::new(bucket, credentials()).unwrap();
+        assert!(matches!(s3.get("k").unwrap_err(), S3Error::Status { status: 403, .. }));
+        server.join().unwrap();
+    }
 
     #[test]
     fn parses_store_urls() {
