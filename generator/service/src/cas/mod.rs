@@ -138,7 +138,8 @@ impl Cas {
     }
 
     /// Whether the store takes a write: a small object written and removed;
-    /// the error says why not (e.g. no space left, the bucket unreachable).
+    /// the error says why not (e.g. no space left, the bucket unreachable;
+    /// for an S3 store without its address, which is logged).
     /// One probe at a time (health checks do not pile up behind a store
     /// that does not answer), and a success counts for a second (they do
     /// not each write an object). A failure is not kept: the next check
@@ -149,10 +150,13 @@ impl Cas {
             return Ok(());
         }
         let found = match &*self.backend {
-            Backend::Dir(d) => d.probe(),
-            Backend::S3(s) => s.probe().map_err(CasError::from),
-        }
-        .map_err(|e| e.to_string());
+            Backend::Dir(d) => d.probe().map_err(|e| e.to_string()),
+            // Where the store is (its endpoints) is for the log only.
+            Backend::S3(s) => s.probe().map_err(|e| {
+                tracing::warn!("the artifact store takes no writes: {e}");
+                e.brief()
+            }),
+        };
         if found.is_ok() {
             *probed = Some(Instant::now());
         }

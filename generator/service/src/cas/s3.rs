@@ -38,6 +38,19 @@ pub enum S3Error {
     Status { store: String, op: &'static str, key: String, status: u16, body: String, hint: &'static str },
 }
 
+impl S3Error {
+    /// What went wrong without the store's address, bucket or keys: for
+    /// answers to anonymous callers (`/healthz`); the log has the rest.
+    pub fn brief(&self) -> String {
+        match self {
+            Self::Url(_) => "the --store URL is not usable".into(),
+            Self::Credentials(_) => "no credentials for the store".into(),
+            Self::Transport { op, .. } => format!("{op}: no endpoint of the store answered"),
+            Self::Status { op, status, hint, .. } => format!("{op} answered {status}{hint}"),
+        }
+    }
+}
+
 /// A bucket and the endpoints that serve it: `--store s3://...`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Bucket {
@@ -336,6 +349,9 @@ mod tests {
         let s3 = S3::new(bucket, credentials()).unwrap();
         let err = s3.get("k").unwrap_err();
         assert!(matches!(err, S3Error::Status { status: 503, .. }), "{err}");
+        // What anonymous callers see of it: not where the store is.
+        assert!(err.to_string().contains("127.0.0.1"));
+        assert_eq!(err.brief(), "GET answered 503");
         server.join().unwrap();
         // Not a 5xx: answered at once.
         let (bucket, server) = scripted(&[403]);
