@@ -24,7 +24,7 @@ let apis = [];
 let workers = [];
 
 const startApi = (name) => d.api(name, KEY, [...d.shared(), '--workers', '0', '--publisher-key', PUBLISHER]);
-const startWorker = (name) => d.worker(name, ['--workers', '1', '--lease', '3', '--compile-cache']);
+const startWorker = (name) => d.worker(name, ['--workers', '1', '--lease', '5', '--compile-cache']);
 
 async function startAll() {
   await d.backends();
