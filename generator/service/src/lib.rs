@@ -174,9 +174,9 @@ pub struct AppState {
     /// The registry in `<data>/registry`; replaced when an operation is
     /// published (here, or anywhere in the deployment: [`published::sync`]).
     pub registry: std::sync::RwLock<Arc<Registry>>,
-    /// The version ids of published operations [`published::sync`] is done
-    /// with; held while it runs.
-    pub published: std::sync::Mutex<std::collections::BTreeSet<String>>,
+    /// Published operations (by version id) [`published::sync`] is done
+    /// with (`None`) or last failed to fetch (when); held while it runs.
+    pub published: std::sync::Mutex<std::collections::BTreeMap<String, Option<std::time::Instant>>>,
     pub generator: Generator,
     pub metrics: metrics::Metrics,
     /// Wakes idle workers when a job is queued.
@@ -267,7 +267,7 @@ pub fn open(config: Config) -> Result<Arc<AppState>, ServeError> {
         store,
         cas,
         registry: std::sync::RwLock::new(Arc::new(Registry::open(&config.data)?)),
-        published: std::sync::Mutex::new(std::collections::BTreeSet::new()),
+        published: std::sync::Mutex::new(std::collections::BTreeMap::new()),
         generator: Generator::new(),
         metrics: metrics::Metrics::default(),
         wake: tokio::sync::Notify::new(),

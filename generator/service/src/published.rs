@@ -9,6 +9,7 @@
 
 use std::path::Path;
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use braid::registry::{self, Origin, Prepared, Registry, RegistryError};
 
@@ -63,10 +64,14 @@ pub async fn synced_registry(state: &Arc<AppState>) -> Arc<Registry> {
     tokio::task::spawn_blocking(move || syncing.synced_registry()).await.unwrap_or_else(|_| state.registry())
 }
 
+/// How long an upload that could not be fetched is left before the next try.
+const RETRY_AFTER: Duration = Duration::from_secs(10);
+
 /// Takes into this process's registry every published operation it lacks
 /// (one sync at a time; a query when there is none). What cannot be taken
-/// is logged: a store out of reach is tried again at the next call, an
-/// operation that clashes with one registered here by hand is not.
+/// is logged: an upload the store did not give is tried again after
+/// [`RETRY_AFTER`], an operation that clashes with one registered here by
+/// hand is not.
 pub fn sync(state: &AppState) {
     let listed = match state.store.operations() {
         Ok(listed) => listed,
@@ -76,7 +81,11 @@ pub fn sync(state: &AppState) {
     let registry = state.registry();
     let missing: Vec<PublishedOperation> = listed
         .into_iter()
-        .filter(|op| !settled.contains(&op.version_id) && registry.by_version_id(&op.version_id).is_none())
+        .filter(|op| match settled.get(&op.version_id) {
+            Some(None) => false,
+            Some(Some(failed)) if failed.elapsed() < RETRY_AFTER => false,
+            _ => registry.by_version_id(&op.version_id).is_none(),
+        })
         .collect();
     if missing.is_empty() {
         return;
@@ -92,14 +101,17 @@ pub fn sync(state: &AppState) {
         let fetched = fetch(state, &op.source, &op.version_id, &scratch);
         let _ = std::fs::remove_dir_all(&scratch);
         match fetched {
-            // Perhaps a store out of reach for now: the next sync tries again.
-            Err(e) => tracing::warn!("taking in the published operation {what}: {e}"),
+            // Perhaps a store out of reach for now: tried again later.
+            Err(e) => {
+                tracing::warn!("taking in the published operation {what}: {e}");
+                settled.insert(op.version_id, Some(Instant::now()));
+            }
             Ok(prepared) => {
                 match registry.add(prepared, Origin::Published) {
                     Ok(_) => added += 1,
                     Err(e) => tracing::error!("the published operation {what} cannot be registered here: {e}"),
                 }
-                settled.insert(op.version_id);
+                settled.insert(op.version_id, None);
             }
         }
     }

@@ -835,6 +835,11 @@ async fn operations_published_elsewhere_are_taken_in_from_the_store() {
         "9.1.0's upload is not in the store yet; the clash is left out"
     );
     s.state.cas.put(&late).unwrap();
+    assert_eq!(versions(&s).await, ["9.0.0", &current], "a failed fetch waits before the next try");
+    // That wait over:
+    for failed in s.state.published.lock().unwrap().values_mut().flatten() {
+        *failed = failed.checked_sub(std::time::Duration::from_secs(60)).unwrap();
+    }
     assert_eq!(versions(&s).await, ["9.1.0", "9.0.0", &current]);
     assert_eq!(s.state.registry().get("op_cid").unwrap().origin, braid::registry::Origin::Published);
     // In the registry on disk too: what `braid build` reads.
