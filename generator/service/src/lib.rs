@@ -287,6 +287,19 @@ async fn open_blocking(config: Config) -> Result<Arc<AppState>, ServeError> {
     tokio::task::spawn_blocking(move || open(config)).await.expect("opening the state does not panic")
 }
 
+/// At start: the operations published to the deployment into this
+/// process's registry, and every registered operation in the Cargo
+/// registry (about a second for the built-ins).
+async fn take_in_operations(state: &Arc<AppState>) {
+    let state = state.clone();
+    let _ = tokio::task::spawn_blocking(move || {
+        if !published::sync(&state) {
+            registries::add_operations(&state);
+        }
+    })
+    .await;
+}
+
 /// Braid's version and the compiler's: part of every build key.
 fn toolchain() -> String {
     let rustc = std::process::Command::new("rustc")
@@ -314,12 +327,7 @@ pub async fn serve(config: Config) -> Result<(), ServeError> {
     // Every registered operation in the Cargo registry before the first
     // request (about a second for the built-ins): what the index lists
     // does not change under a client that just started.
-    let registering = state.clone();
-    let _ = tokio::task::spawn_blocking(move || {
-        published::sync(&registering);
-        registries::add_operations(&registering)
-    })
-    .await;
+    take_in_operations(&state).await;
     let listener = tokio::net::TcpListener::bind(addr).await.map_err(|source| ServeError::Bind { addr, source })?;
     let local = listener.local_addr().map_err(|source| ServeError::Bind { addr, source })?;
     state.data_lock.record(&format!("http://{local}"))?;
@@ -358,12 +366,7 @@ pub async fn serve(config: Config) -> Result<(), ServeError> {
 pub async fn work(config: Config) -> Result<(), ServeError> {
     let workers = config.workers;
     let state = open_blocking(config).await?;
-    let registering = state.clone();
-    let _ = tokio::task::spawn_blocking(move || {
-        published::sync(&registering);
-        registries::add_operations(&registering)
-    })
-    .await;
+    take_in_operations(&state).await;
     state.data_lock.record("worker")?;
     let workers = worker::spawn(state.clone(), workers);
     let publisher = publisher::spawn(state.clone());

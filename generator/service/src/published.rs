@@ -71,11 +71,15 @@ const RETRY_AFTER: Duration = Duration::from_secs(10);
 /// (one sync at a time; a query when there is none). What cannot be taken
 /// is logged: an upload the store did not give is tried again after
 /// [`RETRY_AFTER`], an operation that clashes with one registered here by
-/// hand is not.
-pub fn sync(state: &AppState) {
+/// hand is not. Whether it took any in (then the Cargo registry has them
+/// too).
+pub fn sync(state: &AppState) -> bool {
     let listed = match state.store.operations() {
         Ok(listed) => listed,
-        Err(e) => return tracing::warn!("listing the published operations: {e}"),
+        Err(e) => {
+            tracing::warn!("listing the published operations: {e}");
+            return false;
+        }
     };
     let mut settled = state.published.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
     let registry = state.registry();
@@ -88,11 +92,14 @@ pub fn sync(state: &AppState) {
         })
         .collect();
     if missing.is_empty() {
-        return;
+        return false;
     }
     let mut registry = match Registry::open(&state.config.data) {
         Ok(registry) => registry,
-        Err(e) => return tracing::error!("opening the operation registry: {e}"),
+        Err(e) => {
+            tracing::error!("opening the operation registry: {e}");
+            return false;
+        }
     };
     let mut added = 0;
     for op in missing {
@@ -120,4 +127,5 @@ pub fn sync(state: &AppState) {
         *state.registry.write().unwrap_or_else(std::sync::PoisonError::into_inner) = Arc::new(registry);
         crate::registries::add_operations(state);
     }
+    added > 0
 }
