@@ -35,7 +35,7 @@ async function buildAll(api, names) {
   );
   const steps = {};
   for (const { job_id, build_id } of jobs) {
-    const job = await waitJob(api.url, job_id, { timeoutMs: 1_800_000 });
+    const job = await waitJob(api.url, job_id, { key: KEY, timeoutMs: 1_800_000 });
     if (job.state !== 'succeeded') throw new Error(`${job.error}\n${job.log_tail}`);
     const build = await (await fetch(`${api.url}/v1/builds/${build_id}`)).json();
     for (const [step, t] of Object.entries(build.timings_ms ?? {})) (steps[step] ??= []).push(t);
@@ -101,7 +101,7 @@ async function latency(d) {
   const body = { manifest: manifest('bench_cached'), targets: ['native'] };
   for (const api of Object.values(servers)) {
     const first = await post(api.url, body);
-    if (first.status === 202) await waitJob(api.url, (await first.json()).job_id, { timeoutMs: 1_800_000 });
+    if (first.status === 202) await waitJob(api.url, (await first.json()).job_id, { key: KEY, timeoutMs: 1_800_000 });
   }
   const samples = Object.fromEntries(Object.keys(servers).map((k) => [k, []]));
   for (let i = 0; i < 300; i++) {

@@ -42,7 +42,7 @@ async function build(base, m, targets) {
   const t = performance.now();
   const r = await (await post(base, '/v1/workflows', { manifest: m, targets })).json();
   for (;;) {
-    const job = await (await fetch(`${base}/v1/jobs/${r.job_id}`)).json();
+    const job = await (await fetch(`${base}/v1/jobs/${r.job_id}`, { headers: { 'x-api-key': KEY } })).json();
     if (job.state === 'succeeded') break;
     if (job.state === 'failed') throw new Error(job.error);
     await new Promise((res) => setTimeout(res, 100));

@@ -38,11 +38,14 @@ export function killHard(child) {
   } catch {}
 }
 
-/** Polls a build job at `url` until it is in one of `until`; its JSON. */
-export async function waitJob(url, jobId, { until = ['succeeded', 'failed'], timeoutMs = 600_000 } = {}) {
+/**
+ * Polls a build job at `url` until it is in one of `until`; its JSON (its
+ * log and error shown, since `key` is the service's API key).
+ */
+export async function waitJob(url, jobId, { key, until = ['succeeded', 'failed'], timeoutMs = 600_000 } = {}) {
   const start = Date.now();
   for (;;) {
-    const job = await (await fetch(`${url}/v1/jobs/${jobId}`)).json();
+    const job = await (await fetch(`${url}/v1/jobs/${jobId}`, { headers: { 'x-api-key': key } })).json();
     if (until.includes(job.state)) return job;
     if (Date.now() - start > timeoutMs) throw new Error(`job ${jobId} still ${job.state}: ${job.progress}`);
     await new Promise((r) => setTimeout(r, 250));

@@ -48,7 +48,7 @@ const submit = (api, m, targets = ['native']) =>
     headers: { 'content-type': 'application/json', 'x-api-key': KEY },
     body: JSON.stringify({ manifest: m, targets }),
   });
-const get = (api, path) => fetch(`${api.url}${path}`);
+const get = (api, path) => fetch(`${api.url}${path}`, { headers: { 'x-api-key': KEY } });
 /** An artifact from `api`: 200, and bytes that hash to its CID. */
 async function download(api, c) {
   const res = await get(api, `/v1/artifacts/${c}`);
@@ -76,7 +76,7 @@ test('20 submissions through two APIs: each distinct workflow is built once, by 
   assert.equal(jobsOf.size, names.length);
   for (const [build, jobs] of jobsOf) assert.equal(jobs.size, 1, `build ${build} got jobs ${[...jobs]}`);
   for (const [build, jobs] of jobsOf) {
-    const job = await waitJob(apis[0].url, [...jobs][0], { timeoutMs: 900_000 });
+    const job = await waitJob(apis[0].url, [...jobs][0], { key: KEY, timeoutMs: 900_000 });
     assert.equal(job.state, 'succeeded', `${job.error}\n${job.log_tail}`);
     const row = await (await get(apis[1], `/v1/builds/${build}`)).json();
     assert.equal(row.state, 'succeeded');
@@ -123,7 +123,7 @@ test('an operation published through one API is checked by a worker, listed by b
   const res = await submit(apis[1], published.manifest);
   assert.equal(res.status, 202, await res.clone().text());
   const { job_id, build_id } = await res.json();
-  const job = await waitJob(apis[1].url, job_id, { timeoutMs: 900_000 });
+  const job = await waitJob(apis[1].url, job_id, { key: KEY, timeoutMs: 900_000 });
   assert.equal(job.state, 'succeeded', `${job.error}\n${job.log_tail}`);
   const row = await (await get(apis[0], `/v1/builds/${build_id}`)).json();
   for (const a of row.artifacts) await download(apis[0], a.cid);
@@ -135,7 +135,7 @@ test('kill -9 of the worker running a build: its lease runs out and another work
   const res = await submit(apis[0], manifest('cluster_killed'), ['native', 'node', 'web']);
   assert.equal(res.status, 202);
   const { job_id, build_id } = await res.json();
-  await waitJob(apis[0].url, job_id, { until: ['running'] });
+  await waitJob(apis[0].url, job_id, { key: KEY, until: ['running'] });
   let runner;
   for (let i = 0; i < 100 && !runner; i++) {
     runner = workers.find((w) => w.log().includes(job_id));
@@ -146,7 +146,7 @@ test('kill -9 of the worker running a build: its lease runs out and another work
   const then = await (await get(apis[0], `/v1/jobs/${job_id}`)).json();
   assert.equal(then.state, 'running', 'the build ended before its worker was killed');
   workers = workers.filter((w) => w !== runner);
-  const job = await waitJob(apis[1].url, job_id, { timeoutMs: 900_000 });
+  const job = await waitJob(apis[1].url, job_id, { key: KEY, timeoutMs: 900_000 });
   assert.equal(job.state, 'succeeded', `${job.error}\n${job.log_tail}`);
   const taker = workers.find((w) => new RegExp(`build started.*job=${job_id} attempt=2`).test(w.log()));
   assert.ok(taker, `no other worker took the job over:\n${workers.map((w) => w.log()).join('\n')}`);
@@ -166,7 +166,7 @@ test('kill -9 of a Garage node: artifacts are still served and built; after it r
   const res = await submit(apis[1], manifest('cluster_degraded'), ['native', 'node']);
   assert.equal(res.status, 202);
   const { job_id, build_id } = await res.json();
-  const job = await waitJob(apis[1].url, job_id, { timeoutMs: 900_000 });
+  const job = await waitJob(apis[1].url, job_id, { key: KEY, timeoutMs: 900_000 });
   assert.equal(job.state, 'succeeded', `built with a Garage node down: ${job.error}\n${job.log_tail}`);
   const row = await (await get(apis[0], `/v1/builds/${build_id}`)).json();
   built.set(build_id, { name: 'cluster_degraded', targets: ['native', 'node'], artifacts: row.artifacts });
@@ -249,7 +249,7 @@ test('a damaged object in the S3 store is refused by every API, never served', a
   // Submitted again, the workflow is built anew and its artifact is whole.
   const res = await submit(apis[1], manifest(name), targets);
   assert.equal(res.status, 202, await res.clone().text());
-  const job = await waitJob(apis[1].url, (await res.json()).job_id, { timeoutMs: 900_000 });
+  const job = await waitJob(apis[1].url, (await res.json()).job_id, { key: KEY, timeoutMs: 900_000 });
   assert.equal(job.state, 'succeeded', `${job.error}\n${job.log_tail}`);
   for (const api of apis) await download(api, a.cid);
 });

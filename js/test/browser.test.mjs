@@ -31,7 +31,7 @@ let server;
 // test scripts; /page.html?script=... runs one of them.
 before(async () => {
   // Every workflow with vectors and a web package (cid_of_file reads files: native only), and a test one.
-  const wfs = [...new Set(vectors.map((c) => c.workflow).filter((w) => w !== 'cid_of_file')), 'concat_hex', 'decoded_images', 'photo_proof', 'thumbnail_hashes'];
+  const wfs = [...new Set(vectors.map((c) => c.workflow).filter((w) => w !== 'cid_of_file')), 'concat_hex', 'decoded_images', 'photo_proof', 'thumbnail_hashes', 'trapping'];
   const mounts = { '/app/': app, '/lib/': join(root, 'js/lib'), '/ops/': ops, '/images/': join(root, 'workflows/samples/images') };
   for (const w of wfs) mounts[`/wf/${w}/`] = join(out, w, 'pkg/web');
   server = await serve(mounts);
@@ -76,6 +76,18 @@ const INPUTS = `
     return b;
   };
   const value = (s) => ('pattern' in s ? pattern(s.pattern) : s.text);`;
+
+test('a hundred traps in a row in Chromium, then correct answers: the module resets after each', async () => {
+  const result = await inPage('traps', `
+    import init, * as wf from '/wf/trapping/wf_trapping.js';
+    import { trapChecks } from '/lib/traps.mjs';
+    try {
+      await init();
+      window.result = { problems: await trapChecks(wf) };
+    } catch (e) { window.result = { error: String(e) }; }`);
+  assert.equal(result.error, undefined, result.error);
+  assert.deepEqual(result.problems, []);
+});
 
 test('every web package runs in Chromium and gives the reference outputs (next and run)', async () => {
   const cases = vectors.filter((c) => c.workflow !== 'cid_of_file');

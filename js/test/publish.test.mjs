@@ -73,7 +73,7 @@ function tarball(dir) {
 
 async function waitFor(url, done) {
   for (;;) {
-    const job = await (await api(url)).json();
+    const job = await (await api(url, { headers: { 'x-api-key': PUBLISHER } })).json();
     if (done.includes(job.state)) return job;
     await new Promise((r) => setTimeout(r, 250));
   }
@@ -172,7 +172,9 @@ test('hostile or malformed uploads and wrong keys are refused, and nothing is wr
   // No operation crate in it: a 422 saying what is missing.
   const empty = await upload(rawTar([{ name: 'README.md', body: 'hi' }]));
   assert.equal(empty.status, 422);
-  assert.match((await empty.json()).detail, /Cargo\.toml/);
+  const emptyDetail = (await empty.json()).detail;
+  assert.match(emptyDetail, /no Cargo\.toml at its root/);
+  assert.ok(!emptyDetail.includes(data) && !emptyDetail.includes('/tmp'), `a server path in ${emptyDetail}`);
   // Keys: none, a build key, a wrong one.
   assert.equal((await api('/v1/operations', { method: 'POST', headers: { 'content-type': 'application/gzip' }, body: 'x' })).status, 401);
   assert.equal((await upload(Buffer.from('x'), KEY)).status, 403);
@@ -180,14 +182,29 @@ test('hostile or malformed uploads and wrong keys are refused, and nothing is wr
   assert.ok(!existsSync('/etc/cron.d/x') && !existsSync(join(data, '..', 'escape.rs')));
 });
 
-/** What a probe reports: reading the service's data, writing outside the build, connecting to the service, HOME. */
+/**
+ * What a probe reports: reading the service's data and root's secrets,
+ * writing outside the build, connecting to the service, HOME, and which
+ * of unmounting the sandbox's layers, remounting `/` read-write and
+ * mounting worked (as root, each works without the sandbox), its uid.
+ */
 function probeCode(escape) {
   const port = new URL(base).port;
   return `let read = std::fs::read_to_string(${JSON.stringify(join(data, 'secret.txt'))});
+    let shadow = std::fs::read("/etc/shadow").map(|_| "READ");
     let write = std::fs::write(${JSON.stringify(escape)}, "x");
     let socket = std::net::TcpStream::connect("127.0.0.1:${port}");
     let home = std::env::var("HOME");
-    panic!("SANDBOX-PROBE read={read:?} write={write:?} socket={socket:?} home={home:?}");`;
+    let sh = |script: &str| std::process::Command::new("sh").arg("-c").arg(script).status().map(|s| s.success()).unwrap_or(false);
+    let mounts = [
+        ("umount", sh("umount -l /tmp")),
+        ("remount", sh("mount -o remount,rw,bind / && touch ${escape}-remount")),
+        ("mount", sh("mount -t tmpfs none /mnt")),
+        ("userns", sh("unshare -rm sh -c 'umount -l /tmp || mount -o remount,rw,bind /'")),
+    ];
+    let escaped: Vec<&str> = mounts.iter().filter(|m| m.1).map(|m| m.0).collect();
+    let uid = std::fs::read_to_string("/proc/self/status").unwrap_or_default().lines().find(|l| l.starts_with("Uid:")).unwrap_or("").split_whitespace().nth(1).unwrap_or("?").to_string();
+    panic!("SANDBOX-PROBE read={read:?} shadow={shadow:?} write={write:?} socket={socket:?} home={home:?} escaped={escaped:?} uid={uid}");`;
 }
 
 /** Publishes the probing crate in `dir`: the job fails with the probe's findings, every attempt refused, nothing leaked. */
@@ -197,9 +214,17 @@ async function publishProbe(dir, name, escape) {
   assert.equal(res.status, 202, JSON.stringify(answer));
   const job = await waitFor(`/v1/publishes/${answer.job}`, ['succeeded', 'failed']);
   assert.equal(job.state, 'failed');
-  assert.match(job.error, /SANDBOX-PROBE read=Err\(.*NotFound.*\) write=Err\(.*ReadOnlyFilesystem.*\) socket=Err\(/s);
+  assert.match(job.error, /SANDBOX-PROBE read=Err\(.*NotFound.*\) shadow=Err\(.*PermissionDenied.*\) write=Err\(.*ReadOnlyFilesystem.*\) socket=Err\(/s);
+  assert.match(job.error, /escaped=\[\] uid=(\d+)/);
+  const uid = Number(job.error.match(/escaped=\[\] uid=(\d+)/)[1]);
+  assert.equal(uid, process.getuid() === 0 ? 65534 : process.getuid(), 'as root, builds run as nobody');
   assert.ok(!job.error.includes(SECRET) && !job.log_tail.includes(SECRET), 'the secret stays in the data directory');
-  assert.ok(!existsSync(escape), 'nothing was written outside the build');
+  assert.ok(!existsSync(escape) && !existsSync(`${escape}-remount`), 'nothing was written outside the build');
+  // What the build script printed is for the publisher: anonymous readers see that it failed.
+  const anonymous = await (await api(`/v1/publishes/${answer.job}`)).json();
+  assert.equal(anonymous.state, 'failed');
+  assert.ok(!anonymous.error.includes('SANDBOX-PROBE') && !anonymous.log_tail.includes('SANDBOX-PROBE'), JSON.stringify(anonymous));
+  assert.match(anonymous.error, /shown to callers with a key/);
   assert.ok(!job.error.includes(data), 'no server path in the public error');
   const listed = await api(`/v1/operations/${name}`);
   assert.equal(listed.status, 404, 'a failed operation is not registered');

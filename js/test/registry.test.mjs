@@ -50,7 +50,7 @@ async function publish(url, body) {
   const answer = await res.json();
   assert.ok(res.status === 200 || res.status === 202, JSON.stringify(answer));
   if (answer.job_id) {
-    const job = await waitJob(url, answer.job_id);
+    const job = await waitJob(url, answer.job_id, { key: KEY });
     assert.equal(job.state, 'succeeded', `${job.error}\n${job.log_tail}`);
   }
 }

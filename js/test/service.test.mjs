@@ -79,7 +79,7 @@ const post = (path, body, headers = {}) =>
     body: typeof body === 'string' ? body : JSON.stringify(body),
   });
 
-const waitJob = (jobId, { url, ...options } = {}) => waitJobAt(url ?? base, jobId, options);
+const waitJob = (jobId, { url, ...options } = {}) => waitJobAt(url ?? base, jobId, { key: KEY, ...options });
 
 /** No absolute path of the server in `text`: not the data directory, the repository, or the home directory. */
 function assertNoServerPaths(text, what) {
@@ -322,6 +322,30 @@ test('idle, slow-header and slow-body clients are cut off; past the connection c
   }
 });
 
+test('silent connections are cut within the first-byte timeout, one address holds at most its share, /healthz answers others', async () => {
+  const s = await spawnServer({
+    dataDir: mkdtempSync(join(tmpdir(), 'braid-silent-')),
+    args: ['--first-byte-timeout', '1', '--max-connections', '16', '--max-connections-per-client', '8'],
+  });
+  const { port } = new URL(s.url);
+  try {
+    // 40 connections that never send a byte, from one address: the 32 past its share are closed at once,
+    // the 8 others when their first byte does not come.
+    const silent = Array.from({ length: 40 }, () => connect({ host: '127.0.0.1', port: Number(port) }));
+    const closed = silent.map((c) => closedByServer(c, 'a silent connection was not closed', 15_000));
+    // Meanwhile another address is answered (the global cap is 16: the silent host holds 8).
+    const other = await new Promise((resolve, reject) =>
+      get(`${s.url}/healthz`, { agent: false, localAddress: '127.0.0.2' }, (res) => resolve(res.statusCode)).on('error', reject));
+    assert.equal(other, 200, '/healthz answers another client while one address holds its share');
+    await Promise.all(closed);
+    // And the silent address itself is answered once its connections are gone.
+    const again = await new Promise((resolve, reject) => get(`${s.url}/healthz`, { agent: false }, (res) => resolve(res.statusCode)).on('error', reject));
+    assert.equal(again, 200);
+  } finally {
+    killHard(s.child);
+  }
+});
+
 test('a body refused as too large before it is read still reaches a client that goes on sending it', async () => {
   // The server answers 413 from Content-Length alone and closes. Closing with
   // unread bytes would reset the connection: the client, still writing,
@@ -378,7 +402,7 @@ test('builds die with the server (kill -9), never share a directory, and SIGTERM
     const res = await postTo(s.url, '/v1/workflows', { manifest: fresh('orphan'), targets: ['native'] });
     const { job_id } = await res.json();
     // Past its last line of output, waiting for the lock (so it cannot die of a broken pipe).
-    const waiting = async () => (await (await fetch(`${s.url}/v1/jobs/${job_id}`)).json()).log_tail.includes('generate done');
+    const waiting = async () => (await (await fetch(`${s.url}/v1/jobs/${job_id}`, { headers: { 'x-api-key': KEY } })).json()).log_tail.includes('generate done');
     await until(waiting, 'the build did not reach the staging lock');
     assert.ok(processesMentioning(job_id).length > 0, 'the build runs');
     process.kill(s.child.pid, 'SIGKILL');

@@ -158,6 +158,20 @@ test('bad use of a stream is an Error, and the stream and module stay usable', (
   s.free();
   assert.throws(() => s.update(input), /this object was freed/);
   assert.throws(() => s.finish(), /this object was freed/);
+  // Methods called on something else: the package's own Error, not the glue's TypeError.
+  const live = mod.stream();
+  for (const self of [null, undefined, 7, {}]) {
+    for (const method of ['finish', 'update', 'free']) {
+      const call = () => live[method].call(self, input);
+      if (method === 'free' && self !== null && self !== undefined && typeof self === 'object') {
+        assert.doesNotThrow(call, 'free() of a plain object does nothing');
+        continue;
+      }
+      assert.throws(call, (e) => e.constructor === Error && /called on|freed|not one the package made/.test(e.message), `${method}.call(${self})`);
+    }
+  }
+  live.update(input);
+  assert.equal(live.finish(), whole);
   // Thousands of bad calls leave the module as it was.
   const t = mod.stream();
   for (let i = 0; i < 5000; i++) assert.throws(() => t.update(i % 2 ? detached : 'x'));

@@ -386,6 +386,11 @@ struct Entry {
 }
 
 impl Registry {
+    /// Whether `name` is the name of an operation that ships with Braid.
+    pub fn is_builtin_name(name: &str) -> bool {
+        builtins().is_ok_and(|ops| ops.iter().any(|p| p.manifest.name == name))
+    }
+
     /// The built-in operations alone, in memory (no directory).
     ///
     /// # Panics

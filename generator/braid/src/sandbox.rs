@@ -7,6 +7,16 @@
 //! clean environment, their own PID namespace, a memory limit and a
 //! deadline.
 //!
+//! They run with no capabilities and as an unprivileged user, whoever
+//! starts them ([`Identity`]): as root, bwrap sets the sandbox up and
+//! util-linux's `setpriv` then drops to [`SANDBOX_UID`] (`nobody`) with
+//! every capability gone, so a build script can neither remount, unmount
+//! nor mount anything (a user namespace of its own gives it no power over
+//! the sandbox's mounts, which the kernel locks), nor read what root alone
+//! may read; the directories it may write are handed to that user first.
+//! As any other user, bwrap's own user namespace runs them as that user
+//! with no capabilities and no further user namespaces.
+//!
 //! Dependencies are fetched first, outside the sandbox ([`Sandbox::fetch`]:
 //! `cargo fetch` downloads and unpacks crates but runs none of their
 //! code); the build inside then works offline with cargo's home read-only.
@@ -27,6 +37,25 @@ pub const DEFAULT_MEMORY_BYTES: u64 = 4 << 30;
 /// Longest a sandboxed command may run by default: 10 minutes.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(600);
 
+/// The user (and group) builds run as when the caller is root: `nobody`,
+/// which owns nothing on a host. The directories a build may write are
+/// handed to it before each run.
+pub const SANDBOX_UID: u32 = 65534;
+pub const SANDBOX_GID: u32 = 65534;
+
+/// Who the sandboxed process is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Identity {
+    /// The caller is root: bwrap (in the host's user namespace, to set up
+    /// the mounts) keeps only what `setpriv` needs to switch to
+    /// [`SANDBOX_UID`], and `setpriv` drops those too.
+    Nobody { setpriv: PathBuf },
+    /// The caller is an ordinary user: the sandbox runs as that user, in a
+    /// user namespace of bwrap's, with no capabilities and no nested user
+    /// namespaces.
+    Caller,
+}
+
 #[derive(Debug, thiserror::Error)]
 pub enum SandboxError {
     #[error(
@@ -43,6 +72,7 @@ pub enum SandboxError {
 #[derive(Debug, Clone)]
 pub struct Sandbox {
     bwrap: PathBuf,
+    identity: Identity,
     writable: Vec<PathBuf>,
     hidden: Vec<PathBuf>,
     memory_bytes: u64,
@@ -57,23 +87,44 @@ impl Sandbox {
     pub fn detect() -> Result<Self, SandboxError> {
         let bwrap =
             process::which("bwrap", &[]).ok_or_else(|| SandboxError::Unavailable("it is not on the PATH".into()))?;
-        let probe = Command::new(&bwrap)
-            .args(["--unshare-all", "--die-with-parent", "--ro-bind", "/", "/", "--", "true"])
-            .stdin(Stdio::null())
-            .output()
-            .map_err(|e| SandboxError::Unavailable(format!("`{}` cannot run: {e}", bwrap.display())))?;
-        if !probe.status.success() {
-            let why = String::from_utf8_lossy(&probe.stderr).trim().to_string();
-            return Err(SandboxError::Unavailable(format!("it cannot start a sandbox here: {why}")));
-        }
-        Ok(Sandbox {
+        // SAFETY: geteuid cannot fail and touches no memory.
+        let identity = if unsafe { libc::geteuid() } == 0 {
+            let setpriv = process::which("setpriv", &[]).ok_or_else(|| {
+                SandboxError::Unavailable(
+                    "running as root, builds drop to an unprivileged user with util-linux's `setpriv`, \
+                     which is not on the PATH (Debian, Ubuntu: `apt-get install util-linux`)"
+                        .into(),
+                )
+            })?;
+            Identity::Nobody { setpriv }
+        } else {
+            Identity::Caller
+        };
+        let sandbox = Sandbox {
             bwrap,
+            identity,
             writable: Vec::new(),
             hidden: Vec::new(),
             memory_bytes: DEFAULT_MEMORY_BYTES,
             timeout: DEFAULT_TIMEOUT,
             network: false,
-        })
+        };
+        // The sandbox as builds get it, around `true`.
+        let probe = sandbox
+            .command(&Command::new("true"))
+            .stdin(Stdio::null())
+            .output()
+            .map_err(|e| SandboxError::Unavailable(format!("`{}` cannot run: {e}", sandbox.bwrap.display())))?;
+        if !probe.status.success() {
+            let why = String::from_utf8_lossy(&probe.stderr).trim().to_string();
+            return Err(SandboxError::Unavailable(format!("it cannot start a sandbox here: {why}")));
+        }
+        Ok(sandbox)
+    }
+
+    /// Who sandboxed commands run as.
+    pub fn identity(&self) -> &Identity {
+        &self.identity
     }
 
     /// Lets sandboxed commands write in `dir` (created if missing).
@@ -124,11 +175,30 @@ impl Sandbox {
     /// the variables `cmd` sets and the few cargo needs.
     pub fn command(&self, cmd: &Command) -> Command {
         let mut bwrap = Command::new(&self.bwrap);
-        bwrap.args(["--unshare-all", "--die-with-parent", "--new-session", "--ro-bind", "/", "/"]);
-        if self.network {
-            bwrap.arg("--share-net");
+        match self.identity {
+            // No user namespace: one of root's would map the sandbox to
+            // root on the host. `setpriv` below needs these three.
+            Identity::Nobody { .. } => {
+                bwrap.args(["--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try"]);
+                bwrap.args(["--cap-drop", "ALL"]);
+                for cap in ["CAP_SETUID", "CAP_SETGID", "CAP_SETPCAP"] {
+                    bwrap.args(["--cap-add", cap]);
+                }
+            }
+            Identity::Caller => {
+                bwrap.args(["--unshare-all", "--unshare-user", "--disable-userns", "--cap-drop", "ALL"]);
+            }
         }
-        bwrap.args(["--dev", "/dev", "--proc", "/proc"]);
+        match (&self.identity, self.network) {
+            (Identity::Nobody { .. }, false) => {
+                bwrap.arg("--unshare-net");
+            }
+            (Identity::Caller, true) => {
+                bwrap.arg("--share-net");
+            }
+            _ => {}
+        }
+        bwrap.args(["--die-with-parent", "--new-session", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]);
         let home = std::env::var_os("HOME").map(PathBuf::from);
         let cargo_home = std::env::var_os("CARGO_HOME")
             .map(PathBuf::from)
@@ -150,11 +220,29 @@ impl Sandbox {
         for dir in &hidden {
             bwrap.arg("--tmpfs").arg(dir);
         }
+        // What is mounted inside a hidden directory gets its parents made
+        // there open to all (bwrap would copy the host's modes, and the
+        // sandbox's user could not walk through a private one such as
+        // root's home); the sandbox sees nothing else in them.
+        let mounted: Vec<&PathBuf> = cargo_home.iter().chain(&rustup_home).chain(&self.writable).collect();
+        let mut parents: Vec<&Path> = mounted
+            .iter()
+            .flat_map(|dir| dir.ancestors().skip(1))
+            .filter(|p| hidden.iter().any(|h| p.starts_with(h) && p != h))
+            .collect();
+        parents.sort();
+        parents.dedup();
+        for dir in parents {
+            bwrap.args(["--perms", "0755", "--dir"]).arg(dir);
+        }
         // Cargo's and rustup's homes stay visible (read-only) in a hidden home.
         for dir in cargo_home.iter().chain(&rustup_home) {
             bwrap.arg("--ro-bind").arg(dir).arg(dir);
         }
-        for dir in &self.writable {
+        // Outer directories first: a bind would hide those inside it.
+        let mut writable: Vec<&PathBuf> = self.writable.iter().collect();
+        writable.sort();
+        for dir in writable {
             bwrap.arg("--bind").arg(dir).arg(dir);
         }
         for dir in &hidden {
@@ -193,8 +281,42 @@ impl Sandbox {
         if let Some(dir) = cmd.get_current_dir() {
             bwrap.arg("--chdir").arg(dir);
         }
-        bwrap.arg("--").arg(cmd.get_program()).args(cmd.get_args());
+        bwrap.arg("--");
+        if let Identity::Nobody { setpriv } = &self.identity {
+            bwrap.arg(setpriv);
+            bwrap.arg(format!("--reuid={SANDBOX_UID}")).arg(format!("--regid={SANDBOX_GID}"));
+            bwrap.args(["--clear-groups", "--inh-caps=-all", "--bounding-set=-all", "--"]);
+        }
+        bwrap.arg(cmd.get_program()).args(cmd.get_args());
         bwrap
+    }
+
+    /// Hands the writable directories (and everything in them) to the
+    /// sandbox's user, when that is not the caller: what the caller wrote
+    /// there since the last run (sources, a lock file) must be writable
+    /// inside. Symbolic links are changed, never followed.
+    fn hand_over(&self) -> Result<(), FsError> {
+        if !matches!(self.identity, Identity::Nobody { .. }) {
+            return Ok(());
+        }
+        fn chown_tree(path: &Path) -> Result<(), FsError> {
+            use std::os::unix::fs::MetadataExt as _;
+            let meta = std::fs::symlink_metadata(path).map_err(fsutil::at(path))?;
+            if meta.uid() != SANDBOX_UID || meta.gid() != SANDBOX_GID {
+                std::os::unix::fs::lchown(path, Some(SANDBOX_UID), Some(SANDBOX_GID)).map_err(fsutil::at(path))?;
+            }
+            if meta.is_dir() {
+                for entry in std::fs::read_dir(path).map_err(fsutil::at(path))? {
+                    chown_tree(&entry.map_err(fsutil::at(path))?.path())?;
+                }
+            }
+            Ok(())
+        }
+        for dir in &self.writable {
+            fsutil::create_dir_all(&dir.join(".tmp"))?;
+            chown_tree(dir)?;
+        }
+        Ok(())
     }
 
     /// Runs `cmd` in `sandbox` if there is one, else as it is
@@ -209,6 +331,11 @@ impl Sandbox {
     /// Runs `cmd` in the sandbox to completion, capturing its output: an
     /// error unless it exits with success within the sandbox's time limit.
     pub fn output(&self, cmd: &Command) -> Result<Output, ProcessError> {
+        let command = process::describe(cmd);
+        self.hand_over().map_err(|e| ProcessError::Spawn {
+            command: command.clone(),
+            source: std::io::Error::new(e.source.kind(), e.to_string()),
+        })?;
         let mut bwrap = self.command(cmd);
         bwrap.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
         let memory = self.memory_bytes;
@@ -229,7 +356,6 @@ impl Sandbox {
                 Ok(())
             });
         }
-        let command = process::describe(cmd);
         let child = bwrap.spawn().map_err(|source| ProcessError::Spawn { command: command.clone(), source })?;
         let pid = child.id() as libc::pid_t;
         let (tx, rx) = std::sync::mpsc::channel();
@@ -249,5 +375,82 @@ impl Sandbox {
         let _ = waiter.join();
         let out = out.map_err(|source| ProcessError::Spawn { command: command.clone(), source })?;
         process::check(&command, out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What a hostile build script tries, each line printing `ESCAPED`
+    /// when it works: reading root's secrets, unmounting the sandbox's
+    /// layers, remounting `/` read-write, mounting, the same from a user
+    /// namespace of its own, writing outside its directory, and the
+    /// network. Then it writes in its own directory, which must work.
+    const HOSTILE: &str = r#"
+cat /etc/shadow >/dev/null 2>&1 && echo "ESCAPED read /etc/shadow"
+umount -l /tmp 2>/dev/null && echo "ESCAPED umount /tmp"
+umount -l "$WRITABLE" 2>/dev/null && echo "ESCAPED umount the writable directory"
+mount -o remount,rw,bind / 2>/dev/null && echo "ESCAPED remount / read-write"
+mount -o remount,rw /tmp 2>/dev/null && echo "ESCAPED remount /tmp read-write"
+mount -t tmpfs none "$WRITABLE" 2>/dev/null && echo "ESCAPED mount a tmpfs"
+unshare -rm sh -c 'umount -l /tmp || mount -o remount,rw,bind / || mount -o remount,rw /tmp' 2>/dev/null && echo "ESCAPED from a user namespace"
+touch "$OUTSIDE" 2>/dev/null && echo "ESCAPED write outside"
+touch /braid-sandbox-escape 2>/dev/null && echo "ESCAPED write /"
+bash -c "exec 3<>/dev/tcp/127.0.0.1/$PORT" 2>/dev/null && echo "ESCAPED network"
+echo inside > "$WRITABLE/inside" || echo "FAILED write inside"
+echo "uid=$(id -u) caps=$(grep CapEff /proc/self/status | cut -f2)"
+"#;
+
+    /// Runs [`HOSTILE`] in a sandbox as this process's user; asserts every
+    /// attempt failed, on the host too. Returns the sandbox's uid.
+    fn hostile_attempts_fail() -> u32 {
+        let sandbox = Sandbox::detect().expect("bubblewrap works here (scripts/setup.sh installs it)");
+        let base = std::env::temp_dir().join(format!("braid-sandbox-test-{}", uuid::Uuid::new_v4()));
+        let (writable, outside) = (base.join("writable"), base.join("outside"));
+        let sandbox = sandbox.writable(&writable).unwrap();
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        listener.set_nonblocking(true).unwrap();
+        let mut cmd = Command::new("sh");
+        cmd.arg("-c").arg(HOSTILE).env("WRITABLE", &writable).env("OUTSIDE", &outside);
+        cmd.env("PORT", listener.local_addr().unwrap().port().to_string());
+        let out = sandbox.output(&cmd).unwrap_or_else(|e| panic!("the sandbox did not run: {e}"));
+        let stdout = String::from_utf8_lossy(&out.stdout).to_string();
+        assert!(!stdout.contains("ESCAPED") && !stdout.contains("FAILED"), "{stdout}");
+        assert!(listener.accept().is_err(), "the sandbox reached a host's port");
+        assert!(!outside.exists() && !Path::new("/braid-sandbox-escape").exists());
+        assert_eq!(std::fs::read_to_string(writable.join("inside")).unwrap(), "inside\n");
+        let uid: u32 = stdout.split("uid=").nth(1).and_then(|s| s.split(' ').next()).unwrap().parse().unwrap();
+        assert!(stdout.contains("caps=0000000000000000"), "{stdout}");
+        std::fs::remove_dir_all(&base).unwrap();
+        uid
+    }
+
+    #[test]
+    fn a_hostile_build_step_fails_at_everything_and_runs_unprivileged() {
+        let uid = hostile_attempts_fail();
+        // SAFETY: geteuid cannot fail.
+        let me = unsafe { libc::geteuid() };
+        if me != 0 {
+            assert_eq!(uid, me, "as a user, the sandbox runs as that user");
+            return;
+        }
+        assert_eq!(uid, SANDBOX_UID, "as root, the sandbox runs as nobody");
+        // The same as an ordinary user: this test again, as `nobody`.
+        if std::env::var_os("BRAID_SANDBOX_TEST_AS_USER").is_some() {
+            return;
+        }
+        let out = Command::new("setpriv")
+            .args([format!("--reuid={SANDBOX_UID}"), format!("--regid={SANDBOX_GID}"), "--clear-groups".into()])
+            .arg(std::env::current_exe().unwrap())
+            .args(["--exact", "sandbox::tests::a_hostile_build_step_fails_at_everything_and_runs_unprivileged"])
+            .args(["--nocapture", "--test-threads=1"])
+            .env("BRAID_SANDBOX_TEST_AS_USER", "1")
+            .env("HOME", "/nonexistent")
+            .env("TMPDIR", "/tmp")
+            .output()
+            .unwrap();
+        let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+        assert!(out.status.success() && text.contains("1 passed"), "as nobody:\n{text}");
     }
 }

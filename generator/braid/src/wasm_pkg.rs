@@ -2,9 +2,10 @@
 //! `wasm32-unknown-unknown`, `wasm-bindgen` for a JS target, `wasm-opt`
 //! (binaryen >= 116; Debian's 108 corrupts wasm-bindgen output), and a
 //! `package.json` in wasm-pack's layout. Paths are remapped so the `.wasm`
-//! holds no absolute path of this machine. Two touches to wasm-bindgen's
-//! JS: snippets become CommonJS in Node packages, and methods of a freed
-//! object throw in the glue rather than in Wasm.
+//! holds no absolute path of this machine. Three touches to wasm-bindgen's
+//! JS: snippets become CommonJS in Node packages, methods of a freed
+//! object throw in the glue rather than in Wasm, and a call that traps
+//! resets the module (Node and web packages; [`guard_traps`]).
 //!
 //! The crate-type is given on the command line rather than in Cargo.toml so
 //! the same crate also builds for targets without `cdylib` (no_std ones)
@@ -266,12 +267,14 @@ pub fn package(
     }
     std::fs::create_dir_all(out_dir).map_err(fsutil::at(out_dir))?;
     let name = spec.package.replace('-', "_");
-    process::output(Command::new(&tools.wasm_bindgen).arg(wasm).arg("--out-dir").arg(out_dir).args([
-        "--out-name",
-        &name,
-        "--target",
-        target.bindgen_target(),
-    ]))?;
+    let mut bindgen = Command::new(&tools.wasm_bindgen);
+    bindgen.arg(wasm).arg("--out-dir").arg(out_dir).args(["--out-name", &name, "--target", target.bindgen_target()]);
+    // A fresh instance after a trap (wasm-bindgen cannot re-instantiate
+    // a bundler package: its Wasm is an ES module import).
+    if target != JsTarget::Bundler {
+        bindgen.arg("--experimental-reset-state-function");
+    }
+    process::output(&mut bindgen)?;
     if target == JsTarget::Node {
         snippets_to_commonjs(&out_dir.join("snippets"))?;
     }
@@ -286,7 +289,10 @@ pub fn package(
     for glue in [format!("{name}.js"), format!("{name}_bg.js")] {
         let path = out_dir.join(glue);
         if let Ok(text) = std::fs::read_to_string(&path) {
-            if let Some(guarded) = guard_freed_objects(&text) {
+            let freed = guard_freed_objects(&text);
+            let text = freed.as_deref().unwrap_or(&text);
+            let trapped = guard_traps(text);
+            if let Some(guarded) = trapped.as_deref().or(freed.as_deref()) {
                 std::fs::write(&path, guarded).map_err(fsutil::at(&path))?;
             }
         }
@@ -383,6 +389,10 @@ fn to_commonjs(source: &str) -> Option<String> {
 /// How wasm-bindgen's glue passes an object's pointer to a method.
 const METHOD_CALL: &str = "(this.__wbg_ptr";
 
+/// How the glue (with a reset function) checks that a method's object
+/// belongs to the current instance, before anything else.
+const METHOD_STALE: &str = "if (this.__wbg_inst !== undefined";
+
 /// How `free()` takes the object's pointer (0 when freed already).
 const FREE: &str = "const ptr = this.__destroy_into_raw();";
 
@@ -396,16 +406,83 @@ fn guard_freed_objects(glue: &str) -> Option<String> {
     if !glue.contains(METHOD_CALL) {
         return None;
     }
-    let mut out =
-        glue.replace(METHOD_CALL, "(braidLivePointer(this)").replace(FREE, &format!("{FREE} if (!ptr) return;"));
+    let mut out = glue
+        .replace(METHOD_CALL, "(braidLivePointer(this)")
+        .replace(METHOD_STALE, "if (braidObject(this).__wbg_inst !== undefined")
+        .replace(
+            FREE,
+            "const ptr = typeof braidObject(this).__destroy_into_raw === 'function' ? this.__destroy_into_raw() : 0; \
+             if (!ptr) return;",
+        );
     out.push_str(
-        "\n// Added by Braid: a method of a freed object throws here, before Wasm.\n\
+        "\n// Added by Braid: a method of a freed object, or called on something\n\
+         // else (`stream().finish.call(null)`), throws here, before Wasm.\n\
+         function braidObject(object) {\n\
+         \x20   if (object === null || (typeof object !== 'object' && typeof object !== 'function')) {\n\
+         \x20       throw new Error(`this method was called on ${object === null ? 'null' : typeof object}, not on an object the package made`);\n\
+         \x20   }\n\
+         \x20   return object;\n\
+         }\n\
          function braidLivePointer(object) {\n\
-         \x20   const ptr = object.__wbg_ptr;\n\
+         \x20   const ptr = braidObject(object).__wbg_ptr;\n\
          \x20   if (!ptr) throw new Error('this object was freed (free() was called), or is not one the package made');\n\
          \x20   return ptr;\n\
          }\n",
     );
+    Some(out)
+}
+
+/// How wasm-bindgen's glue takes a new instance's exports, at start and in
+/// `__wbg_reset_state` (Node: `wasmInstance`; web: `instance` at start).
+const TAKE_EXPORTS: [&str; 2] = ["wasm = wasmInstance.exports;", "wasm = instance.exports;"];
+
+/// The Wasm exports whose glue returns a Promise: a trap in them rejects.
+const PROMISING_EXPORTS: &str = "'run', 'runMany', 'runStream', 'workflow_next'";
+
+/// A trap (an operation's bug, memory exhausted), or any exception that
+/// unwinds through Wasm, leaves the instance broken: its stack pointer,
+/// borrow flags and allocator stay mid-call, so every later call fails
+/// ("recursive use of an object", then "memory access out of bounds").
+/// Every export is wrapped here: the failing call throws (or, for those
+/// returning a Promise, rejects with) an `Error` saying the module was
+/// reset, and `__wbg_reset_state` (wasm-bindgen's, which makes objects of
+/// the old instance refuse use) gives the next call a fresh instance.
+/// `None` when the glue has no reset function (a bundler package).
+fn guard_traps(glue: &str) -> Option<String> {
+    if !glue.contains("function __wbg_reset_state") || !TAKE_EXPORTS.iter().any(|t| glue.contains(t)) {
+        return None;
+    }
+    let mut out = glue.to_string();
+    for take in TAKE_EXPORTS {
+        let exports = take.trim_start_matches("wasm = ").trim_end_matches(';');
+        out = out.replace(take, &format!("wasm = braidGuardTraps({exports});"));
+    }
+    out.push_str(&format!(
+        "\n// Added by Braid: a call that traps resets the module (see wasm_pkg.rs).\n\
+         const braidPromising = new Set([{PROMISING_EXPORTS}]);\n\
+         function braidGuardTraps(exports) {{\n\
+         \x20   const guarded = {{}};\n\
+         \x20   for (const [name, value] of Object.entries(exports)) {{\n\
+         \x20       guarded[name] = typeof value !== 'function' ? value : function (...args) {{\n\
+         \x20           try {{\n\
+         \x20               return value(...args);\n\
+         \x20           }} catch (cause) {{\n\
+         \x20               const error = braidReset(cause);\n\
+         \x20               if (braidPromising.has(name)) return Promise.reject(error);\n\
+         \x20               // A finalizer's free: nothing to report to.\n\
+         \x20               if (name.endsWith('_free')) return undefined;\n\
+         \x20               throw error;\n\
+         \x20           }}\n\
+         \x20       }};\n\
+         \x20   }}\n\
+         \x20   return guarded;\n\
+         }}\n\
+         function braidReset(cause) {{\n\
+         \x20   __wbg_reset_state();\n\
+         \x20   const what = cause instanceof WebAssembly.RuntimeError ? `trapped (${{cause.message}})` : `failed inside Wasm (${{cause && cause.message}})`;\n\
+         \x20   return new Error(`the module ${{what}} and was reset: this call failed; the next call runs on a fresh instance (objects made before, such as a Workflow or a stream, can no longer be used)`, {{ cause }});\n\
+         }}\n"
+    ));
     Some(out)
 }
 
@@ -505,7 +582,21 @@ mod tests {
         assert_eq!(guard_freed_objects("export function run(inputs) {}\n"), None);
         let free = "    free() {\n        const ptr = this.__destroy_into_raw();\n        wasm.__wbg_stream_free(ptr, 0);\n    }\n    finish() {\n        wasm.stream_finish(this.__wbg_ptr);\n    }\n";
         let guarded = guard_freed_objects(free).unwrap();
-        assert!(guarded.contains("const ptr = this.__destroy_into_raw(); if (!ptr) return;\n"), "{guarded}");
+        assert!(guarded.contains("this.__destroy_into_raw() : 0; if (!ptr) return;\n"), "{guarded}");
+        let stale = "    finish() {\n        if (this.__wbg_inst !== undefined && this.__wbg_inst !== __wbg_instance_id) {\n        wasm.stream_finish(this.__wbg_ptr);\n";
+        assert!(guard_freed_objects(stale).unwrap().contains("if (braidObject(this).__wbg_inst !== undefined &&"));
+    }
+
+    #[test]
+    fn every_export_resets_the_module_when_it_traps() {
+        let glue = "function __wbg_reset_state () {\n    wasmInstance = new WebAssembly.Instance(wasmModule, imports);\n    wasm = wasmInstance.exports;\n}\nlet wasm = wasmInstance.exports;\n";
+        let guarded = guard_traps(glue).unwrap();
+        assert_eq!(guarded.matches("wasm = braidGuardTraps(wasmInstance.exports);").count(), 2, "{guarded}");
+        assert!(guarded.contains("function braidGuardTraps(exports) {"), "{guarded}");
+        let web = "export function __wbg_reset_state () {\n    wasm = wasmInstance.exports;\n}\nfunction __wbg_finalize_init(instance, module) {\n    wasm = instance.exports;\n";
+        assert!(guard_traps(web).unwrap().contains("wasm = braidGuardTraps(instance.exports);"));
+        // A bundler package has no reset function: left as it is.
+        assert_eq!(guard_traps("let wasm;\nexport function __wbg_set_wasm(val) {\n    wasm = val;\n}\n"), None);
     }
 
     #[test]

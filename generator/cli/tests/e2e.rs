@@ -284,6 +284,39 @@ fn a_crate_of_value_types_is_shared_by_two_operations() -> Result<(), Failed> {
     Ok(())
 }
 
+/// `op_trap`, an operation that traps on demand (`trap`: a panic, which
+/// is a trap under `panic = "abort"`; `oom`: an allocation larger than
+/// Wasm memory holds; anything else is echoed), added with `braid ops add`
+/// to a registry of its own, and the workflow `trapping` over it built
+/// for Node and the web into `target/wf/trapping`: the JS tests trap it a
+/// hundred times and check that every next call still answers.
+fn a_trapping_workflow_is_built_for_the_js_tests() -> Result<(), Failed> {
+    let tmp = tempfile::tempdir()?;
+    let home = tmp.path().join("home");
+    let dir = tmp.path().join("op_trap");
+    run(braid_with_home(&home).args(["new", "op", "op_trap", "-o"]).arg(&dir))?;
+    std::fs::write(
+        dir.join("src/lib.rs"),
+        "//! Traps on demand, for tests.\n#![no_std]\nextern crate alloc;\nuse alloc::vec::Vec;\n\
+         use braid_support::{Bytes, Config, Error};\n\n\
+         /// `trap` panics, `oom` asks for more memory than Wasm has, the rest is echoed.\n\
+         #[braid_macros::operation(groups = [\"SYS\"])]\n\
+         pub async fn execute(input: &[u8], config: &Config) -> Result<Bytes, Error> {\n    let _ = config;\n    \
+         match input {\n        b\"trap\" => panic!(\"op_trap: asked to trap\"),\n        \
+         b\"oom\" => {\n            let huge: Vec<u8> = alloc::vec![1; 3 << 30];\n            Ok(huge[..1].to_vec().into())\n        }\n        \
+         _ => Ok(input.to_vec().into()),\n    }\n}\n",
+    )?;
+    run(braid_with_home(&home).args(["ops", "add"]).arg(&dir))?;
+    let manifest = tmp.path().join("trapping.json");
+    std::fs::write(
+        &manifest,
+        r#"{ "name": "trapping", "version": "0.1.0", "description": "traps on demand (a test)", "segments": [
+  { "inputs": [-1], "sequence": [{ "operation": "op_trap", "version": "^0.1" }] } ] }"#,
+    )?;
+    let out = wf_out().join("trapping");
+    run(braid_with_home(&home).arg("build").arg(&manifest).arg("-o").arg(&out).args(["--targets", "node,web"]))
+}
+
 /// `braid build MANIFEST -o OUT [--targets ...]`.
 fn build(manifest: &Path, out: &Path, targets: Option<&str>) -> Result<(), Failed> {
     let mut command = braid();
@@ -609,7 +642,8 @@ fn main() {
     // The installed braid last: its fresh home changes the flags of the
     // operations' builds in the shared target directory, so a build after
     // it recompiles them once (a_new_workflow_reuses_... would see that).
-    let checks: [(&str, Check); 8] = [
+    let checks: [(&str, Check); 9] = [
+        ("a_trapping_workflow_is_built_for_the_js_tests", a_trapping_workflow_is_built_for_the_js_tests),
         (
             "an_operation_of_ones_own_is_scaffolded_added_and_used",
             an_operation_of_ones_own_is_scaffolded_added_and_used,

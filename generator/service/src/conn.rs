@@ -1,8 +1,12 @@
 //! Serving connections: HTTP/1.1 (hyper) with a cap on open connections and
 //! deadlines on each one, so slow or idle clients cannot hold the server:
 //!
-//! - a connection waiting for a request (new, or kept alive after a
-//!   response) is closed when no byte comes for the idle timeout;
+//! - a new connection that sends nothing within the first-byte timeout (a
+//!   few seconds) is closed, and one kept alive after a response is closed
+//!   when no byte comes for the idle timeout;
+//! - one client address holds at most `max_connections_per_client` of the
+//!   connections: past that its new ones are closed at once, so one host
+//!   cannot take every slot (`/healthz` included) from the others;
 //! - once a request's first byte is in, its headers must be complete within
 //!   the header timeout (a slowloris trickling bytes is closed);
 //! - a response the client stops reading is dropped when no byte can be
@@ -44,8 +48,12 @@ pub struct Limits {
     /// No byte received while waiting for a request, or none sent while
     /// writing a response.
     pub idle_timeout: Duration,
+    /// A new connection's first byte, at most this long after it opens.
+    pub first_byte_timeout: Duration,
     /// Open connections at most.
     pub max_connections: usize,
+    /// Open connections of one client address at most.
+    pub max_connections_per_client: usize,
 }
 
 /// How long open requests may finish after shutdown begins.
@@ -65,6 +73,8 @@ struct Activity {
     idle_since: Instant,
     /// When the first byte of the next request arrived.
     request_started: Option<Instant>,
+    /// Whether any request began on this connection.
+    served: bool,
     /// The task last waiting to read: woken when the connection becomes
     /// idle, so that it sets the idle deadline (hyper would otherwise wait
     /// for bytes without polling again).
@@ -149,6 +159,7 @@ impl<S: AsyncRead + Unpin> AsyncRead for Guarded<S> {
                     let mut a = lock(&this.shared);
                     if a.in_flight == 0 && a.request_started.is_none() {
                         a.request_started = Some(Instant::now());
+                        a.served = true;
                     }
                 }
                 Poll::Ready(Ok(()))
@@ -162,6 +173,10 @@ impl<S: AsyncRead + Unpin> AsyncRead for Guarded<S> {
                         // (under the body timeout): no read deadline here.
                         (n, _) if n > 0 => None,
                         (_, Some(started)) => Some((started + this.limits.header_timeout, "request headers too slow")),
+                        (_, None) if !a.served => {
+                            let wait = this.limits.first_byte_timeout.min(this.limits.idle_timeout);
+                            Some((a.idle_since + wait, "no request on a new connection"))
+                        }
                         (_, None) => Some((a.idle_since + this.limits.idle_timeout, "idle connection")),
                     }
                 };
@@ -245,11 +260,47 @@ fn keep_alive_header(idle: Duration) -> axum::http::HeaderValue {
     axum::http::HeaderValue::from_str(&format!("timeout={}", idle.as_secs().max(1))).expect("ASCII digits")
 }
 
+/// Open connections per client address.
+#[derive(Default, Clone)]
+struct Clients(Arc<Mutex<std::collections::HashMap<std::net::IpAddr, usize>>>);
+
+/// One of a client's connections, counted until dropped.
+struct Client {
+    clients: Clients,
+    ip: std::net::IpAddr,
+}
+
+impl Clients {
+    /// Counts a new connection from `ip`, unless it holds `max` already.
+    fn admit(&self, ip: std::net::IpAddr, max: usize) -> Option<Client> {
+        let mut open = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        let count = open.entry(ip).or_default();
+        if *count >= max.max(1) {
+            return None;
+        }
+        *count += 1;
+        Some(Client { clients: self.clone(), ip })
+    }
+}
+
+impl Drop for Client {
+    fn drop(&mut self) {
+        let mut open = self.clients.0.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(count) = open.get_mut(&self.ip) {
+            *count -= 1;
+            if *count == 0 {
+                open.remove(&self.ip);
+            }
+        }
+    }
+}
+
 /// Accepts connections on `listener` and serves `app` on each, until
 /// `shutdown` completes; then waits (at most [`SHUTDOWN_GRACE`]) for open
 /// requests.
 pub async fn serve(listener: TcpListener, app: Router, limits: Limits, shutdown: impl Future<Output = ()>) {
     let slots = Arc::new(tokio::sync::Semaphore::new(limits.max_connections.max(1)));
+    let clients = Clients::default();
     let graceful = hyper_util::server::graceful::GracefulShutdown::new();
     tokio::pin!(shutdown);
     loop {
@@ -262,7 +313,13 @@ pub async fn serve(listener: TcpListener, app: Router, limits: Limits, shutdown:
             biased;
             () = &mut shutdown => break,
             accepted = listener.accept() => match accepted {
-                Ok((stream, _)) => stream,
+                Ok((stream, peer)) => match clients.admit(peer.ip(), limits.max_connections_per_client) {
+                    Some(client) => (stream, client),
+                    None => {
+                        tracing::debug!("{peer}: closed at once, its address holds {} connections", limits.max_connections_per_client);
+                        continue;
+                    }
+                },
                 Err(e) => {
                     // Out of file descriptors, say: let some close.
                     tracing::warn!("accepting a connection: {e}");
@@ -271,11 +328,13 @@ pub async fn serve(listener: TcpListener, app: Router, limits: Limits, shutdown:
                 }
             },
         };
+        let (stream, client) = stream;
         let _ = stream.set_nodelay(true);
         let shared: Shared = Arc::new(Mutex::new(Activity {
             in_flight: 0,
             idle_since: Instant::now(),
             request_started: None,
+            served: false,
             reader: None,
         }));
         let io = TokioIo::new(Guarded::new(stream, shared.clone(), limits));
@@ -303,7 +362,7 @@ pub async fn serve(listener: TcpListener, app: Router, limits: Limits, shutdown:
             if let Err(e) = connection.await {
                 tracing::debug!("connection closed: {e}");
             }
-            drop(slot);
+            drop((slot, client));
         });
     }
     drop(listener);

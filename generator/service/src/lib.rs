@@ -127,7 +127,9 @@ impl Config {
             limits: conn::Limits {
                 header_timeout: Duration::from_secs(10),
                 idle_timeout: Duration::from_secs(60),
+                first_byte_timeout: Duration::from_secs(5),
                 max_connections: 512,
+                max_connections_per_client: 64,
             },
             body_timeout: Duration::from_secs(30),
             public_url: None,
@@ -158,7 +160,9 @@ impl Config {
             limits: conn::Limits {
                 header_timeout: Duration::from_secs(1),
                 idle_timeout: Duration::from_secs(1),
+                first_byte_timeout: Duration::from_secs(1),
                 max_connections: 4,
+                max_connections_per_client: 4,
             },
             body_timeout: Duration::from_secs(1),
             ..Self::defaults()

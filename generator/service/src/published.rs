@@ -23,11 +23,31 @@ pub enum UploadError {
     /// Not an archive, or one with unsafe or too many entries.
     #[error("the upload is not a usable crate archive: {0}")]
     Archive(String),
-    /// Not an operation crate (the error names the file and line).
-    #[error(transparent)]
-    Crate(RegistryError),
+    /// Not an operation crate (the error names the file and line, relative
+    /// to the crate: never where the server unpacked it).
+    #[error("{0}")]
+    Crate(String),
     #[error("{0}")]
     Io(String),
+}
+
+/// Why no publisher may take the operation name `name`, if none may:
+/// the built-in operations' names (a higher version of `op_cid` would be
+/// what every workflow asking for `op_cid ^0.1` gets), the runtime's
+/// (`braid-*`), and the `wf_` prefix, which names workflows' crates and
+/// packages in the registries.
+pub fn reserved(name: &str) -> Option<String> {
+    let lower = name.to_ascii_lowercase().replace('-', "_");
+    if braid::registry::Registry::is_builtin_name(name) {
+        return Some("it is the name of an operation that ships with Braid (reserved)".into());
+    }
+    if lower.starts_with("braid_") || lower == "braid" {
+        return Some("names starting with `braid` are reserved for Braid's own crates".into());
+    }
+    if lower.starts_with("wf_") {
+        return Some("the `wf_` prefix names workflows' crates and packages; choose another name".into());
+    }
+    None
 }
 
 /// Unpacks an upload into `dir` (under the archive limits, refused whole
@@ -36,9 +56,23 @@ pub fn unpack(upload: &[u8], dir: &Path) -> Result<Prepared, UploadError> {
     let limits = braid::archive::Limits { compressed_bytes: u64::MAX, ..Default::default() };
     let files = braid::archive::unpack_tar_gz(upload, &limits).map_err(|e| UploadError::Archive(e.to_string()))?;
     braid::archive::write_files(dir, &files).map_err(|e| UploadError::Io(e.to_string()))?;
-    let crate_files = registry::read_crate(dir).map_err(UploadError::Crate)?;
-    // Errors name files relative to the crate (`src/lib.rs:3:1`).
-    registry::prepare(crate_files, "the uploaded crate").map_err(UploadError::Crate)
+    if !dir.join("Cargo.toml").is_file() {
+        return Err(UploadError::Crate(
+            "the upload has no Cargo.toml at its root (or in its one top directory): \
+             archive the operation crate's directory"
+                .into(),
+        ));
+    }
+    // Errors name files relative to the crate (`src/lib.rs:3:1`); one that
+    // names the unpacked directory names the upload instead.
+    let relative = |e: RegistryError| {
+        let text = e.to_string();
+        UploadError::Crate(
+            text.replace(&format!("{}/", dir.display()), "").replace(&dir.display().to_string(), "the upload"),
+        )
+    };
+    let crate_files = registry::read_crate(dir).map_err(relative)?;
+    registry::prepare(crate_files, "the uploaded crate").map_err(relative)
 }
 
 /// The upload `source` from the store, unpacked into `dir` (emptied

@@ -101,6 +101,7 @@ pub async fn execute(input: &Bytes, config: &Config) -> Result<Image, Error> {
         .jpeg_set_out_colorspace(ColorSpace::RGBA);
     match format {
         Format::Png => {
+            png_preflight(input)?;
             let mut decoder = zune_png::PngDecoder::new_with_options(input.as_slice(), options);
             decoder.decode_headers().map_err(|e| invalid(&format!("not a PNG file it can read: {e:?}")))?;
             let (width, height) = decoder.get_dimensions().ok_or_else(|| invalid("a PNG file without dimensions"))?;
@@ -115,11 +116,23 @@ pub async fn execute(input: &Bytes, config: &Config) -> Result<Image, Error> {
             if !jpeg_is_complete(input) {
                 return Err(invalid("a truncated JPEG file: its last scan has no end (no EOI marker after it)"));
             }
+            let scan_bytes = jpeg_scan_bytes(input);
             let mut decoder = zune_jpeg::JpegDecoder::new_with_options(input.as_slice(), options);
             decoder.decode_headers().map_err(|e| invalid(&format!("not a JPEG file it can read: {e:?}")))?;
             let info = decoder.info().ok_or_else(|| invalid("a JPEG file without dimensions"))?;
             let (width, height) = (usize::from(info.width), usize::from(info.height));
             check_size(width, height, max_pixels, megapixels)?;
+            // Every 8 x 8 block takes at least one bit of the first scan
+            // (its DC code), and an MCU holds at most 4 x 4 blocks of one
+            // component (the largest sampling factors): fewer bytes than
+            // that cannot hold the image, where zune-jpeg would make up
+            // the missing pixels as zeros (as a truncated PNG is refused).
+            let mcus = width.div_ceil(32) as u64 * height.div_ceil(32) as u64;
+            if (scan_bytes as u64) < mcus.div_ceil(8) {
+                return Err(invalid(&format!(
+                    "a truncated JPEG file: {scan_bytes} bytes of scan data cannot hold {width} x {height} pixels"
+                )));
+            }
             let colorspace = decoder.get_output_colorspace().ok_or_else(|| invalid("a JPEG file without colours"))?;
             let size = decoder.output_buffer_size().ok_or_else(|| invalid("a JPEG file without dimensions"))?;
             let mut out = Image::alloc(size, OPERATION.name)?;
@@ -140,6 +153,105 @@ fn jpeg_is_complete(file: &[u8]) -> bool {
         Some(sos) => file[sos..].windows(2).any(marker(0xd9)),
         None => false,
     }
+}
+
+/// The bytes of entropy-coded data in a JPEG: what follows each
+/// start-of-scan segment up to the next marker other than a restart one
+/// (`FF D0`-`FF D7`) or a stuffed `FF 00`.
+fn jpeg_scan_bytes(file: &[u8]) -> usize {
+    let mut total = 0;
+    let mut i = 0;
+    while let Some(at) = file[i..].windows(2).position(|w| w == [0xff, 0xda]) {
+        let start = i + at + 2;
+        // The segment's own length comes first; the scan data follows it.
+        let header = match file.get(start..start + 2) {
+            Some(len) => usize::from(u16::from_be_bytes([len[0], len[1]])),
+            None => break,
+        };
+        let mut j = start + header;
+        while j + 1 < file.len() && !(file[j] == 0xff && !matches!(file[j + 1], 0x00 | 0xd0..=0xd7)) {
+            j += 1;
+        }
+        total += j.saturating_sub(start + header);
+        i = j.max(start);
+    }
+    total
+}
+
+/// Checks a PNG's chunk layout before zune-png sees it, refusing what it
+/// would panic on or guess at: an `IHDR` first with a valid colour type
+/// and bit depth, a palette (`PLTE`, 1 to 2^depth entries of 3 bytes)
+/// before the image data of an indexed image and none in a grayscale one,
+/// a `tRNS` that fits the colour type (and the palette), and image data.
+fn png_preflight(file: &[u8]) -> Result<(), Error> {
+    let mut at = PNG_SIGNATURE.len();
+    let (mut colour, mut depth) = (None, 0u8);
+    let (mut palette, mut transparency, mut data) = (None::<usize>, None::<usize>, false);
+    while at + 8 <= file.len() {
+        let len = u32::from_be_bytes([file[at], file[at + 1], file[at + 2], file[at + 3]]) as usize;
+        let kind = &file[at + 4..at + 8];
+        let body = file.get(at + 8..(at + 8).saturating_add(len)).unwrap_or(&[]);
+        if colour.is_none() && kind != b"IHDR" {
+            return Err(invalid("a damaged PNG file: its first chunk is not IHDR"));
+        }
+        match kind {
+            b"IHDR" if colour.is_none() => {
+                let (d, c) = (body.get(8).copied(), body.get(9).copied());
+                let valid = match (c, d) {
+                    (Some(0), Some(1 | 2 | 4 | 8 | 16)) => true,
+                    (Some(3), Some(1 | 2 | 4 | 8)) => true,
+                    (Some(2 | 4 | 6), Some(8 | 16)) => true,
+                    _ => false,
+                };
+                if !valid || body.len() != 13 {
+                    return Err(invalid(&format!(
+                        "a damaged PNG file: colour type {} with bit depth {} is not one PNG allows",
+                        c.map_or("?".into(), |c| format!("{c}")),
+                        d.map_or("?".into(), |d| format!("{d}"))
+                    )));
+                }
+                (colour, depth) = (c, d.unwrap_or(8));
+            }
+            b"PLTE" if !data => {
+                let entries = body.len() / 3;
+                if body.len() % 3 != 0 || entries == 0 || entries > 256 || matches!(colour, Some(0 | 4)) {
+                    return Err(invalid("a damaged PNG file: its palette (PLTE) is not 1 to 256 colours of 3 bytes, or its image is grayscale"));
+                }
+                if colour == Some(3) && entries > 1 << depth {
+                    return Err(invalid(&format!(
+                        "a damaged PNG file: a palette of {entries} colours for {depth}-bit indices"
+                    )));
+                }
+                palette = Some(entries);
+            }
+            b"tRNS" if !data => transparency = Some(body.len()),
+            b"IDAT" => {
+                if colour == Some(3) && palette.is_none() {
+                    return Err(invalid(
+                        "a damaged PNG file: an indexed-colour image without a palette (no PLTE chunk before its data)",
+                    ));
+                }
+                data = true;
+            }
+            b"IEND" => break,
+            _ => {}
+        }
+        at = at.saturating_add(12).saturating_add(len);
+    }
+    if !data {
+        return Err(invalid("a truncated PNG file: it has no image data (IDAT)"));
+    }
+    let fits = match (colour, transparency) {
+        (_, None) => true,
+        (Some(0), Some(n)) => n == 2,
+        (Some(2), Some(n)) => n == 6,
+        (Some(3), Some(n)) => palette.is_some_and(|p| n <= p),
+        _ => false,
+    };
+    if !fits {
+        return Err(invalid("a damaged PNG file: its transparency (tRNS) does not fit its colour type or palette"));
+    }
+    Ok(())
 }
 
 fn invalid(reason: &str) -> Error {

@@ -162,7 +162,13 @@ fn median(values: &[f64]) -> f64 {
 
 /// A `width` x `height` grayscale thumbnail of `image`, row-major.
 fn luma(image: &Image, width: u32, height: u32, operation: &str) -> Result<Vec<f64>, Error> {
-    let small = op_image_resize::resize(image, Size { width, height }, Filter::Lanczos3, operation)?;
+    let small = op_image_resize::resize(
+        image,
+        Size { width, height },
+        Filter::Lanczos3,
+        op_image_resize::MAX_PIXELS,
+        operation,
+    )?;
     Ok(small.pixels.chunks_exact(4).map(|p| f64::from(op_image_gray::luma(p[0], p[1], p[2]))).collect())
 }
 

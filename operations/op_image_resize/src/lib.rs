@@ -5,6 +5,12 @@
 //! the scale factor when shrinking so every source pixel counts (as the
 //! `image` crate and Pillow do); channels are resampled independently,
 //! alpha included, with weights normalised per output pixel.
+//!
+//! Its cost is bounded by what the caller sees: the output has at most
+//! config `max_megapixels` million pixels (checked before anything is
+//! allocated), the work is proportional to the pixels in and out times the
+//! filter's reach, and every buffer is reserved fallibly, so a size over
+//! what memory holds is an error, never a trap.
 #![no_std]
 #![forbid(unsafe_code)]
 
@@ -16,8 +22,8 @@ use alloc::vec::Vec;
 use braid_support::{Config, Error};
 use op_image_decode::Image;
 
-/// The largest image this operation makes: 256 million pixels, as
-/// `op_image_decode`'s largest limit.
+/// The largest image this operation can make: 256 million pixels, as
+/// `op_image_decode`'s largest limit (config `max_megapixels` = 256).
 pub const MAX_PIXELS: u64 = 256_000_000;
 
 /// The size to resize to, in pixels.
@@ -88,8 +94,12 @@ impl Filter {
     }
 }
 
-/// Resizes `image` to `size` with the filter config `filter` names.
-#[braid_macros::operation(groups = ["IMAGE"], config(filter = ["triangle", "nearest", "catmullrom", "lanczos3"]))]
+/// Resizes `image` to `size` with the filter config `filter` names, to at
+/// most config `max_megapixels` million pixels.
+#[braid_macros::operation(
+    groups = ["IMAGE"],
+    config(filter = ["triangle", "nearest", "catmullrom", "lanczos3"], max_megapixels = ["64", "16", "256", "1"])
+)]
 pub async fn execute(
     image: &op_image_decode::Image,
     size: &Size,
@@ -97,17 +107,27 @@ pub async fn execute(
 ) -> Result<op_image_decode::Image, Error> {
     let value = config.get("filter").unwrap_or("triangle");
     let filter = Filter::from_config(value).ok_or_else(|| OPERATION.config_error("filter", value))?;
-    resize(image, *size, filter, OPERATION.name)
+    let megapixels = config.get("max_megapixels").unwrap_or("64");
+    let max_pixels = match megapixels {
+        "1" | "16" | "64" | "256" => megapixels.parse::<u64>().unwrap_or(64) * 1_000_000,
+        other => return Err(OPERATION.config_error("max_megapixels", other)),
+    };
+    resize(image, *size, filter, max_pixels, OPERATION.name)
 }
 
-/// `image` resampled to `size` with `filter`; errors name `operation`.
-pub fn resize(image: &Image, size: Size, filter: Filter, operation: &str) -> Result<Image, Error> {
+/// `image` resampled to `size` (at most `max_pixels` pixels, and
+/// [`MAX_PIXELS`]) with `filter`; errors name `operation`.
+pub fn resize(image: &Image, size: Size, filter: Filter, max_pixels: u64, operation: &str) -> Result<Image, Error> {
     image.check(operation)?;
+    let max_pixels = max_pixels.min(MAX_PIXELS);
     let pixels = u64::from(size.width) * u64::from(size.height);
-    if pixels == 0 || pixels > MAX_PIXELS {
+    if pixels == 0 || pixels > max_pixels {
         return Err(Error::invalid_input(
             operation,
-            format!("cannot resize to {} x {}: the size must have 1 to {MAX_PIXELS} pixels", size.width, size.height),
+            format!(
+                "cannot resize to {} x {}: the size must have 1 to {max_pixels} pixels (config max_megapixels)",
+                size.width, size.height
+            ),
         ));
     }
     if image.width == 0 || image.height == 0 {
@@ -115,17 +135,17 @@ pub fn resize(image: &Image, size: Size, filter: Filter, operation: &str) -> Res
     }
     let (sw, sh) = (image.width as usize, image.height as usize);
     let (dw, dh) = (size.width as usize, size.height as usize);
-    let columns = weights(sw, dw, filter);
-    let rows = weights(sh, dh, filter);
+    let columns = Taps::new(sw, dw, filter, operation)?;
+    let rows = Taps::new(sh, dh, filter, operation)?;
     // Horizontal pass: sh rows of dw pixels, in f32.
     let mut wide = Vec::new();
     wide.try_reserve_exact(sh * dw * 4).map_err(|_| too_big(operation))?;
     for y in 0..sh {
         let row = &image.pixels[y * sw * 4..(y + 1) * sw * 4];
-        for taps in &columns {
+        for x in 0..dw {
+            let (first, weights) = columns.of(x);
             let mut acc = [0f32; 4];
-            for (i, w) in taps.iter() {
-                let px = &row[i * 4..i * 4 + 4];
+            for (px, w) in row[first * 4..].chunks_exact(4).zip(weights) {
                 for c in 0..4 {
                     acc[c] += f32::from(px[c]) * w;
                 }
@@ -135,12 +155,13 @@ pub fn resize(image: &Image, size: Size, filter: Filter, operation: &str) -> Res
     }
     // Vertical pass.
     let mut out = Image::alloc(dw * dh * 4, operation)?;
-    for (y, taps) in rows.iter().enumerate() {
-        let line = &mut out[y * dw * 4..(y + 1) * dw * 4];
+    for (y, line) in out.chunks_exact_mut(dw * 4).enumerate() {
+        let (first, weights) = rows.of(y);
         for (x, px) in line.chunks_exact_mut(4).enumerate() {
             let mut acc = [0f32; 4];
-            for (i, w) in taps.iter() {
-                let src = &wide[(i * dw + x) * 4..(i * dw + x) * 4 + 4];
+            for (i, w) in weights.iter().enumerate() {
+                let at = ((first + i) * dw + x) * 4;
+                let src = &wide[at..at + 4];
                 for c in 0..4 {
                     acc[c] += src[c] * w;
                 }
@@ -157,33 +178,60 @@ fn too_big(operation: &str) -> Error {
     Error::invalid_input(operation, "the resized image needs more memory than there is room for".into())
 }
 
-/// The source pixels and weights of each of `dst` output pixels resampled
-/// from `src`.
-fn weights(src: usize, dst: usize, filter: Filter) -> Vec<Vec<(usize, f32)>> {
-    let ratio = src as f32 / dst as f32;
-    let scale = ratio.max(1.0);
-    let support = filter.support() * scale;
-    (0..dst)
-        .map(|o| {
+/// The weights of each of `dst` output pixels resampled from `src` source
+/// pixels along one axis: output `o` takes the source pixels from
+/// `spans[o].0` on, one weight each, in two flat buffers reserved fallibly
+/// (one allocation per output pixel would cost more than the pixels).
+struct Taps {
+    spans: Vec<(usize, usize, usize)>,
+    weights: Vec<f32>,
+}
+
+impl Taps {
+    fn new(src: usize, dst: usize, filter: Filter, operation: &str) -> Result<Self, Error> {
+        let ratio = src as f32 / dst as f32;
+        let scale = ratio.max(1.0);
+        let support = filter.support() * scale;
+        let mut spans = Vec::new();
+        spans.try_reserve_exact(dst).map_err(|_| too_big(operation))?;
+        // Each output reaches at most 2 * support + 2 source pixels.
+        let reach = (libm::ceilf(2.0 * support) as usize + 2).min(src);
+        let mut weights = Vec::new();
+        weights.try_reserve_exact(dst.saturating_mul(reach)).map_err(|_| too_big(operation))?;
+        for o in 0..dst {
             let center = (o as f32 + 0.5) * ratio;
-            if filter == Filter::Nearest {
-                return alloc::vec![((center as usize).min(src - 1), 1.0)];
-            }
-            let left = libm::floorf(center - support).max(0.0) as usize;
-            let right = (libm::ceilf(center + support) as usize).min(src);
-            let mut taps: Vec<(usize, f32)> = (left..right)
-                .map(|i| (i, filter.kernel((i as f32 + 0.5 - center) / scale)))
-                .filter(|(_, w)| *w != 0.0)
-                .collect();
-            let sum: f32 = taps.iter().map(|(_, w)| w).sum();
+            let nearest = (center as usize).min(src - 1);
+            let start = weights.len();
+            let (left, right) = if filter == Filter::Nearest {
+                (nearest, nearest + 1)
+            } else {
+                let left = (libm::floorf(center - support).max(0.0) as usize).min(src - 1);
+                (left, (libm::ceilf(center + support) as usize).clamp(left + 1, src))
+            };
+            let right = right.min(left + reach);
+            weights.extend((left..right).map(|i| match filter {
+                Filter::Nearest => 1.0,
+                _ => filter.kernel((i as f32 + 0.5 - center) / scale),
+            }));
+            let sum: f32 = weights[start..].iter().sum();
             if sum == 0.0 {
                 // A kernel that misses every pixel: take the nearest.
-                return alloc::vec![((center as usize).min(src - 1), 1.0)];
+                weights.truncate(start);
+                weights.push(1.0);
+                spans.push((nearest, start, 1));
+                continue;
             }
-            taps.iter_mut().for_each(|(_, w)| *w /= sum);
-            taps
-        })
-        .collect()
+            weights[start..].iter_mut().for_each(|w| *w /= sum);
+            spans.push((left, start, right - left));
+        }
+        Ok(Self { spans, weights })
+    }
+
+    /// The first source pixel of output `o` and its weights.
+    fn of(&self, o: usize) -> (usize, &[f32]) {
+        let (first, start, len) = self.spans[o];
+        (first, &self.weights[start..start + len])
+    }
 }
 
 #[cfg(test)]
@@ -220,6 +268,17 @@ mod tests {
     }
 
     #[test]
+    fn the_output_limit_is_the_configs() {
+        let image = solid(1, 1, [9, 9, 9, 9]);
+        let tall = Size { width: 1, height: 2_000_000 };
+        let e = execute_sync(&image, &tall, &config([("max_megapixels", "1")]).unwrap()).unwrap_err().to_string();
+        assert!(e.contains("1 to 1000000 pixels (config max_megapixels)"), "{e}");
+        let out = execute_sync(&image, &tall, &config([("max_megapixels", "16")]).unwrap()).unwrap();
+        assert_eq!(out.pixels.len(), 8_000_000);
+        assert!(out.pixels.iter().all(|&b| b == 9));
+    }
+
+    #[test]
     fn nearest_picks_source_pixels() {
         let pixels: Vec<u8> = (0..4u8).flat_map(|v| [v, v, v, v]).collect();
         let image = Image { width: 4, height: 1, pixels };
@@ -231,7 +290,14 @@ mod tests {
     #[test]
     fn bad_sizes_and_images_are_errors() {
         let image = solid(2, 2, [0; 4]);
-        for size in [Size { width: 0, height: 4 }, Size { width: 100_000, height: 100_000 }] {
+        // Over the default 64 megapixels (1 x 200,000,000 trapped before
+        // the limit was the caller's to see), and over every limit.
+        let sizes = [
+            Size { width: 0, height: 4 },
+            Size { width: 100_000, height: 100_000 },
+            Size { width: 1, height: 200_000_000 },
+        ];
+        for size in sizes {
             let e = execute_sync(&image, &size, &Config::new()).unwrap_err().to_string();
             assert!(e.contains("cannot resize to") && e.contains("op_image_resize"), "{e}");
         }

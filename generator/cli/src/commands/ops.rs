@@ -251,7 +251,7 @@ fn publish(PublishArgs { dir, server, key, no_wait }: PublishArgs) -> anyhow::Re
     }
     let mut last = String::new();
     loop {
-        let status = request(ureq::get(&format!("{server}/v1/publishes/{job}")).call())?;
+        let status = request(ureq::get(&format!("{server}/v1/publishes/{job}")).set("x-api-key", &key).call())?;
         let progress = status["progress"].as_str().unwrap_or_default();
         if progress != last {
             eprintln!("  {progress}");

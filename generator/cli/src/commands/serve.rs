@@ -95,9 +95,15 @@ pub struct Args {
     /// Seconds a connection may wait with no byte moving: no new request, or a response the client does not read.
     #[arg(long, default_value_t = 60)]
     idle_timeout: u64,
+    /// Seconds a new connection may stay silent before its first request's first byte (closed after).
+    #[arg(long, default_value_t = 5)]
+    first_byte_timeout: u64,
     /// Open connections at most; more wait to be accepted.
     #[arg(long, default_value_t = 512)]
     max_connections: usize,
+    /// Open connections of one client address at most; its further ones are closed at once.
+    #[arg(long, default_value_t = 64)]
+    max_connections_per_client: usize,
     /// The service's address as clients reach it (`https://braid.example.org`), for the URLs the Cargo and npm
     /// registries hand out; by default `http://` and the request's Host.
     #[arg(long, value_name = "URL")]
@@ -218,7 +224,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         limits: braid_service::conn::Limits {
             header_timeout: Duration::from_secs(args.header_timeout),
             idle_timeout: Duration::from_secs(args.idle_timeout),
+            first_byte_timeout: Duration::from_secs(args.first_byte_timeout.max(1)),
             max_connections: args.max_connections.max(1),
+            max_connections_per_client: args.max_connections_per_client.max(1),
         },
         body_timeout: Duration::from_secs(args.body_timeout),
         public_url,

@@ -150,8 +150,15 @@ impl Cas {
             return Ok(());
         }
         let found = match &*self.backend {
-            Backend::Dir(d) => d.probe().map_err(|e| e.to_string()),
-            // Where the store is (its endpoints) is for the log only.
+            // Where the store is (its directory, its endpoints) is for the
+            // log only.
+            Backend::Dir(d) => d.probe().map_err(|e| {
+                tracing::warn!("the artifact store takes no writes: {e}");
+                match e {
+                    CasError::Io { source, .. } => source.to_string(),
+                    other => other.to_string(),
+                }
+            }),
             Backend::S3(s) => s.probe().map_err(|e| {
                 tracing::warn!("the artifact store takes no writes: {e}");
                 e.brief()

@@ -2,7 +2,9 @@
 //! one, 403 with a wrong one); reads need none. [`Writer`] is the
 //! extractor a write handler takes first, so nothing else runs unless the
 //! key is good. Publishing operations takes a key of `--publisher-key`
-//! instead ([`Publisher`]).
+//! instead ([`Publisher`]). Reads need none, but what code nobody vetted
+//! controls (a job's log and error: a build script prints them) is shown
+//! only to callers with a key of either kind ([`Reader`]).
 
 use std::sync::Arc;
 
@@ -52,6 +54,36 @@ impl FromRequestParts<Arc<AppState>> for Publisher {
             Some(key) if keys.iter().any(|k| constant_time_eq(k.as_bytes(), key.as_bytes())) => Ok(Publisher),
             Some(_) => Err(Problem::new(StatusCode::FORBIDDEN, "the x-api-key is not a publisher key of this service")),
         }
+    }
+}
+
+/// Whether a read carries a valid key of either kind: a wrong or missing
+/// key is not refused, it only sees less.
+pub(super) struct Reader {
+    pub keyed: bool,
+}
+
+impl FromRequestParts<Arc<AppState>> for Reader {
+    type Rejection = std::convert::Infallible;
+
+    async fn from_request_parts(parts: &mut Parts, state: &Arc<AppState>) -> Result<Self, Self::Rejection> {
+        let key = parts.headers.get("x-api-key").map(|v| v.as_bytes()).unwrap_or_default();
+        let config = &state.config;
+        let keyed = !key.is_empty()
+            && config.api_keys.iter().chain(&config.publisher_keys).any(|k| constant_time_eq(k.as_bytes(), key));
+        Ok(Reader { keyed })
+    }
+}
+
+/// What an anonymous reader sees of a job's log and error: that they are
+/// withheld, and how to see them.
+pub(super) fn withhold(log_tail: &mut String, error: &mut Option<String>) {
+    const WHY: &str = "the log and error of a build are shown to callers with a key: send it in x-api-key";
+    if !log_tail.is_empty() {
+        *log_tail = format!("({WHY})");
+    }
+    if error.is_some() {
+        *error = Some(format!("the job failed ({WHY})"));
     }
 }
 

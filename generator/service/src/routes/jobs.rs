@@ -1,4 +1,5 @@
-//! `GET /v1/jobs/{id}`: a build job's state, progress, log tail and error.
+//! `GET /v1/jobs/{id}`: a build job's state, progress, log tail and error
+//! (the last two for callers with a key only).
 
 use std::sync::Arc;
 
@@ -6,6 +7,7 @@ use axum::extract::State;
 use axum::response::IntoResponse;
 use axum::Json;
 
+use super::auth::{withhold, Reader};
 use super::heavy::with_store;
 use super::ApiResult;
 use crate::ids::JobId;
@@ -16,8 +18,11 @@ use crate::AppState;
 /// A build job: state, progress, the end of its log, the error if it failed.
 #[utoipa::path(get, path = "/v1/jobs/{id}", params(("id" = String, Path)),
     responses((status = 200, body = Job), (status = 400, body = Problem), (status = 404, body = Problem)))]
-pub(super) async fn get_job(State(state): State<Arc<AppState>>, id: JobId) -> ApiResult {
+pub(super) async fn get_job(State(state): State<Arc<AppState>>, reader: Reader, id: JobId) -> ApiResult {
     let job = with_store(&state, move |store| store.job(&id)).await?;
-    let job = job.ok_or_else(|| Problem::not_found("no job with this id"))?;
+    let mut job = job.ok_or_else(|| Problem::not_found("no job with this id"))?;
+    if !reader.keyed {
+        withhold(&mut job.log_tail, &mut job.error);
+    }
     Ok(Json(job).into_response())
 }

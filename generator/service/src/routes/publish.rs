@@ -18,7 +18,7 @@ use axum::response::IntoResponse;
 use axum::Json;
 use serde::Serialize;
 
-use super::auth::Publisher;
+use super::auth::{withhold, Publisher, Reader};
 use super::heavy::{heavy, with_store};
 use super::ApiResult;
 use crate::ids::JobId;
@@ -75,6 +75,9 @@ pub(super) async fn publish_operation(
     })
     .await??;
     let m = &prepared.manifest;
+    if let Some(why) = published::reserved(&m.name) {
+        return Err(Problem::new(StatusCode::FORBIDDEN, format!("{} cannot be published here: {why}", m.name)));
+    }
     let answer = |state: &str, job: Option<JobId>| Published {
         name: m.name.clone(),
         version: m.version.clone(),
@@ -120,11 +123,15 @@ pub(super) async fn publish_operation(
     Ok(response)
 }
 
-/// A publish job: state, step, log tail, the error if it failed.
+/// A publish job: state, step, log tail, the error if it failed (the last
+/// two for callers with a key only: the uploaded build script writes them).
 #[utoipa::path(get, path = "/v1/publishes/{id}", params(("id" = String, Path)),
     responses((status = 200, body = Publish), (status = 400, body = Problem), (status = 404, body = Problem)))]
-pub(super) async fn get_publish(State(state): State<Arc<AppState>>, id: JobId) -> ApiResult {
+pub(super) async fn get_publish(State(state): State<Arc<AppState>>, reader: Reader, id: JobId) -> ApiResult {
     let job = with_store(&state, move |store| store.publish(&id)).await?;
-    let job = job.ok_or_else(|| Problem::not_found("no publish job with this id"))?;
+    let mut job = job.ok_or_else(|| Problem::not_found("no publish job with this id"))?;
+    if !reader.keyed {
+        withhold(&mut job.log_tail, &mut job.error);
+    }
     Ok(Json(job).into_response())
 }

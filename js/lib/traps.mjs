@@ -1,0 +1,57 @@
+// What a package must do after a trap, as one check the Node and Chromium
+// tests share: `wf` is the `trapping` workflow's module (target/wf/trapping,
+// built by generator/cli/tests/e2e.rs over op_trap, which traps on `trap`
+// and runs out of memory on `oom`). Returns the problems found ([] = none).
+export async function trapChecks(wf, rounds = 100) {
+  const problems = [];
+  const enc = (s) => new TextEncoder().encode(s);
+  const text = (bytes) => new TextDecoder().decode(bytes);
+  const isReset = (e) => e instanceof Error && !(e instanceof WebAssembly.RuntimeError) && /was reset/.test(e.message);
+  const expectReset = async (what, call) => {
+    try {
+      await call();
+      problems.push(`${what}: no error`);
+    } catch (e) {
+      if (!isReset(e)) problems.push(`${what}: ${e?.constructor?.name}: ${e?.message}`);
+    }
+  };
+  const expectAnswer = async (what, call, want) => {
+    try {
+      const got = text(await call());
+      if (got !== want) problems.push(`${what}: ${JSON.stringify(got)}, not ${JSON.stringify(want)}`);
+    } catch (e) {
+      problems.push(`${what}: ${e?.constructor?.name}: ${e?.message}`);
+    }
+  };
+  const before = new wf.Workflow();
+  // A hundred traps in a row, through every entry point, out of memory among them.
+  for (let i = 0; i < rounds; i++) {
+    const input = i % 10 === 9 ? 'oom' : 'trap';
+    switch (i % 4) {
+      case 0: await expectReset(`run #${i}`, () => wf.run([enc(input)])); break;
+      case 1: await expectReset(`runSync #${i}`, () => wf.runSync([enc(input)])); break;
+      case 2: await expectReset(`next #${i}`, () => new wf.Workflow().next([enc(input)])); break;
+      default: await expectReset(`runMany #${i}`, () => wf.runMany([[enc('fine')], [enc(input)]]));
+    }
+  }
+  // A promise-returning call that traps rejects, it does not throw.
+  const pending = wf.run([enc('trap')]);
+  if (!(pending instanceof Promise)) problems.push('run that traps did not return a Promise');
+  await pending.catch(() => {});
+  // Then correct answers, on fresh instances, through every entry point.
+  for (let i = 0; i < 10; i++) {
+    await expectAnswer(`run after the traps #${i}`, async () => (await wf.run([enc(`hello ${i}`)])), `hello ${i}`);
+    await expectAnswer(`runSync after #${i}`, () => wf.runSync([enc(`sync ${i}`)]), `sync ${i}`);
+    await expectAnswer(`next after #${i}`, async () => (await new wf.Workflow().next([enc(`next ${i}`)])).output, `next ${i}`);
+  }
+  const many = await wf.runMany([[enc('a')], [enc('b')]]);
+  if (many.map(text).join() !== 'a,b') problems.push(`runMany after the traps: ${many.map(text)}`);
+  // An object of a reset instance says so; it cannot reach the new one.
+  try {
+    await before.next([enc('stale')]);
+    problems.push('a Workflow made before the reset still ran');
+  } catch (e) {
+    if (!(e instanceof Error) || e instanceof WebAssembly.RuntimeError) problems.push(`stale Workflow: ${e}`);
+  }
+  return problems;
+}
