@@ -73,6 +73,10 @@ enum Format {
 const PNG_SIGNATURE: &[u8] = b"\x89PNG\r\n\x1a\n";
 const JPEG_SIGNATURE: &[u8] = b"\xff\xd8\xff";
 
+/// The longest side of a JPEG this operation decodes: the largest multiple
+/// of 8 below 65,536 (zune-jpeg overflows on the rest).
+const JPEG_MAX_SIDE: usize = 65_528;
+
 /// Decodes a PNG or JPEG file to RGBA8 pixels.
 #[braid_macros::operation(groups = ["IMAGE"], config(max_megapixels = ["64", "16", "256", "1"]))]
 pub async fn execute(input: &Bytes, config: &Config) -> Result<Image, Error> {
@@ -122,6 +126,12 @@ pub async fn execute(input: &Bytes, config: &Config) -> Result<Image, Error> {
             let info = decoder.info().ok_or_else(|| invalid("a JPEG file without dimensions"))?;
             let (width, height) = (usize::from(info.width), usize::from(info.height));
             check_size(width, height, max_pixels, megapixels)?;
+            // zune-jpeg rounds sides up to whole blocks in 16 bits.
+            if width > JPEG_MAX_SIDE || height > JPEG_MAX_SIDE {
+                return Err(invalid(&format!(
+                    "the JPEG is {width}x{height}: sides over {JPEG_MAX_SIDE} pixels are not supported"
+                )));
+            }
             // Every 8 x 8 block takes at least one bit of the first scan
             // (its DC code), and an MCU holds at most 4 x 4 blocks of one
             // component (the largest sampling factors): fewer bytes than
@@ -168,7 +178,7 @@ fn jpeg_scan_bytes(file: &[u8]) -> usize {
             Some(len) => usize::from(u16::from_be_bytes([len[0], len[1]])),
             None => break,
         };
-        let mut j = start + header;
+        let mut j = (start + header).min(file.len());
         while j + 1 < file.len() && !(file[j] == 0xff && !matches!(file[j + 1], 0x00 | 0xd0..=0xd7)) {
             j += 1;
         }
@@ -305,4 +315,78 @@ fn rgba(samples: Vec<u8>, colorspace: ColorSpace, width: usize, height: usize) -
     let image = Image { width: width as u32, height: height as u32, pixels };
     debug_assert_eq!(image.pixels.len(), width * height * 4);
     Ok(image)
+}
+
+#[cfg(test)]
+mod tests {
+    extern crate std;
+
+    use super::*;
+
+    const PHOTO_PNG: &[u8] = include_bytes!("../../../workflows/samples/images/photo.png");
+    const PHOTO_JPG: &[u8] = include_bytes!("../../../workflows/samples/images/photo.jpg");
+
+    fn decode(file: &[u8]) -> Result<Image, alloc::string::String> {
+        execute_sync(&file.to_vec(), &Config::new()).map_err(|e| alloc::string::ToString::to_string(&e))
+    }
+
+    /// The PNG's chunks with its header's colour type set to `colour` and
+    /// the chunks `drop` names removed (CRCs made right).
+    fn png_with(colour: u8, drop: &[&[u8]]) -> Vec<u8> {
+        let mut out = PNG_SIGNATURE.to_vec();
+        let mut at = 8;
+        while at + 12 <= PHOTO_PNG.len() {
+            let len = u32::from_be_bytes(PHOTO_PNG[at..at + 4].try_into().unwrap()) as usize;
+            let kind = &PHOTO_PNG[at + 4..at + 8];
+            let mut body = PHOTO_PNG[at + 8..at + 8 + len].to_vec();
+            if kind == b"IHDR" {
+                body[8] = 8;
+                body[9] = colour;
+            }
+            if !drop.contains(&kind) {
+                let mut crc = Crc(0xffff_ffff);
+                crc.update(kind);
+                crc.update(&body);
+                out.extend_from_slice(&(body.len() as u32).to_be_bytes());
+                out.extend_from_slice(kind);
+                out.extend_from_slice(&body);
+                out.extend_from_slice(&(!crc.0).to_be_bytes());
+            }
+            at += 12 + len;
+        }
+        out
+    }
+
+    /// CRC-32 as PNG computes it.
+    struct Crc(u32);
+
+    impl Crc {
+        fn update(&mut self, bytes: &[u8]) {
+            for &b in bytes {
+                self.0 ^= u32::from(b);
+                for _ in 0..8 {
+                    self.0 = if self.0 & 1 == 1 { (self.0 >> 1) ^ 0xedb8_8320 } else { self.0 >> 1 };
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn an_indexed_png_without_a_palette_is_an_error_not_a_panic() {
+        // Trapped in Wasm and panicked natively before the chunks were checked.
+        let e = decode(&png_with(3, &[b"PLTE"])).unwrap_err();
+        assert!(e.contains("an indexed-colour image without a palette (no PLTE chunk before its data)"), "{e}");
+        let e = decode(&png_with(0, &[b"IDAT"])).unwrap_err();
+        assert!(e.contains("no image data (IDAT)"), "{e}");
+    }
+
+    #[test]
+    fn a_jpeg_whose_scan_cannot_hold_its_size_is_truncated_like_a_png() {
+        let mut claims_more = PHOTO_JPG.to_vec();
+        let sof = claims_more.windows(2).position(|m| m == [0xff, 0xc0]).unwrap();
+        claims_more[sof + 5..sof + 9].copy_from_slice(&[0x1f, 0x40, 0x1f, 0x40]); // 8000 x 8000
+        let e = decode(&claims_more).unwrap_err();
+        assert!(e.contains("a truncated JPEG file: ") && e.contains("cannot hold 8000 x 8000 pixels"), "{e}");
+        assert!(decode(PHOTO_JPG).is_ok(), "the sample itself decodes");
+    }
 }
