@@ -14,6 +14,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { crc32 } from 'node:zlib';
+import { bmvbhash } from 'blockhash-core';
 import { hammingDistance, photoProof } from '../lib/images.mjs';
 import { cid } from '../lib/reference.mjs';
 
@@ -30,6 +31,21 @@ const NAMES = ['photo.png', 'alpha.png', 'gray.png', 'photo.jpg', 'large.jpg', '
 test('the committed proofs are what the independent implementations compute', () => {
   assert.deepEqual(Object.keys(proofs), NAMES);
   for (const name of NAMES) assert.deepEqual(proofs[name], photoProof(name, sample(name)), name);
+});
+
+test("op_image_phash's blockhash equals blockhash-core's bmvbhash(imageData, 8) at every size, 1 x 1 and 17 x 1 included", () => {
+  const phash = op('op_image_phash');
+  let seed = 7;
+  const random = () => ((seed = (seed * 1103515245 + 12345) >>> 0) >>> 16) & 0xff;
+  const sizes = [[1, 1], [17, 1], [1, 17], [2, 3], [7, 7], [8, 8], [9, 3], [3, 9], [16, 24], [33, 5], [64, 48], [13, 13]];
+  for (const [width, height] of sizes) {
+    for (const alpha of [false, true]) {
+      const data = new Uint8Array(width * height * 4).map((_, i) => (i % 4 === 3 && !alpha ? 255 : random()));
+      const expected = bmvbhash({ width, height, data }, 8);
+      const got = phash.executeSync({ width, height, pixels: data }, { algorithm: 'blockhash' });
+      assert.equal(got, expected, `${width} x ${height}${alpha ? ' with transparency' : ''}`);
+    }
+  }
 });
 
 test('photo_proof matches multiformats, @noble/hashes and blockhash-core', async () => {

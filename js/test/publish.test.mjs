@@ -21,6 +21,8 @@ const root = fileURLToPath(new URL('../..', import.meta.url)).replace(/\/$/, '')
 const braid = process.env.BRAID_BIN ?? `${root}/target/debug/braid`;
 const KEY = 'build-key';
 const PUBLISHER = 'publisher-key';
+// A second publisher, named, and an owner the operator adds to a name.
+const MALLORY = 'mallory-key';
 const data = mkdtempSync(join(tmpdir(), 'braid-publish-'));
 const work = mkdtempSync(join(tmpdir(), 'braid-publish-work-'));
 const SECRET = `SECRET-${Math.random().toString(36).slice(2)}`;
@@ -29,7 +31,11 @@ let base;
 
 before(async () => {
   writeFileSync(join(data, 'secret.txt'), SECRET);
-  const s = await spawnServer({ dataDir: data, key: KEY, args: ['--publisher-key', PUBLISHER, '--workers', '1'] });
+  const s = await spawnServer({
+    dataDir: data,
+    key: KEY,
+    args: ['--publisher-key', PUBLISHER, '--publisher-key', `mallory=${MALLORY}`, '--owner', 'op_lent=mallory', '--workers', '1'],
+  });
   server = s.child;
   base = s.url;
 });
@@ -43,6 +49,11 @@ function run(cmd, args, opts = {}) {
   const r = spawnSync(cmd, args, { encoding: 'utf8', ...opts });
   assert.equal(r.status, 0, `${cmd} ${args.join(' ')}:\n${r.stdout}\n${r.stderr}`);
   return r.stdout;
+}
+
+/** Replaces `from` by `to` in the file at `path`. */
+function rewrite(path, from, to) {
+  writeFileSync(path, readFileSync(path, 'utf8').replace(from, to));
 }
 
 /** A new operation crate `name` in the work directory, its body replaced by `body` (Rust, returning Bytes). */
@@ -99,6 +110,13 @@ test('a published operation is built in the sandbox, registered, and used by a w
   const taken = await upload(tarball(dir));
   assert.equal(taken.status, 409);
   assert.match((await taken.json()).detail, /bump the version/);
+  // The name is the first publisher's: another key cannot publish it, whatever the version.
+  rewrite(join(dir, 'Cargo.toml'), 'version = "0.1.0"', 'version = "0.1.1"');
+  const stolen = await upload(tarball(dir), MALLORY);
+  const refusal = await stolen.json();
+  assert.equal(stolen.status, 403, JSON.stringify(refusal));
+  assert.match(refusal.detail, /op_shout belongs to other publishers \(owners: key-[0-9a-f]{16}\); only they publish its versions.*--owner op_shout=mallory/);
+  rewrite(join(dir, 'Cargo.toml'), 'version = "0.1.1"', 'version = "0.1.0"');
 
   const manifest = {
     name: 'shout_published', version: '0.1.0', description: 'uses a published operation', groups: [],
@@ -119,6 +137,36 @@ test('a published operation is built in the sandbox, registered, and used by a w
   run('npm', ['install', './pkg.tgz', '--offline', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: consumer });
   const script = `require('wf_shout_published').run([new TextEncoder().encode('hello')]).then((o) => console.log(Buffer.from(o).toString()));`;
   assert.equal(run(process.execPath, ['-e', script], { cwd: consumer }).trim(), 'HELLO');
+});
+
+test('with --workers 1, a publish check and a workflow build take turns: never both running', async () => {
+  const res = await upload(tarball(scaffold('op_turns', 'Ok(input.to_vec().into())')));
+  const publish = await res.json();
+  assert.equal(res.status, 202, JSON.stringify(publish));
+  const manifest = {
+    name: `turns_${process.pid}`, version: '0.1.0', description: 'a build while a check runs', groups: [],
+    segments: [{ inputs: [-1], sequence: [{ operation: 'op_multihash', version: '^0.1', config: { hasher: 'blake3' } }] }],
+  };
+  const submitted = await api('/v1/workflows', {
+    method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': KEY }, body: JSON.stringify({ manifest, targets: ['native'] }),
+  });
+  const build = await submitted.json();
+  assert.equal(submitted.status, 202, JSON.stringify(build));
+  const finished = (state) => state === 'succeeded' || state === 'failed';
+  const seen = [];
+  for (;;) {
+    const [p, j] = await Promise.all([
+      api(`/v1/publishes/${publish.job}`).then((r) => r.json()),
+      api(`/v1/jobs/${build.job_id}`).then((r) => r.json()),
+    ]);
+    if (seen.at(-1) !== `${p.state}/${j.state}`) seen.push(`${p.state}/${j.state}`);
+    if (finished(p.state) && finished(j.state)) {
+      assert.deepEqual([p.state, j.state], ['succeeded', 'succeeded'], seen.join(' '));
+      break;
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  assert.ok(!seen.includes('running/running'), `both ran at once: ${seen.join(' ')}`);
 });
 
 /** A tar archive of raw entries: { name, type ('0' file, '1' hard link, '2' symlink, '3' char device, '5' dir), body, link }. */
@@ -147,6 +195,23 @@ function rawTar(entries) {
   blocks.push(Buffer.alloc(1024));
   return gzipSync(Buffer.concat(blocks));
 }
+
+test("names have owners: built-in and workflow names are reserved, an operator's owner may publish", async () => {
+  for (const [name, why] of [['op_cid', /ships with Braid/], ['wf_photo_proof', /`wf_` prefix names workflows/], ['braid_support', /reserved for Braid/]]) {
+    const dir = scaffold(name, 'Ok(input.to_vec().into())');
+    rewrite(join(dir, 'Cargo.toml'), 'version = "0.1.0"', 'version = "0.1.9"');
+    const res = await upload(tarball(dir));
+    const problem = await res.json();
+    assert.equal(res.status, 403, JSON.stringify(problem));
+    assert.match(problem.detail, why);
+    assert.equal((await api(`/v1/operations/${name}`)).status, name === 'op_cid' ? 200 : 404);
+  }
+  // The operator made mallory an owner of op_lent before anyone published it: the other key cannot take it.
+  const lent = scaffold('op_lent', 'Ok(input.to_vec().into())');
+  const res = await upload(tarball(lent));
+  assert.equal(res.status, 403);
+  assert.match((await res.json()).detail, /op_lent belongs to other publishers \(owners: mallory\)/);
+});
 
 test('hostile or malformed uploads and wrong keys are refused, and nothing is written', async () => {
   const cargo = { name: 'op_x/Cargo.toml', body: '[package]\nname = "op_x"\nversion = "0.1.0"\n' };

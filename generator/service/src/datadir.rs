@@ -2,7 +2,8 @@
 //! `<data>/braid.lock` for as long as it runs (the OS releases it when the
 //! process dies, even by `kill -9`) and writes its pid and address into it,
 //! so a second server on the same directory stops at once and names the
-//! first.
+//! first. An empty database file in a directory that holds a service's
+//! data was truncated, not new ([`check_database`]).
 
 use std::fs::{File, OpenOptions, TryLockError};
 use std::io::{Read as _, Seek as _, SeekFrom, Write as _};
@@ -14,6 +15,30 @@ pub enum LockError {
     Io { path: PathBuf, source: std::io::Error },
     #[error("the data directory {data} is in use by another braid serve ({holder}); stop it or choose another --data")]
     Held { data: PathBuf, holder: String },
+    #[error(
+        "{database} is empty (0 bytes) while its data directory holds a service's data: the database was truncated. \
+         Restore it from a back-up; or, to start over with no builds, remove it"
+    )]
+    Truncated { database: PathBuf },
+}
+
+/// A database file of zero bytes where the directory holds more than the
+/// lock and that file (artifacts, a registry, builds): truncated while the
+/// server was stopped, which SQLite would take for a new, empty database,
+/// forgetting every build. Refused; a new directory's empty file is fine.
+pub fn check_database(data: &Path, database: &Path) -> Result<(), LockError> {
+    let empty = std::fs::metadata(database).is_ok_and(|m| m.len() == 0);
+    if !empty {
+        return Ok(());
+    }
+    let io = |source| LockError::Io { path: data.to_path_buf(), source };
+    let ours = |name: &str| name == "braid.lock" || name.starts_with("braid.sqlite");
+    let holds_data =
+        std::fs::read_dir(data).map_err(io)?.filter_map(Result::ok).any(|e| !ours(&e.file_name().to_string_lossy()));
+    if holds_data {
+        return Err(LockError::Truncated { database: database.to_path_buf() });
+    }
+    Ok(())
 }
 
 /// The held lock; released when dropped (or when the process ends).
@@ -82,6 +107,28 @@ mod tests {
             again = DataLock::acquire(&dir);
         }
         again.unwrap();
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn a_truncated_database_is_refused_unless_the_directory_is_new() {
+        let dir = std::env::temp_dir().join(format!("braid-truncated-{}", uuid::Uuid::new_v4().simple()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let database = dir.join("braid.sqlite");
+        // A new directory: nothing yet, or an empty file beside the lock.
+        check_database(&dir, &database).unwrap();
+        std::fs::write(&database, b"").unwrap();
+        std::fs::write(dir.join("braid.lock"), b"").unwrap();
+        check_database(&dir, &database).unwrap();
+        // With the service's data beside it, an empty file was truncated.
+        std::fs::create_dir_all(dir.join("artifacts")).unwrap();
+        let err = check_database(&dir, &database).unwrap_err().to_string();
+        assert!(
+            err.contains("is empty (0 bytes)") && err.contains("was truncated") && err.contains("back-up"),
+            "{err}"
+        );
+        std::fs::write(&database, b"SQLite format 3\0").unwrap();
+        check_database(&dir, &database).unwrap();
         std::fs::remove_dir_all(dir).unwrap();
     }
 }

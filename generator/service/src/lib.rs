@@ -53,7 +53,12 @@ pub struct Config {
     pub api_keys: Vec<String>,
     /// Keys accepted in `x-api-key` for publishing operations (`POST
     /// /v1/operations`), apart from build keys; none: publishing is off.
+    /// `OWNER=KEY` names the key's owner; a bare key owns names as
+    /// `key-<its SHA-256, 16 hex digits>` (see [`routes::publisher_owner`]).
     pub publisher_keys: Vec<String>,
+    /// Owners the operator adds to operation names, `(name, owner)`, at
+    /// start (`--owner NAME=OWNER`).
+    pub owners: Vec<(String, String)>,
     /// Largest operation upload (a `.tar.gz` of the crate), in bytes.
     pub max_upload: usize,
     /// Build workers (concurrent builds).
@@ -115,6 +120,7 @@ impl Config {
             lease: Duration::from_secs(30),
             api_keys: Vec::new(),
             publisher_keys: Vec::new(),
+            owners: Vec::new(),
             max_upload: MAX_UPLOAD,
             workers: Self::default_workers(),
             build_timeout: Duration::from_secs(1800),
@@ -187,6 +193,9 @@ pub struct AppState {
     pub wake: tokio::sync::Notify,
     /// Wakes the publisher when an operation is uploaded.
     pub publish_wake: tokio::sync::Notify,
+    /// One permit per `--workers`: a workflow build and a publish check
+    /// each take one while they run, so together they never exceed it.
+    pub build_slots: Arc<tokio::sync::Semaphore>,
     /// Where code nobody vetted is built (published operations, workflows
     /// using them), or why it cannot be here: then publishing is refused.
     pub sandbox: Result<braid::sandbox::Sandbox, String>,
@@ -247,9 +256,16 @@ pub fn open(config: Config) -> Result<Arc<AppState>, ServeError> {
     // Before anything is read or cleaned: another server may be using it.
     let data_lock = datadir::DataLock::acquire(&config.data)?;
     let store: Arc<dyn store::Store> = match &config.database {
-        Database::Embedded => Arc::new(store::Sqlite::open(&config.data.join("braid.sqlite"))?),
+        Database::Embedded => {
+            let database = config.data.join("braid.sqlite");
+            datadir::check_database(&config.data, &database)?;
+            Arc::new(store::Sqlite::open(&database)?)
+        }
         Database::Postgres(url) => Arc::new(store::Postgres::open(url, config.lease, Duration::from_secs(30))?),
     };
+    for (name, owner) in &config.owners {
+        store.add_owner(name, owner)?;
+    }
     let (retried, failed) = store.recover()?;
     store.recover_publishes()?;
     if retried + failed > 0 {
@@ -277,6 +293,7 @@ pub fn open(config: Config) -> Result<Arc<AppState>, ServeError> {
         metrics: metrics::Metrics::default(),
         wake: tokio::sync::Notify::new(),
         publish_wake: tokio::sync::Notify::new(),
+        build_slots: Arc::new(tokio::sync::Semaphore::new(config.workers)),
         sandbox,
         toolchain,
         checks: routes::Checks::new(config.max_checks, config.check_queue),

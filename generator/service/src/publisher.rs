@@ -57,11 +57,14 @@ async fn work(state: Arc<AppState>) {
         if *stop.borrow() {
             return;
         }
+        // A check is a build: it takes one of the `--workers` slots.
+        let Ok(slot) = state.build_slots.clone().acquire_owned().await else { return };
         let store = state.store.clone();
         let claimed = tokio::task::spawn_blocking(move || store.claim_publish()).await;
         let job = match claimed {
             Ok(Ok(Some(job))) => job,
             Ok(Ok(None)) => {
+                drop(slot);
                 // Woken by an upload here, or poll now and then (uploads
                 // through other processes of a deployment).
                 tokio::select! {

@@ -103,6 +103,19 @@ pub(crate) fn store_cargo_package(state: &AppState, c: CratePackage) -> Result<(
     })
 }
 
+/// `response` (whose URLs came from [`base_url`]) marked as depending on
+/// the request's `Host` when no `--public-url` is set: `Vary: Host`, and
+/// `Cache-Control: no-cache`, so that a shared cache in front never hands
+/// one client's host to another.
+pub fn for_host(config: &Config, mut response: axum::response::Response) -> axum::response::Response {
+    if config.public_url.is_none() {
+        let headers = response.headers_mut();
+        headers.insert(header::VARY, header::HeaderValue::from_static("host"));
+        headers.insert(header::CACHE_CONTROL, header::HeaderValue::from_static("no-cache"));
+    }
+    response
+}
+
 /// The base URL of this request's answers, without a trailing `/`.
 pub fn base_url(config: &Config, headers: &HeaderMap) -> Result<String, Problem> {
     if let Some(url) = &config.public_url {

@@ -36,6 +36,9 @@ pub fn spawn(state: Arc<AppState>, n: usize) -> Vec<tokio::task::JoinHandle<()>>
 async fn work(state: Arc<AppState>, i: usize) {
     let mut stop = state.shutdown.subscribe();
     while !*stop.borrow() {
+        // A build slot first (publish checks take them too); held while
+        // the job runs, given back at once when there is none.
+        let Ok(slot) = state.build_slots.clone().acquire_owned().await else { return };
         let store = state.store.clone();
         match tokio::task::spawn_blocking(move || store.claim()).await {
             Ok(Ok(Some(job))) => {
@@ -51,6 +54,7 @@ async fn work(state: Arc<AppState>, i: usize) {
                 }
             }
             Ok(Ok(None)) => {
+                drop(slot);
                 // Woken by a submission, or poll now and then.
                 tokio::select! {
                     () = state.wake.notified() => {}

@@ -179,7 +179,8 @@ fn jpeg_scan_bytes(file: &[u8]) -> usize {
             None => break,
         };
         let mut j = (start + header).min(file.len());
-        while j + 1 < file.len() && !(file[j] == 0xff && !matches!(file[j + 1], 0x00 | 0xd0..=0xd7)) {
+        // Up to a marker: `FF` followed by neither a stuffed 00 nor a restart.
+        while j + 1 < file.len() && (file[j] != 0xff || matches!(file[j + 1], 0x00 | 0xd0..=0xd7)) {
             j += 1;
         }
         total += j.saturating_sub(start + header);
@@ -207,12 +208,12 @@ fn png_preflight(file: &[u8]) -> Result<(), Error> {
         match kind {
             b"IHDR" if colour.is_none() => {
                 let (d, c) = (body.get(8).copied(), body.get(9).copied());
-                let valid = match (c, d) {
-                    (Some(0), Some(1 | 2 | 4 | 8 | 16)) => true,
-                    (Some(3), Some(1 | 2 | 4 | 8)) => true,
-                    (Some(2 | 4 | 6), Some(8 | 16)) => true,
-                    _ => false,
-                };
+                let valid = matches!(
+                    (c, d),
+                    (Some(0), Some(1 | 2 | 4 | 8 | 16))
+                        | (Some(3), Some(1 | 2 | 4 | 8))
+                        | (Some(2 | 4 | 6), Some(8 | 16))
+                );
                 if !valid || body.len() != 13 {
                     return Err(invalid(&format!(
                         "a damaged PNG file: colour type {} with bit depth {} is not one PNG allows",

@@ -33,14 +33,13 @@ use op_image_resize::{Filter, Size};
 #[braid_macros::operation(groups = ["IMAGE"], config(algorithm = ["blockhash", "dhash", "phash"]))]
 pub async fn execute(image: &op_image_decode::Image, config: &Config) -> Result<String, Error> {
     image.check(OPERATION.name)?;
-    if image.width < 8 || image.height < 8 {
+    // Any size blockhash-core hashes (an image of 17 x 1 too): blocks
+    // smaller than a pixel take their fractions of each; dHash and pHash
+    // resample to their thumbnails first.
+    if image.width == 0 || image.height == 0 {
         return Err(Error::invalid_input(
             OPERATION.name,
-            alloc::format!(
-                "the image is {} x {}: a perceptual hash needs at least 8 x 8 pixels",
-                image.width,
-                image.height
-            ),
+            alloc::format!("the image is {} x {}: it has no pixels to hash", image.width, image.height),
         ));
     }
     let bits = match config.get("algorithm").unwrap_or("blockhash") {
@@ -244,9 +243,17 @@ mod tests {
     }
 
     #[test]
-    fn small_or_malformed_images_are_errors() {
-        let e = execute_sync(&gradient(7, 20), &Config::new()).unwrap_err().to_string();
-        assert!(e.contains("at least 8 x 8"), "{e}");
+    fn small_images_hash_and_malformed_ones_are_errors() {
+        // Under 8 x 8 too, as blockhash-core (js/test/photo.test.mjs compares them).
+        for algorithm in ["blockhash", "dhash", "phash"] {
+            let config = config([("algorithm", algorithm)]).unwrap();
+            for (w, h) in [(7, 20), (17, 1), (1, 1)] {
+                let hash = execute_sync(&gradient(w, h), &config).unwrap();
+                assert_eq!(hash.len(), 16, "{algorithm} {w} x {h}");
+            }
+        }
+        let empty = Image { width: 0, height: 8, pixels: vec![] };
+        assert!(execute_sync(&empty, &Config::new()).unwrap_err().to_string().contains("no pixels"));
         let broken = Image { width: 8, height: 8, pixels: vec![0; 10] };
         assert!(execute_sync(&broken, &Config::new()).is_err());
     }

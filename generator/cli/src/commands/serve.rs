@@ -64,8 +64,13 @@ pub struct Args {
     api_keys: Vec<String>,
     /// A key for publishing operations (repeatable), apart from the API keys; also
     /// BRAID_PUBLISHER_KEYS=k1,k2. Without any, publishing is off.
+    /// `OWNER=KEY` publishes as OWNER (a lowercase name); a bare key as `key-` and 16 hex digits of its SHA-256.
+    /// The first publisher of an operation name owns it: only its owners publish its versions.
     #[arg(long = "publisher-key", value_name = "KEY")]
     publisher_keys: Vec<String>,
+    /// Adds OWNER to the owners of the operation name NAME (repeatable), so that its key may publish it too.
+    #[arg(long = "owner", value_name = "NAME=OWNER", value_parser = parse_owner)]
+    owners: Vec<(String, String)>,
     /// Largest operation upload (`POST /v1/operations`, a .tar.gz), in bytes (413 beyond).
     #[arg(long, default_value_t = braid_service::MAX_UPLOAD)]
     max_upload: usize,
@@ -215,6 +220,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         addr: args.addr,
         api_keys,
         publisher_keys,
+        owners: args.owners,
         max_upload: args.max_upload,
         workers,
         max_body: args.max_body,
@@ -235,6 +241,14 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     };
     runtime()?.block_on(braid_service::serve(config(args.shared, database, base)?))?;
     Ok(())
+}
+
+/// `NAME=OWNER` of `--owner`.
+fn parse_owner(value: &str) -> Result<(String, String), String> {
+    match value.split_once('=') {
+        Some((name, owner)) if !name.is_empty() && !owner.is_empty() => Ok((name.to_string(), owner.to_string())),
+        _ => Err(format!("expected NAME=OWNER (an operation name and an owner), found {value:?}")),
+    }
 }
 
 /// Comma-separated keys in the variable `name`.

@@ -35,8 +35,28 @@ impl FromRequestParts<Arc<AppState>> for Writer {
 }
 
 /// The request carries a valid publisher key (`--publisher-key`): keys for
-/// builds do not publish operations, nor publisher keys build.
-pub(super) struct Publisher;
+/// builds do not publish operations, nor publisher keys build. `owner` is
+/// who the key publishes as: operation names belong to owners.
+pub(super) struct Publisher {
+    pub owner: String,
+}
+
+/// A `--publisher-key` value as (owner, key): `OWNER=KEY` names its owner
+/// (a lowercase name: letters, digits, `-`, `_`, `.`); a bare key is its
+/// own owner, `key-` and 16 hex digits of its SHA-256 (the key itself is
+/// never stored).
+pub fn publisher_owner(raw: &str) -> (String, &str) {
+    if let Some((owner, key)) = raw.split_once('=') {
+        let named = !owner.is_empty()
+            && owner.len() <= 64
+            && owner.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b"-_.".contains(&b));
+        if named && !key.is_empty() {
+            return (owner.to_string(), key);
+        }
+    }
+    let digest = <sha2::Sha256 as sha2::Digest>::digest(raw.as_bytes());
+    (format!("key-{}", digest.iter().take(8).map(|b| format!("{b:02x}")).collect::<String>()), raw)
+}
 
 impl FromRequestParts<Arc<AppState>> for Publisher {
     type Rejection = Problem;
@@ -51,8 +71,14 @@ impl FromRequestParts<Arc<AppState>> for Publisher {
             None => {
                 Err(Problem::new(StatusCode::UNAUTHORIZED, "publishing needs a publisher key in the x-api-key header"))
             }
-            Some(key) if keys.iter().any(|k| constant_time_eq(k.as_bytes(), key.as_bytes())) => Ok(Publisher),
-            Some(_) => Err(Problem::new(StatusCode::FORBIDDEN, "the x-api-key is not a publisher key of this service")),
+            Some(key) => keys
+                .iter()
+                .map(|raw| publisher_owner(raw))
+                .find(|(_, k)| constant_time_eq(k.as_bytes(), key.as_bytes()))
+                .map(|(owner, _)| Publisher { owner })
+                .ok_or_else(|| {
+                    Problem::new(StatusCode::FORBIDDEN, "the x-api-key is not a publisher key of this service")
+                }),
         }
     }
 }
@@ -70,7 +96,8 @@ impl FromRequestParts<Arc<AppState>> for Reader {
         let key = parts.headers.get("x-api-key").map(|v| v.as_bytes()).unwrap_or_default();
         let config = &state.config;
         let keyed = !key.is_empty()
-            && config.api_keys.iter().chain(&config.publisher_keys).any(|k| constant_time_eq(k.as_bytes(), key));
+            && (config.api_keys.iter().any(|k| constant_time_eq(k.as_bytes(), key))
+                || config.publisher_keys.iter().any(|raw| constant_time_eq(publisher_owner(raw).1.as_bytes(), key)));
         Ok(Reader { keyed })
     }
 }

@@ -1,4 +1,6 @@
-//! What every route gets: problem answers for unknown paths and methods,
+//! What every route gets: one `Host` (two are a 400, and an absolute-form
+//! target's authority is the host, as RFC 9112 says), problem answers for
+//! unknown paths and methods,
 //! the request body read whole within its size and time limits, the
 //! request metrics (labels from closed sets), and a 500 problem for a
 //! handler that panics (the `braid` binary unwinds, so the service goes on).
@@ -30,10 +32,31 @@ pub(super) fn harden(routes: Router<Arc<AppState>>, state: Arc<AppState>) -> Rou
         .layer(DefaultBodyLimit::max(state.config.max_body.max(state.config.max_upload)))
         .layer(middleware::from_fn_with_state(state.clone(), read_body))
         .layer(middleware::from_fn_with_state(state.clone(), count))
+        .layer(middleware::from_fn(one_host))
         .layer(tower_http::catch_panic::CatchPanicLayer::custom(|_| {
             Problem::internal("a handler panicked").into_response()
         }))
         .with_state(state)
+}
+
+/// Refuses a request with more than one `Host` (RFC 9112, 3.2: a 400);
+/// takes an absolute-form target's authority as the host, whatever `Host`
+/// says (RFC 9112, 3.2.2), so that what the registries write in their URLs
+/// is the host the client asked for.
+async fn one_host(mut request: Request, next: Next) -> Response {
+    if request.headers().get_all(header::HOST).iter().count() > 1 {
+        return Problem::bad_request("the request has more than one Host header; send one").into_response();
+    }
+    let authority = request.uri().authority().map(|a| a.as_str().to_string());
+    if let Some(authority) = authority {
+        match header::HeaderValue::from_str(&authority) {
+            Ok(value) => {
+                request.headers_mut().insert(header::HOST, value);
+            }
+            Err(_) => return Problem::bad_request("the request target's host is not a valid Host").into_response(),
+        }
+    }
+    next.run(request).await
 }
 
 /// Counts the request by method, route template and status (closed sets).

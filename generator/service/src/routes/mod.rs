@@ -30,6 +30,7 @@ use axum::routing::{get, post};
 use axum::Router;
 use utoipa::OpenApi;
 
+pub use auth::publisher_owner;
 pub use check::lock_seed;
 pub use heavy::Checks;
 

@@ -60,7 +60,8 @@ pub(super) async fn document(
         }
     }
     let latest = latest.map(|v| v.to_string()).unwrap_or_else(|| versions[versions.len() - 1].version.clone());
-    Ok(Json(json!({ "name": name, "dist-tags": { "latest": latest }, "versions": by_version })).into_response())
+    let document = Json(json!({ "name": name, "dist-tags": { "latest": latest }, "versions": by_version }));
+    Ok(crate::registries::for_host(&state.config, document.into_response()))
 }
 
 /// A version's tarball.

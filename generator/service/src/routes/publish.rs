@@ -48,7 +48,7 @@ pub struct Published {
         (status = 413, body = Problem), (status = 422, body = Problem), (status = 503, body = Problem)))]
 pub(super) async fn publish_operation(
     State(state): State<Arc<AppState>>,
-    _key: Publisher,
+    publisher: Publisher,
     headers: axum::http::HeaderMap,
     body: Bytes,
 ) -> ApiResult {
@@ -77,6 +77,23 @@ pub(super) async fn publish_operation(
     let m = &prepared.manifest;
     if let Some(why) = published::reserved(&m.name) {
         return Err(Problem::new(StatusCode::FORBIDDEN, format!("{} cannot be published here: {why}", m.name)));
+    }
+    // Names have owners: the first publisher of a name takes it.
+    let (name, owner) = (m.name.clone(), publisher.owner.clone());
+    let owners = with_store(&state, move |store| store.claim_name(&name, &owner)).await?;
+    if !owners.contains(&publisher.owner) {
+        return Err(Problem::new(
+            StatusCode::FORBIDDEN,
+            format!(
+                "{} belongs to other publishers (owners: {}); only they publish its versions. \
+                 Choose another name, or ask the operator to add {} as an owner (`braid serve --owner {}={}`)",
+                m.name,
+                owners.join(", "),
+                publisher.owner,
+                m.name,
+                publisher.owner
+            ),
+        ));
     }
     let answer = |state: &str, job: Option<JobId>| Published {
         name: m.name.clone(),

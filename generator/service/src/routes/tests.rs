@@ -704,8 +704,25 @@ async fn the_registries_serve_a_builds_packages_verified() {
 
     let config = s.send(with_host("/cargo/index/config.json")).await;
     assert_eq!(config.json()["dl"], "http://registry.test:8080/cargo/crates");
+    // Its URLs come from Host: a cache in front must not hand them to another host.
+    assert_eq!(
+        (&config.headers[header::VARY], &config.headers[header::CACHE_CONTROL]),
+        (&"host".parse().unwrap(), &"no-cache".parse().unwrap())
+    );
     let no_host = s.get("/cargo/index/config.json").await;
     assert_problem(&no_host, StatusCode::BAD_REQUEST, "no Host");
+    // Two Host headers: 400 (RFC 9112); an absolute-form target's authority wins over Host.
+    let two = Request::get("/cargo/index/config.json")
+        .header(header::HOST, "registry.test:8080")
+        .header(header::HOST, "evil.test")
+        .body(Body::empty())
+        .unwrap();
+    assert_problem(&s.send(two).await, StatusCode::BAD_REQUEST, "two Host headers");
+    let absolute = Request::get("http://asked.test:9000/cargo/index/config.json")
+        .header(header::HOST, "evil.test")
+        .body(Body::empty())
+        .unwrap();
+    assert_eq!(s.send(absolute).await.json()["dl"], "http://asked.test:9000/cargo/crates");
 
     let support = packages.iter().find(|p| p.name == "braid-support").unwrap();
     let index = s.get("/cargo/index/br/ai/braid-support").await;

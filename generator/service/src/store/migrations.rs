@@ -63,6 +63,12 @@ const MIGRATIONS: &[Migration] = &[
             name TEXT NOT NULL, version TEXT NOT NULL, version_id TEXT NOT NULL, source_cid TEXT NOT NULL,
             registered_at INTEGER NOT NULL, PRIMARY KEY (name, version));",
     ),
+    // 6: who may publish versions of an operation name: its first
+    // publisher, and those the operator adds.
+    Migration::Sql(
+        "CREATE TABLE owners (
+            name TEXT NOT NULL, owner TEXT NOT NULL, added_at INTEGER NOT NULL, PRIMARY KEY (name, owner));",
+    ),
 ];
 
 /// The version this server writes.

@@ -80,6 +80,9 @@ const MIGRATIONS: &[&str] = &[
      CREATE TABLE operations (
         name TEXT NOT NULL, version TEXT NOT NULL, version_id TEXT NOT NULL, source_cid TEXT NOT NULL,
         registered_at BIGINT NOT NULL, PRIMARY KEY (name, version));"#,
+    // 3: as SQLite's version 6: the owners of operation names.
+    r#"CREATE TABLE owners (
+        name TEXT NOT NULL, owner TEXT NOT NULL, added_at BIGINT NOT NULL, PRIMARY KEY (name, owner));"#,
 ];
 
 /// The version this braid writes.
@@ -703,6 +706,29 @@ impl Publishes for Postgres {
         Ok((listed.version_id != op.version_id).then_some(listed))
     }
 
+    fn claim_name(&self, name: &str, owner: &str) -> Result<Vec<String>, StoreError> {
+        let mut client = self.client()?;
+        let mut tx = client.transaction()?;
+        // Two first publishers at once: one takes the name.
+        tx.execute("SELECT pg_advisory_xact_lock($1, hashtext($2))", &[&LOCK_PUBLISH, &name])?;
+        tx.execute(
+            "INSERT INTO owners (name, owner, added_at) SELECT $1, $2, $3
+             WHERE NOT EXISTS (SELECT 1 FROM owners WHERE name = $1)",
+            &[&name, &owner, &now()],
+        )?;
+        let owners = tx.query("SELECT owner FROM owners WHERE name = $1 ORDER BY added_at, owner", &[&name])?;
+        tx.commit()?;
+        owners.iter().map(|r| Ok(r.try_get(0)?)).collect()
+    }
+
+    fn add_owner(&self, name: &str, owner: &str) -> Result<(), StoreError> {
+        self.client()?.execute(
+            "INSERT INTO owners (name, owner, added_at) VALUES ($1, $2, $3) ON CONFLICT (name, owner) DO NOTHING",
+            &[&name, &owner, &now()],
+        )?;
+        Ok(())
+    }
+
     fn operations(&self) -> Result<Vec<PublishedOperation>, StoreError> {
         let rows = self.client()?.query(
             "SELECT name, version, version_id, source_cid FROM operations ORDER BY registered_at, name, version",
@@ -936,6 +962,11 @@ mod tests {
             version_id: version_id.into(),
             source: cid(seed),
         };
+        // Names have owners, the same in every process.
+        assert_eq!(a.claim_name("op_named", "alice").unwrap(), ["alice"]);
+        assert_eq!(b.claim_name("op_named", "mallory").unwrap(), ["alice"], "taken");
+        b.add_owner("op_named", "bob").unwrap();
+        assert_eq!(a.claim_name("op_named", "bob").unwrap(), ["alice", "bob"]);
         assert_eq!(b.register_operation(&op("bafkr4ix", "upload")).unwrap(), None);
         assert_eq!(a.register_operation(&op("bafkr4ix", "upload")).unwrap(), None, "again: a no-op");
         assert_eq!(a.register_operation(&op("bafkr4iy", "other")).unwrap(), Some(op("bafkr4ix", "upload")));

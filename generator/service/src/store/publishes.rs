@@ -84,6 +84,12 @@ pub trait Publishes {
     fn register_operation(&self, op: &PublishedOperation) -> Result<Option<PublishedOperation>, StoreError>;
     /// Every operation registered through a publish job, oldest first.
     fn operations(&self) -> Result<Vec<PublishedOperation>, StoreError>;
+    /// Makes `owner` the owner of the operation name `name` if it has
+    /// none yet, atomically; returns the name's owners, oldest first
+    /// (`owner` may publish it if it is among them).
+    fn claim_name(&self, name: &str, owner: &str) -> Result<Vec<String>, StoreError>;
+    /// Adds `owner` to the owners of `name` (the operator's `--owner`).
+    fn add_owner(&self, name: &str, owner: &str) -> Result<(), StoreError>;
 }
 
 impl Publishes for Sqlite {
@@ -218,6 +224,30 @@ impl Publishes for Sqlite {
         Ok((listed.version_id != op.version_id).then_some(listed))
     }
 
+    fn claim_name(&self, name: &str, owner: &str) -> Result<Vec<String>, StoreError> {
+        let mut conn = self.writer()?;
+        let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+        tx.execute(
+            "INSERT INTO owners (name, owner, added_at) SELECT ?1, ?2, ?3
+             WHERE NOT EXISTS (SELECT 1 FROM owners WHERE name = ?1)",
+            params![name, owner, now()],
+        )?;
+        let owners = tx
+            .prepare("SELECT owner FROM owners WHERE name = ?1 ORDER BY added_at, owner")?
+            .query_map(params![name], |r| r.get(0))?
+            .collect::<Result<Vec<String>, _>>()?;
+        tx.commit()?;
+        Ok(owners)
+    }
+
+    fn add_owner(&self, name: &str, owner: &str) -> Result<(), StoreError> {
+        self.writer()?.execute(
+            "INSERT INTO owners (name, owner, added_at) VALUES (?1, ?2, ?3) ON CONFLICT (name, owner) DO NOTHING",
+            params![name, owner, now()],
+        )?;
+        Ok(())
+    }
+
     fn operations(&self) -> Result<Vec<PublishedOperation>, StoreError> {
         let conn = self.conn();
         let mut stmt = conn.prepare_cached(
@@ -286,6 +316,13 @@ mod tests {
             source: braid::content_id(seed).parse().unwrap(),
         };
         assert_eq!(store.operations().unwrap(), []);
+        // Names have owners: the first claim takes the name, others see its owners.
+        assert_eq!(store.claim_name("op_named", "alice").unwrap(), ["alice"]);
+        assert_eq!(store.claim_name("op_named", "mallory").unwrap(), ["alice"], "taken");
+        assert_eq!(store.claim_name("op_named", "alice").unwrap(), ["alice"], "again: a no-op");
+        store.add_owner("op_named", "bob").unwrap();
+        store.add_owner("op_named", "bob").unwrap();
+        assert_eq!(store.claim_name("op_named", "bob").unwrap(), ["alice", "bob"]);
         assert_eq!(store.register_operation(&op("bafkr4ia", b"a")).unwrap(), None);
         assert_eq!(store.register_operation(&op("bafkr4ia", b"a")).unwrap(), None, "again: a no-op");
         assert_eq!(store.register_operation(&op("bafkr4ib", b"b")).unwrap(), Some(op("bafkr4ia", b"a")));
