@@ -299,15 +299,30 @@ impl Sandbox {
         if !matches!(self.identity, Identity::Nobody { .. }) {
             return Ok(());
         }
+        // What vanishes meanwhile (another build in the same target
+        // directory removing its temporary files) needs nothing.
+        fn gone(e: &std::io::Error) -> bool {
+            e.kind() == std::io::ErrorKind::NotFound
+        }
         fn chown_tree(path: &Path) -> Result<(), FsError> {
             use std::os::unix::fs::MetadataExt as _;
-            let meta = std::fs::symlink_metadata(path).map_err(fsutil::at(path))?;
+            let meta = match std::fs::symlink_metadata(path) {
+                Err(e) if gone(&e) => return Ok(()),
+                other => other.map_err(fsutil::at(path))?,
+            };
             if meta.uid() != SANDBOX_UID || meta.gid() != SANDBOX_GID {
-                std::os::unix::fs::lchown(path, Some(SANDBOX_UID), Some(SANDBOX_GID)).map_err(fsutil::at(path))?;
+                match std::os::unix::fs::lchown(path, Some(SANDBOX_UID), Some(SANDBOX_GID)) {
+                    Err(e) if gone(&e) => return Ok(()),
+                    other => other.map_err(fsutil::at(path))?,
+                }
             }
             if meta.is_dir() {
-                for entry in std::fs::read_dir(path).map_err(fsutil::at(path))? {
-                    chown_tree(&entry.map_err(fsutil::at(path))?.path())?;
+                let entries = match std::fs::read_dir(path) {
+                    Err(e) if gone(&e) => return Ok(()),
+                    other => other.map_err(fsutil::at(path))?,
+                };
+                for entry in entries.flatten() {
+                    chown_tree(&entry.path())?;
                 }
             }
             Ok(())
