@@ -491,6 +491,7 @@ test('a full disk ends the job with a reason and leaves no file; health says so;
     const health = await degraded.json();
     assert.equal(health.status, 'degraded');
     assert.match(health.problems.join('\n'), /No space left on device/);
+    assert.ok(!JSON.stringify(health).includes(mnt), `a server path in /healthz: ${JSON.stringify(health)}`);
     rmSync(filler);
     assert.equal((await fetch(`${s.url}/healthz`)).status, 200);
     const again = await postTo(s.url, '/v1/workflows', body);
