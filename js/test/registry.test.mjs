@@ -16,6 +16,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import { cid, input } from '../lib/reference.mjs';
+import { run } from '../lib/run.mjs';
 import { braid, killHard, spawnServer, waitJob } from '../lib/server.mjs';
 import { CHROMIUM, CHROMIUM_FLAGS, serve } from '../lib/static-server.mjs';
 
@@ -35,11 +36,6 @@ let server;
 /** The project that `npm install`ed wf_cidv1_from_bytes from the registry. */
 const npmProject = join(work, 'npm-consumer');
 
-function run(cmd, args, opts = {}) {
-  const r = spawnSync(cmd, args, { encoding: 'utf8', ...opts });
-  assert.equal(r.status, 0, `${cmd} ${args.join(' ')}:\n${r.stdout}\n${r.stderr}`);
-  return r.stdout;
-}
 
 async function publish(url, body) {
   const res = await fetch(`${url}/v1/workflows`, {
@@ -63,9 +59,9 @@ before(async () => {
 });
 after(() => killHard(server.child));
 
-test('cargo add takes two workflows from the registry and one program runs both', () => {
+test('cargo add takes two workflows from the registry and one program runs both', async () => {
   const project = join(work, 'consumer');
-  run('cargo', ['new', '--quiet', '--bin', '--vcs', 'none', project]);
+  await run('cargo', ['new', '--quiet', '--bin', '--vcs', 'none', project]);
   mkdirSync(join(project, '.cargo'));
   writeFileSync(
     join(project, '.cargo/config.toml'),
@@ -74,7 +70,7 @@ test('cargo add takes two workflows from the registry and one program runs both'
   // A home of its own: nothing cached from another run of this test.
   const env = { ...process.env, CARGO_HOME: join(work, 'cargo-home'), CARGO_TARGET_DIR: join(root, 'target/registry-consumer') };
   mkdirSync(env.CARGO_HOME);
-  run('cargo', ['add', '--quiet', 'wf_cidv1_from_bytes', 'wf_cidv1_sha2_256', '--registry', 'braid'], { cwd: project, env });
+  await run('cargo', ['add', '--quiet', 'wf_cidv1_from_bytes', 'wf_cidv1_sha2_256', '--registry', 'braid'], { cwd: project, env });
   const toml = readFileSync(join(project, 'Cargo.toml'), 'utf8');
   assert.match(toml, /wf_cidv1_from_bytes = \{ version = "0\.1\.0", registry = "braid" \}/);
   writeFileSync(
@@ -87,7 +83,7 @@ test('cargo add takes two workflows from the registry and one program runs both'
 }
 `,
   );
-  const out = run('cargo', ['run', '--quiet'], { cwd: project, env });
+  const out = await run('cargo', ['run', '--quiet'], { cwd: project, env });
   assert.deepEqual(out.trim().split('\n'), [EXPECTED.cidv1_from_bytes, EXPECTED.cidv1_sha2_256]);
   // One braid-support and one op_multihash for both: the registry's, by version.
   const lock = readFileSync(join(project, 'Cargo.lock'), 'utf8');
@@ -102,7 +98,7 @@ test('npm install takes a workflow from the registry; it runs in Node as ESM and
   const project = npmProject;
   mkdirSync(project);
   writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'consumer', private: true }));
-  run('npm', ['install', '--no-audit', '--no-fund', '--cache', join(work, 'npm-cache'), '--registry', `${server.url}/npm/`, 'wf_cidv1_from_bytes'], {
+  await run('npm', ['install', '--no-audit', '--no-fund', '--cache', join(work, 'npm-cache'), '--registry', `${server.url}/npm/`, 'wf_cidv1_from_bytes'], {
     cwd: project,
   });
   const pkg = join(project, 'node_modules/wf_cidv1_from_bytes');
@@ -114,9 +110,9 @@ test('npm install takes a workflow from the registry; it runs in Node as ESM and
   assert.match(readme, /Bytes -> Cid/);
   assert.match(readme, /import \{ run \} from 'wf_cidv1_from_bytes'/);
   const esm = "import { run } from 'wf_cidv1_from_bytes'; console.log(await run([new TextEncoder().encode('hello world')]));";
-  assert.equal(run('node', ['--input-type=module', '-e', esm], { cwd: project }).trim(), EXPECTED.cidv1_from_bytes);
+  assert.equal((await run('node', ['--input-type=module', '-e', esm], { cwd: project })).trim(), EXPECTED.cidv1_from_bytes);
   const cjs = "require('wf_cidv1_from_bytes').run([new TextEncoder().encode('hello world')]).then(console.log)";
-  assert.equal(run('node', ['-e', cjs], { cwd: project }).trim(), EXPECTED.cidv1_from_bytes);
+  assert.equal((await run('node', ['-e', cjs], { cwd: project })).trim(), EXPECTED.cidv1_from_bytes);
 });
 
 test('the registries serve what the artifacts hold, and say no clearly', async () => {
@@ -160,11 +156,11 @@ test('a scope names the npm package: @org/wf_name', async () => {
     const project = join(work, 'scoped-consumer');
     mkdirSync(project);
     writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'consumer', private: true }));
-    run('npm', ['install', '--no-audit', '--no-fund', '--cache', join(work, 'npm-cache'), '--registry', `${s.url}/npm/`, '@braid-test/wf_cidv1_from_bytes'], {
+    await run('npm', ['install', '--no-audit', '--no-fund', '--cache', join(work, 'npm-cache'), '--registry', `${s.url}/npm/`, '@braid-test/wf_cidv1_from_bytes'], {
       cwd: project,
     });
     const esm = "import { run } from '@braid-test/wf_cidv1_from_bytes'; console.log(await run([new TextEncoder().encode('hello world')]));";
-    assert.equal(run('node', ['--input-type=module', '-e', esm], { cwd: project }).trim(), EXPECTED.cidv1_from_bytes);
+    assert.equal((await run('node', ['--input-type=module', '-e', esm], { cwd: project })).trim(), EXPECTED.cidv1_from_bytes);
   } finally {
     killHard(s.child);
   }
