@@ -122,11 +122,6 @@ impl Sandbox {
         Ok(sandbox)
     }
 
-    /// Who sandboxed commands run as.
-    pub fn identity(&self) -> &Identity {
-        &self.identity
-    }
-
     /// Lets sandboxed commands write in `dir` (created if missing).
     pub fn writable(mut self, dir: &Path) -> Result<Self, SandboxError> {
         fsutil::create_dir_all(dir)?;
