@@ -1,6 +1,9 @@
 // A real `braid serve` for the tests: started on a free loopback port in
 // its own process group (its builds have theirs), killed with the group.
 import { spawn } from 'node:child_process';
+import { chownSync, existsSync, mkdtempSync, statSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
+import { delimiter, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('../..', import.meta.url)).replace(/\/$/, '');
@@ -8,11 +11,18 @@ export const braid = process.env.BRAID_BIN ?? `${root}/target/debug/braid`;
 
 /**
  * Starts `braid serve --data dataDir --api-key key ...args`; resolves once
- * it listens to { child, url, log() } (log: its stderr so far).
+ * it listens to { child, url, log() } (log: its stderr so far). With
+ * `user` (from `ordinaryUser`, the tests running as root), the service
+ * runs as that user.
  */
-export function spawnServer({ dataDir, key, args = [], env = {} }) {
+export function spawnServer({ dataDir, key, args = [], env = {}, user }) {
   return new Promise((resolve, reject) => {
-    const child = spawn(braid, ['serve', '--addr', '127.0.0.1:0', '--data', dataDir, '--api-key', key, ...args], {
+    let [cmd, argv] = [braid, ['serve', '--addr', '127.0.0.1:0', '--data', dataDir, '--api-key', key, ...args]];
+    if (user) {
+      [cmd, argv] = user.wrap(cmd, argv);
+      env = { ...user.env, ...env };
+    }
+    const child = spawn(cmd, argv, {
       stdio: ['ignore', 'ignore', 'pipe'],
       detached: true,
       env: { ...process.env, ...env },
@@ -29,6 +39,55 @@ export function spawnServer({ dataDir, key, args = [], env = {} }) {
     });
     child.on('exit', (code) => reject(new Error(`braid serve exited (${code}):\n${seen}`)));
   });
+}
+
+/**
+ * An ordinary user (`uid`, with a new home of its own) to run a service as
+ * when the tests run as root, as a deployment would: `{ uid, home, env,
+ * wrap(cmd, args) }`; `chown(path)` gives it a file or directory. Its
+ * cargo home is its own (dependencies are downloaded again); rustup's
+ * toolchains are shared, read-only. Root's home, which such a user cannot
+ * enter, is replaced (in a mount namespace of the service's own, so only
+ * for it) by one that shows only the toolchain, the tools on the PATH and
+ * this checkout.
+ */
+export function ordinaryUser(uid = 4242) {
+  const home = mkdtempSync(join(tmpdir(), `braid-user-${uid}-`));
+  const chown = (path) => chownSync(path, uid, uid);
+  chown(home);
+  const top = homedir();
+  const rustupHome = process.env.RUSTUP_HOME ?? join(top, '.rustup');
+  const closed = (statSync(top).mode & 0o001) === 0;
+  const inside = (p) => p.startsWith(`${top}/`);
+  const shown = [...new Set([rustupHome, root, ...process.env.PATH.split(delimiter)])].filter((p) => closed && inside(p) && existsSync(p));
+  // $1 the closed home, $2 the uid, then the paths to show, `--`, the command.
+  const script = `set -e
+top=$1; uid=$2; shift 2
+stash=$(mktemp -d)
+mount --bind "$top" "$stash"
+mount -t tmpfs -o mode=0755 braid-user "$top"
+while [ "$1" != -- ]; do
+  rel=\${1#"$top"/}; mkdir -p "$top/$rel"; mount --bind "$stash/$rel" "$top/$rel"; shift
+done
+shift
+umount -l "$stash"; rmdir "$stash"
+exec setpriv --reuid="$uid" --regid="$uid" --clear-groups -- "$@"`;
+  return {
+    uid,
+    home,
+    chown,
+    env: {
+      HOME: home,
+      CARGO_HOME: join(home, '.cargo'),
+      RUSTUP_HOME: rustupHome,
+      BRAID_HOME: join(home, 'braid'),
+      BRAID_TARGET_DIR: join(home, 'target'),
+    },
+    wrap: (cmd, args) => [
+      'unshare',
+      ['--mount', '--propagation', 'private', 'sh', '-c', script, 'sh', top, String(uid), ...shown, '--', cmd, ...args],
+    ],
+  };
 }
 
 /** Kills a server and everything in its process group. */

@@ -6,16 +6,17 @@
 // sources), and an operation whose build script tries to read the
 // service's data directory, write outside its directories and connect to
 // the service, and one whose proc-macro dependency does the same: each
-// attempt fails in the sandbox and nothing leaks.
+// attempt fails in the sandbox and nothing leaks, whether the service runs
+// as root or (tested too when the tests run as root) as an ordinary user.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { fileURLToPath } from 'node:url';
-import { killHard, spawnServer } from '../lib/server.mjs';
+import { killHard, ordinaryUser, spawnServer } from '../lib/server.mjs';
 
 const root = fileURLToPath(new URL('../..', import.meta.url)).replace(/\/$/, '');
 const braid = process.env.BRAID_BIN ?? `${root}/target/debug/braid`;
@@ -26,8 +27,11 @@ const MALLORY = 'mallory-key';
 const data = mkdtempSync(join(tmpdir(), 'braid-publish-'));
 const work = mkdtempSync(join(tmpdir(), 'braid-publish-work-'));
 const SECRET = `SECRET-${Math.random().toString(36).slice(2)}`;
+const ROOT = process.getuid() === 0;
 let server;
 let base;
+// As root, a second service run by an ordinary user: { child, base, data, uid }.
+let byUser;
 
 before(async () => {
   writeFileSync(join(data, 'secret.txt'), SECRET);
@@ -38,12 +42,27 @@ before(async () => {
   });
   server = s.child;
   base = s.url;
+  if (ROOT) {
+    const user = ordinaryUser();
+    const userData = join(user.home, 'data');
+    mkdirSync(userData);
+    writeFileSync(join(userData, 'secret.txt'), SECRET);
+    for (const path of [userData, join(userData, 'secret.txt')]) user.chown(path);
+    const u = await spawnServer({ dataDir: userData, key: KEY, args: ['--publisher-key', PUBLISHER], user });
+    byUser = { child: u.child, base: u.url, data: userData, uid: user.uid, chown: user.chown, home: user.home };
+  }
 });
-after(() => killHard(server));
+after(() => {
+  killHard(server);
+  if (byUser) {
+    killHard(byUser.child);
+    rmSync(byUser.home, { recursive: true, force: true });
+  }
+});
 
-const api = (path, init = {}) => fetch(`${base}${path}`, init);
-const upload = (body, key = PUBLISHER) =>
-  api('/v1/operations', { method: 'POST', headers: { 'content-type': 'application/gzip', 'x-api-key': key }, body });
+const api = (path, init = {}, at = base) => fetch(`${at}${path}`, init);
+const upload = (body, key = PUBLISHER, at = base) =>
+  api('/v1/operations', { method: 'POST', headers: { 'content-type': 'application/gzip', 'x-api-key': key }, body }, at);
 
 function run(cmd, args, opts = {}) {
   const r = spawnSync(cmd, args, { encoding: 'utf8', ...opts });
@@ -82,9 +101,9 @@ function tarball(dir) {
   return readFileSync(out);
 }
 
-async function waitFor(url, done) {
+async function waitFor(url, done, at = base) {
   for (;;) {
-    const job = await (await api(url, { headers: { 'x-api-key': PUBLISHER } })).json();
+    const job = await (await api(url, { headers: { 'x-api-key': PUBLISHER } }, at)).json();
     if (done.includes(job.state)) return job;
     await new Promise((r) => setTimeout(r, 250));
   }
@@ -138,6 +157,17 @@ test('a published operation is built in the sandbox, registered, and used by a w
   const script = `require('wf_shout_published').run([new TextEncoder().encode('hello')]).then((o) => console.log(Buffer.from(o).toString()));`;
   assert.equal(run(process.execPath, ['-e', script], { cwd: consumer }).trim(), 'HELLO');
 });
+
+if (ROOT) {
+  test('a service run by an ordinary user publishes an operation: downloaded, checked in its sandbox, registered', async () => {
+    const dir = scaffold('op_by_user', 'Ok(input.to_vec().into())');
+    const out = run(braid, ['ops', 'publish', dir, '--server', byUser.base, '--key', PUBLISHER]);
+    const [name, version, versionId] = out.trim().split(/\s+/);
+    assert.deepEqual([name, version], ['op_by_user', '0.1.0']);
+    const listed = await (await api('/v1/operations/op_by_user', {}, byUser.base)).json();
+    assert.deepEqual(listed.versions.map((v) => v.version_id), [versionId]);
+  });
+}
 
 test('with --workers 1, a publish check and a workflow build take turns: never both running', async () => {
   const res = await upload(tarball(scaffold('op_turns', 'Ok(input.to_vec().into())')));
@@ -248,14 +278,15 @@ test('hostile or malformed uploads and wrong keys are refused, and nothing is wr
 });
 
 /**
- * What a probe reports: reading the service's data and root's secrets,
- * writing outside the build, connecting to the service, HOME, and which
- * of unmounting the sandbox's layers, remounting `/` read-write and
- * mounting worked (as root, each works without the sandbox), its uid.
+ * What a probe reports: reading the data of the service at `at` ({ base,
+ * data }) and root's secrets, writing outside the build, connecting to the
+ * service, HOME, and which of unmounting the sandbox's layers, remounting
+ * `/` read-write and mounting worked (as root, each works without the
+ * sandbox), its uid.
  */
-function probeCode(escape) {
-  const port = new URL(base).port;
-  return `let read = std::fs::read_to_string(${JSON.stringify(join(data, 'secret.txt'))});
+function probeCode(escape, at) {
+  const port = new URL(at.base).port;
+  return `let read = std::fs::read_to_string(${JSON.stringify(join(at.data, 'secret.txt'))});
     let shadow = std::fs::read("/etc/shadow").map(|_| "READ");
     let write = std::fs::write(${JSON.stringify(escape)}, "x");
     let socket = std::net::TcpStream::connect("127.0.0.1:${port}");
@@ -272,42 +303,65 @@ function probeCode(escape) {
     panic!("SANDBOX-PROBE read={read:?} shadow={shadow:?} write={write:?} socket={socket:?} home={home:?} escaped={escaped:?} uid={uid}");`;
 }
 
-/** Publishes the probing crate in `dir`: the job fails with the probe's findings, every attempt refused, nothing leaked. */
-async function publishProbe(dir, name, escape) {
-  const res = await upload(tarball(dir));
+/**
+ * Publishes the probing crate in `dir` to the service at `at` ({ base,
+ * data, uid: whom builds run as }): the job fails with the probe's
+ * findings, every attempt refused, nothing leaked.
+ */
+async function publishProbe(dir, name, escape, at) {
+  const res = await upload(tarball(dir), PUBLISHER, at.base);
   const answer = await res.json();
   assert.equal(res.status, 202, JSON.stringify(answer));
-  const job = await waitFor(`/v1/publishes/${answer.job}`, ['succeeded', 'failed']);
+  const job = await waitFor(`/v1/publishes/${answer.job}`, ['succeeded', 'failed'], at.base);
   assert.equal(job.state, 'failed');
   assert.match(job.error, /SANDBOX-PROBE read=Err\(.*NotFound.*\) shadow=Err\(.*PermissionDenied.*\) write=Err\(.*ReadOnlyFilesystem.*\) socket=Err\(/s);
   assert.match(job.error, /escaped=\[\] uid=(\d+)/);
   const uid = Number(job.error.match(/escaped=\[\] uid=(\d+)/)[1]);
-  assert.equal(uid, process.getuid() === 0 ? 65534 : process.getuid(), 'as root, builds run as nobody');
+  assert.equal(uid, at.uid, 'builds run as nobody under root, else as the service\'s user');
   assert.ok(!job.error.includes(SECRET) && !job.log_tail.includes(SECRET), 'the secret stays in the data directory');
   assert.ok(!existsSync(escape) && !existsSync(`${escape}-remount`), 'nothing was written outside the build');
   // What the build script printed is for the publisher: anonymous readers see that it failed.
-  const anonymous = await (await api(`/v1/publishes/${answer.job}`)).json();
+  const anonymous = await (await api(`/v1/publishes/${answer.job}`, {}, at.base)).json();
   assert.equal(anonymous.state, 'failed');
   assert.ok(!anonymous.error.includes('SANDBOX-PROBE') && !anonymous.log_tail.includes('SANDBOX-PROBE'), JSON.stringify(anonymous));
   assert.match(anonymous.error, /shown to callers with a key/);
-  assert.ok(!job.error.includes(data), 'no server path in the public error');
-  const listed = await api(`/v1/operations/${name}`);
+  assert.ok(!job.error.includes(at.data), 'no server path in the public error');
+  const listed = await api(`/v1/operations/${name}`, {}, at.base);
   assert.equal(listed.status, 404, 'a failed operation is not registered');
 }
 
-test("a build script that reads the service's data, writes outside and connects to the service fails in the sandbox; nothing leaks", async () => {
-  const dir = scaffold('op_probe', 'Ok(input.to_vec().into())');
-  const escape = join(root, 'target', `escape-${process.pid}`);
-  writeFileSync(join(dir, 'build.rs'), `fn main() {\n    ${probeCode(escape)}\n}\n`);
-  await publishProbe(dir, 'op_probe', escape);
-});
+/**
+ * The probes, against the service as the tests' user and, as root, as an
+ * ordinary user too. Where a probe tries to write: a directory that
+ * service's user could write to without the sandbox.
+ */
+const probed = [
+  ['', () => ({ base, data, uid: ROOT ? 65534 : process.getuid() }), () => join(root, 'target')],
+  ...(ROOT ? [[' (the service run by an ordinary user)', () => byUser, () => {
+    const dir = join(root, 'target', `escape-user-${process.pid}`);
+    mkdirSync(dir, { recursive: true });
+    byUser.chown(dir);
+    return dir;
+  }]] : []),
+];
 
-test('a proc-macro dependency that does the same fails in the sandbox too; nothing leaks', async () => {
-  const dir = scaffold('op_macro_probe', 'Ok(input.to_vec().into())');
-  const escape = join(root, 'target', `escape-macro-${process.pid}`);
-  const macro = `use proc_macro::TokenStream;\n#[proc_macro]\npub fn probe(_: TokenStream) -> TokenStream {\n    ${probeCode(escape)}\n}\n`;
-  bundle(dir, 'probe', 'op_macro_probe_derive', macro, '[lib]\nproc-macro = true\n');
-  const lib = join(dir, 'src/lib.rs');
-  writeFileSync(lib, `${readFileSync(lib, 'utf8')}\nop_macro_probe_derive::probe!();\n`);
-  await publishProbe(dir, 'op_macro_probe', escape);
-});
+for (const [who, at, writable] of probed) {
+  test(`a build script that reads the service's data, writes outside and connects to the service fails in the sandbox; nothing leaks${who}`, async () => {
+    const name = `op_probe${who ? '_user' : ''}`;
+    const dir = scaffold(name, 'Ok(input.to_vec().into())');
+    const escape = join(writable(), `escape-${process.pid}`);
+    writeFileSync(join(dir, 'build.rs'), `fn main() {\n    ${probeCode(escape, at())}\n}\n`);
+    await publishProbe(dir, name, escape, at());
+  });
+
+  test(`a proc-macro dependency that does the same fails in the sandbox too; nothing leaks${who}`, async () => {
+    const name = `op_macro_probe${who ? '_user' : ''}`;
+    const dir = scaffold(name, 'Ok(input.to_vec().into())');
+    const escape = join(writable(), `escape-macro-${process.pid}`);
+    const macro = `use proc_macro::TokenStream;\n#[proc_macro]\npub fn probe(_: TokenStream) -> TokenStream {\n    ${probeCode(escape, at())}\n}\n`;
+    bundle(dir, 'probe', `${name}_derive`, macro, '[lib]\nproc-macro = true\n');
+    const lib = join(dir, 'src/lib.rs');
+    writeFileSync(lib, `${readFileSync(lib, 'utf8')}\n${name}_derive::probe!();\n`);
+    await publishProbe(dir, name, escape, at());
+  });
+}
