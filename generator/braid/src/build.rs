@@ -1,6 +1,7 @@
 //! Building a generated crate for its targets: native (`cargo build
-//! --release`), `no_std` (`thumbv7em-none-eabihf`, default features off) and
-//! the npm packages (node, web, bundler) through [`crate::wasm_pkg`]. All
+//! --release`), `no_std` (`thumbv7em-none-eabihf`, default features off),
+//! the npm packages (node, web, bundler) through [`crate::wasm_pkg`], and a
+//! Wasm component (`wasm32-wasip2`, with its WIT world). All
 //! builds share one target directory and compile in its staging directory
 //! ([`crate::staging`]), so a new workflow over operations already built
 //! compiles only itself. Writes `report.json` with targets,
@@ -30,23 +31,27 @@ use crate::staging::Staging;
 use crate::wasm_pkg::{self, JsTarget, PackageError as PkgError, PackageSpec, Toolchain};
 
 /// What `braid build` can produce; written and read as its name
-/// (`native`, `nostd`, `node`, `web`, `bundler`) on the command line, in
-/// `report.json` and over HTTP.
+/// (`native`, `nostd`, `node`, `web`, `bundler`, `component`) on the
+/// command line, in `report.json` and over HTTP.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(into = "&'static str", try_from = "String")]
 pub enum Target {
     Native,
     Nostd,
     Js(JsTarget),
+    /// A Wasm component (`component/<crate>.wasm`, WASI 0.2) exporting
+    /// `run` as `component/world.wit` says.
+    Component,
 }
 
 impl Target {
-    pub const ALL: [Target; 5] = [
+    pub const ALL: [Target; 6] = [
         Target::Native,
         Target::Nostd,
         Target::Js(JsTarget::Node),
         Target::Js(JsTarget::Web),
         Target::Js(JsTarget::Bundler),
+        Target::Component,
     ];
 
     pub fn name(self) -> &'static str {
@@ -54,6 +59,7 @@ impl Target {
             Target::Native => "native",
             Target::Nostd => "nostd",
             Target::Js(t) => t.name(),
+            Target::Component => "component",
         }
     }
 
@@ -66,7 +72,7 @@ impl Target {
         match self {
             Target::Native => Platform::Native,
             Target::Nostd => Platform::Nostd,
-            Target::Js(_) => Platform::Wasm,
+            Target::Js(_) | Target::Component => Platform::Wasm,
         }
     }
 }
@@ -81,7 +87,7 @@ impl std::str::FromStr for Target {
     type Err = UnknownTarget;
 
     fn from_str(name: &str) -> Result<Self, Self::Err> {
-        Self::parse(name).ok_or_else(|| UnknownTarget::new(name, "native, nostd, node, web or bundler"))
+        Self::parse(name).ok_or_else(|| UnknownTarget::new(name, "native, nostd, node, web, bundler or component"))
     }
 }
 
@@ -109,7 +115,10 @@ pub fn parse_targets(names: &[String]) -> Result<Vec<Target>, UnknownTarget> {
             targets.extend(JsTarget::ALL.map(Target::Js));
         } else {
             targets.push(Target::parse(name).ok_or_else(|| {
-                UnknownTarget::new(name, "native, nostd, node, web, bundler, or wasm (node, web and bundler)")
+                UnknownTarget::new(
+                    name,
+                    "native, nostd, node, web, bundler, component, or wasm (node, web and bundler)",
+                )
             })?);
         }
     }
@@ -136,10 +145,16 @@ impl UnknownTarget {
 /// The bare-metal target `nostd` builds for.
 pub const NOSTD_TRIPLE: &str = "thumbv7em-none-eabihf";
 
+/// The target `component` builds for: WASI 0.2, whose rustc links a
+/// component directly (wasm-component-ld).
+pub const COMPONENT_TRIPLE: &str = "wasm32-wasip2";
+
 #[derive(Debug, thiserror::Error)]
 pub enum BuildError {
     #[error("target `{target}` is not possible for workflow {workflow}: {reason}")]
     Unsupported { target: String, workflow: String, reason: String },
+    #[error("workflow {workflow} has no component: {reason}")]
+    NoComponent { workflow: String, reason: String },
     #[error("workflow {workflow} cannot stream: {reason}. Build it without --stream for run() and next() only")]
     NoStream { workflow: String, reason: String },
     #[error(transparent)]
@@ -152,9 +167,10 @@ pub enum BuildError {
     Process(#[from] ProcessError),
 }
 
-/// The targets `workflow` allows, for `--targets` by default.
+/// The targets `workflow` allows, for `--targets` by default: all but
+/// `component`, which is asked for by name.
 pub fn default_targets(workflow: &Workflow) -> Vec<Target> {
-    Target::ALL.into_iter().filter(|t| workflow.supports(t.requires())).collect()
+    Target::ALL.into_iter().filter(|t| *t != Target::Component && workflow.supports(t.requires())).collect()
 }
 
 /// Refuses targets an operation does not allow, naming the operation.
@@ -350,6 +366,12 @@ pub fn build(
         crate::codegen::plan::streaming(workflow)
             .map_err(|reason| BuildError::NoStream { workflow: workflow.manifest.name.clone(), reason })?;
     }
+    let plan = crate::codegen::plan(workflow);
+    if options.targets.contains(&Target::Component) {
+        if let Some(Err(reason)) = plan.component {
+            return Err(BuildError::NoComponent { workflow: workflow.manifest.name.clone(), reason });
+        }
+    }
     let tools = if options.targets.iter().any(|t| matches!(t, Target::Js(_))) {
         Some(Toolchain::detect(&options.tool_dirs, options.optimize)?)
     } else {
@@ -365,6 +387,7 @@ pub fn build(
     let total = 1
         + usize::from(options.targets.contains(&Target::Native))
         + usize::from(options.targets.contains(&Target::Nostd))
+        + usize::from(options.targets.contains(&Target::Component))
         + usize::from(!js.is_empty())
         + js.len();
     let mut index = 0;
@@ -422,20 +445,41 @@ pub fn build(
             sizes.insert("nostd.rlib".to_string(), meta.len());
         }
     }
+    let spec = PackageSpec {
+        manifest_path: manifest_path.clone(),
+        package: crate_name.clone(),
+        version: workflow.manifest.version.clone(),
+        description: workflow.manifest.description.clone(),
+        license: String::new(),
+        features: vec!["wasm".into(), "wasm-allocator".into()],
+        target_dir: options.target_dir.clone(),
+        remap: remaps(None, Some(staging.dir())),
+        deny_warnings: options.deny_warnings,
+        sandbox: options.sandbox.clone(),
+        compile_cache: options.compile_cache.clone(),
+    };
+    let component_dir = out.join("component");
+    if component_dir.exists() {
+        std::fs::remove_dir_all(&component_dir).map_err(fsutil::at(&component_dir))?;
+    }
+    if options.targets.contains(&Target::Component) {
+        let spec = PackageSpec { features: vec!["component".into()], ..spec.clone() };
+        step("component", &mut || {
+            let wasm = wasm_pkg::compile_for(&spec, COMPONENT_TRIPLE, true)?;
+            fsutil::create_dir_all(&component_dir)?;
+            fsutil::write(&component_dir.join(format!("{crate_name}.wasm")), &fsutil::read(&wasm)?)?;
+            fsutil::write(
+                &component_dir.join("world.wit"),
+                &fsutil::read(&crate_dir.join(crate::codegen::WORLD_WIT))?,
+            )?;
+            Ok(())
+        })?;
+        sizes.insert(
+            "component.wasm".to_string(),
+            fsutil::read(&component_dir.join(format!("{crate_name}.wasm")))?.len() as u64,
+        );
+    }
     if let Some(tools) = &tools {
-        let spec = PackageSpec {
-            manifest_path: manifest_path.clone(),
-            package: crate_name.clone(),
-            version: workflow.manifest.version.clone(),
-            description: workflow.manifest.description.clone(),
-            license: String::new(),
-            features: vec!["wasm".into(), "wasm-allocator".into()],
-            target_dir: options.target_dir.clone(),
-            remap: remaps(None, Some(staging.dir())),
-            deny_warnings: options.deny_warnings,
-            sandbox: options.sandbox.clone(),
-            compile_cache: options.compile_cache.clone(),
-        };
         let mut wasm = PathBuf::new();
         step("wasm", &mut || {
             wasm = wasm_pkg::compile(&spec)?;
@@ -457,11 +501,13 @@ pub fn build(
     for rel in ["crate/Cargo.toml", "crate/Cargo.lock", "crate/src/lib.rs"] {
         artifacts.insert(rel.to_string(), braid_schema::content_id(&fsutil::read(&out.join(rel))?));
     }
-    let pkg = out.join("pkg");
-    if pkg.is_dir() {
-        for rel in fsutil::walk(&pkg)? {
-            let name = Path::new("pkg").join(&rel).to_string_lossy().replace('\\', "/");
-            artifacts.insert(name, braid_schema::content_id(&fsutil::read(&pkg.join(&rel))?));
+    for dir in ["pkg", "component"] {
+        let path = out.join(dir);
+        if path.is_dir() {
+            for rel in fsutil::walk(&path)? {
+                let name = Path::new(dir).join(&rel).to_string_lossy().replace('\\', "/");
+                artifacts.insert(name, braid_schema::content_id(&fsutil::read(&path.join(&rel))?));
+            }
         }
     }
     let report = Report {
@@ -537,7 +583,7 @@ mod tests {
         let err = parse_targets(&names(&["riscv"])).unwrap_err();
         assert_eq!(
             err.to_string(),
-            "unknown target `riscv`; expected native, nostd, node, web, bundler, or wasm (node, web and bundler)"
+            "unknown target `riscv`; expected native, nostd, node, web, bundler, component, or wasm (node, web and bundler)"
         );
     }
 

@@ -215,33 +215,34 @@ pub struct Package {
 
 /// Compiles `spec` to Wasm once (release, wasm32-unknown-unknown).
 pub fn compile(spec: &PackageSpec) -> Result<PathBuf, PackageError> {
+    compile_for(spec, "wasm32-unknown-unknown", false)
+}
+
+/// Compiles `spec` as a `cdylib` for the Wasm target `triple`: a core
+/// module for wasm32-unknown-unknown, a component for wasm32-wasip2.
+/// `strip` drops the symbol names (the `name` section): they hash the
+/// crates' paths, so a module built in another target directory would
+/// differ (wasm-bindgen, which needs its own sections, strips them later).
+pub fn compile_for(spec: &PackageSpec, triple: &str, strip: bool) -> Result<PathBuf, PackageError> {
     let mut rustflags: Vec<String> =
         spec.remap.iter().map(|(from, to)| format!("--remap-path-prefix={}={to}", from.display())).collect();
     if spec.deny_warnings {
         rustflags.push("-Dwarnings".into());
     }
     let mut cmd = process::cargo();
-    cmd.args([
-        "rustc",
-        "--quiet",
-        "--lib",
-        "--release",
-        "--target",
-        "wasm32-unknown-unknown",
-        "--crate-type",
-        "cdylib",
-    ])
-    // Unwinding buys nothing in these packages and costs size; Braid's own
-    // workspace profile unwinds (for the service), so say it here.
-    .args(["--config", "profile.release.panic=\"abort\""])
-    .arg("--manifest-path")
-    .arg(&spec.manifest_path)
-    .args(["-p", &spec.package])
-    .arg("--target-dir")
-    .arg(&spec.target_dir)
-    // Separated by 0x1f so paths with spaces survive.
-    .env("CARGO_ENCODED_RUSTFLAGS", rustflags.join("\u{1f}"))
-    .env_remove("RUSTFLAGS");
+    cmd.args(["rustc", "--quiet", "--lib", "--release", "--target", triple, "--crate-type", "cdylib"])
+        // Unwinding buys nothing in these packages and costs size; Braid's own
+        // workspace profile unwinds (for the service), so say it here.
+        .args(["--config", "profile.release.panic=\"abort\""])
+        .args(if strip { &["--config", "profile.release.strip=\"symbols\""][..] } else { &[] })
+        .arg("--manifest-path")
+        .arg(&spec.manifest_path)
+        .args(["-p", &spec.package])
+        .arg("--target-dir")
+        .arg(&spec.target_dir)
+        // Separated by 0x1f so paths with spaces survive.
+        .env("CARGO_ENCODED_RUSTFLAGS", rustflags.join("\u{1f}"))
+        .env_remove("RUSTFLAGS");
     if !spec.features.is_empty() {
         cmd.arg("--features").arg(spec.features.join(","));
     }
@@ -250,7 +251,7 @@ pub fn compile(spec: &PackageSpec) -> Result<PathBuf, PackageError> {
     }
     crate::sandbox::Sandbox::output_in(spec.sandbox.as_ref(), &mut cmd)?;
     let lib = spec.package.replace('-', "_");
-    Ok(spec.target_dir.join("wasm32-unknown-unknown/release").join(format!("{lib}.wasm")))
+    Ok(spec.target_dir.join(triple).join("release").join(format!("{lib}.wasm")))
 }
 
 /// Binds, optimises and packages the compiled `wasm` for `target` in `out_dir`

@@ -346,6 +346,33 @@ fn stem(path: &Path) -> String {
     path.file_stem().unwrap().to_string_lossy().into_owned()
 }
 
+/// Where `braid build --targets component` writes workflow components.
+fn component_out() -> PathBuf {
+    root().join("target/wf-component")
+}
+
+/// Builds the workflow at `path` as a component, if `build/<name>` built
+/// its Node package (its operations build for Wasm); its WIT world is
+/// the crate's.
+fn build_component(path: &Path, name: &str) -> Result<(), Failed> {
+    let wf = wf_out().join(name);
+    if !wf.join("report.json").is_file() {
+        build(path, &wf, None)?;
+    }
+    let report = std::fs::read_to_string(wf.join("report.json"))?;
+    if !report.contains("\"node\"") {
+        return Ok(());
+    }
+    let out = component_out().join(name);
+    build(path, &out, Some("component"))?;
+    let wit = std::fs::read_to_string(out.join("component/world.wit"))?;
+    expect_eq("component/world.wit", &wit, &std::fs::read_to_string(out.join("crate/wit/world.wit"))?)?;
+    if !wit.contains("export run: func(") {
+        return Err(format!("{name}: world.wit exports no run:\n{wit}").into());
+    }
+    Ok(())
+}
+
 /// `target/wf/<name>`, built now if it is not there yet.
 fn built(name: &str) -> Result<PathBuf, Failed> {
     let out = wf_out().join(name);
@@ -518,23 +545,32 @@ fn a_new_workflow_reuses_the_operations_already_built() -> Result<(), Failed> {
 }
 
 /// Another output directory and another cargo target directory (so another
-/// staging directory) give the same `.wasm`, and it names no local path.
+/// staging directory) give the same `.wasm`, the npm package's and the
+/// component's, and neither names a local path.
 fn a_second_build_elsewhere_gives_the_same_wasm() -> Result<(), Failed> {
     let first = built("cidv1_from_bytes")?;
     let again = root().join("target/wf-again");
     let mut command = braid();
     command
         .env("BRAID_TARGET_DIR", root().join("target/braid-again"))
-        .args(["build", "workflows/cidv1_from_bytes.json", "--targets", "node", "-o"])
+        .args(["build", "workflows/cidv1_from_bytes.json", "--targets", "node,component", "-o"])
         .arg(&again)
         .current_dir(root());
     run(&mut command)?;
-    let wasm = "pkg/node/wf_cidv1_from_bytes_bg.wasm";
-    let (a, b) = (std::fs::read(first.join(wasm))?, std::fs::read(again.join(wasm))?);
-    if a != b {
-        return Err(format!("{} and {} differ", first.join(wasm).display(), again.join(wasm).display()).into());
+    let component = component_out().join("cidv1_from_bytes");
+    if !component.join("report.json").is_file() {
+        build_component(&root().join("workflows/cidv1_from_bytes.json"), "cidv1_from_bytes")?;
     }
-    no_absolute_path(&again.join(wasm), &b)
+    for (first, wasm) in
+        [(&first, "pkg/node/wf_cidv1_from_bytes_bg.wasm"), (&component, "component/wf_cidv1_from_bytes.wasm")]
+    {
+        let (a, b) = (std::fs::read(first.join(wasm))?, std::fs::read(again.join(wasm))?);
+        if a != b {
+            return Err(format!("{} and {} differ", first.join(wasm).display(), again.join(wasm).display()).into());
+        }
+        no_absolute_path(&again.join(wasm), &b)?;
+    }
+    Ok(())
 }
 
 /// `braid` installed with the README's command into a temporary root
@@ -639,6 +675,13 @@ fn main() {
                 .with_ignored_flag(true)
         })
         .collect();
+    // Each workflow with Node packages as a Wasm component too, into
+    // `target/wf-component/` (where the Node tests run it through jco).
+    trials.extend(workflows().into_iter().map(|path| {
+        let name = stem(&path);
+        let trial = format!("component/{name}");
+        Trial::test(trial.clone(), move || timed(&trial, || build_component(&path, &name))).with_ignored_flag(true)
+    }));
     // The installed braid last: its fresh home changes the flags of the
     // operations' builds in the shared target directory, so a build after
     // it recompiles them once (a_new_workflow_reuses_... would see that).

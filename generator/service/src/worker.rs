@@ -462,6 +462,12 @@ fn collect(
         let bytes = std::fs::read(&path).map_err(|e| format!("{}: {e}", path.display()))?;
         put(format!("{crate_name}.wasm"), bytes, "application/wasm")?;
     }
+    if report.targets.contains(&Target::Component) {
+        let dir = out.join("component");
+        let read = |file: &str| std::fs::read(dir.join(file)).map_err(|e| format!("component/{file}: {e}"));
+        put(format!("{crate_name}.component.wasm"), read(&format!("{crate_name}.wasm"))?, "application/wasm")?;
+        put("world.wit".into(), read("world.wit")?, "text/plain; charset=utf-8")?;
+    }
     let (stored, packages): (Vec<Artifact>, Vec<Package>) =
         registry_packages(state, out, workflow, &report).into_iter().unzip();
     artifacts.extend(stored);

@@ -77,6 +77,8 @@ pub struct Field {
     /// `pixelCount`).
     pub js_name: String,
     pub ty: FieldType,
+    /// Its Rust type, as written.
+    pub rust: syn::Type,
 }
 
 /// A variant of a choice.
@@ -108,7 +110,7 @@ impl ValueDef {
                         .filter_map(|f| {
                             let ident = f.ident.clone().expect("named");
                             let ty = errors.take(field_type(&f.ty, krate))?;
-                            Some(Field { js_name: camel(&ident.to_string()), ident, ty })
+                            Some(Field { js_name: camel(&ident.to_string()), ident, ty, rust: f.ty.clone() })
                         })
                         .collect(),
                 ),

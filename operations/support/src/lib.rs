@@ -18,6 +18,8 @@ extern crate std;
 
 pub mod clock;
 pub mod codec;
+#[cfg(feature = "component")]
+pub mod component;
 mod config;
 mod error;
 mod exec;
@@ -35,7 +37,7 @@ pub use error::Error;
 pub use exec::now_or_never;
 pub use operation::OperationInfo;
 pub use stream::Incremental;
-pub use types::{Bool, Bytes, Cid, Multihash, Value, U64};
+pub use types::{Bool, Bytes, Choice, Cid, Multihash, Record, Value, U64};
 
 /// Feature `wasm-allocator`: talc as the global allocator (see Cargo.toml).
 /// Not with Wasm threads (`atomics`): talc's Wasm cell is single-threaded.

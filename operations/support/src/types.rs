@@ -22,6 +22,28 @@ pub trait Value: crate::codec::Encode + crate::codec::Decode<()> {
     const TYPESCRIPT: &'static str;
 }
 
+/// A record value type's fields, in order, as a tuple: what
+/// `#[derive(Value)]` gives a struct, so that generated boundaries (the
+/// component model's) can convert it field by field without its Rust
+/// field names.
+pub trait Record: Sized {
+    /// The field types, in declaration order.
+    type Fields;
+    /// The fields, in order.
+    fn into_fields(self) -> Self::Fields;
+    /// The record of these fields.
+    fn from_fields(fields: Self::Fields) -> Self;
+}
+
+/// A choice value type's variants by position: what `#[derive(Value)]`
+/// gives an enum (see [`Record`]).
+pub trait Choice: Sized {
+    /// The variant's position in the declaration.
+    fn index(&self) -> u32;
+    /// The variant at `index`, if there is one.
+    fn from_index(index: u32) -> Option<Self>;
+}
+
 /// An owned byte string. JS: `Uint8Array`.
 pub type Bytes = Vec<u8>;
 /// An unsigned 64-bit integer. JS: `bigint`.

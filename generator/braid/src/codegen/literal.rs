@@ -47,6 +47,10 @@ impl Ident {
         assert!(is_plain_ident(name), "`{name}` is not a plain identifier");
         Self(name.to_string())
     }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
 }
 
 /// Text made of ASCII letters, digits and `_ - . < >` only: safe in

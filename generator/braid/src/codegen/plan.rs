@@ -9,6 +9,7 @@ use braid_schema::Platform;
 use braid_support::typename::TypeName;
 use serde::Serialize;
 
+use super::component::{self, ComponentPlan};
 use super::literal::{Ident, Plain, RustStr, RustType, TomlStr, TsType};
 use super::typescript::{self, TypeScript};
 use super::BRAID_VERSION;
@@ -61,6 +62,9 @@ pub struct CratePlan {
     /// declares them for JS ones (the validator allows one per name).
     pub value_types: Vec<RustType>,
     pub typescript: TypeScript,
+    /// The component-model world, for a workflow that builds for Wasm:
+    /// `Ok`, or why it has none.
+    pub component: Option<Result<ComponentPlan, String>>,
 }
 
 /// `stream()`: a workflow whose one external input is `Bytes`, fed to a
@@ -393,6 +397,9 @@ pub fn plan(w: &Workflow) -> CratePlan {
     let typescript = typescript::plan(&segments, &external_inputs, &boundary, &w.crates);
     let value_types =
         crate::registry::named_types(&w.crates, &boundary).into_keys().map(|t| RustType::new(&t)).collect();
+    let component = w
+        .supports(Platform::Wasm)
+        .then(|| component::plan(name, &external_inputs, &external_inputs_types(w), w.output(), &boundary, &w.crates));
 
     CratePlan {
         header: Header {
@@ -418,6 +425,7 @@ pub fn plan(w: &Workflow) -> CratePlan {
         stream: stream_plan(w),
         value_types,
         typescript,
+        component,
     }
 }
 

@@ -4,7 +4,7 @@
 
 use std::process::Command;
 
-use braid::build::NOSTD_TRIPLE;
+use braid::build::{COMPONENT_TRIPLE, NOSTD_TRIPLE};
 use braid::wasm_pkg::Toolchain;
 
 use crate::output::{emit, tool_dirs, Invalid};
@@ -34,6 +34,7 @@ pub fn run(Args {}: Args) -> anyhow::Result<()> {
     for (target, what, why) in [
         ("wasm32-unknown-unknown", "rust target wasm32", "npm packages (node, web, bundler)"),
         (NOSTD_TRIPLE, "rust target thumbv7em", "no_std builds"),
+        (COMPONENT_TRIPLE, "rust target wasip2", "Wasm components"),
     ] {
         let ok = installed.lines().any(|l| l.trim() == target);
         lines.push(Line {

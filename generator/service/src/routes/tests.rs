@@ -388,7 +388,7 @@ async fn publishing_checks_the_manifest_as_sent() {
             answer["detail"]
                 .as_str()
                 .unwrap()
-                .contains("unknown target `riscv`; expected native, nostd, node, web or bundler"),
+                .contains("unknown target `riscv`; expected native, nostd, node, web, bundler or component"),
             "{answer}"
         );
     } else {

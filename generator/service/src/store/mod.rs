@@ -86,7 +86,9 @@ pub struct Sqlite {
 /// An artifact of a build.
 #[derive(Debug, Clone, Serialize, serde::Deserialize, PartialEq, Eq, utoipa::ToSchema)]
 pub struct Artifact {
-    /// `crate.tar.gz`, `pkg-node.tgz`, `pkg-web.tgz`, `pkg-bundler.tgz` or `<crate name>.wasm`.
+    /// `crate.tar.gz`, `pkg-node.tgz`, `pkg-web.tgz`, `pkg-bundler.tgz`,
+    /// `<crate name>.wasm`, or, for the component target,
+    /// `<crate name>.component.wasm` and `world.wit`.
     pub name: String,
     /// CIDv1 (raw, blake3, base32) of the bytes; `GET /v1/artifacts/{cid}`.
     pub cid: ContentId,

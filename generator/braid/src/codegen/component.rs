@@ -1,0 +1,319 @@
+//! The component-model face of a generated workflow: its WIT world (`run`
+//! over the external inputs, named as the manifest names them, returning
+//! the output or a `run-error`; value types as records and enums) and the
+//! names wit-bindgen gives its Rust bindings, for the `component` module
+//! of `lib.rs`. This is its part of the [`CratePlan`](super::plan::CratePlan);
+//! `templates/world.wit.hbs` renders the world.
+//!
+//! Every WIT name is made here from checked names (ASCII letters, digits,
+//! `_`) and written with a `%`, so no name is taken for a WIT keyword.
+
+use std::collections::BTreeMap;
+
+use braid_schema::{FieldType, TypeDef, TypeName};
+use serde::Serialize;
+
+use super::literal::{Ident, RustStr, RustType};
+use super::plan::ExternalInput;
+use crate::registry::RegisteredOperation;
+
+/// The world and what binds it.
+#[derive(Debug, Clone, Serialize)]
+pub struct ComponentPlan {
+    /// The WIT package (`braid:cidv1-from-bytes`).
+    pub package: String,
+    pub types: Vec<WitTypeDef>,
+    pub params: Vec<WitParam>,
+    pub output: WitType,
+}
+
+/// A value type of the workflow's, as a WIT `record` or `enum`.
+#[derive(Debug, Clone, Serialize)]
+pub struct WitTypeDef {
+    /// The operation crate's type (`::op_image_decode::Image`).
+    pub rust: RustType,
+    /// Its WIT name (`image`).
+    pub wit: String,
+    /// wit-bindgen's Rust name for it (`Image`).
+    pub binding: Ident,
+    /// A record's fields; empty for an enum.
+    pub fields: Vec<WitField>,
+    /// An enum's cases; empty for a record.
+    pub cases: Vec<WitCase>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct WitField {
+    pub wit: String,
+    pub binding: Ident,
+    pub ty: WitType,
+    /// Where a value is, in errors: `field width of Image`.
+    pub place_lit: RustStr,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct WitCase {
+    pub wit: String,
+    pub binding: Ident,
+}
+
+/// A parameter of `run`.
+#[derive(Debug, Clone, Serialize)]
+pub struct WitParam {
+    pub wit: String,
+    pub binding: Ident,
+    pub ty: WitType,
+    pub place_lit: RustStr,
+}
+
+/// Names the world defines besides the workflow's value types.
+const OWN_TYPES: [&str; 2] = ["run-error", "run-error-kind"];
+
+/// The plan, or why this workflow has no component: two names that WIT
+/// spells the same.
+pub(super) fn plan(
+    workflow: &str,
+    external_inputs: &[ExternalInput],
+    inputs: &[&TypeName],
+    output: &TypeName,
+    boundary: &[&TypeName],
+    operations: &[RegisteredOperation],
+) -> Result<ComponentPlan, String> {
+    let named = crate::registry::named_types(operations, boundary);
+    // A type's WIT name: its own, or qualified by its crate when another
+    // crate has a type of that name too.
+    let mut by_name: BTreeMap<String, usize> = BTreeMap::new();
+    for ty in named.keys() {
+        if let TypeName::Named { name, .. } = ty {
+            *by_name.entry(wit_name(name)?).or_default() += 1;
+        }
+    }
+    let mut wit_of: BTreeMap<TypeName, String> = BTreeMap::new();
+    for ty in named.keys() {
+        if let TypeName::Named { krate, name } = ty {
+            let own = wit_name(name)?;
+            let wit = if by_name[&own] > 1 { format!("{}-{own}", wit_name(krate)?) } else { own };
+            if OWN_TYPES.contains(&wit.as_str()) || wit_of.values().any(|w| *w == wit) {
+                return Err(format!("value type {ty} is `{wit}` in WIT, a name already taken"));
+            }
+            wit_of.insert(ty.clone(), wit);
+        }
+    }
+    let mut types = Vec::new();
+    for (ty, def) in &named {
+        let (TypeName::Named { name, .. }, Some(def)) = (ty, def) else { continue };
+        let wit = wit_of[ty].clone();
+        let binding = Ident::new(&upper_camel(&wit));
+        let (mut fields, mut cases) = (Vec::new(), Vec::new());
+        match def {
+            TypeDef::Record(defs) => {
+                for f in defs {
+                    let wit = wit_name(&f.name)?;
+                    fields.push(WitField {
+                        binding: Ident::new(&rust_ident(&wit)),
+                        ty: field_type(&f.ty, &wit_of)?,
+                        place_lit: RustStr::new(&format!("field {} of {name}", f.name)),
+                        wit,
+                    });
+                }
+                unique(fields.iter().map(|f| f.wit.as_str()), ty)?;
+            }
+            TypeDef::Choice(variants) => {
+                for v in variants {
+                    let wit = wit_name(v)?;
+                    cases.push(WitCase { binding: Ident::new(&upper_camel(&wit)), wit });
+                }
+                unique(cases.iter().map(|c| c.wit.as_str()), ty)?;
+            }
+        }
+        types.push(WitTypeDef { rust: RustType::new(ty), wit, binding, fields, cases });
+    }
+    let mut params = Vec::new();
+    for (input, ty) in external_inputs.iter().zip(inputs) {
+        let wit = wit_name(input.param.as_str())?;
+        params.push(WitParam {
+            binding: Ident::new(&rust_ident(&wit)),
+            ty: type_name(ty, &wit_of)?,
+            place_lit: input.place_lit.clone(),
+            wit,
+        });
+    }
+    unique(params.iter().map(|p| p.wit.as_str()), &"run")?;
+    Ok(ComponentPlan {
+        package: format!("braid:{}", wit_name(workflow)?),
+        types,
+        params,
+        output: type_name(output, &wit_of)?,
+    })
+}
+
+fn unique<'a>(names: impl Iterator<Item = &'a str>, of: &dyn std::fmt::Display) -> Result<(), String> {
+    let mut seen = std::collections::BTreeSet::new();
+    for name in names {
+        if !seen.insert(name) {
+            return Err(format!("two members of {of} are both `{name}` in WIT; rename one"));
+        }
+    }
+    Ok(())
+}
+
+/// A WIT type, and the Rust type wit-bindgen binds it to (paths that hold
+/// in a `no_std` crate). Made of fixed words and names from [`wit_name`].
+#[derive(Debug, Clone, Serialize)]
+pub struct WitType {
+    pub wit: String,
+    pub rust: String,
+}
+
+impl WitType {
+    fn new(wit: &str, rust: &str) -> Self {
+        Self { wit: wit.into(), rust: rust.into() }
+    }
+
+    fn bytes() -> Self {
+        Self::new("list<u8>", "::alloc::vec::Vec<u8>")
+    }
+
+    fn string() -> Self {
+        Self::new("string", "::alloc::string::String")
+    }
+
+    fn list(item: Self) -> Self {
+        Self { wit: format!("list<{}>", item.wit), rust: format!("::alloc::vec::Vec<{}>", item.rust) }
+    }
+
+    fn named(wit: &str) -> Self {
+        Self { wit: format!("%{wit}"), rust: upper_camel(wit) }
+    }
+}
+
+/// The WIT type of a manifest type.
+fn type_name(ty: &TypeName, wit_of: &BTreeMap<TypeName, String>) -> Result<WitType, String> {
+    Ok(match ty {
+        TypeName::Bytes | TypeName::Multihash => WitType::bytes(),
+        TypeName::String | TypeName::Cid => WitType::string(),
+        TypeName::U64 => WitType::new("u64", "u64"),
+        TypeName::Bool => WitType::new("bool", "bool"),
+        TypeName::Vec(inner) => WitType::list(type_name(inner, wit_of)?),
+        TypeName::Named { .. } | TypeName::Param(_) => match wit_of.get(ty) {
+            Some(wit) => WitType::named(wit),
+            None => return Err(format!("{ty} has no WIT type")),
+        },
+    })
+}
+
+/// The WIT type of a value type's field.
+fn field_type(ty: &FieldType, wit_of: &BTreeMap<TypeName, String>) -> Result<WitType, String> {
+    Ok(match ty {
+        FieldType::Bytes => WitType::bytes(),
+        FieldType::String => WitType::string(),
+        FieldType::Number => WitType::new("f64", "f64"),
+        FieldType::BigInt => WitType::new("u64", "u64"),
+        FieldType::Bool => WitType::new("bool", "bool"),
+        FieldType::List(inner) => WitType::list(field_type(inner, wit_of)?),
+        FieldType::Optional(inner) => {
+            let inner = field_type(inner, wit_of)?;
+            WitType { wit: format!("option<{}>", inner.wit), rust: format!("::core::option::Option<{}>", inner.rust) }
+        }
+        FieldType::Map(inner) => {
+            let inner = field_type(inner, wit_of)?;
+            WitType {
+                wit: format!("list<tuple<string, {}>>", inner.wit),
+                rust: format!("::alloc::vec::Vec<(::alloc::string::String, {})>", inner.rust),
+            }
+        }
+        FieldType::Value(name) => match wit_of.get(name) {
+            Some(wit) => WitType::named(wit),
+            None => return Err(format!("value type {name} is not defined")),
+        },
+    })
+}
+
+/// A checked name (ASCII letters, digits, `_`) in WIT's kebab case:
+/// `pixelCount` and `pixel_count` are `pixel-count`; a word cannot start
+/// with a digit in WIT, so a digit joins the word before it (`v2` stays
+/// `v2`, `sha2_256` is `sha2256`).
+pub(super) fn wit_name(name: &str) -> Result<String, String> {
+    let mut words: Vec<String> = Vec::new();
+    let mut word = String::new();
+    let mut prev_lower = false;
+    for c in name.chars() {
+        if !c.is_ascii_alphanumeric() {
+            if c != '_' {
+                return Err(format!("`{name}` cannot be a WIT name"));
+            }
+            words.extend((!word.is_empty()).then(|| std::mem::take(&mut word)));
+            prev_lower = false;
+            continue;
+        }
+        if c.is_ascii_uppercase() && prev_lower {
+            words.push(std::mem::take(&mut word));
+        }
+        prev_lower = c.is_ascii_lowercase() || c.is_ascii_digit();
+        word.push(c.to_ascii_lowercase());
+    }
+    words.extend((!word.is_empty()).then_some(word));
+    let mut out = String::new();
+    for w in words {
+        if !out.is_empty() && !w.starts_with(|c: char| c.is_ascii_digit()) {
+            out.push('-');
+        }
+        out.push_str(&w);
+    }
+    if !out.starts_with(|c: char| c.is_ascii_lowercase()) {
+        return Err(format!("`{name}` cannot be a WIT name: it must start with a letter"));
+    }
+    Ok(out)
+}
+
+/// wit-bindgen's Rust name of a kebab-case WIT function, parameter or
+/// field name: snake case, a Rust keyword with `_` after it.
+fn rust_ident(wit: &str) -> String {
+    let snake = wit.replace('-', "_");
+    if RUST_KEYWORDS.contains(&snake.as_str()) {
+        format!("{snake}_")
+    } else {
+        snake
+    }
+}
+
+/// wit-bindgen's Rust name of a WIT type or case: upper camel case
+/// (`guest` is `Guest_`: `Guest` names the trait of its exports).
+fn upper_camel(wit: &str) -> String {
+    if wit == "guest" {
+        return "Guest_".into();
+    }
+    wit.split('-')
+        .map(|w| {
+            let mut chars = w.chars();
+            chars.next().map(|c| c.to_ascii_uppercase().to_string() + chars.as_str()).unwrap_or_default()
+        })
+        .collect()
+}
+
+/// The words wit-bindgen 0.61 escapes (Rust's strict and reserved keywords).
+const RUST_KEYWORDS: &[&str] = &[
+    "as", "break", "const", "continue", "crate", "else", "enum", "extern", "false", "fn", "for", "if", "impl", "in",
+    "let", "loop", "match", "mod", "move", "mut", "pub", "ref", "return", "self", "static", "struct", "super", "trait",
+    "true", "type", "unsafe", "use", "where", "while", "async", "await", "dyn", "abstract", "become", "box", "do",
+    "final", "macro", "override", "priv", "typeof", "unsized", "virtual", "yield", "try",
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_become_kebab_case_words_that_start_with_a_letter() {
+        assert_eq!(wit_name("pixelCount").unwrap(), "pixel-count");
+        assert_eq!(wit_name("pixel_count").unwrap(), "pixel-count");
+        assert_eq!(wit_name("cidv1_from_bytes").unwrap(), "cidv1-from-bytes");
+        assert_eq!(wit_name("sha2_256").unwrap(), "sha2256");
+        assert_eq!(wit_name("PhotoProof").unwrap(), "photo-proof");
+        assert_eq!(wit_name("URL").unwrap(), "url");
+        assert!(wit_name("_1").is_err());
+        assert!(wit_name("a-b").is_err());
+        assert_eq!(rust_ident("type"), "type_");
+        assert_eq!(upper_camel("photo-proof"), "PhotoProof");
+    }
+}

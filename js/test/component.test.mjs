@@ -1,0 +1,124 @@
+// The example workflows as Wasm components (`braid build --targets
+// component`, built by make test-workflows into target/wf-component), run
+// in Node through jco's transpile: each gives the reference outputs and
+// the same outputs and error messages as the workflow's npm package; and
+// the service builds the same component bytes.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { transpile } from '@bytecodealliance/jco';
+import { inputValue } from '../lib/reference.mjs';
+import { killHard, spawnServer, waitJob } from '../lib/server.mjs';
+
+const require = createRequire(import.meta.url);
+const root = fileURLToPath(new URL('../..', import.meta.url)).replace(/\/$/, '');
+const components = `${root}/target/wf-component`;
+const packages = process.env.BRAID_WF_OUT ?? `${root}/target/wf`;
+const committed = JSON.parse(readFileSync(`${root}/workflows/vectors.json`, 'utf8'));
+
+/** The component of workflow `name` transpiled by jco into target/jco/<name>, imported. */
+async function load(name) {
+  const wasm = readFileSync(`${components}/${name}/component/wf_${name}.wasm`);
+  const { files } = await transpile(wasm, { name });
+  const out = `${root}/target/jco/${name}`;
+  rmSync(out, { recursive: true, force: true });
+  for (const [file, bytes] of Object.entries(files)) {
+    mkdirSync(dirname(join(out, file)), { recursive: true });
+    writeFileSync(join(out, file), bytes);
+  }
+  // The transpiled module imports @bytecodealliance/preview2-shim (WASI in JS).
+  const modules = `${root}/target/jco/node_modules`;
+  if (!existsSync(modules)) symlinkSync(`${root}/js/node_modules`, modules);
+  return import(pathToFileURL(join(out, `${name}.js`)).href);
+}
+
+const built = () => (existsSync(components) ? readdirSync(components) : []).filter((n) => existsSync(`${components}/${n}/component`));
+
+test('every example workflow with Node packages was built as a component, with its WIT world', () => {
+  const names = built();
+  for (const name of ['cidv1_from_bytes', 'salted_cid', 'photo_proof', 'photo_similarity', 'dual_cid_of_text']) {
+    assert.ok(names.includes(name), `${name} in ${names}`);
+    const wit = readFileSync(`${components}/${name}/component/world.wit`, 'utf8');
+    assert.match(wit, /world workflow \{/);
+  }
+  const salted = readFileSync(`${components}/salted_cid/component/world.wit`, 'utf8');
+  assert.match(salted, /export run: func\(%text: string, %bytes: list<u8>\) -> result<string, run-error>;/);
+  assert.match(readFileSync(`${components}/photo_proof/component/world.wit`, 'utf8'), /record %photo-proof \{\n    %file-cid: string,/);
+});
+
+test('components run in Node through jco: the reference outputs, as the npm packages give them', async () => {
+  const names = built();
+  const ran = new Set();
+  for (const c of committed.cases.filter((c) => names.includes(c.workflow))) {
+    const component = await load(c.workflow);
+    const inputs = c.calls.flat().map((s) => inputValue(s, root));
+    const output = component.run(...inputs);
+    const pkg = require(`${packages}/${c.workflow}/pkg/node/wf_${c.workflow}.js`);
+    assert.deepEqual(output, pkg.runSync(inputs), `${c.workflow}: the component and the npm package`);
+    assert.deepEqual(output, c.output, `${c.workflow}: the reference`);
+    ran.add(c.workflow);
+  }
+  assert.equal(ran.size, 6, `every workflow of the vectors with a Wasm build ran: ${[...ran]}`);
+});
+
+test('photo_proof as a component gives the npm package proof (a record) of every sample photo', async () => {
+  const component = await load('photo_proof');
+  const pkg = require(`${packages}/photo_proof/pkg/node/wf_photo_proof.js`);
+  const samples = readdirSync(`${root}/workflows/samples/images`).filter((f) => /\.(jpe?g|png)$/i.test(f));
+  assert.ok(samples.length >= 2, `${samples}`);
+  for (const file of samples) {
+    const photo = new Uint8Array(readFileSync(`${root}/workflows/samples/images/${file}`));
+    const proof = component.run(photo);
+    assert.deepEqual(proof, pkg.runSync([photo]), file);
+    assert.equal(typeof proof.width, 'number');
+  }
+});
+
+test('a failing run gives a typed error with the npm package message', async () => {
+  const component = await load('photo_proof');
+  const pkg = require(`${packages}/photo_proof/pkg/node/wf_photo_proof.js`);
+  const notAnImage = new Uint8Array([1, 2, 3]);
+  const expected = (() => {
+    try {
+      pkg.runSync([notAnImage]);
+    } catch (e) {
+      return e.message;
+    }
+  })();
+  assert.throws(() => component.run(notAnImage), (e) => {
+    assert.deepEqual(e.payload, { kind: 'invalid-input', message: expected });
+    return true;
+  });
+});
+
+test('the service builds the component target: the same bytes as the CLI, and its WIT world', async () => {
+  const KEY = 'component-key';
+  const { child, url } = await spawnServer({ dataDir: mkdtempSync(join(tmpdir(), 'braid-component-')), key: KEY });
+  try {
+    const manifest = JSON.parse(readFileSync(`${root}/workflows/salted_cid.json`, 'utf8'));
+    const res = await fetch(`${url}/v1/workflows`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': KEY },
+      body: JSON.stringify({ manifest, targets: ['component'] }),
+    });
+    const submitted = await res.json();
+    assert.equal(res.status, 202, JSON.stringify(submitted));
+    const job = await waitJob(url, submitted.job_id, { key: KEY });
+    assert.equal(job.state, 'succeeded', `${job.error}\n${job.log_tail}`);
+    const build = await (await fetch(`${url}/v1/builds/${submitted.build_id}`)).json();
+    const bytes = async (name) => {
+      const artifact = build.artifacts.find((a) => a.name === name);
+      assert.ok(artifact, `${name} in ${build.artifacts.map((a) => a.name)}`);
+      return new Uint8Array(await (await fetch(`${url}/v1/artifacts/${artifact.cid}`)).arrayBuffer());
+    };
+    const local = `${components}/salted_cid/component`;
+    assert.deepEqual(await bytes('wf_salted_cid.component.wasm'), new Uint8Array(readFileSync(`${local}/wf_salted_cid.wasm`)));
+    assert.equal(new TextDecoder().decode(await bytes('world.wit')), readFileSync(`${local}/world.wit`, 'utf8'));
+  } finally {
+    killHard(child);
+  }
+});
