@@ -58,7 +58,7 @@ test('Node packages give the reference outputs through next() and run()', async 
   }
 });
 
-test('native builds (braid run) give the same outputs', () => {
+test('native builds and components in the executor (braid run --engine wasm) give the same outputs', () => {
   const dir = mkdtempSync(join(tmpdir(), 'braid-run-'));
   for (const [n, c] of committed.cases.entries()) {
     const files = values(c).flat().map((v, i) => {
@@ -67,10 +67,13 @@ test('native builds (braid run) give the same outputs', () => {
       return f;
     });
     const args = ['run', `${root}/workflows/${c.workflow}.json`, ...files.flatMap((f) => ['--input', f])];
-    const r = spawnSync(braid, args, { encoding: 'utf8' });
-    assert.equal(r.status, 0, `${c.workflow}: ${r.stderr}`);
-    const printed = r.stdout.trim();
-    assert.deepEqual(Array.isArray(c.output) ? JSON.parse(printed) : printed, c.output, c.workflow);
+    // Natively, and, where the workflow builds for Wasm, its component in the executor.
+    for (const engine of hasNode(c.workflow) ? ['native', 'wasm'] : ['native']) {
+      const r = spawnSync(braid, [...args, '--engine', engine], { encoding: 'utf8' });
+      assert.equal(r.status, 0, `${c.workflow} (${engine}): ${r.stderr}`);
+      const printed = r.stdout.trim();
+      assert.deepEqual(Array.isArray(c.output) ? JSON.parse(printed) : printed, c.output, `${c.workflow} (${engine})`);
+    }
   }
 });
 

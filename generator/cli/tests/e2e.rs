@@ -284,12 +284,18 @@ fn a_crate_of_value_types_is_shared_by_two_operations() -> Result<(), Failed> {
     Ok(())
 }
 
-/// `op_trap`, an operation that traps on demand (`trap`: a panic, which
-/// is a trap under `panic = "abort"`; `oom`: an allocation larger than
-/// Wasm memory holds; anything else is echoed), added with `braid ops add`
-/// to a registry of its own, and the workflow `trapping` over it built
-/// for Node and the web into `target/wf/trapping`: the JS tests trap it a
-/// hundred times and check that every next call still answers.
+/// `op_trap`, an operation that misbehaves on demand (`trap`: a panic,
+/// which is a trap under `panic = "abort"`; `oom`: an allocation larger
+/// than Wasm memory holds; `loop`: forever; `grow`: 1 MiB more at a time
+/// until refused; `count`: a `static` counter, returned; `big`: 64 MiB of
+/// output; anything else is echoed), added with `braid ops add` to a
+/// registry of its own, and the workflow `trapping` over it built for Node
+/// and the web into `target/wf/trapping` (the JS tests trap it a hundred
+/// times and check that every next call still answers). Then the same
+/// workflow in the executor (`braid run --engine wasm`): each misbehaviour
+/// is stopped by its budget with an error naming it, the counter reads 1
+/// on every run (a fresh instance each time), and a valid input still
+/// answers.
 fn a_trapping_workflow_is_built_for_the_js_tests() -> Result<(), Failed> {
     let tmp = tempfile::tempdir()?;
     let home = tmp.path().join("home");
@@ -297,14 +303,48 @@ fn a_trapping_workflow_is_built_for_the_js_tests() -> Result<(), Failed> {
     run(braid_with_home(&home).args(["new", "op", "op_trap", "-o"]).arg(&dir))?;
     std::fs::write(
         dir.join("src/lib.rs"),
-        "//! Traps on demand, for tests.\n#![no_std]\nextern crate alloc;\nuse alloc::vec::Vec;\n\
-         use braid_support::{Bytes, Config, Error};\n\n\
-         /// `trap` panics, `oom` asks for more memory than Wasm has, the rest is echoed.\n\
-         #[braid_macros::operation(groups = [\"SYS\"])]\n\
-         pub async fn execute(input: &[u8], config: &Config) -> Result<Bytes, Error> {\n    let _ = config;\n    \
-         match input {\n        b\"trap\" => panic!(\"op_trap: asked to trap\"),\n        \
-         b\"oom\" => {\n            let huge: Vec<u8> = alloc::vec![1; 3 << 30];\n            Ok(huge[..1].to_vec().into())\n        }\n        \
-         _ => Ok(input.to_vec().into()),\n    }\n}\n",
+        r#"//! Misbehaves on demand, for tests.
+#![no_std]
+extern crate alloc;
+use alloc::vec::Vec;
+use core::sync::atomic::{AtomicU32, Ordering};
+use braid_support::{Bytes, Config, Error};
+
+static RUNS: AtomicU32 = AtomicU32::new(0);
+
+/// `trap` panics, `oom` asks for more memory than Wasm has, `loop` never
+/// ends, `grow` allocates until refused, `count` returns how many times it
+/// ran in this instance, `big` returns 64 MiB; the rest is echoed.
+#[braid_macros::operation(groups = ["SYS"])]
+pub async fn execute(input: &[u8], config: &Config) -> Result<Bytes, Error> {
+    let _ = config;
+    match input {
+        b"trap" => panic!("op_trap: asked to trap"),
+        b"oom" => {
+            let huge: Vec<u8> = alloc::vec![1; 3 << 30];
+            Ok(huge[..1].to_vec().into())
+        }
+        b"loop" => {
+            let mut n: u64 = 0;
+            loop {
+                n = core::hint::black_box(n.wrapping_add(1));
+            }
+        }
+        b"grow" => {
+            let mut kept: Vec<Vec<u8>> = Vec::new();
+            loop {
+                kept.push(core::hint::black_box(alloc::vec![1; 1 << 20]));
+            }
+        }
+        b"count" => {
+            let n = RUNS.fetch_add(1, Ordering::Relaxed) + 1;
+            Ok(alloc::format!("{n}").into_bytes().into())
+        }
+        b"big" => Ok(alloc::vec![7; 64 << 20].into()),
+        _ => Ok(input.to_vec().into()),
+    }
+}
+"#,
     )?;
     run(braid_with_home(&home).args(["ops", "add"]).arg(&dir))?;
     let manifest = tmp.path().join("trapping.json");
@@ -314,7 +354,43 @@ fn a_trapping_workflow_is_built_for_the_js_tests() -> Result<(), Failed> {
   { "inputs": [-1], "sequence": [{ "operation": "op_trap", "version": "^0.1" }] } ] }"#,
     )?;
     let out = wf_out().join("trapping");
-    run(braid_with_home(&home).arg("build").arg(&manifest).arg("-o").arg(&out).args(["--targets", "node,web"]))
+    run(braid_with_home(&home).arg("build").arg(&manifest).arg("-o").arg(&out).args(["--targets", "node,web"]))?;
+
+    // In the executor.
+    let wasm_run = |input: &str, limits: &[&str]| -> Result<(bool, String), Failed> {
+        let file = tmp.path().join("input");
+        std::fs::write(&file, input)?;
+        let out = braid_with_home(&home)
+            .arg("run")
+            .arg(&manifest)
+            .arg("--input")
+            .arg(&file)
+            .args(["--engine", "wasm"])
+            .args(limits)
+            .output()?;
+        let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+        if !out.status.success() && out.status.code() != Some(3) {
+            return Err(format!("braid run --engine wasm on {input:?} exited {}: {text}", out.status).into());
+        }
+        Ok((out.status.success(), text))
+    };
+    for (input, limits, expected) in [
+        ("loop", &["--time-limit", "200"][..], "took longer than its 200 ms"),
+        ("grow", &["--memory-limit", "64"][..], "more than its 67108864 bytes of memory"),
+        ("trap", &[][..], "the module trapped"),
+        ("oom", &[][..], "the module trapped"),
+        ("big", &["--output-limit", "1"][..], "the output is over the limit of 1048576 bytes"),
+    ] {
+        let (ok, text) = wasm_run(input, limits)?;
+        if ok || !text.contains(expected) {
+            return Err(format!("{input}: expected a failure saying {expected:?}, got: {text}").into());
+        }
+    }
+    for _ in 0..3 {
+        // The output is Bytes, printed as hex: "31" is the text "1".
+        expect_eq("count in a fresh instance", &wasm_run("count", &[])?.1, "31\n")?;
+    }
+    expect_eq("an echo after it all", &wasm_run("hello", &[])?.1, "68656c6c6f\n")
 }
 
 /// `braid build MANIFEST -o OUT [--targets ...]`.

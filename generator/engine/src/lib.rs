@@ -1,0 +1,323 @@
+//! Braid's executor: a workflow's component (`braid build --targets
+//! component`) run by wasmtime the way its authors recommend for running
+//! untrusted code per request: compiled once and kept precompiled on disk
+//! (keyed by the component's CID, the wasmtime version and the engine's
+//! settings), pre-instantiated ([`Program`]), the pooling allocator with
+//! copy-on-write memory images, and a fresh instance for every run, so
+//! that nothing a run leaves in memory is seen by the next.
+//!
+//! Every run has budgets ([`Limits`]): time (an epoch deadline: the
+//! engine's clock ticks every millisecond), linear memory, input and
+//! output size; exceeding one is a [`RunError`] naming it, never a crash.
+//! The component sees WASI with nothing in it: no files, no environment,
+//! no network, no clocks beyond WASI's, its output streams discarded.
+
+mod values;
+
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+
+use wasmtime::component::{Component, InstancePre, Linker, ResourceTable};
+use wasmtime::{Config, Engine as Wasmtime, InstanceAllocationStrategy, PoolingAllocationConfig, Store};
+use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
+
+pub use values::{bytes_val, camel, from_json, size as value_size, to_json, to_json_text, val_bytes};
+pub use wasmtime::component::{Type, Val};
+
+/// The wasmtime version precompiled components are keyed by.
+pub const WASMTIME_VERSION: &str = "48.0.8";
+
+/// The budgets of one run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// Longest a run may take (wall clock, in whole milliseconds).
+    pub time: Duration,
+    /// Most linear memory a run may have, in bytes.
+    pub memory_bytes: usize,
+    /// Largest input (the sum of its bytes and strings).
+    pub input_bytes: usize,
+    /// Largest output.
+    pub output_bytes: usize,
+}
+
+impl Default for Limits {
+    /// 1 s, 256 MiB of memory, 16 MiB in and out.
+    fn default() -> Self {
+        Self { time: Duration::from_secs(1), memory_bytes: 256 << 20, input_bytes: 16 << 20, output_bytes: 16 << 20 }
+    }
+}
+
+/// Why a component could not be loaded.
+#[derive(Debug, thiserror::Error)]
+pub enum LoadError {
+    #[error("this is not a Braid workflow component: {0}")]
+    Invalid(String),
+    #[error("the engine could not start: {0}")]
+    Engine(String),
+    #[error("the precompiled components' cache: {0}")]
+    Cache(#[from] std::io::Error),
+}
+
+/// Why a run did not give an output.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum RunError {
+    #[error("the run took longer than its {} ms and was stopped", .0.as_millis())]
+    Time(Duration),
+    #[error("the run needed more than its {0} bytes of memory and was stopped")]
+    Memory(usize),
+    #[error("the input is {found} bytes, over the limit of {limit}")]
+    InputTooLarge { found: usize, limit: usize },
+    #[error("the output is over the limit of {limit} bytes")]
+    OutputTooLarge { limit: usize },
+    /// An input that does not fit `run`'s parameters.
+    #[error("{0}")]
+    BadInput(String),
+    /// The workflow refused its input: its `run-error`.
+    #[error("{message}")]
+    Workflow { kind: String, message: String },
+    /// The module trapped (a bug or a hostile operation); the instance is
+    /// gone, the next run has a fresh one.
+    #[error("the module trapped: {0}")]
+    Trap(String),
+}
+
+/// One engine per process: its settings, its clock and its WASI linker.
+pub struct Engine {
+    wasmtime: Wasmtime,
+    linker: Linker<Host>,
+    limits: Limits,
+    /// Settings, version and target, for the precompiled cache's keys.
+    key: String,
+}
+
+/// What a run's store holds.
+struct Host {
+    wasi: WasiCtx,
+    table: ResourceTable,
+    memory_limit: usize,
+    memory_refused: bool,
+}
+
+impl WasiView for Host {
+    fn ctx(&mut self) -> WasiCtxView<'_> {
+        WasiCtxView { ctx: &mut self.wasi, table: &mut self.table }
+    }
+}
+
+impl wasmtime::ResourceLimiter for Host {
+    fn memory_growing(&mut self, _current: usize, desired: usize, _maximum: Option<usize>) -> wasmtime::Result<bool> {
+        let ok = desired <= self.memory_limit;
+        self.memory_refused |= !ok;
+        Ok(ok)
+    }
+
+    fn table_growing(&mut self, _current: usize, desired: usize, _maximum: Option<usize>) -> wasmtime::Result<bool> {
+        Ok(desired <= 1 << 20)
+    }
+}
+
+/// A component ready to run: compiled, linked, its `run` type known.
+pub struct Program {
+    pre: InstancePre<Host>,
+    params: Vec<(String, Type)>,
+    output: Type,
+}
+
+impl Engine {
+    /// An engine whose runs have `limits`, at most `concurrent` at once
+    /// (the pool's size).
+    pub fn new(limits: Limits, concurrent: u32) -> Result<Arc<Self>, LoadError> {
+        let mut config = Config::new();
+        config.wasm_component_model(true).epoch_interruption(true).memory_init_cow(true);
+        let mut pool = PoolingAllocationConfig::default();
+        // A WASI component has a few core instances and memories (the
+        // program's, the adapter's).
+        let instances = concurrent.max(1) * 2;
+        pool.total_component_instances(instances)
+            .total_core_instances(instances * 8)
+            .total_memories(instances * 4)
+            .total_tables(instances * 8)
+            .max_memory_size(limits.memory_bytes);
+        config.allocation_strategy(InstanceAllocationStrategy::Pooling(pool));
+        let wasmtime = Wasmtime::new(&config).map_err(|e| LoadError::Engine(format!("{e:#}")))?;
+        let mut linker = Linker::new(&wasmtime);
+        wasmtime_wasi::p2::add_to_linker_sync(&mut linker).map_err(|e| LoadError::Engine(format!("{e:#}")))?;
+        let key = {
+            use std::hash::{Hash, Hasher};
+            let mut hasher = std::collections::hash_map::DefaultHasher::new();
+            wasmtime.precompile_compatibility_hash().hash(&mut hasher);
+            format!("wasmtime-{WASMTIME_VERSION}-{:016x}", hasher.finish())
+        };
+        let engine = Arc::new(Self { wasmtime, linker, limits, key });
+        // The clock of every deadline; it stops with the engine.
+        let clock = Arc::downgrade(&engine);
+        std::thread::Builder::new()
+            .name("braid-engine-clock".into())
+            .spawn(move || {
+                while let Some(engine) = clock.upgrade() {
+                    engine.wasmtime.increment_epoch();
+                    drop(engine);
+                    std::thread::sleep(Duration::from_millis(1));
+                }
+            })
+            .map_err(|e| LoadError::Engine(e.to_string()))?;
+        Ok(engine)
+    }
+
+    pub fn limits(&self) -> Limits {
+        self.limits
+    }
+
+    /// The component `wasm` (whose CID is `cid`), compiled or, with
+    /// `cache`, loaded precompiled from `cache/<cid>.<engine key>.cwasm`
+    /// (written after the first compilation).
+    pub fn load(&self, wasm: &[u8], cid: &str, cache: Option<&Path>) -> Result<Program, LoadError> {
+        let invalid = |e: wasmtime::Error| LoadError::Invalid(format!("{e:#}"));
+        let cached = cache.map(|dir| dir.join(format!("{cid}.{}.cwasm", self.key)));
+        let component = match cached.as_deref().filter(|p| p.is_file()) {
+            // SAFETY: the file is one this engine wrote (its key names the
+            // wasmtime version and settings); wasmtime checks both again.
+            Some(path) => unsafe { Component::deserialize_file(&self.wasmtime, path) }.map_err(invalid)?,
+            None => {
+                let component = Component::new(&self.wasmtime, wasm).map_err(invalid)?;
+                if let Some(path) = &cached {
+                    let bytes = component.serialize().map_err(invalid)?;
+                    if let Some(dir) = path.parent() {
+                        std::fs::create_dir_all(dir)?;
+                    }
+                    let tmp = path.with_extension(format!("tmp{}", std::process::id()));
+                    std::fs::write(&tmp, bytes)?;
+                    std::fs::rename(&tmp, path)?;
+                }
+                component
+            }
+        };
+        let ty = component.component_type();
+        let Some(wasmtime::component::types::ComponentItem::ComponentFunc(func)) =
+            ty.get_export(&self.wasmtime, "run").map(|e| e.ty)
+        else {
+            return Err(LoadError::Invalid("it exports no `run` function".into()));
+        };
+        let params = func.params().map(|(name, ty)| (name.to_string(), ty)).collect();
+        let output = match func.results().collect::<Vec<_>>().as_slice() {
+            [Type::Result(result)] => result.ok(),
+            _ => None,
+        }
+        .ok_or_else(|| LoadError::Invalid("its `run` does not return result<T, run-error>".into()))?;
+        let pre = self.linker.instantiate_pre(&component).map_err(invalid)?;
+        Ok(Program { pre, params, output })
+    }
+}
+
+impl Program {
+    /// `run`'s parameters: names (kebab case) and types.
+    pub fn params(&self) -> &[(String, Type)] {
+        &self.params
+    }
+
+    /// The type of `run`'s output.
+    pub fn output(&self) -> &Type {
+        &self.output
+    }
+
+    /// Runs the workflow on `inputs` (one per parameter) in a fresh
+    /// instance, within the engine's limits: the output, or why not.
+    pub fn run(&self, engine: &Engine, inputs: Vec<Val>) -> Result<Val, RunError> {
+        let limits = engine.limits;
+        let found: usize = inputs.iter().map(values::size).sum();
+        if found > limits.input_bytes {
+            return Err(RunError::InputTooLarge { found, limit: limits.input_bytes });
+        }
+        if inputs.len() != self.params.len() {
+            return Err(RunError::BadInput(format!(
+                "the workflow takes {} input(s), found {}",
+                self.params.len(),
+                inputs.len()
+            )));
+        }
+        let host = Host {
+            wasi: WasiCtx::builder().build(),
+            table: ResourceTable::new(),
+            memory_limit: limits.memory_bytes,
+            memory_refused: false,
+        };
+        let mut store = Store::new(&engine.wasmtime, host);
+        store.limiter(|host| host);
+        let ticks = (limits.time.as_millis() as u64).max(1);
+        store.set_epoch_deadline(ticks);
+        store.epoch_deadline_trap();
+        // What the output may copy out of the guest: wasmtime counts a
+        // `Val` per list item; past it, the call fails before the host
+        // holds the whole output.
+        store.set_hostcall_fuel(limits.output_bytes.saturating_mul(std::mem::size_of::<Val>()).saturating_add(1 << 20));
+        let trapped = |store: &Store<Host>, e: wasmtime::Error| {
+            if store.data().memory_refused {
+                return RunError::Memory(limits.memory_bytes);
+            }
+            if let Some(wasmtime::Trap::Interrupt) = e.downcast_ref::<wasmtime::Trap>() {
+                return RunError::Time(limits.time);
+            }
+            if format!("{e:#}").contains("fuel allocated for hostcalls has been exhausted") {
+                return RunError::OutputTooLarge { limit: limits.output_bytes };
+            }
+            RunError::Trap(format!("{e:#}").lines().next().unwrap_or_default().to_string())
+        };
+        let instance = match self.pre.instantiate(&mut store) {
+            Ok(instance) => instance,
+            Err(e) => return Err(trapped(&store, e)),
+        };
+        let Some(run) = instance.get_func(&mut store, "run") else {
+            return Err(RunError::Trap("the instance has no `run`".into()));
+        };
+        let mut results = [Val::Bool(false)];
+        if let Err(e) = run.call(&mut store, &inputs, &mut results) {
+            return Err(trapped(&store, e));
+        }
+        let [result] = results;
+        match result {
+            Val::Result(Ok(Some(output))) => {
+                if values::size(&output) > limits.output_bytes {
+                    return Err(RunError::OutputTooLarge { limit: limits.output_bytes });
+                }
+                Ok(*output)
+            }
+            Val::Result(Err(Some(error))) => Err(workflow_error(&error)),
+            other => Err(RunError::Trap(format!("`run` gave {other:?}, not a result"))),
+        }
+    }
+
+    /// [`run`](Self::run) on JSON inputs (see [`from_json`]), giving JSON.
+    pub fn run_json(&self, engine: &Engine, inputs: &[serde_json::Value]) -> Result<serde_json::Value, RunError> {
+        if inputs.len() != self.params.len() {
+            return Err(RunError::BadInput(format!(
+                "the workflow takes {} input(s) ({}), found {}",
+                self.params.len(),
+                self.params.iter().map(|(n, _)| camel(n)).collect::<Vec<_>>().join(", "),
+                inputs.len()
+            )));
+        }
+        let vals = inputs
+            .iter()
+            .zip(&self.params)
+            .map(|(json, (name, ty))| from_json(json, ty, &format!("input {}", camel(name))))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(RunError::BadInput)?;
+        self.run(engine, vals).map(|v| to_json(&v))
+    }
+}
+
+/// A `run-error { kind, message }` as a [`RunError`].
+fn workflow_error(error: &Val) -> RunError {
+    let (mut kind, mut message) = (String::new(), String::new());
+    if let Val::Record(fields) = error {
+        for (name, value) in fields {
+            match (name.as_str(), value) {
+                ("kind", Val::Enum(k)) => kind = k.clone(),
+                ("message", Val::String(m)) => message = m.clone(),
+                _ => {}
+            }
+        }
+    }
+    RunError::Workflow { kind, message }
+}
