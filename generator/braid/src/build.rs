@@ -366,9 +366,8 @@ pub fn build(
         crate::codegen::plan::streaming(workflow)
             .map_err(|reason| BuildError::NoStream { workflow: workflow.manifest.name.clone(), reason })?;
     }
-    let plan = crate::codegen::plan(workflow);
     if options.targets.contains(&Target::Component) {
-        if let Some(Err(reason)) = plan.component {
+        if let Some(Err(reason)) = crate::codegen::plan(workflow).component {
             return Err(BuildError::NoComponent { workflow: workflow.manifest.name.clone(), reason });
         }
     }

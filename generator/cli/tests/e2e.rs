@@ -4,7 +4,10 @@
 //! tests find them), then what a user of the output relies on: the crate
 //! builds away from the repository, a Rust program can depend on it, a new
 //! workflow reuses the operations already compiled, and a second build
-//! elsewhere gives the same `.wasm` with no absolute path in it.
+//! elsewhere gives the same `.wasm` with no absolute path in it. Every
+//! example with Node packages is also built as a component
+//! (`component/<workflow>`, into `target/wf-component/`), and the executor
+//! holds its budgets against an operation that misbehaves on demand.
 //!
 //! Slow (real cargo and wasm-bindgen builds), so ignored by a plain
 //! `cargo test`; `make test` runs `cargo test -p braid-cli --test e2e --
