@@ -66,8 +66,11 @@ pub struct WitParam {
     pub place_lit: RustStr,
 }
 
-/// Names the world defines besides the workflow's value types.
-const OWN_TYPES: [&str; 2] = ["run-error", "run-error-kind"];
+/// Names the world defines besides the workflow's value types, and the
+/// WIT names whose Rust bindings would meet the names the generated
+/// `component` module uses (`Component`, `Error`, `ErrorKind`, `Lift`,
+/// `Lower`).
+const OWN_TYPES: [&str; 7] = ["run-error", "run-error-kind", "component", "error", "error-kind", "lift", "lower"];
 
 /// The plan, or why this workflow has no component: two names that WIT
 /// spells the same.
