@@ -97,21 +97,23 @@ test('a failing run gives a typed error with the npm package message', async () 
   });
 });
 
-test('the service builds the component target: the same bytes as the CLI, and its WIT world', async () => {
+test('the service builds the component target (the same bytes as the CLI) and runs it: POST .../run', async () => {
   const KEY = 'component-key';
   const { child, url } = await spawnServer({ dataDir: mkdtempSync(join(tmpdir(), 'braid-component-')), key: KEY });
+  const post = (path, body, headers = {}) => fetch(`${url}${path}`, { method: 'POST', headers: { 'x-api-key': KEY, ...headers }, body });
+  const json = { 'content-type': 'application/json' };
   try {
-    const manifest = JSON.parse(readFileSync(`${root}/workflows/salted_cid.json`, 'utf8'));
-    const res = await fetch(`${url}/v1/workflows`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-api-key': KEY },
-      body: JSON.stringify({ manifest, targets: ['component'] }),
-    });
-    const submitted = await res.json();
-    assert.equal(res.status, 202, JSON.stringify(submitted));
-    const job = await waitJob(url, submitted.job_id, { key: KEY });
-    assert.equal(job.state, 'succeeded', `${job.error}\n${job.log_tail}`);
-    const build = await (await fetch(`${url}/v1/builds/${submitted.build_id}`)).json();
+    const submit = async (name) => {
+      const manifest = JSON.parse(readFileSync(`${root}/workflows/${name}.json`, 'utf8'));
+      const res = await post('/v1/workflows', JSON.stringify({ manifest, targets: ['component'] }), json);
+      const submitted = await res.json();
+      assert.equal(res.status, 202, JSON.stringify(submitted));
+      const job = await waitJob(url, submitted.job_id, { key: KEY });
+      assert.equal(job.state, 'succeeded', `${job.error}\n${job.log_tail}`);
+      return submitted;
+    };
+    const salted = await submit('salted_cid');
+    const build = await (await fetch(`${url}/v1/builds/${salted.build_id}`)).json();
     const bytes = async (name) => {
       const artifact = build.artifacts.find((a) => a.name === name);
       assert.ok(artifact, `${name} in ${build.artifacts.map((a) => a.name)}`);
@@ -120,6 +122,80 @@ test('the service builds the component target: the same bytes as the CLI, and it
     const local = `${components}/salted_cid/component`;
     assert.deepEqual(await bytes('wf_salted_cid.component.wasm'), new Uint8Array(readFileSync(`${local}/wf_salted_cid.wasm`)));
     assert.equal(new TextDecoder().decode(await bytes('world.wit')), readFileSync(`${local}/world.wit`, 'utf8'));
+
+    // Run it: by name or in order, by workflow or by build; the same CID as the npm package.
+    const pkg = require(`${packages}/salted_cid/pkg/node/wf_salted_cid.js`);
+    const expected = pkg.runSync(['salt', new TextEncoder().encode('hello')]);
+    const hello = Buffer.from('hello').toString('base64');
+    for (const [path, body] of [
+      [`/v1/workflows/${salted.workflow_id}/run`, { text: 'salt', bytes: hello }],
+      [`/v1/workflows/${salted.workflow_id}/run`, ['salt', hello]],
+      [`/v1/builds/${salted.build_id}/run`, { bytes: hello, text: 'salt' }],
+    ]) {
+      const res = await post(path, JSON.stringify(body), json);
+      const text = await res.text();
+      assert.equal(res.status, 200, text);
+      assert.equal(JSON.parse(text), expected, path);
+      assert.match(res.headers.get('server-timing'), /^run;dur=\d+\.\d{3}$/);
+    }
+    // Keys, and what the caller sent wrong.
+    const run = `/v1/workflows/${salted.workflow_id}/run`;
+    assert.equal((await fetch(`${url}${run}`, { method: 'POST', headers: json, body: '[]' })).status, 401);
+    const problems = [
+      [JSON.stringify({ text: 'salt' }), json, 400, /the input `bytes` is missing; this workflow takes text, bytes/],
+      [JSON.stringify({ text: 'salt', bytes: hello, extra: 1 }), json, 400, /unknown input `extra`/],
+      [JSON.stringify({ text: 1, bytes: hello }), json, 400, /input text: expected a string, found a number/],
+      [JSON.stringify({ text: 'salt', bytes: '%%%' }), json, 400, /input bytes: not base64/],
+      ['{', json, 400, /the body is not JSON/],
+      ['hello', {}, 415, /takes 2 input\(s\) \(text, bytes\): send them as JSON/],
+    ];
+    for (const [body, headers, status, detail] of problems) {
+      const res = await post(run, body, headers);
+      const problem = await res.json();
+      assert.equal(res.status, status, JSON.stringify(problem));
+      assert.match(problem.detail, detail);
+    }
+    const unknown = 'bafkr4if2pgumvmgqgkdqogi5cdpv7aconymcnor276rrmf7stv26g4h47u';
+    const missing = await post(`/v1/workflows/${unknown}/run`, '[]', json);
+    assert.equal(missing.status, 404);
+
+    // One Bytes input: the raw body; a workflow failure is a 422 with the package's message.
+    const proof = await submit('photo_proof');
+    const photo = readFileSync(`${root}/workflows/samples/images/photo.jpg`);
+    const answer = await post(`/v1/workflows/${proof.workflow_id}/run`, photo, { 'content-type': 'image/jpeg' });
+    const text = await answer.text();
+    assert.equal(answer.status, 200, text);
+    const proofPkg = require(`${packages}/photo_proof/pkg/node/wf_photo_proof.js`);
+    assert.deepEqual(JSON.parse(text), proofPkg.runSync([new Uint8Array(photo)]));
+    const failed = await post(`/v1/workflows/${proof.workflow_id}/run`, 'not a photo');
+    const failure = await failed.json();
+    assert.equal(failed.status, 422, JSON.stringify(failure));
+    assert.match(failure.detail, /^the workflow failed \(invalid-input\): op_image_decode: invalid input: not a PNG or JPEG/);
+    const metrics = await (await fetch(`${url}/metrics`)).text();
+    assert.match(metrics, /braid_runs_total\{outcome="ok"\} [4-9]/);
+    assert.match(metrics, /braid_runs_total\{outcome="failed"\} 1/);
+  } finally {
+    killHard(child);
+  }
+});
+
+test('a workflow built without the component target has nothing to run: 404 with the way to build one', async () => {
+  const KEY = 'component-key';
+  const { child, url } = await spawnServer({ dataDir: mkdtempSync(join(tmpdir(), 'braid-component-')), key: KEY, args: ['--public-run'] });
+  try {
+    const manifest = JSON.parse(readFileSync(`${root}/workflows/cidv1_from_bytes.json`, 'utf8'));
+    const res = await fetch(`${url}/v1/workflows`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': KEY },
+      body: JSON.stringify({ manifest, targets: ['native'] }),
+    });
+    const submitted = await res.json();
+    assert.equal((await waitJob(url, submitted.job_id, { key: KEY })).state, 'succeeded');
+    // --public-run: no key needed, and still nothing to run.
+    const run = await fetch(`${url}/v1/workflows/${submitted.workflow_id}/run`, { method: 'POST', body: 'hello' });
+    const problem = await run.json();
+    assert.equal(run.status, 404, JSON.stringify(problem));
+    assert.match(problem.detail, /has no component to run: submit the workflow with "targets": \["component"\]/);
   } finally {
     killHard(child);
   }

@@ -11,6 +11,7 @@
 pub mod cas;
 pub mod conn;
 pub mod datadir;
+pub mod execute;
 pub mod ids;
 pub mod metrics;
 pub mod pack;
@@ -86,6 +87,8 @@ pub struct Config {
     pub public_url: Option<String>,
     /// The npm scope of workflow packages (`@org`), if any.
     pub npm_scope: Option<String>,
+    /// How built workflows run (`POST .../run`).
+    pub run: execute::RunConfig,
 }
 
 /// Where the service's state (workflows, builds, jobs, publishes,
@@ -140,6 +143,7 @@ impl Config {
             body_timeout: Duration::from_secs(30),
             public_url: None,
             npm_scope: None,
+            run: execute::RunConfig::default(),
         }
     }
 
@@ -209,6 +213,8 @@ pub struct AppState {
     pub lock_seeds: tokio::sync::Mutex<std::collections::BTreeMap<String, Arc<braid::lockfile::LockSeed>>>,
     /// Set to `true` when the server shuts down: workers stop their builds.
     pub shutdown: tokio::sync::watch::Sender<bool>,
+    /// Runs built workflows.
+    pub executor: execute::Executor,
     /// Held while the server runs.
     pub data_lock: datadir::DataLock,
 }
@@ -300,6 +306,7 @@ pub fn open(config: Config) -> Result<Arc<AppState>, ServeError> {
         lock_seeds: tokio::sync::Mutex::new(std::collections::BTreeMap::new()),
         shutdown: tokio::sync::watch::Sender::new(false),
         data_lock,
+        executor: execute::Executor::new(config.run, &config.data),
         config,
     }))
 }

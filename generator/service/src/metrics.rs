@@ -41,7 +41,15 @@ pub struct Metrics {
     pub cache_hits: AtomicU64,
     /// `POST /v1/workflows` that joined a build under way.
     pub joined: AtomicU64,
+    /// Runs by outcome (`ok`, `failed`, `time`, `memory`, `output`,
+    /// `input`, `trap`), and the histogram of their durations.
+    runs: Mutex<BTreeMap<&'static str, u64>>,
+    run_buckets: [AtomicU64; RUN_BUCKETS.len()],
+    run_micros_sum: AtomicU64,
 }
+
+/// Upper bounds (seconds) of the run-duration histogram's buckets.
+const RUN_BUCKETS: [f64; 8] = [0.0001, 0.0005, 0.001, 0.005, 0.01, 0.05, 0.1, 1.0];
 
 impl Metrics {
     /// Counts a request. `route` is a route template of the router (a
@@ -55,6 +63,28 @@ impl Metrics {
         self.build_millis_sum.fetch_add(millis, Ordering::Relaxed);
         self.build_count.fetch_add(1, Ordering::Relaxed);
         if ok { &self.builds_succeeded } else { &self.builds_failed }.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Counts a run of the executor that took `took` and ended in `error`.
+    pub fn run(&self, took: std::time::Duration, error: Option<&braid_engine::RunError>) {
+        use braid_engine::RunError as E;
+        let outcome = match error {
+            None => "ok",
+            Some(E::Workflow { .. }) => "failed",
+            Some(E::Time(_)) => "time",
+            Some(E::Memory(_)) => "memory",
+            Some(E::OutputTooLarge { .. }) => "output",
+            Some(E::InputTooLarge { .. } | E::BadInput(_)) => "input",
+            Some(E::Trap(_)) => "trap",
+        };
+        *self.runs.lock().unwrap_or_else(|e| e.into_inner()).entry(outcome).or_default() += 1;
+        let seconds = took.as_secs_f64();
+        for (bucket, bound) in self.run_buckets.iter().zip(RUN_BUCKETS) {
+            if seconds <= bound {
+                bucket.fetch_add(1, Ordering::Relaxed);
+            }
+        }
+        self.run_micros_sum.fetch_add(took.as_micros() as u64, Ordering::Relaxed);
     }
 
     pub fn render(&self, jobs: &[(JobState, i64)]) -> String {
@@ -88,6 +118,29 @@ impl Metrics {
         let sum = self.build_millis_sum.load(Ordering::Relaxed) as f64 / 1000.0;
         let _ = writeln!(out, "braid_build_duration_seconds_sum {sum}");
         let _ = writeln!(out, "braid_build_duration_seconds_count {}", self.build_count.load(Ordering::Relaxed));
+        let runs = self.runs.lock().unwrap_or_else(|e| e.into_inner());
+        let _ = writeln!(
+            out,
+            "# HELP braid_runs_total Runs of built workflows by outcome (time, memory and output: budget kills)."
+        );
+        let _ = writeln!(out, "# TYPE braid_runs_total counter");
+        for (outcome, n) in runs.iter() {
+            let _ = writeln!(out, "braid_runs_total{{outcome=\"{outcome}\"}} {n}");
+        }
+        let _ = writeln!(out, "# HELP braid_run_duration_seconds Duration of runs (instantiation included).");
+        let _ = writeln!(out, "# TYPE braid_run_duration_seconds histogram");
+        for (bucket, bound) in self.run_buckets.iter().zip(RUN_BUCKETS) {
+            let _ =
+                writeln!(out, "braid_run_duration_seconds_bucket{{le=\"{bound}\"}} {}", bucket.load(Ordering::Relaxed));
+        }
+        let count: u64 = runs.values().sum();
+        let _ = writeln!(out, "braid_run_duration_seconds_bucket{{le=\"+Inf\"}} {count}");
+        let _ = writeln!(
+            out,
+            "braid_run_duration_seconds_sum {}",
+            self.run_micros_sum.load(Ordering::Relaxed) as f64 / 1e6
+        );
+        let _ = writeln!(out, "braid_run_duration_seconds_count {count}");
         out
     }
 }

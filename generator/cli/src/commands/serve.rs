@@ -116,6 +116,18 @@ pub struct Args {
     /// Publish workflows' npm packages under this scope (`@org/wf_name`).
     #[arg(long, value_name = "@SCOPE")]
     npm_scope: Option<String>,
+    /// Runs of built workflows (`POST /v1/workflows/{id}/run`) need no API key.
+    #[arg(long)]
+    public_run: bool,
+    /// Runs at once; default: one per core.
+    #[arg(long, value_name = "N")]
+    run_slots: Option<usize>,
+    /// Runs waiting for a slot; beyond, 503 + Retry-After.
+    #[arg(long, default_value_t = 64, value_name = "N")]
+    run_queue: usize,
+    /// Each run's budgets (as `braid run --engine wasm`'s).
+    #[command(flatten)]
+    run_limits: super::run::LimitArgs,
 }
 
 fn init_logging() {
@@ -237,6 +249,12 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         body_timeout: Duration::from_secs(args.body_timeout),
         public_url,
         npm_scope: args.npm_scope,
+        run: braid_service::execute::RunConfig {
+            limits: args.run_limits.limits(),
+            slots: args.run_slots.unwrap_or(Config::defaults().run.slots).max(1),
+            queue: args.run_queue,
+            public: args.public_run,
+        },
         ..Config::defaults()
     };
     runtime()?.block_on(braid_service::serve(config(args.shared, database, base)?))?;

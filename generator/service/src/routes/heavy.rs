@@ -30,24 +30,37 @@ impl Checks {
     }
 }
 
-/// Runs `work` on a blocking thread under [`Checks`].
+impl Checks {
+    /// Runs `work` on a blocking thread once a slot is free, or refuses it
+    /// (503 + `Retry-After`) when the queue is full; `what` names the
+    /// requests in the refusal.
+    pub(crate) async fn bounded<T: Send + 'static>(
+        &self,
+        what: &str,
+        work: impl FnOnce() -> T + Send + 'static,
+    ) -> Result<T, Problem> {
+        let admitted = self.admitted.clone().try_acquire_owned().map_err(|_| {
+            Problem::unavailable(
+                format!("the server is busy ({} {what} in progress or waiting); retry shortly", self.limit),
+                Some(1),
+            )
+        })?;
+        let running = self.running.clone().acquire_owned().await.map_err(Problem::internal)?;
+        tokio::task::spawn_blocking(move || {
+            let _slots = (admitted, running);
+            work()
+        })
+        .await
+        .map_err(Problem::internal)
+    }
+}
+
+/// Runs `work` on a blocking thread under the server's [`Checks`].
 pub(super) async fn heavy<T: Send + 'static>(
     state: &AppState,
     work: impl FnOnce() -> T + Send + 'static,
 ) -> Result<T, Problem> {
-    let admitted = state.checks.admitted.clone().try_acquire_owned().map_err(|_| {
-        Problem::unavailable(
-            format!("the server is busy ({} heavy requests in progress or waiting); retry shortly", state.checks.limit),
-            Some(1),
-        )
-    })?;
-    let running = state.checks.running.clone().acquire_owned().await.map_err(Problem::internal)?;
-    tokio::task::spawn_blocking(move || {
-        let _slots = (admitted, running);
-        work()
-    })
-    .await
-    .map_err(Problem::internal)
+    state.checks.bounded("heavy requests", work).await
 }
 
 /// Runs a store call off the async threads.

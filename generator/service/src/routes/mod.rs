@@ -18,6 +18,7 @@ mod layers;
 mod npm;
 mod operations;
 mod publish;
+mod run;
 mod workflows;
 
 #[cfg(test)]
@@ -56,6 +57,8 @@ type ApiResult = Result<Response, Problem>;
         workflows::list_workflows,
         workflows::get_workflow,
         builds::get_build,
+        run::run_build,
+        run::run_workflow,
         jobs::get_job,
         artifacts::get_artifact,
         health::healthz,
@@ -82,7 +85,7 @@ type ApiResult = Result<Response, Problem>;
 pub struct ApiDoc;
 
 /// The route templates: the `route` label of the request metrics.
-const ROUTES: [&str; 18] = [
+const ROUTES: [&str; 20] = [
     "/v1/openapi.json",
     "/v1/operations",
     "/v1/operations/{name}",
@@ -91,6 +94,8 @@ const ROUTES: [&str; 18] = [
     "/v1/workflows",
     "/v1/workflows/{id}",
     "/v1/builds/{id}",
+    "/v1/builds/{id}/run",
+    "/v1/workflows/{id}/run",
     "/v1/jobs/{id}",
     "/v1/artifacts/{cid}",
     "/v1/publishes/{id}",
@@ -105,7 +110,7 @@ const ROUTES: [&str; 18] = [
 
 /// The router, with state; no socket (tests call it directly).
 pub fn app(state: Arc<AppState>) -> Router {
-    let [openapi_doc, operations, operation, validate, generate, workflows, workflow, build, job, artifact, publish, health, metrics, cargo_config, cargo_index, cargo_download, npm_document, npm_tarball] =
+    let [openapi_doc, operations, operation, validate, generate, workflows, workflow, build, build_run, workflow_run, job, artifact, publish, health, metrics, cargo_config, cargo_index, cargo_download, npm_document, npm_tarball] =
         ROUTES;
     let routes = Router::new()
         .route(openapi_doc, get(openapi))
@@ -116,6 +121,8 @@ pub fn app(state: Arc<AppState>) -> Router {
         .route(workflows, get(workflows::list_workflows).post(workflows::submit_workflow))
         .route(workflow, get(workflows::get_workflow))
         .route(build, get(builds::get_build))
+        .route(build_run, post(run::run_build))
+        .route(workflow_run, post(run::run_workflow))
         .route(job, get(jobs::get_job))
         .route(artifact, get(artifacts::get_artifact))
         .route(publish, get(publish::get_publish))

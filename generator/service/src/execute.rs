@@ -1,0 +1,105 @@
+//! Running built workflows for callers (`POST /v1/builds/{id}/run`,
+//! `POST /v1/workflows/{id}/run`): one [`braid_engine::Engine`] per
+//! process, started on the first run; programs by their component's CID,
+//! fetched from the store on first use (so any process of a deployment
+//! runs any build), checked against that CID, and kept precompiled under
+//! `<data>/precompiled`; runs bounded by slots and a queue (beyond it, 503
+//! + `Retry-After`). Every run is a fresh instance: an executor holds no
+//!   state a request could leave behind.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::Duration;
+
+use braid_engine::{Engine, Limits, Program};
+
+use crate::ids::ContentId;
+use crate::problem::Problem;
+use crate::routes::Checks;
+
+/// How the service runs workflows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RunConfig {
+    /// Each run's budgets.
+    pub limits: Limits,
+    /// Runs at once.
+    pub slots: usize,
+    /// Runs waiting for a slot; beyond, 503.
+    pub queue: usize,
+    /// Runs need no API key (`--public-run`).
+    pub public: bool,
+}
+
+impl Default for RunConfig {
+    /// The engine's default budgets, one run per core, 64 waiting, keys needed.
+    fn default() -> Self {
+        Self {
+            limits: Limits::default(),
+            slots: std::thread::available_parallelism().map_or(1, |n| n.get()),
+            queue: 64,
+            public: false,
+        }
+    }
+}
+
+/// The engine, the programs and the slots.
+pub struct Executor {
+    config: RunConfig,
+    engine: OnceLock<Result<Arc<Engine>, String>>,
+    programs: Mutex<HashMap<String, Arc<Program>>>,
+    precompiled: PathBuf,
+    pub(crate) slots: Checks,
+}
+
+impl Executor {
+    pub fn new(config: RunConfig, data: &std::path::Path) -> Self {
+        Self {
+            config,
+            engine: OnceLock::new(),
+            programs: Mutex::new(HashMap::new()),
+            precompiled: data.join("precompiled"),
+            slots: Checks::new(config.slots, config.queue),
+        }
+    }
+
+    pub fn config(&self) -> RunConfig {
+        self.config
+    }
+
+    /// The engine, started on first use.
+    pub fn engine(&self) -> Result<Arc<Engine>, Problem> {
+        let slots = u32::try_from(self.config.slots).unwrap_or(u32::MAX);
+        self.engine
+            .get_or_init(|| Engine::new(self.config.limits, slots).map_err(|e| e.to_string()))
+            .clone()
+            .map_err(|e| Problem::internal(format!("the executor cannot start: {e}")))
+    }
+
+    /// The program of the component `cid` (blocking: it may read the store
+    /// and compile). `fetch` gives the component's bytes, checked.
+    pub fn program(
+        &self,
+        cid: &ContentId,
+        fetch: impl FnOnce() -> Result<Vec<u8>, Problem>,
+    ) -> Result<Arc<Program>, Problem> {
+        let key = cid.to_string();
+        if let Some(program) = self.programs.lock().unwrap_or_else(std::sync::PoisonError::into_inner).get(&key) {
+            return Ok(program.clone());
+        }
+        let wasm = fetch()?;
+        let engine = self.engine()?;
+        let program = Arc::new(
+            engine
+                .load(&wasm, &key, Some(&self.precompiled))
+                .map_err(|e| Problem::internal(format!("loading the component {key}: {e}")))?,
+        );
+        self.programs.lock().unwrap_or_else(std::sync::PoisonError::into_inner).insert(key, program.clone());
+        Ok(program)
+    }
+}
+
+/// How long a run took, as a `Server-Timing` header value.
+pub fn server_timing(took: Duration) -> String {
+    format!("run;dur={:.3}", took.as_secs_f64() * 1e3)
+}
