@@ -22,7 +22,7 @@ use wasmtime::component::{Component, InstancePre, Linker, ResourceTable};
 use wasmtime::{Config, Engine as Wasmtime, InstanceAllocationStrategy, PoolingAllocationConfig, Store};
 use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
 
-pub use values::{bytes_val, camel, from_json, size as value_size, to_json, to_json_text, val_bytes};
+pub use values::{bytes_val, camel, from_json, to_json, to_json_text, val_bytes};
 pub use wasmtime::component::{Type, Val};
 
 /// The wasmtime version precompiled components are keyed by.
@@ -165,10 +165,6 @@ impl Engine {
         Ok(engine)
     }
 
-    pub fn limits(&self) -> Limits {
-        self.limits
-    }
-
     /// The component `wasm` (whose CID is `cid`), compiled or, with
     /// `cache`, loaded precompiled from `cache/<cid>.<engine key>.cwasm`
     /// (written after the first compilation).
@@ -285,25 +281,6 @@ impl Program {
             Val::Result(Err(Some(error))) => Err(workflow_error(&error)),
             other => Err(RunError::Trap(format!("`run` gave {other:?}, not a result"))),
         }
-    }
-
-    /// [`run`](Self::run) on JSON inputs (see [`from_json`]), giving JSON.
-    pub fn run_json(&self, engine: &Engine, inputs: &[serde_json::Value]) -> Result<serde_json::Value, RunError> {
-        if inputs.len() != self.params.len() {
-            return Err(RunError::BadInput(format!(
-                "the workflow takes {} input(s) ({}), found {}",
-                self.params.len(),
-                self.params.iter().map(|(n, _)| camel(n)).collect::<Vec<_>>().join(", "),
-                inputs.len()
-            )));
-        }
-        let vals = inputs
-            .iter()
-            .zip(&self.params)
-            .map(|(json, (name, ty))| from_json(json, ty, &format!("input {}", camel(name))))
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(RunError::BadInput)?;
-        self.run(engine, vals).map(|v| to_json(&v))
     }
 }
 
