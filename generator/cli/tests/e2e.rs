@@ -290,11 +290,12 @@ fn a_crate_of_value_types_is_shared_by_two_operations() -> Result<(), Failed> {
 /// `op_trap`, an operation that misbehaves on demand (`trap`: a panic,
 /// which is a trap under `panic = "abort"`; `oom`: an allocation larger
 /// than Wasm memory holds; `loop`: forever; `grow`: 1 MiB more at a time
-/// until refused; `count`: a `static` counter, returned; `big`: 64 MiB of
+/// until refused; `count`: a `static` counter, returned; `big`: 8 MiB of
 /// output; anything else is echoed), added with `braid ops add` to a
 /// registry of its own, and the workflow `trapping` over it built for Node
 /// and the web into `target/wf/trapping` (the JS tests trap it a hundred
-/// times and check that every next call still answers). Then the same
+/// times and check that every next call still answers; the source is kept
+/// in `target/wf/op_trap` for the service's tests). Then the same
 /// workflow in the executor (`braid run --engine wasm`): each misbehaviour
 /// is stopped by its budget with an error naming it, the counter reads 1
 /// on every run (a fresh instance each time), and a valid input still
@@ -302,7 +303,11 @@ fn a_crate_of_value_types_is_shared_by_two_operations() -> Result<(), Failed> {
 fn a_trapping_workflow_is_built_for_the_js_tests() -> Result<(), Failed> {
     let tmp = tempfile::tempdir()?;
     let home = tmp.path().join("home");
-    let dir = tmp.path().join("op_trap");
+    // Kept for js/test/run.test.mjs, which adds it to a service's registry.
+    let dir = wf_out().join("op_trap");
+    if dir.exists() {
+        std::fs::remove_dir_all(&dir)?;
+    }
     run(braid_with_home(&home).args(["new", "op", "op_trap", "-o"]).arg(&dir))?;
     std::fs::write(
         dir.join("src/lib.rs"),
@@ -317,7 +322,7 @@ static RUNS: AtomicU32 = AtomicU32::new(0);
 
 /// `trap` panics, `oom` asks for more memory than Wasm has, `loop` never
 /// ends, `grow` allocates until refused, `count` returns how many times it
-/// ran in this instance, `big` returns 64 MiB; the rest is echoed.
+/// ran in this instance, `big` returns 8 MiB; the rest is echoed.
 #[braid_macros::operation(groups = ["SYS"])]
 pub async fn execute(input: &[u8], config: &Config) -> Result<Bytes, Error> {
     let _ = config;
@@ -343,7 +348,7 @@ pub async fn execute(input: &[u8], config: &Config) -> Result<Bytes, Error> {
             let n = RUNS.fetch_add(1, Ordering::Relaxed) + 1;
             Ok(alloc::format!("{n}").into_bytes().into())
         }
-        b"big" => Ok(alloc::vec![7; 64 << 20].into()),
+        b"big" => Ok(alloc::vec![7; 8 << 20].into()),
         _ => Ok(input.to_vec().into()),
     }
 }

@@ -16,7 +16,7 @@ mod values;
 
 use std::path::Path;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use wasmtime::component::{Component, InstancePre, Linker, ResourceTable};
 use wasmtime::{Config, Engine as Wasmtime, InstanceAllocationStrategy, PoolingAllocationConfig, Store};
@@ -122,6 +122,25 @@ pub struct Program {
     pre: InstancePre<Host>,
     params: Vec<(String, Type)>,
     output: Type,
+    source: Source,
+}
+
+/// Where a [`Program`]'s machine code came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Source {
+    /// Compiled from the component (and written to the cache, if any).
+    Compiled,
+    /// Loaded precompiled from the cache.
+    Precompiled,
+}
+
+/// How long the parts of a run took.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Timings {
+    /// Making the fresh instance (store, memory image, `start`).
+    pub instantiate: Duration,
+    /// The whole run: instantiation, the call, the output's copy.
+    pub total: Duration,
 }
 
 impl Engine {
@@ -171,10 +190,12 @@ impl Engine {
     pub fn load(&self, wasm: &[u8], cid: &str, cache: Option<&Path>) -> Result<Program, LoadError> {
         let invalid = |e: wasmtime::Error| LoadError::Invalid(format!("{e:#}"));
         let cached = cache.map(|dir| dir.join(format!("{cid}.{}.cwasm", self.key)));
-        let component = match cached.as_deref().filter(|p| p.is_file()) {
+        let (component, source) = match cached.as_deref().filter(|p| p.is_file()) {
             // SAFETY: the file is one this engine wrote (its key names the
             // wasmtime version and settings); wasmtime checks both again.
-            Some(path) => unsafe { Component::deserialize_file(&self.wasmtime, path) }.map_err(invalid)?,
+            Some(path) => {
+                (unsafe { Component::deserialize_file(&self.wasmtime, path) }.map_err(invalid)?, Source::Precompiled)
+            }
             None => {
                 let component = Component::new(&self.wasmtime, wasm).map_err(invalid)?;
                 if let Some(path) = &cached {
@@ -186,7 +207,7 @@ impl Engine {
                     std::fs::write(&tmp, bytes)?;
                     std::fs::rename(&tmp, path)?;
                 }
-                component
+                (component, Source::Compiled)
             }
         };
         let ty = component.component_type();
@@ -202,7 +223,7 @@ impl Engine {
         }
         .ok_or_else(|| LoadError::Invalid("its `run` does not return result<T, run-error>".into()))?;
         let pre = self.linker.instantiate_pre(&component).map_err(invalid)?;
-        Ok(Program { pre, params, output })
+        Ok(Program { pre, params, output, source })
     }
 }
 
@@ -217,9 +238,27 @@ impl Program {
         &self.output
     }
 
+    /// Whether it was compiled or loaded precompiled.
+    pub fn source(&self) -> Source {
+        self.source
+    }
+
     /// Runs the workflow on `inputs` (one per parameter) in a fresh
     /// instance, within the engine's limits: the output, or why not.
     pub fn run(&self, engine: &Engine, inputs: Vec<Val>) -> Result<Val, RunError> {
+        self.run_timed(engine, inputs).0
+    }
+
+    /// [`Program::run`], and how long its parts took.
+    pub fn run_timed(&self, engine: &Engine, inputs: Vec<Val>) -> (Result<Val, RunError>, Timings) {
+        let start = Instant::now();
+        let mut timings = Timings::default();
+        let result = self.call(engine, inputs, &mut timings);
+        timings.total = start.elapsed();
+        (result, timings)
+    }
+
+    fn call(&self, engine: &Engine, inputs: Vec<Val>, timings: &mut Timings) -> Result<Val, RunError> {
         let limits = engine.limits;
         let found: usize = inputs.iter().map(values::size).sum();
         if found > limits.input_bytes {
@@ -232,6 +271,7 @@ impl Program {
                 inputs.len()
             )));
         }
+        let started = Instant::now();
         let host = Host {
             wasi: WasiCtx::builder().build(),
             table: ResourceTable::new(),
@@ -263,6 +303,7 @@ impl Program {
             Ok(instance) => instance,
             Err(e) => return Err(trapped(&store, e)),
         };
+        timings.instantiate = started.elapsed();
         let Some(run) = instance.get_func(&mut store, "run") else {
             return Err(RunError::Trap("the instance has no `run`".into()));
         };

@@ -12,7 +12,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
-use braid_engine::{Engine, Limits, Program};
+use braid_engine::{Engine, Limits, Program, Source, Timings};
 
 use crate::ids::ContentId;
 use crate::problem::Problem;
@@ -48,6 +48,7 @@ pub struct Executor {
     config: RunConfig,
     engine: OnceLock<Result<Arc<Engine>, String>>,
     programs: Mutex<HashMap<String, Arc<Program>>>,
+    loading: Mutex<()>,
     precompiled: PathBuf,
     pub(crate) slots: Checks,
 }
@@ -58,6 +59,7 @@ impl Executor {
             config,
             engine: OnceLock::new(),
             programs: Mutex::new(HashMap::new()),
+            loading: Mutex::new(()),
             precompiled: data.join("precompiled"),
             slots: Checks::new(config.slots, config.queue),
         }
@@ -77,15 +79,22 @@ impl Executor {
     }
 
     /// The program of the component `cid` (blocking: it may read the store
-    /// and compile). `fetch` gives the component's bytes, checked.
+    /// and compile). `fetch` gives the component's bytes, checked. With it,
+    /// where it came from: `memory`, `precompiled` (the disk cache) or
+    /// `compiled`.
     pub fn program(
         &self,
         cid: &ContentId,
         fetch: impl FnOnce() -> Result<Vec<u8>, Problem>,
-    ) -> Result<Arc<Program>, Problem> {
+    ) -> Result<(Arc<Program>, &'static str), Problem> {
         let key = cid.to_string();
         if let Some(program) = self.programs.lock().unwrap_or_else(std::sync::PoisonError::into_inner).get(&key) {
-            return Ok(program.clone());
+            return Ok((program.clone(), "memory"));
+        }
+        // One load at a time, so that runs arriving together compile once.
+        let _loading = self.loading.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(program) = self.programs.lock().unwrap_or_else(std::sync::PoisonError::into_inner).get(&key) {
+            return Ok((program.clone(), "memory"));
         }
         let wasm = fetch()?;
         let engine = self.engine()?;
@@ -95,11 +104,17 @@ impl Executor {
                 .map_err(|e| Problem::internal(format!("loading the component {key}: {e}")))?,
         );
         self.programs.lock().unwrap_or_else(std::sync::PoisonError::into_inner).insert(key, program.clone());
-        Ok(program)
+        let source = match program.source() {
+            Source::Compiled => "compiled",
+            Source::Precompiled => "precompiled",
+        };
+        Ok((program, source))
     }
 }
 
-/// How long a run took, as a `Server-Timing` header value.
-pub fn server_timing(took: Duration) -> String {
-    format!("run;dur={:.3}", took.as_secs_f64() * 1e3)
+/// A run's timings as a `Server-Timing` header value (milliseconds): the
+/// fresh instance's making, and the whole run.
+pub fn server_timing(timings: Timings) -> String {
+    let ms = |d: Duration| d.as_secs_f64() * 1e3;
+    format!("inst;dur={:.3}, run;dur={:.3}", ms(timings.instantiate), ms(timings.total))
 }

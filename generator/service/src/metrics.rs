@@ -46,6 +46,9 @@ pub struct Metrics {
     runs: Mutex<BTreeMap<&'static str, u64>>,
     run_buckets: [AtomicU64; RUN_BUCKETS.len()],
     run_micros_sum: AtomicU64,
+    /// Where each run's program came from (`memory`, `precompiled`: the
+    /// disk cache, `compiled`).
+    programs: Mutex<BTreeMap<&'static str, u64>>,
 }
 
 /// Upper bounds (seconds) of the run-duration histogram's buckets.
@@ -85,6 +88,11 @@ impl Metrics {
             }
         }
         self.run_micros_sum.fetch_add(took.as_micros() as u64, Ordering::Relaxed);
+    }
+
+    /// Counts where a run's program came from.
+    pub fn program(&self, source: &'static str) {
+        *self.programs.lock().unwrap_or_else(|e| e.into_inner()).entry(source).or_default() += 1;
     }
 
     pub fn render(&self, jobs: &[(JobState, i64)]) -> String {
@@ -141,6 +149,14 @@ impl Metrics {
             self.run_micros_sum.load(Ordering::Relaxed) as f64 / 1e6
         );
         let _ = writeln!(out, "braid_run_duration_seconds_count {count}");
+        let _ = writeln!(
+            out,
+            "# HELP braid_run_programs_total Programs of runs by source (memory and precompiled: cache hits)."
+        );
+        let _ = writeln!(out, "# TYPE braid_run_programs_total counter");
+        for (source, n) in self.programs.lock().unwrap_or_else(|e| e.into_inner()).iter() {
+            let _ = writeln!(out, "braid_run_programs_total{{source=\"{source}\"}} {n}");
+        }
         out
     }
 }

@@ -29,7 +29,9 @@ pub(super) fn harden(routes: Router<Arc<AppState>>, state: Arc<AppState>) -> Rou
                 "this endpoint does not take that method; see /v1/openapi.json",
             )
         })
-        .layer(DefaultBodyLimit::max(state.config.max_body.max(state.config.max_upload)))
+        .layer(DefaultBodyLimit::max(
+            state.config.max_body.max(state.config.max_upload).max(state.executor.config().limits.input_bytes),
+        ))
         .layer(middleware::from_fn_with_state(state.clone(), read_body))
         .layer(middleware::from_fn_with_state(state.clone(), count))
         .layer(middleware::from_fn(one_host))
@@ -80,15 +82,23 @@ pub(super) fn too_large(limit: usize) -> Problem {
     )
 }
 
+/// The largest body of a request: operation uploads (`.tar.gz`) and runs'
+/// inputs (`--input-limit`) have their own limits, the rest `--max-body`.
+fn body_limit(state: &AppState, parts: &axum::http::request::Parts) -> usize {
+    let route = parts.extensions.get::<MatchedPath>().map(MatchedPath::as_str);
+    match route {
+        Some(route) if parts.method == axum::http::Method::POST && route == super::ROUTES[1] => state.config.max_upload,
+        Some("/v1/builds/{id}/run" | "/v1/workflows/{id}/run") => state.executor.config().limits.input_bytes,
+        _ => state.config.max_body,
+    }
+}
+
 /// Reads the whole request body within `--body-timeout` (408 after it) and
 /// at most `--max-body` bytes (413), so a client that sends slowly holds a
 /// connection for a bounded time and handlers never wait on the network.
 async fn read_body(State(state): State<Arc<AppState>>, request: Request, next: Next) -> Response {
     let (parts, body) = request.into_parts();
-    // Operation uploads (`.tar.gz`) have their own limit.
-    let upload = parts.method == axum::http::Method::POST
-        && parts.extensions.get::<MatchedPath>().is_some_and(|m| m.as_str() == super::ROUTES[1]);
-    let limit = if upload { state.config.max_upload } else { state.config.max_body };
+    let limit = body_limit(&state, &parts);
     let declared = parts.headers.get(header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()?.parse::<u64>().ok());
     if declared.is_some_and(|n| n > limit as u64) {
         return too_large(limit).into_response();

@@ -1,14 +1,16 @@
 //! `POST /v1/builds/{id}/run` and `POST /v1/workflows/{id}/run`: a built
 //! workflow's component run on the request's inputs ([`crate::execute`]).
-//! The inputs: the raw body when the workflow takes one `Bytes` input and
-//! the body is not JSON; otherwise JSON, an array in order or an object by
-//! input name (bytes as base64). The answer: the output as JSON, or its
-//! raw bytes for a `Bytes` output with `Accept: application/octet-stream`;
-//! the run's time in `Server-Timing`. Runs need an API key unless the
-//! operator opened them (`--public-run`).
+//! The inputs: JSON, an array in order or an object by input name (bytes
+//! as base64); `multipart/form-data`, a part per input by name (raw bytes
+//! for a `Bytes` input, text for a `String`, JSON for the rest); or, for a
+//! workflow of one `Bytes` input, the raw body. The body may be as large
+//! as the run's input limit (`--input-limit`), not `--max-body`. The
+//! answer: the output as JSON, or its raw bytes for a `Bytes` output with
+//! `Accept: application/octet-stream`; the instantiation's and the whole
+//! run's times in `Server-Timing` (on failures too). Runs need an API key
+//! unless the operator opened them (`--public-run`).
 
 use std::sync::Arc;
-use std::time::Instant;
 
 use axum::body::Bytes;
 use axum::extract::State;
@@ -38,7 +40,7 @@ const NO_COMPONENT: &str = "has no component to run: submit the workflow with \"
 
 /// Runs a build's component.
 #[utoipa::path(post, path = "/v1/builds/{id}/run", params(("id" = String, Path, description = "build id")),
-    request_body(content = Vec<u8>, description = "the inputs: JSON (an array, or an object by input name; bytes as base64), or the raw bytes of a workflow's one Bytes input"),
+    request_body(content = Vec<u8>, description = "the inputs: JSON (an array, or an object by input name; bytes as base64), multipart/form-data (a part per input, by name), or the raw bytes of a workflow's one Bytes input"),
     responses((status = 200, description = "the output, as JSON (raw bytes with Accept: application/octet-stream for a Bytes output)"),
         (status = 400, body = Problem), (status = 401, body = Problem), (status = 404, body = Problem),
         (status = 413, body = Problem), (status = 422, body = Problem), (status = 503, body = Problem)))]
@@ -87,36 +89,73 @@ async fn authorize(state: &Arc<AppState>, headers: &HeaderMap) -> Result<(), Pro
     <Writer as axum::extract::FromRequestParts<Arc<AppState>>>::from_request_parts(&mut parts, state).await.map(drop)
 }
 
+/// A run's inputs as sent.
+enum Sent {
+    /// JSON: an array in order or an object by input name.
+    Json(Bytes),
+    /// `multipart/form-data`: one part per input, by name.
+    Parts(Vec<(String, Bytes)>),
+    /// The raw bytes of a workflow's one `Bytes` input.
+    Raw(Bytes),
+}
+
+impl Sent {
+    /// What the request sent, by its `Content-Type`.
+    async fn read(headers: &HeaderMap, body: Bytes) -> Result<Self, Problem> {
+        let content_type = headers.get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or_default();
+        if content_type.starts_with("application/json") {
+            return Ok(Self::Json(body));
+        }
+        if !content_type.starts_with("multipart/form-data") {
+            return Ok(Self::Raw(body));
+        }
+        let mut request = axum::http::Request::new(axum::body::Body::from(body));
+        *request.headers_mut() = headers.clone();
+        let bad = |e: axum::extract::multipart::MultipartError| {
+            Problem::bad_request(format!("the multipart body cannot be read: {}", e.body_text()))
+        };
+        let mut form =
+            <axum::extract::Multipart as axum::extract::FromRequest<()>>::from_request(request, &())
+                .await
+                .map_err(|e| Problem::bad_request(format!("the multipart body cannot be read: {}", e.body_text())))?;
+        let mut parts = Vec::new();
+        while let Some(field) = form.next_field().await.map_err(bad)? {
+            let name = field.name().unwrap_or_default().to_string();
+            parts.push((name, field.bytes().await.map_err(bad)?));
+        }
+        Ok(Self::Parts(parts))
+    }
+}
+
 async fn run(state: Arc<AppState>, cid: ContentId, headers: HeaderMap, body: Bytes) -> ApiResult {
-    let json = headers
-        .get(header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|t| t.starts_with("application/json"));
+    let sent = Sent::read(&headers, body).await?;
     let raw_out = headers.get(header::ACCEPT).and_then(|v| v.to_str().ok()) == Some("application/octet-stream");
     let work = state.clone();
-    let ran = state
+    let (output, timings, ty) = state
         .executor
         .slots
         .bounded("runs", move || -> Result<_, Problem> {
             let state = work;
-            let program = state.executor.program(&cid, || match state.cas.get(&cid) {
+            let (program, source) = state.executor.program(&cid, || match state.cas.get(&cid) {
                 Ok(Some(bytes)) => Ok(bytes),
                 Ok(None) => Err(Problem::not_found(
                     "the build's component is missing from the store; submit its workflow again",
                 )),
                 Err(e) => Err(Problem::internal(e)),
             })?;
+            state.metrics.program(source);
             let engine = state.executor.engine()?;
-            let inputs = inputs(program.params(), json, &body)?;
-            let start = Instant::now();
-            let output = program.run(&engine, inputs);
-            state.metrics.run(start.elapsed(), output.as_ref().err());
-            Ok((output, start.elapsed(), program.output().clone()))
+            let inputs = inputs(program.params(), sent)?;
+            let (output, timings) = program.run_timed(&engine, inputs);
+            state.metrics.run(timings.total, output.as_ref().err());
+            Ok((output, timings, program.output().clone()))
         })
         .await??;
-    let (output, took, ty) = ran;
-    let output = output.map_err(problem)?;
-    let timing = (axum::http::HeaderName::from_static("server-timing"), server_timing(took));
+    let timing = (axum::http::HeaderName::from_static("server-timing"), server_timing(timings));
+    let output = match output {
+        Ok(output) => output,
+        Err(error) => return Ok(([timing], problem(error)).into_response()),
+    };
     let bytes_out = matches!(&ty, Type::List(l) if l.ty() == Type::U8);
     if raw_out && bytes_out {
         let bytes = braid_engine::val_bytes(&output).unwrap_or_default();
@@ -127,58 +166,97 @@ async fn run(state: Arc<AppState>, cid: ContentId, headers: HeaderMap, body: Byt
 }
 
 /// The request's inputs for `params`.
-fn inputs(params: &[(String, Type)], json: bool, body: &[u8]) -> Result<Vec<Val>, Problem> {
-    if !json {
-        return match params {
-            [(_, Type::List(list))] if list.ty() == Type::U8 => Ok(vec![braid_engine::bytes_val(body.to_vec())]),
+fn inputs(params: &[(String, Type)], sent: Sent) -> Result<Vec<Val>, Problem> {
+    let is_bytes = |ty: &Type| matches!(ty, Type::List(list) if list.ty() == Type::U8);
+    let place = |name: &str| format!("input {}", braid_engine::camel(name));
+    match sent {
+        Sent::Raw(body) => match params {
+            [(_, ty)] if is_bytes(ty) => Ok(vec![braid_engine::bytes_val(body.to_vec())]),
             _ => Err(Problem::new(
                 StatusCode::UNSUPPORTED_MEDIA_TYPE,
                 format!(
                     "this workflow takes {} input(s) ({}): send them as JSON (Content-Type: application/json), \
-                     an array in order or an object by name; only a workflow of one Bytes input takes a raw body",
+                     an array in order or an object by name, or as multipart/form-data by name; only a workflow \
+                     of one Bytes input takes a raw body",
                     params.len(),
                     names(params)
                 ),
             )),
-        };
-    }
-    let value: serde_json::Value =
-        serde_json::from_slice(body).map_err(|e| Problem::bad_request(format!("the body is not JSON: {e}")))?;
-    let given: Vec<serde_json::Value> = match value {
-        serde_json::Value::Array(items) => items,
-        serde_json::Value::Object(mut object) => {
-            let mut items = Vec::new();
-            for (name, _) in params {
-                let key = braid_engine::camel(name);
-                items.push(object.remove(&key).ok_or_else(|| {
-                    Problem::bad_request(format!("the input `{key}` is missing; this workflow takes {}", names(params)))
-                })?);
-            }
-            if let Some(extra) = object.keys().next() {
-                let extra: String = extra.chars().take(64).collect();
+        },
+        // A part is the raw bytes of a Bytes input, the text of a String
+        // one, and JSON for any other.
+        Sent::Parts(parts) => by_name(params, parts)?
+            .into_iter()
+            .zip(params)
+            .map(|(part, (name, ty))| {
+                if is_bytes(ty) {
+                    return Ok(braid_engine::bytes_val(part.to_vec()));
+                }
+                let text = std::str::from_utf8(&part).map_err(|_| format!("{}: not UTF-8 text", place(name)))?;
+                let json = match ty {
+                    Type::String => serde_json::Value::String(text.to_string()),
+                    _ => serde_json::from_str(text).map_err(|e| format!("{}: not JSON: {e}", place(name)))?,
+                };
+                braid_engine::from_json(&json, ty, &place(name))
+            })
+            .collect::<Result<_, String>>()
+            .map_err(Problem::bad_request),
+        Sent::Json(body) => {
+            let value: serde_json::Value = serde_json::from_slice(&body)
+                .map_err(|e| Problem::bad_request(format!("the body is not JSON: {e}")))?;
+            let given: Vec<serde_json::Value> = match value {
+                serde_json::Value::Array(items) => items,
+                serde_json::Value::Object(object) => by_name(params, object.into_iter().collect())?,
+                _ => {
+                    return Err(Problem::bad_request(
+                        "the inputs are a JSON array (in order) or an object (by input name)",
+                    ));
+                }
+            };
+            if given.len() != params.len() {
                 return Err(Problem::bad_request(format!(
-                    "unknown input `{extra}`; this workflow takes {}",
-                    names(params)
+                    "this workflow takes {} input(s) ({}), found {}",
+                    params.len(),
+                    names(params),
+                    given.len()
                 )));
             }
-            items
+            given
+                .iter()
+                .zip(params)
+                .map(|(value, (name, ty))| braid_engine::from_json(value, ty, &place(name)))
+                .collect::<Result<_, _>>()
+                .map_err(Problem::bad_request)
         }
-        _ => return Err(Problem::bad_request("the inputs are a JSON array (in order) or an object (by input name)")),
-    };
-    if given.len() != params.len() {
+    }
+}
+
+/// `given` (by input name, camelCase) in the order of `params`: each once,
+/// none missing, none unknown.
+fn by_name<T>(params: &[(String, Type)], mut given: Vec<(String, T)>) -> Result<Vec<T>, Problem> {
+    let shown = |name: &str| name.chars().take(64).collect::<String>();
+    let mut ordered = Vec::with_capacity(params.len());
+    for (name, _) in params {
+        let key = braid_engine::camel(name);
+        let mut found = given.iter().enumerate().filter(|(_, (n, _))| *n == key).map(|(i, _)| i);
+        let (Some(at), None) = (found.next(), found.next()) else {
+            let count = given.iter().filter(|(n, _)| *n == key).count();
+            return Err(Problem::bad_request(if count == 0 {
+                format!("the input `{key}` is missing; this workflow takes {}", names(params))
+            } else {
+                format!("the input `{key}` is given {count} times; give it once")
+            }));
+        };
+        ordered.push(given.swap_remove(at).1);
+    }
+    if let Some((extra, _)) = given.first() {
         return Err(Problem::bad_request(format!(
-            "this workflow takes {} input(s) ({}), found {}",
-            params.len(),
-            names(params),
-            given.len()
+            "unknown input `{}`; this workflow takes {}",
+            shown(extra),
+            names(params)
         )));
     }
-    given
-        .iter()
-        .zip(params)
-        .map(|(value, (name, ty))| braid_engine::from_json(value, ty, &format!("input {}", braid_engine::camel(name))))
-        .collect::<Result<_, _>>()
-        .map_err(Problem::bad_request)
+    Ok(ordered)
 }
 
 fn names(params: &[(String, Type)]) -> String {

@@ -1,0 +1,185 @@
+// The service's executor against hostile operations: op_trap (kept by
+// generator/cli/tests/e2e.rs in target/wf/op_trap) added with `braid ops
+// add` to a service's registry, as an operator would, and the workflow
+// `trapping` over it built as a component by that service. Every
+// misbehaviour gets its own problem document, a counter kept in a `static`
+// reads 1 on every request (a fresh instance each), and valid requests
+// interleaved with hostile ones all answer correctly; past the run slots
+// and the queue, 503 with Retry-After; after a restart the precompiled
+// component is used. Also multipart inputs and the body limit of runs.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { braid, killHard, spawnServer, waitJob } from '../lib/server.mjs';
+
+const root = fileURLToPath(new URL('../..', import.meta.url)).replace(/\/$/, '');
+const wfOut = process.env.BRAID_WF_OUT ?? `${root}/target/wf`;
+const KEY = 'run-key';
+const TIME_MS = 300;
+const manifest = {
+  name: 'trapping',
+  version: '0.1.0',
+  description: 'traps on demand (a test)',
+  segments: [{ inputs: [-1], sequence: [{ operation: 'op_trap', version: '^0.1' }] }],
+};
+
+let dataDir;
+let server;
+let runPath;
+
+/** `braid serve` on dataDir with the run flags `args` (and a key, a wide per-client cap). */
+async function serve(args) {
+  server = await spawnServer({
+    dataDir,
+    key: KEY,
+    args: ['--max-connections-per-client', '512', '--time-limit', String(TIME_MS), '--memory-limit', '64', '--output-limit', '1', ...args],
+  });
+  return server.url;
+}
+
+/** POSTs `input` (raw bytes) to the run endpoint; { status, body, timing }. */
+async function run(url, input, headers = {}) {
+  const res = await fetch(`${url}${runPath}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/octet-stream', accept: 'application/octet-stream', ...headers },
+    body: input,
+  });
+  const text = await res.text();
+  const body = res.headers.get('content-type') === 'application/problem+json' ? JSON.parse(text) : text;
+  return { status: res.status, body, timing: res.headers.get('server-timing'), retryAfter: res.headers.get('retry-after') };
+}
+
+/** The run's whole time from Server-Timing, in ms. */
+const runMs = (timing) => Number(/run;dur=([0-9.]+)/.exec(timing)?.[1]);
+
+before(async () => {
+  dataDir = mkdtempSync(join(tmpdir(), 'braid-run-'));
+  // An operator adds the operation to the service's registry (the data
+  // directory is its BRAID_HOME), then starts it.
+  execFileSync(braid, ['ops', 'add', `${wfOut}/op_trap`], { env: { ...process.env, BRAID_HOME: dataDir }, stdio: 'pipe' });
+  const url = await serve(['--public-run', '--run-queue', '256']);
+  const res = await fetch(`${url}/v1/workflows`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-api-key': KEY },
+    body: JSON.stringify({ manifest, targets: ['component'] }),
+  });
+  const submitted = await res.json();
+  assert.equal(res.status, 202, JSON.stringify(submitted));
+  const job = await waitJob(url, submitted.job_id, { key: KEY });
+  assert.equal(job.state, 'succeeded', `${job.error}\n${job.log_tail}`);
+  runPath = `/v1/workflows/${submitted.workflow_id}/run`;
+});
+
+after(() => {
+  if (server) killHard(server.child);
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+// What each hostile input must give: status, and the problem's detail.
+const HOSTILE = {
+  loop: [422, new RegExp(`^the run took longer than its ${TIME_MS} ms and was stopped$`)],
+  grow: [422, /^the run needed more than its 67108864 bytes of memory and was stopped$/],
+  trap: [422, /^the module trapped: /],
+  oom: [422, /^the module trapped: /],
+  big: [422, /^the output is over the limit of 1048576 bytes$/],
+};
+
+test('100 hostile requests and 100 valid ones at once: a problem each, fresh state each, every valid answer right', async () => {
+  const url = server.url;
+  const kinds = [...Object.keys(HOSTILE), 'count'];
+  const requests = [];
+  for (let i = 0; i < 100; i++) {
+    const kind = kinds[i % kinds.length];
+    requests.push(run(url, kind).then((r) => ({ kind, ...r })));
+    const echo = `valid ${i}`;
+    requests.push(run(url, echo).then((r) => ({ kind: 'echo', echo, ...r })));
+  }
+  const started = Date.now();
+  const answers = await Promise.all(requests);
+  console.log(`200 requests in ${Date.now() - started} ms`);
+  const loops = [];
+  for (const a of answers) {
+    const what = `${a.kind}: ${a.status} ${JSON.stringify(a.body)}`;
+    assert.match(a.timing ?? '', /^inst;dur=\d+\.\d{3}, run;dur=\d+\.\d{3}$/, what);
+    if (a.kind === 'echo') {
+      assert.equal(a.status, 200, what);
+      assert.equal(a.body, a.echo, what);
+    } else if (a.kind === 'count') {
+      // A `static` counter: 1, on every request (a fresh instance each).
+      assert.equal(a.status, 200, what);
+      assert.equal(a.body, '1', what);
+    } else {
+      const [status, detail] = HOSTILE[a.kind];
+      assert.equal(a.status, status, what);
+      assert.equal(a.body.status, status, what);
+      assert.match(a.body.detail, detail, what);
+      if (a.kind === 'loop') loops.push(runMs(a.timing));
+    }
+  }
+  // Stopped within about twice the budget (the run's own time, from
+  // Server-Timing; a loose bound: these machines are noisy).
+  loops.sort((x, y) => x - y);
+  const median = loops[loops.length >> 1];
+  assert.ok(median < 2 * TIME_MS, `loops stopped after ${loops.join(', ')} ms (median ${median})`);
+
+  const metrics = await (await fetch(`${url}/metrics`)).text();
+  for (const [outcome, n] of [['time', 17], ['memory', 17], ['trap', 34], ['output', 16], ['ok', 116]]) {
+    assert.match(metrics, new RegExp(`braid_runs_total\\{outcome="${outcome}"\\} ${n}\\n`), outcome);
+  }
+  assert.match(metrics, /braid_run_programs_total\{source="compiled"\} 1\n/);
+  assert.match(metrics, /braid_run_programs_total\{source="memory"\} 199\n/);
+});
+
+test('multipart inputs by name; the input limit is the body limit of runs (not --max-body)', async () => {
+  const url = server.url;
+  const form = (name, value) => {
+    const body = new FormData();
+    body.append(name, new Blob([value]));
+    return body;
+  };
+  const post = (body, headers = {}) => fetch(`${url}${runPath}`, { method: 'POST', body, headers });
+  const ok = await post(form('input0', 'from a form'), { accept: 'application/octet-stream' });
+  assert.equal(ok.status, 200);
+  assert.equal(await ok.text(), 'from a form');
+  const unknown = await post(form('photo', 'x'));
+  assert.equal(unknown.status, 400);
+  assert.match((await unknown.json()).detail, /^the input `input0` is missing; this workflow takes input0$/);
+  const twice = form('input0', 'a');
+  twice.append('input0', new Blob(['b']));
+  assert.match((await (await post(twice)).json()).detail, /^the input `input0` is given 2 times; give it once$/);
+  // 3 MiB: over the default --max-body (2 MiB), within the default input limit (16 MiB).
+  const large = new Uint8Array(3 << 20).fill(97);
+  const echoed = await post(large, { 'content-type': 'application/octet-stream', accept: 'application/octet-stream' });
+  // Run, not refused: echoed back, it is over the 1 MiB output limit (or,
+  // in a debug build, the time limit: every byte is a value there).
+  assert.equal(echoed.status, 422);
+  assert.match((await echoed.json()).detail, /output is over the limit|took longer than/);
+  const huge = await post(new Uint8Array((16 << 20) + 1), { 'content-type': 'application/octet-stream' });
+  assert.equal(huge.status, 413);
+  assert.match((await huge.json()).detail, /the limit here is 16777216 bytes/);
+});
+
+test('past the run slots and the queue, 503 with Retry-After; after a restart, the precompiled component and a key', async () => {
+  killHard(server.child);
+  // One slot, one waiting, and runs that need a key again.
+  const url = await serve(['--run-slots', '1', '--run-queue', '1']);
+  const keyed = { 'x-api-key': KEY };
+  assert.equal((await run(url, 'hello')).status, 401, 'a key is needed without --public-run');
+  const first = await run(url, 'count', keyed);
+  assert.deepEqual([first.status, first.body], [200, '1']);
+  const answers = await Promise.all([0, 1, 2, 3, 4, 5].map(() => run(url, 'loop', keyed)));
+  const busy = answers.filter((a) => a.status === 503);
+  assert.ok(busy.length >= 3, `at most 2 of 6 admitted: ${answers.map((a) => a.status)}`);
+  for (const a of busy) {
+    assert.match(a.retryAfter ?? '', /^\d+$/);
+    assert.match(a.body.detail, /runs/);
+  }
+  for (const a of answers.filter((a) => a.status !== 503)) assert.match(a.body.detail, /took longer than/);
+  const metrics = await (await fetch(`${url}/metrics`)).text();
+  assert.match(metrics, /braid_run_programs_total\{source="precompiled"\} 1\n/, 'loaded from <data>/precompiled');
+  assert.doesNotMatch(metrics, /source="compiled"/);
+});
