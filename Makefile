@@ -15,7 +15,7 @@ WORKFLOWS := $(filter-out workflows/vectors.json,$(wildcard workflows/*.json))
 SAMPLE := workflows/samples/sample.txt
 THUMB := thumbv7em-none-eabihf
 
-.PHONY: setup demo test bench test-rust test-lint test-nostd test-wasm test-workflows test-node test-postgres test-s3 test-cluster bench-cluster bless clean
+.PHONY: setup demo test bench bench-run test-rust test-lint test-nostd test-wasm test-workflows test-node test-postgres test-s3 test-cluster bench-cluster bless clean
 
 setup:
 	@scripts/setup.sh
@@ -145,12 +145,29 @@ bench: test-wasm
 	  > target/bench/native-photo.json
 	cd js && BRAID_OP_PKGS=$(CURDIR)/$(NPM_OPS) BRAID_WF_OUT=$(CURDIR)/$(WF_OUT) BRAID_BIN=$(CURDIR)/$(BRAID) node bench/main.mjs
 	$(MAKE) bench-cluster
+	$(MAKE) bench-run
 
 ## bench-cluster: a deployment's numbers (bench/cluster.json, bench/CLUSTER.md):
 ## builds/min with 1-3 workers, a fresh worker's first build with the compile
 ## cache cold and warm, cached-publish latency on PostgreSQL and SQLite.
 bench-cluster: setup $(BRAID)
 	cd js && BRAID_BIN=$(CURDIR)/$(BRAID) node bench/cluster.mjs
+
+## bench-run: the run endpoint against a node:http server and the native
+## floor (bench/run.json, bench/RUN.md): req/s, latency at half load,
+## instantiation, RSS, first runs. oha is installed into target/tools.
+OHA := target/tools/bin/oha
+bench-run: setup $(BRAID)
+	@test -x $(OHA) || cargo install --quiet --locked oha --version '~1.16' --root target/tools
+	cargo build --quiet --profile perf -p braid-cli
+	for wf in cidv1_from_bytes photo_proof; do \
+	  BRAID_DENY_WARNINGS=1 $(BRAID) build workflows/$$wf.json --targets native,node -o $(WF_OUT)/$$wf && \
+	  mkdir -p target/bench/floor-$$wf && \
+	  bench/floor/manifest.sh $(WF_OUT)/$$wf/crate $$wf bench/floor > target/bench/floor-$$wf/Cargo.toml && \
+	  cp $(WF_OUT)/$$wf/crate/Cargo.lock target/bench/floor-$$wf/Cargo.lock && \
+	  cargo build --quiet --release --manifest-path target/bench/floor-$$wf/Cargo.toml --target-dir target/bench/floor-$$wf || exit 1; \
+	done
+	cd js && BRAID_WF_OUT=$(CURDIR)/$(WF_OUT) BRAID_PERF_BIN=$(CURDIR)/target/perf/braid node bench/run.mjs
 
 ## bless: rewrite committed manifests and trybuild expectations; review the diff
 bless:

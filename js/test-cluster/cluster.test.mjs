@@ -3,7 +3,8 @@
 // (scripts/garage.sh), two `braid serve --workers 0` (the API) and three
 // `braid worker`s, all sharing the database and the S3 store. Submissions
 // through both APIs, an operation published through one and used through
-// the other, a worker, a Garage node and an API killed mid-way, everything
+// the other, a component built by a worker run through both, a worker, a
+// Garage node and an API (mid-run, mid-upload) killed, everything
 // restarted, a damaged object. Every artifact downloaded is checked against
 // its CID here too. `make test-cluster`.
 import { test, before, after } from 'node:test';
@@ -23,7 +24,8 @@ const d = new Deployment();
 let apis = [];
 let workers = [];
 
-const startApi = (name) => d.api(name, KEY, [...d.shared(), '--workers', '0', '--publisher-key', PUBLISHER]);
+// Runs get 30 s: a debug build copies a large input value by value.
+const startApi = (name) => d.api(name, KEY, [...d.shared(), '--workers', '0', '--publisher-key', PUBLISHER, '--time-limit', '30000']);
 const startWorker = (name) => d.worker(name, ['--workers', '1', '--lease', '5', '--compile-cache']);
 
 async function startAll() {
@@ -179,6 +181,57 @@ test('kill -9 of a Garage node: artifacts are still served and built; after it r
       assert.equal(cid(new Uint8Array(await object.arrayBuffer())), a.cid);
     }
   }
+});
+
+test('a component built by a worker runs through both APIs; kill -9 of an API mid-run loses only that request', async () => {
+  const res = await submit(apis[0], manifest('cluster_run'), ['component']);
+  assert.equal(res.status, 202, await res.clone().text());
+  const { job_id, build_id, workflow_id } = await res.json();
+  const job = await waitJob(apis[0].url, job_id, { key: KEY, timeoutMs: 900_000 });
+  assert.equal(job.state, 'succeeded', `${job.error}\n${job.log_tail}`);
+  const row = await (await get(apis[1], `/v1/builds/${build_id}`)).json();
+  built.set(build_id, { name: 'cluster_run', targets: ['component'], artifacts: row.artifacts });
+  const runOn = (api, bytes) =>
+    fetch(`${api.url}/v1/workflows/${workflow_id}/run`, { method: 'POST', headers: { 'x-api-key': KEY }, body: bytes });
+  // Each API fetches the component from the bucket on first use, checks it, compiles it.
+  for (const api of apis) {
+    const bytes = new TextEncoder().encode(`hello from ${api.name}`);
+    const answer = await runOn(api, bytes);
+    assert.equal(answer.status, 200, await answer.clone().text());
+    assert.equal(await answer.json(), cid(bytes), api.name);
+  }
+  // Long runs on one API (large inputs), short ones on the other; the first dies mid-run.
+  const [victim, other] = apis;
+  const large = new Uint8Array(12 << 20).fill(1);
+  const cut = [0, 1].map(
+    () =>
+      new Promise((resolve) => {
+        const req = request(`${victim.url}/v1/workflows/${workflow_id}/run`, {
+          method: 'POST',
+          headers: { 'x-api-key': KEY, 'content-length': large.length },
+        });
+        req.on('error', resolve);
+        req.on('response', (r) => resolve(new Error(`answered ${r.statusCode} before the kill`)));
+        req.end(large);
+      }),
+  );
+  const short = Array.from({ length: 20 }, async (_, i) => {
+    const bytes = new TextEncoder().encode(`short ${i}`);
+    const answer = await runOn(other, bytes);
+    return [answer.status, await answer.json(), cid(bytes)];
+  });
+  await new Promise((r) => setTimeout(r, 500));
+  d.kill(victim);
+  for (const outcome of await Promise.all(cut)) assert.match(String(outcome), /socket hang up|ECONNRESET/, String(outcome));
+  for (const [status, got, expected] of await Promise.all(short)) assert.deepEqual([status, got], [200, expected]);
+  // Restarted, it runs again from its precompiled copy; the build is intact.
+  apis = [await startApi('api1'), other];
+  const again = await runOn(apis[0], new TextEncoder().encode('again'));
+  assert.equal(again.status, 200, await again.clone().text());
+  assert.equal(await again.json(), cid(new TextEncoder().encode('again')));
+  const metrics = await (await get(apis[0], '/metrics')).text();
+  assert.match(metrics, /braid_run_programs_total\{source="precompiled"\} 1\n/);
+  assert.deepEqual((await (await get(apis[0], `/v1/builds/${build_id}`)).json()).artifacts, row.artifacts);
 });
 
 test('kill -9 of an API process mid-upload: nothing of the upload is kept or served, the other API serves on', async () => {

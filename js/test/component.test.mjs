@@ -136,8 +136,15 @@ test('the service builds the component target (the same bytes as the CLI) and ru
       const text = await res.text();
       assert.equal(res.status, 200, text);
       assert.equal(JSON.parse(text), expected, path);
-      assert.match(res.headers.get('server-timing'), /^run;dur=\d+\.\d{3}$/);
+      assert.match(res.headers.get('server-timing'), /^inst;dur=\d+\.\d{3}, run;dur=\d+\.\d{3}$/);
     }
+    // multipart/form-data by name: a String input's text, a Bytes input's raw bytes.
+    const form = new FormData();
+    form.append('bytes', new Blob(['hello']));
+    form.append('text', 'salt');
+    const multipart = await fetch(`${url}/v1/workflows/${salted.workflow_id}/run`, { method: 'POST', headers: { 'x-api-key': KEY }, body: form });
+    assert.equal(multipart.status, 200);
+    assert.equal(await multipart.json(), expected, 'multipart');
     // Keys, and what the caller sent wrong.
     const run = `/v1/workflows/${salted.workflow_id}/run`;
     assert.equal((await fetch(`${url}${run}`, { method: 'POST', headers: json, body: '[]' })).status, 401);

@@ -1,0 +1,226 @@
+// `make bench-run` (and `make bench`): the run endpoint's numbers, written
+// to bench/run.json and bench/RUN.md. Three servers on loopback, side by
+// side in one run, each given the same requests by oha:
+//   1. braid: `braid serve` (the perf profile) running the workflow's
+//      component, a fresh instance per request (POST /v1/builds/{id}/run);
+//   2. node: a `node:http` server calling the workflow's npm package
+//      (run-node-server.mjs), what a JS user writes today;
+//   3. floor: the same HTTP stack as braid (axum, hyper, tokio) calling the
+//      generated crate natively in process, no isolation (bench/floor).
+// Workloads: cidv1_from_bytes on 64 B and 16 KiB, photo_proof on a 0.3 MP
+// JPEG. Saturation: requests per second at 16 connections, three rounds
+// with the servers interleaved, the median. Latency: p50/p95/p99 at a
+// fixed rate, half of braid's saturation rate, each server in turn. Also:
+// instantiation per request (Server-Timing, measured inside), RSS, the
+// first run after a build and the first after a restart.
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { photo } from './images.mjs';
+import { stats } from './lib.mjs';
+
+const root = fileURLToPath(new URL('../..', import.meta.url)).replace(/\/$/, '');
+const braid = process.env.BRAID_PERF_BIN ?? `${root}/target/perf/braid`;
+const oha = process.env.BRAID_OHA ?? `${root}/target/tools/bin/oha`;
+const wfOut = process.env.BRAID_WF_OUT ?? `${root}/target/wf`;
+const KEY = 'bench-key';
+const SECONDS = Number(process.env.BRAID_RUN_SECONDS ?? 4);
+const ROUNDS = 3;
+const CONNECTIONS = 16;
+const round = (x, digits = 1) => Math.round(x * 10 ** digits) / 10 ** digits;
+const ms = (start) => Number(process.hrtime.bigint() - start) / 1e6;
+
+/** Spawns `cmd args` in its own group; resolves to { child, url } once it prints `listening on URL`. */
+function start(cmd, args) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, args, { stdio: ['ignore', 'ignore', 'pipe'], detached: true });
+    let seen = '';
+    child.stderr.on('data', (c) => {
+      seen += c;
+      const m = seen.match(/listening on (http:\/\/[0-9.:]+)\n/);
+      if (m) resolve({ child, url: m[1] });
+    });
+    child.on('exit', (code) => reject(new Error(`${cmd} exited ${code}: ${seen}`)));
+  });
+}
+const stop = (p) => {
+  try {
+    process.kill(-p.child.pid, 'SIGKILL');
+  } catch {}
+};
+
+/** Resident memory of a process (MiB): now and its peak. */
+function rss(pid) {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kib = (key) => Number(new RegExp(`${key}:\\s+(\\d+)`).exec(status)[1]);
+  return { rss_mib: round(kib('VmRSS') / 1024), peak_mib: round(kib('VmHWM') / 1024) };
+}
+
+/** oha against `url` with the body in `file`: { rps, p50_ms, p95_ms, p99_ms, ok } (ok: the share of 200s). */
+function load(url, file, { rate } = {}) {
+  const args = ['--no-tui', '--output-format', 'json', '-z', `${SECONDS}s`, '-c', String(CONNECTIONS), '-m', 'POST', '-D', file,
+    '-H', 'content-type: application/octet-stream', url];
+  if (rate) args.push('-q', String(rate));
+  const out = JSON.parse(execFileSync(oha, args, { encoding: 'utf8', maxBuffer: 64 << 20 }));
+  const statuses = out.statusCodeDistribution ?? {};
+  const total = Object.values(statuses).reduce((a, b) => a + b, 0);
+  const p = out.latencyPercentiles;
+  return {
+    rps: round(out.summary.requestsPerSec, 0),
+    p50_ms: round(p.p50 * 1e3, 3),
+    p95_ms: round(p.p95 * 1e3, 3),
+    p99_ms: round(p.p99 * 1e3, 3),
+    ok: total ? round((statuses['200'] ?? 0) / total, 4) : 0,
+  };
+}
+
+/** Submits workflow `name` for the component target to braid; the build id and when it succeeded. */
+async function build(url, name) {
+  const manifest = JSON.parse(readFileSync(`${root}/workflows/${name}.json`, 'utf8'));
+  const post = await fetch(`${url}/v1/workflows`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-api-key': KEY },
+    body: JSON.stringify({ manifest, targets: ['component'] }),
+  });
+  const submitted = await post.json();
+  if (post.status !== 202 && post.status !== 200) throw new Error(`${name}: ${JSON.stringify(submitted)}`);
+  for (;;) {
+    const job = await (await fetch(`${url}/v1/jobs/${submitted.job_id}`, { headers: { 'x-api-key': KEY } })).json();
+    if (job.state === 'succeeded') return submitted.build_id;
+    if (job.state === 'failed') throw new Error(`${name}: ${job.error}\n${job.log_tail}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+/** One request's wall time (ms) and its Server-Timing (inst, run) in ms. */
+async function once(url, body) {
+  const t = process.hrtime.bigint();
+  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/octet-stream' }, body });
+  const text = await res.text();
+  const wall = ms(t);
+  if (res.status !== 200) throw new Error(`${url}: ${res.status} ${text}`);
+  const timing = res.headers.get('server-timing') ?? '';
+  const num = (name) => Number(new RegExp(`${name};dur=([0-9.]+)`).exec(timing)?.[1]);
+  return { wall, inst: num('inst'), run: num('run'), text };
+}
+
+const workloads = [
+  { id: 'cid_64B', workflow: 'cidv1_from_bytes', body: () => new Uint8Array(64).map((_, i) => (i * 31 + 7) & 255) },
+  { id: 'cid_16KiB', workflow: 'cidv1_from_bytes', body: () => new Uint8Array(16 << 10).map((_, i) => (i * 31 + 7) & 255) },
+  { id: 'photo_0.3MP', workflow: 'photo_proof', body: () => photo('0.3MP') },
+];
+
+const dir = mkdtempSync(join(os.tmpdir(), 'braid-bench-run-'));
+const data = join(dir, 'data');
+const serveArgs = ['serve', '--addr', '127.0.0.1:0', '--data', data, '--api-key', KEY, '--public-run', '--run-queue', '1024',
+  '--max-connections-per-client', '1024'];
+const servers = {};
+const results = { when: new Date().toISOString(), machine: { cpus: os.cpus().length, model: os.cpus()[0]?.model, node: process.version },
+  settings: { seconds: SECONDS, rounds: ROUNDS, connections: CONNECTIONS }, workloads: {} };
+try {
+  servers.braid = await start(braid, serveArgs);
+  const builds = {};
+  const first = {};
+  for (const name of [...new Set(workloads.map((w) => w.workflow))]) {
+    builds[name] = await build(servers.braid.url, name);
+    const w = workloads.find((x) => x.workflow === name);
+    first[name] = { after_build: (await once(`${servers.braid.url}/v1/builds/${builds[name]}/run`, w.body())).wall };
+  }
+  // The first run after a restart: the component loaded precompiled from <data>/precompiled.
+  stop(servers.braid);
+  servers.braid = await start(braid, serveArgs);
+  for (const name of Object.keys(builds)) {
+    const w = workloads.find((x) => x.workflow === name);
+    first[name].after_restart = (await once(`${servers.braid.url}/v1/builds/${builds[name]}/run`, w.body())).wall;
+  }
+  for (const w of workloads) {
+    const file = join(dir, `${w.id}.bin`);
+    writeFileSync(file, w.body());
+    const pkg = `${wfOut}/${w.workflow}/pkg/node/wf_${w.workflow}.js`;
+    servers.node = await start(process.execPath, [fileURLToPath(new URL('run-node-server.mjs', import.meta.url)), pkg]);
+    servers.floor = await start(`${root}/target/bench/floor-${w.workflow}/release/floor`, []);
+    const urls = {
+      braid: `${servers.braid.url}/v1/builds/${builds[w.workflow]}/run`,
+      node: `${servers.node.url}/run`,
+      floor: `${servers.floor.url}/run`,
+    };
+    // The same answer from all three.
+    const answers = await Promise.all(Object.values(urls).map(async (u) => JSON.parse((await once(u, w.body())).text)));
+    for (const a of answers.slice(1)) {
+      if (JSON.stringify(a) !== JSON.stringify(answers[0])) throw new Error(`${w.id}: the servers disagree: ${JSON.stringify(answers)}`);
+    }
+    // Inside braid: 200 sequential requests, Server-Timing's instantiation and run.
+    const inside = [];
+    for (let i = 0; i < 200; i++) inside.push(await once(urls.braid, w.body()));
+    const saturation = { braid: [], node: [], floor: [] };
+    for (let r = 0; r < ROUNDS; r++) {
+      const order = r % 2 ? ['floor', 'node', 'braid'] : ['braid', 'node', 'floor'];
+      for (const s of order) saturation[s].push(load(urls[s], file));
+    }
+    const median = (runs, key) => stats(runs.map((x) => x[key])).median;
+    const rate = Math.max(1, Math.round(median(saturation.braid, 'rps') / 2));
+    const row = { workflow: w.workflow, bytes: readFileSync(file).length, half_rate: rate, servers: {} };
+    for (const s of ['braid', 'node', 'floor']) {
+      const fixed = load(urls[s], file, { rate });
+      row.servers[s] = {
+        rps: median(saturation[s], 'rps'),
+        rps_runs: saturation[s].map((x) => x.rps),
+        ok: Math.min(...saturation[s].map((x) => x.ok), fixed.ok),
+        at_half_rate: fixed,
+        ...rss(servers[s].child.pid),
+      };
+    }
+    row.inside = {
+      inst_us_median: round(stats(inside.map((x) => x.inst)).median * 1e3),
+      run_us_median: round(stats(inside.map((x) => x.run)).median * 1e3),
+      wall_ms_median: round(stats(inside.map((x) => x.wall)).median, 3),
+    };
+    row.first_run_ms = { after_build: round(first[w.workflow].after_build, 1), after_restart: round(first[w.workflow].after_restart, 1) };
+    row.ratios = {
+      braid_over_floor: round(row.servers.braid.rps / row.servers.floor.rps, 2),
+      braid_over_node: round(row.servers.braid.rps / row.servers.node.rps, 2),
+    };
+    results.workloads[w.id] = row;
+    stop(servers.node);
+    stop(servers.floor);
+    console.log(w.id, JSON.stringify(row));
+  }
+} finally {
+  for (const s of Object.values(servers)) stop(s);
+  rmSync(dir, { recursive: true, force: true });
+}
+
+writeFileSync(`${root}/bench/run.json`, `${JSON.stringify(results, null, 2)}\n`);
+writeFileSync(`${root}/bench/RUN.md`, report(results));
+console.log(report(results));
+
+function report(r) {
+  const yes = (ok) => (ok ? 'met' : '**missed**');
+  const lines = [
+    '# The run endpoint (`make bench-run`)',
+    '',
+    `${r.when}, ${r.machine.cpus} cores (${r.machine.model}), Node ${r.machine.node}; oha, ${r.settings.connections} connections,`,
+    `${r.settings.seconds} s per measurement; saturation: the median of ${r.settings.rounds} rounds, the servers interleaved.`,
+    'braid: `braid serve` (perf profile), a fresh component instance per request; node: `node:http` + the npm package;',
+    'floor: axum/hyper/tokio + the generated crate, native, in process. Written by js/bench/run.mjs.',
+    '',
+    '| workload | server | req/s (saturation) | p50 / p95 / p99 ms at half of braid\'s rate | RSS MiB (peak) |',
+    '|---|---|---:|---|---:|',
+  ];
+  for (const [id, row] of Object.entries(r.workloads)) {
+    for (const [s, v] of Object.entries(row.servers)) {
+      const f = v.at_half_rate;
+      lines.push(`| ${id} | ${s} | ${v.rps} | ${f.p50_ms} / ${f.p95_ms} / ${f.p99_ms} (at ${row.half_rate}/s) | ${v.rss_mib} (${v.peak_mib}) |`);
+    }
+  }
+  lines.push('', '| workload | braid / floor req/s (target ≥ 0.7) | braid / node req/s (target ≥ 2) | braid p99 at half load (target ≤ 1 ms) | instantiation µs, median (target ≤ 20) | run µs, median (inside) | first run after build / after restart ms (target ≤ 10 after restart) |', '|---|---|---|---|---|---|---|');
+  for (const [id, row] of Object.entries(r.workloads)) {
+    const b = row.servers.braid;
+    lines.push(`| ${id} | ${row.ratios.braid_over_floor} (${yes(row.ratios.braid_over_floor >= 0.7)}) | ${row.ratios.braid_over_node} (${yes(row.ratios.braid_over_node >= 2)}) | ${b.at_half_rate.p99_ms} (${yes(b.at_half_rate.p99_ms <= 1)}) | ${row.inside.inst_us_median} (${yes(row.inside.inst_us_median <= 20)}) | ${row.inside.run_us_median} | ${row.first_run_ms.after_build} / ${row.first_run_ms.after_restart} (${yes(row.first_run_ms.after_restart <= 10)}) |`);
+  }
+  lines.push('', 'The seeds, for comparison: Shopify Scripts\' runtime p50 10.9 ms, p95 17.3 ms, with a goal of p95 under 5 ms;',
+    'Shopify Functions run under an 11 M instruction budget with 128 KB of input and a 256 KB module cap.', '');
+  return lines.join('\n');
+}
