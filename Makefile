@@ -165,7 +165,7 @@ bench-run: setup $(BRAID)
 	  mkdir -p target/bench/floor-$$wf && \
 	  bench/floor/manifest.sh $(WF_OUT)/$$wf/crate $$wf bench/floor > target/bench/floor-$$wf/Cargo.toml && \
 	  cp $(WF_OUT)/$$wf/crate/Cargo.lock target/bench/floor-$$wf/Cargo.lock && \
-	  cargo build --quiet --release --manifest-path target/bench/floor-$$wf/Cargo.toml --target-dir target/bench/floor-$$wf || exit 1; \
+	  cargo build --quiet --release --manifest-path target/bench/floor-$$wf/Cargo.toml --target-dir target/bench/floor || exit 1; \
 	done
 	cd js && BRAID_WF_OUT=$(CURDIR)/$(WF_OUT) BRAID_PERF_BIN=$(CURDIR)/target/perf/braid node bench/run.mjs
 

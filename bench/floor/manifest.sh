@@ -19,11 +19,14 @@ edition = "2021"
 publish = false
 
 [[bin]]
-name = "floor"
+name = "floor-$name"
 path = "$src/main.rs"
 
+# main.rs renders the output of each workflow it knows; this one is on.
 [features]
-$name = []
+default = ["$name"]
+cidv1_from_bytes = []
+photo_proof = []
 
 [dependencies]
 wf = { package = "wf_$name", path = "$crate" }

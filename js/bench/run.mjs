@@ -19,6 +19,7 @@ import os from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { photo } from './images.mjs';
+import { isDeepStrictEqual } from 'node:util';
 import { stats } from './lib.mjs';
 
 const root = fileURLToPath(new URL('../..', import.meta.url)).replace(/\/$/, '');
@@ -62,7 +63,7 @@ function rss(pid) {
 function load(url, file, { rate } = {}) {
   const args = ['--no-tui', '--output-format', 'json', '-z', `${SECONDS}s`, '-c', String(CONNECTIONS), '-m', 'POST', '-D', file,
     '-H', 'content-type: application/octet-stream', url];
-  if (rate) args.push('-q', String(rate));
+  if (rate) args.push('-q', String(rate), '--latency-correction');
   const out = JSON.parse(execFileSync(oha, args, { encoding: 'utf8', maxBuffer: 64 << 20 }));
   const statuses = out.statusCodeDistribution ?? {};
   const total = Object.values(statuses).reduce((a, b) => a + b, 0);
@@ -140,7 +141,7 @@ try {
     writeFileSync(file, w.body());
     const pkg = `${wfOut}/${w.workflow}/pkg/node/wf_${w.workflow}.js`;
     servers.node = await start(process.execPath, [fileURLToPath(new URL('run-node-server.mjs', import.meta.url)), pkg]);
-    servers.floor = await start(`${root}/target/bench/floor-${w.workflow}/release/floor`, []);
+    servers.floor = await start(`${root}/target/bench/floor/release/floor-${w.workflow}`, []);
     const urls = {
       braid: `${servers.braid.url}/v1/builds/${builds[w.workflow]}/run`,
       node: `${servers.node.url}/run`,
@@ -149,7 +150,7 @@ try {
     // The same answer from all three.
     const answers = await Promise.all(Object.values(urls).map(async (u) => JSON.parse((await once(u, w.body())).text)));
     for (const a of answers.slice(1)) {
-      if (JSON.stringify(a) !== JSON.stringify(answers[0])) throw new Error(`${w.id}: the servers disagree: ${JSON.stringify(answers)}`);
+      if (!isDeepStrictEqual(a, answers[0])) throw new Error(`${w.id}: the servers disagree: ${JSON.stringify(answers)}`);
     }
     // Inside braid: 200 sequential requests, Server-Timing's instantiation and run.
     const inside = [];

@@ -12,6 +12,7 @@
 //! The component sees WASI with nothing in it: no files, no environment,
 //! no network, no clocks beyond WASI's, its output streams discarded.
 
+mod fast;
 mod values;
 
 use std::path::Path;
@@ -22,7 +23,7 @@ use wasmtime::component::{Component, InstancePre, Linker, ResourceTable};
 use wasmtime::{Config, Engine as Wasmtime, InstanceAllocationStrategy, PoolingAllocationConfig, Store};
 use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
 
-pub use values::{bytes_val, camel, from_json, to_json, to_json_text, val_bytes};
+pub use values::{bytes_val, camel, from_json, to_json, to_json_text, val_bytes, Input};
 pub use wasmtime::component::{Type, Val};
 
 /// The wasmtime version precompiled components are keyed by.
@@ -123,6 +124,8 @@ pub struct Program {
     params: Vec<(String, Type)>,
     output: Type,
     source: Source,
+    /// The typed path of `run`, for the shapes it covers.
+    shape: Option<fast::Shape>,
 }
 
 /// Where a [`Program`]'s machine code came from.
@@ -157,7 +160,12 @@ impl Engine {
             .total_core_instances(instances * 8)
             .total_memories(instances * 4)
             .total_tables(instances * 8)
-            .max_memory_size(limits.memory_bytes);
+            .max_memory_size(limits.memory_bytes)
+            // A slot's pages stay mapped between runs and are zeroed in
+            // place (up to these sizes), rather than given back and
+            // faulted in again by the next instance.
+            .linear_memory_keep_resident(4 << 20)
+            .table_keep_resident(64 << 10);
         config.allocation_strategy(InstanceAllocationStrategy::Pooling(pool));
         let wasmtime = Wasmtime::new(&config).map_err(|e| LoadError::Engine(format!("{e:#}")))?;
         let mut linker = Linker::new(&wasmtime);
@@ -216,14 +224,15 @@ impl Engine {
         else {
             return Err(LoadError::Invalid("it exports no `run` function".into()));
         };
-        let params = func.params().map(|(name, ty)| (name.to_string(), ty)).collect();
+        let params: Vec<_> = func.params().map(|(name, ty)| (name.to_string(), ty)).collect();
         let output = match func.results().collect::<Vec<_>>().as_slice() {
             [Type::Result(result)] => result.ok(),
             _ => None,
         }
         .ok_or_else(|| LoadError::Invalid("its `run` does not return result<T, run-error>".into()))?;
         let pre = self.linker.instantiate_pre(&component).map_err(invalid)?;
-        Ok(Program { pre, params, output, source })
+        let shape = fast::Shape::of(&params, &output);
+        Ok(Program { pre, params, output, source, shape })
     }
 }
 
@@ -245,12 +254,12 @@ impl Program {
 
     /// Runs the workflow on `inputs` (one per parameter) in a fresh
     /// instance, within the engine's limits: the output, or why not.
-    pub fn run(&self, engine: &Engine, inputs: Vec<Val>) -> Result<Val, RunError> {
+    pub fn run(&self, engine: &Engine, inputs: Vec<Input>) -> Result<Val, RunError> {
         self.run_timed(engine, inputs).0
     }
 
     /// [`Program::run`], and how long its parts took.
-    pub fn run_timed(&self, engine: &Engine, inputs: Vec<Val>) -> (Result<Val, RunError>, Timings) {
+    pub fn run_timed(&self, engine: &Engine, inputs: Vec<Input>) -> (Result<Val, RunError>, Timings) {
         let start = Instant::now();
         let mut timings = Timings::default();
         let result = self.call(engine, inputs, &mut timings);
@@ -258,9 +267,9 @@ impl Program {
         (result, timings)
     }
 
-    fn call(&self, engine: &Engine, inputs: Vec<Val>, timings: &mut Timings) -> Result<Val, RunError> {
+    fn call(&self, engine: &Engine, inputs: Vec<Input>, timings: &mut Timings) -> Result<Val, RunError> {
         let limits = engine.limits;
-        let found: usize = inputs.iter().map(values::size).sum();
+        let found: usize = inputs.iter().map(Input::size).sum();
         if found > limits.input_bytes {
             return Err(RunError::InputTooLarge { found, limit: limits.input_bytes });
         }
@@ -304,10 +313,21 @@ impl Program {
             Err(e) => return Err(trapped(&store, e)),
         };
         timings.instantiate = started.elapsed();
+        if let (Some(shape), [input]) = (self.shape, inputs.as_slice()) {
+            match shape.call(&instance, &mut store, input) {
+                Ok(Some(Ok(output))) if values::size(&output) > limits.output_bytes => {
+                    return Err(RunError::OutputTooLarge { limit: limits.output_bytes });
+                }
+                Ok(Some(result)) => return result,
+                Ok(None) => {}
+                Err(e) => return Err(trapped(&store, e)),
+            }
+        }
         let Some(run) = instance.get_func(&mut store, "run") else {
             return Err(RunError::Trap("the instance has no `run`".into()));
         };
         let mut results = [Val::Bool(false)];
+        let inputs: Vec<Val> = inputs.into_iter().map(Input::into_val).collect();
         if let Err(e) = run.call(&mut store, &inputs, &mut results) {
             return Err(trapped(&store, e));
         }

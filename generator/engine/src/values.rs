@@ -98,6 +98,53 @@ pub fn from_json(json: &Json, ty: &Type, place: &str) -> Result<Val, String> {
 }
 
 /// Bytes as a `list<u8>`.
+/// One input of a run: bytes as they are (a `list<u8>` parameter, passed
+/// to the guest as one block where the call is typed), or any value.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Input {
+    Bytes(Vec<u8>),
+    Value(Val),
+}
+
+impl Input {
+    /// What it counts against the input limit.
+    pub fn size(&self) -> usize {
+        match self {
+            Self::Bytes(bytes) => bytes.len(),
+            Self::Value(val) => size(val),
+        }
+    }
+
+    /// As a value of the dynamic API.
+    pub fn into_val(self) -> Val {
+        match self {
+            Self::Bytes(bytes) => bytes_val(bytes),
+            Self::Value(val) => val,
+        }
+    }
+
+    /// The input of type `ty` that `bytes` (a file, a request's part)
+    /// give: bytes as they are, text as UTF-8, anything else as JSON.
+    pub fn from_bytes(bytes: Vec<u8>, ty: &Type, place: &str) -> Result<Self, String> {
+        match ty {
+            Type::List(list) if list.ty() == Type::U8 => Ok(Self::Bytes(bytes)),
+            Type::String => String::from_utf8(bytes)
+                .map(|s| Self::Value(Val::String(s)))
+                .map_err(|_| format!("{place}: not UTF-8 text")),
+            _ => {
+                let json: Json = serde_json::from_slice(&bytes).map_err(|e| format!("{place}: not JSON ({e})"))?;
+                from_json(&json, ty, place).map(Self::Value)
+            }
+        }
+    }
+}
+
+impl From<Val> for Input {
+    fn from(val: Val) -> Self {
+        Self::Value(val)
+    }
+}
+
 pub fn bytes_val(bytes: Vec<u8>) -> Val {
     Val::List(bytes.into_iter().map(Val::U8).collect())
 }

@@ -14,7 +14,7 @@ use std::time::Duration;
 
 use braid_engine::{Engine, Limits, Program, Source, Timings};
 
-use crate::ids::ContentId;
+use crate::ids::{BuildId, ContentId};
 use crate::problem::Problem;
 use crate::routes::Checks;
 
@@ -49,6 +49,10 @@ pub struct Executor {
     engine: OnceLock<Result<Arc<Engine>, String>>,
     programs: Mutex<HashMap<String, Arc<Program>>>,
     loading: Mutex<()>,
+    /// The component of each succeeded build run so far (a build's
+    /// artifacts never change once it succeeded), so that a run by build
+    /// id does not ask the store.
+    components: Mutex<HashMap<BuildId, ContentId>>,
     precompiled: PathBuf,
     pub(crate) slots: Checks,
 }
@@ -60,6 +64,7 @@ impl Executor {
             engine: OnceLock::new(),
             programs: Mutex::new(HashMap::new()),
             loading: Mutex::new(()),
+            components: Mutex::new(HashMap::new()),
             precompiled: data.join("precompiled"),
             slots: Checks::new(config.slots, config.queue),
         }
@@ -67,6 +72,16 @@ impl Executor {
 
     pub fn config(&self) -> RunConfig {
         self.config
+    }
+
+    /// The component of build `id`, if a run of it was seen.
+    pub fn component_of(&self, id: &BuildId) -> Option<ContentId> {
+        self.components.lock().unwrap_or_else(std::sync::PoisonError::into_inner).get(id).cloned()
+    }
+
+    /// Remembers the component of the succeeded build `id`.
+    pub fn remember_component(&self, id: BuildId, cid: ContentId) {
+        self.components.lock().unwrap_or_else(std::sync::PoisonError::into_inner).insert(id, cid);
     }
 
     /// The engine, started on first use.

@@ -130,7 +130,7 @@ fn run_component(
             std::fs::read(file).map_err(|e| RunError::Input(format!("{}: {e}", file.display())))?
         };
         let place = format!("input {} ({})", braid_engine::camel(param), file.display());
-        inputs.push(input_value(bytes, ty, &place).map_err(RunError::Input)?);
+        inputs.push(braid_engine::Input::from_bytes(bytes, ty, &place).map_err(RunError::Input)?);
     }
     let start = Instant::now();
     let ran = program.run(&engine, inputs);
@@ -144,20 +144,6 @@ fn run_component(
         eprintln!("wasm: instantiating and running took {:.3} ms", elapsed.as_secs_f64() * 1e3);
     }
     Ok(())
-}
-
-/// A file's bytes as the value `ty` takes: bytes as they are, text as
-/// UTF-8, anything else as JSON.
-fn input_value(bytes: Vec<u8>, ty: &Type, place: &str) -> Result<Val, String> {
-    match ty {
-        Type::List(list) if list.ty() == Type::U8 => Ok(braid_engine::bytes_val(bytes)),
-        Type::String => String::from_utf8(bytes).map(Val::String).map_err(|_| format!("{place}: not UTF-8 text")),
-        _ => {
-            let json: serde_json::Value =
-                serde_json::from_slice(&bytes).map_err(|e| format!("{place}: not JSON ({e})"))?;
-            braid_engine::from_json(&json, ty, place)
-        }
-    }
 }
 
 /// As the native runner prints it: bytes as hex, text as is, the rest as JSON.

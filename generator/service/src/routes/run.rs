@@ -16,7 +16,7 @@ use axum::body::Bytes;
 use axum::extract::State;
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::IntoResponse;
-use braid_engine::{RunError, Type, Val};
+use braid_engine::{Input, RunError, Type};
 
 use super::auth::Writer;
 use super::heavy::with_store;
@@ -51,9 +51,16 @@ pub(super) async fn run_build(
     body: Bytes,
 ) -> ApiResult {
     authorize(&state, &headers).await?;
-    let row = with_store(&state, move |store| store.build(&id)).await?;
-    let row = row.ok_or_else(|| Problem::not_found("no build with this id"))?;
-    let cid = component(&row).ok_or_else(|| Problem::not_found(format!("build {} {NO_COMPONENT}", row.id)))?;
+    let cid = match state.executor.component_of(&id) {
+        Some(cid) => cid,
+        None => {
+            let row = with_store(&state, move |store| store.build(&id)).await?;
+            let row = row.ok_or_else(|| Problem::not_found("no build with this id"))?;
+            let cid = component(&row).ok_or_else(|| Problem::not_found(format!("build {} {NO_COMPONENT}", row.id)))?;
+            state.executor.remember_component(row.id, cid.clone());
+            cid
+        }
+    };
     run(state, cid, headers, body).await
 }
 
@@ -166,12 +173,12 @@ async fn run(state: Arc<AppState>, cid: ContentId, headers: HeaderMap, body: Byt
 }
 
 /// The request's inputs for `params`.
-fn inputs(params: &[(String, Type)], sent: Sent) -> Result<Vec<Val>, Problem> {
+fn inputs(params: &[(String, Type)], sent: Sent) -> Result<Vec<Input>, Problem> {
     let is_bytes = |ty: &Type| matches!(ty, Type::List(list) if list.ty() == Type::U8);
     let place = |name: &str| format!("input {}", braid_engine::camel(name));
     match sent {
         Sent::Raw(body) => match params {
-            [(_, ty)] if is_bytes(ty) => Ok(vec![braid_engine::bytes_val(body.to_vec())]),
+            [(_, ty)] if is_bytes(ty) => Ok(vec![Input::Bytes(body.to_vec())]),
             _ => Err(Problem::new(
                 StatusCode::UNSUPPORTED_MEDIA_TYPE,
                 format!(
@@ -188,17 +195,7 @@ fn inputs(params: &[(String, Type)], sent: Sent) -> Result<Vec<Val>, Problem> {
         Sent::Parts(parts) => by_name(params, parts)?
             .into_iter()
             .zip(params)
-            .map(|(part, (name, ty))| {
-                if is_bytes(ty) {
-                    return Ok(braid_engine::bytes_val(part.to_vec()));
-                }
-                let text = std::str::from_utf8(&part).map_err(|_| format!("{}: not UTF-8 text", place(name)))?;
-                let json = match ty {
-                    Type::String => serde_json::Value::String(text.to_string()),
-                    _ => serde_json::from_str(text).map_err(|e| format!("{}: not JSON: {e}", place(name)))?,
-                };
-                braid_engine::from_json(&json, ty, &place(name))
-            })
+            .map(|(part, (name, ty))| Input::from_bytes(part.to_vec(), ty, &place(name)))
             .collect::<Result<_, String>>()
             .map_err(Problem::bad_request),
         Sent::Json(body) => {
@@ -224,7 +221,7 @@ fn inputs(params: &[(String, Type)], sent: Sent) -> Result<Vec<Val>, Problem> {
             given
                 .iter()
                 .zip(params)
-                .map(|(value, (name, ty))| braid_engine::from_json(value, ty, &place(name)))
+                .map(|(value, (name, ty))| braid_engine::from_json(value, ty, &place(name)).map(Input::Value))
                 .collect::<Result<_, _>>()
                 .map_err(Problem::bad_request)
         }

@@ -1,0 +1,123 @@
+//! Typed calls of `run` for the common shapes: one `list<u8>` or `string`
+//! input, a `list<u8>` or `string` output. wasmtime's dynamic API lifts and
+//! lowers a `list<u8>` one `Val` at a time; its typed API copies it as one
+//! block, which is most of a run's cost on inputs of kilobytes.
+
+use wasmtime::component::{ComponentType, Instance, Lift, Type, Val};
+use wasmtime::Store;
+
+use crate::values::{self, Input};
+use crate::RunError;
+
+/// A shape of `run` called through the typed API.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Shape {
+    BytesToString,
+    BytesToBytes,
+    StringToString,
+    StringToBytes,
+}
+
+impl Shape {
+    /// The shape of `run(params) -> result<output, run-error>`, if typed.
+    pub(crate) fn of(params: &[(String, Type)], output: &Type) -> Option<Self> {
+        let bytes = |ty: &Type| matches!(ty, Type::List(list) if list.ty() == Type::U8);
+        let [(_, input)] = params else { return None };
+        Some(match (bytes(input), *input == Type::String, bytes(output), *output == Type::String) {
+            (true, _, _, true) => Self::BytesToString,
+            (true, _, true, _) => Self::BytesToBytes,
+            (_, true, _, true) => Self::StringToString,
+            (_, true, true, _) => Self::StringToBytes,
+            _ => return None,
+        })
+    }
+
+    /// Calls `run` of `instance` on `input`: `None` when the input is not
+    /// of the shape (the caller takes the dynamic path), else the output or
+    /// the workflow's error; `Err` is a trap.
+    pub(crate) fn call<T: 'static>(
+        self,
+        instance: &Instance,
+        store: &mut Store<T>,
+        input: &Input,
+    ) -> wasmtime::Result<Option<Result<Val, RunError>>> {
+        let output = match self {
+            Self::BytesToString | Self::BytesToBytes => {
+                let copied;
+                let bytes = match input {
+                    Input::Bytes(bytes) => bytes,
+                    Input::Value(val) => match values::val_bytes(val) {
+                        Some(bytes) => {
+                            copied = bytes;
+                            &copied
+                        }
+                        None => return Ok(None),
+                    },
+                };
+                match self {
+                    Self::BytesToString => typed::<_, _, String, _>(instance, store, (bytes.as_slice(),), Val::String),
+                    _ => typed::<_, _, Vec<u8>, _>(instance, store, (bytes.as_slice(),), values::bytes_val),
+                }
+            }
+            Self::StringToString | Self::StringToBytes => {
+                let Input::Value(Val::String(text)) = input else { return Ok(None) };
+                match self {
+                    Self::StringToString => typed::<_, _, String, _>(instance, store, (text.as_str(),), Val::String),
+                    _ => typed::<_, _, Vec<u8>, _>(instance, store, (text.as_str(),), values::bytes_val),
+                }
+            }
+        };
+        output
+    }
+}
+
+/// `run-error` as the world declares it.
+#[derive(ComponentType, Lift)]
+#[component(record)]
+struct WitRunError {
+    kind: WitKind,
+    message: String,
+}
+
+// Its values come from the guest, through the derived `Lift`.
+#[allow(dead_code)]
+#[derive(ComponentType, Lift, Clone, Copy)]
+#[component(enum)]
+#[repr(u8)]
+enum WitKind {
+    #[component(name = "invalid-input")]
+    InvalidInput,
+    #[component(name = "config")]
+    Config,
+    #[component(name = "failed")]
+    Failed,
+}
+
+/// `run` called typed; `Ok(None)` when its type is not `P -> R` after all.
+fn typed<T: 'static, P, R, F>(
+    instance: &Instance,
+    store: &mut Store<T>,
+    params: P,
+    to_val: F,
+) -> wasmtime::Result<Option<Result<Val, RunError>>>
+where
+    P: wasmtime::component::ComponentNamedList + wasmtime::component::Lower,
+    R: ComponentType + Lift + 'static,
+    F: FnOnce(R) -> Val,
+{
+    let Ok(run) = instance.get_typed_func::<P, (Result<R, WitRunError>,)>(&mut *store, "run") else {
+        return Ok(None);
+    };
+    let (result,) = run.call(&mut *store, params)?;
+    Ok(Some(result.map(to_val).map_err(|e| {
+        RunError::Workflow {
+            kind: match e.kind {
+                WitKind::InvalidInput => "invalid-input",
+                WitKind::Config => "config",
+                WitKind::Failed => "failed",
+            }
+            .to_string(),
+            message: e.message,
+        }
+    })))
+}
