@@ -164,7 +164,10 @@ test('multipart inputs by name; the input limit is the body limit of runs (not -
 });
 
 test('past the run slots and the queue, 503 with Retry-After; after a restart, the precompiled component and a key', async () => {
+  // Gone before its data directory is taken again.
+  const exited = new Promise((resolve) => server.child.once('exit', resolve));
   killHard(server.child);
+  await exited;
   // One slot, one waiting, and runs that need a key again.
   const url = await serve(['--run-slots', '1', '--run-queue', '1']);
   const keyed = { 'x-api-key': KEY };

@@ -199,12 +199,15 @@ fn an_operation_of_ones_own_is_scaffolded_added_and_used() -> Result<(), Failed>
     Ok(())
 }
 
-/// A crate of value types only, shared: `op_shapes` defines `Point` and has
-/// no operation (`kind = "types"`); `op_point` (Bytes -> Point) and
-/// `op_point_text` (Point -> String), each its own crate, depend on it by
-/// version. All three are added with `braid ops add` (built in the sandbox
-/// for their targets); a workflow chaining the two operations builds and
-/// runs natively and in Node; naming `op_shapes` as a step is refused.
+/// A crate of value types only, shared: `op_shapes` defines `Point` and
+/// `Side` (a choice) and has no operation (`kind = "types"`); `op_point`
+/// (Bytes -> Point), `op_point_text` (Point -> String) and `op_side`
+/// (Point -> Side), each its own crate, depend on it by version. All four
+/// are added with `braid ops add` (built in the sandbox for their
+/// targets); a workflow chaining the first two builds and runs natively
+/// and in Node; one ending in `Side` is built as a component (a WIT enum)
+/// whose output in the executor is the native runner's; naming
+/// `op_shapes` as a step is refused.
 fn a_crate_of_value_types_is_shared_by_two_operations() -> Result<(), Failed> {
     let tmp = tempfile::tempdir()?;
     let home = tmp.path().join("home");
@@ -221,7 +224,9 @@ fn a_crate_of_value_types_is_shared_by_two_operations() -> Result<(), Failed> {
         "op_shapes",
         "\n[package.metadata.braid]\nkind = \"types\"\n",
         "//! Shapes shared by operations.\n#![no_std]\n\n\
-         /// A point.\n#[derive(Clone, Debug, PartialEq, braid_macros::Value)]\npub struct Point {\n    pub x: u32,\n    pub y: u32,\n}\n",
+         /// A point.\n#[derive(Clone, Debug, PartialEq, braid_macros::Value)]\npub struct Point {\n    pub x: u32,\n    pub y: u32,\n}\n\n\
+         /// Where a point lies.\n#[derive(Clone, Copy, Debug, PartialEq, braid_macros::Value)]\n\
+         pub enum Side {\n    AboveDiagonal,\n    OnOrBelow,\n}\n",
     )?;
     // By version (the path is for local builds; registering drops it), its
     // std build only in this crate's.
@@ -242,14 +247,22 @@ fn a_crate_of_value_types_is_shared_by_two_operations() -> Result<(), Failed> {
          pub async fn execute(point: &op_shapes::Point, config: &Config) -> Result<String, Error> {\n    let _ = config;\n    \
          Ok(alloc::format!(\"{},{}\", point.x, point.y))\n}\n",
     )?;
-    for dir in [&point, &text] {
+    let side = scaffold(
+        "op_side",
+        uses_shapes,
+        "#![no_std]\nuse braid_support::{Config, Error};\nuse op_shapes::Side;\n\n\
+         /// Whether `y` is above `x`.\n#[braid_macros::operation(groups = [\"SYS\"])]\n\
+         pub async fn execute(point: &op_shapes::Point, config: &Config) -> Result<op_shapes::Side, Error> {\n    \
+         let _ = config;\n    Ok(if point.y > point.x { Side::AboveDiagonal } else { Side::OnOrBelow })\n}\n",
+    )?;
+    for dir in [&point, &text, &side] {
         rewrite(
             &dir.join("Cargo.toml"),
             "std = [\"braid-support/std\"]",
             "std = [\"braid-support/std\", \"op_shapes/std\"]",
         )?;
     }
-    for dir in [&shapes, &point, &text] {
+    for dir in [&shapes, &point, &text, &side] {
         run(braid_with_home(&home).args(["ops", "add"]).arg(dir))?;
     }
     let listed = stdout(braid_with_home(&home).arg("ops"))?;
@@ -272,6 +285,24 @@ fn a_crate_of_value_types_is_shared_by_two_operations() -> Result<(), Failed> {
     let js = "console.log(require(process.argv[1]).runSync([Buffer.from('hello')]))";
     let node = stdout(Command::new("node").arg("-e").arg(js).arg(out.join("pkg/node/wf_points.js")))?;
     expect_eq("Node output", node.trim(), "5,532")?;
+    // A choice (a WIT enum) out of a component, as the native runner gives it.
+    let sides = tmp.path().join("sides.json");
+    std::fs::write(
+        &sides,
+        r#"{ "name": "sides", "version": "0.1.0", "segments": [
+  { "inputs": [-1], "sequence": [{ "operation": "op_point", "version": "^0.1" }, { "operation": "op_side", "version": "^0.1" }] } ] }"#,
+    )?;
+    let sides_out = tmp.path().join("sides");
+    run(braid_with_home(&home).arg("build").arg(&sides).arg("-o").arg(&sides_out).args(["--targets", "component"]))?;
+    let wit = std::fs::read_to_string(sides_out.join("component/world.wit"))?;
+    if !wit.contains("enum %side {\n    %above-diagonal,\n    %on-or-below,\n  }") {
+        return Err(format!("no WIT enum for Side:\n{wit}").into());
+    }
+    let native = stdout(braid_with_home(&home).arg("run").arg(&sides).arg("--input").arg(&input))?;
+    let wasm =
+        stdout(braid_with_home(&home).arg("run").arg(&sides).arg("--input").arg(&input).args(["--engine", "wasm"]))?;
+    expect_eq("native output of sides", native.trim(), "\"aboveDiagonal\"")?;
+    expect_eq("sides in the executor", wasm.trim(), native.trim())?;
     // The types crate as a step: refused, saying what it is.
     let bad = tmp.path().join("bad.json");
     std::fs::write(

@@ -97,7 +97,6 @@ pub fn from_json(json: &Json, ty: &Type, place: &str) -> Result<Val, String> {
     })
 }
 
-/// Bytes as a `list<u8>`.
 /// One input of a run: bytes as they are (a `list<u8>` parameter, passed
 /// to the guest as one block where the call is typed), or any value.
 #[derive(Debug, Clone, PartialEq)]
@@ -139,12 +138,7 @@ impl Input {
     }
 }
 
-impl From<Val> for Input {
-    fn from(val: Val) -> Self {
-        Self::Value(val)
-    }
-}
-
+/// Bytes as a `list<u8>`.
 pub fn bytes_val(bytes: Vec<u8>) -> Val {
     Val::List(bytes.into_iter().map(Val::U8).collect())
 }

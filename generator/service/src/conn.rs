@@ -115,6 +115,10 @@ impl Drop for InFlight {
 
 /// A socket whose reads and writes fail with `TimedOut` past the deadlines.
 struct Guarded<S> {
+    /// The client's count of open connections, given back before `io`
+    /// closes (fields drop in order): a client that sees the close and
+    /// connects again is never refused for the connection just closed.
+    _client: Client,
     io: S,
     shared: Shared,
     limits: Limits,
@@ -127,9 +131,10 @@ struct Guarded<S> {
 }
 
 impl<S> Guarded<S> {
-    fn new(io: S, shared: Shared, limits: Limits) -> Self {
+    fn new(io: S, client: Client, shared: Shared, limits: Limits) -> Self {
         let far = Instant::now() + Duration::from_secs(86_400 * 365);
         Self {
+            _client: client,
             io,
             shared,
             limits,
@@ -337,7 +342,7 @@ pub async fn serve(listener: TcpListener, app: Router, limits: Limits, shutdown:
             served: false,
             reader: None,
         }));
-        let io = TokioIo::new(Guarded::new(stream, shared.clone(), limits));
+        let io = TokioIo::new(Guarded::new(stream, client, shared.clone(), limits));
         let app = app.clone();
         let keep_alive = keep_alive_header(limits.idle_timeout);
         let service = hyper::service::service_fn(move |request: hyper::Request<hyper::body::Incoming>| {
@@ -362,7 +367,7 @@ pub async fn serve(listener: TcpListener, app: Router, limits: Limits, shutdown:
             if let Err(e) = connection.await {
                 tracing::debug!("connection closed: {e}");
             }
-            drop((slot, client));
+            drop(slot);
         });
     }
     drop(listener);

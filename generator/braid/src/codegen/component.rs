@@ -111,7 +111,7 @@ pub(super) fn plan(
         match def {
             TypeDef::Record(defs) => {
                 for f in defs {
-                    let wit = wit_name(&f.name)?;
+                    let wit = js_wit_name(&f.name, ty)?;
                     fields.push(WitField {
                         binding: Ident::new(&rust_ident(&wit)),
                         ty: field_type(&f.ty, &wit_of)?,
@@ -123,7 +123,7 @@ pub(super) fn plan(
             }
             TypeDef::Choice(variants) => {
                 for v in variants {
-                    let wit = wit_name(v)?;
+                    let wit = js_wit_name(v, ty)?;
                     cases.push(WitCase { binding: Ident::new(&upper_camel(&wit)), wit });
                 }
                 unique(cases.iter().map(|c| c.wit.as_str()), ty)?;
@@ -269,6 +269,22 @@ pub(super) fn wit_name(name: &str) -> Result<String, String> {
     Ok(out)
 }
 
+/// The WIT name of a field or case that JS names `js`: one that the
+/// executor (and jco, for fields) turn back into `js`, the lowerCamelCase
+/// of its words; a name with a run of capitals (`RGBA`, JS's `rGBA`)
+/// would not come back the same, so it is refused with the name to use.
+fn js_wit_name(js: &str, ty: &TypeName) -> Result<String, String> {
+    let wit = wit_name(js)?;
+    let back = braid_macro_support::value::camel(&wit.replace('-', "_"));
+    if back != js {
+        return Err(format!(
+            "`{js}` of value type {ty} is `{wit}` in WIT, which comes back as `{back}`: name it so that JS \
+             calls it `{back}` (in Rust, no run of capitals: `Rgba`, not `RGBA`)"
+        ));
+    }
+    Ok(wit)
+}
+
 /// wit-bindgen's Rust name of a kebab-case WIT function, parameter or
 /// field name: snake case, a Rust keyword with `_` after it.
 fn rust_ident(wit: &str) -> String {
@@ -318,5 +334,15 @@ mod tests {
         assert!(wit_name("a-b").is_err());
         assert_eq!(rust_ident("type"), "type_");
         assert_eq!(upper_camel("photo-proof"), "PhotoProof");
+    }
+
+    #[test]
+    fn js_names_must_come_back_from_wit_unchanged() {
+        let ty = TypeName::Named { krate: "op_x".into(), name: "Shade".into() };
+        assert_eq!(js_wit_name("northEast", &ty).unwrap(), "north-east");
+        assert_eq!(js_wit_name("fileCid", &ty).unwrap(), "file-cid");
+        assert_eq!(js_wit_name("sha2256", &ty).unwrap(), "sha2256");
+        let err = js_wit_name("rGBA", &ty).unwrap_err();
+        assert!(err.contains("`rGBA` of value type") && err.contains("comes back as `rGba`"), "{err}");
     }
 }
