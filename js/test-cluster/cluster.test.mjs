@@ -183,7 +183,7 @@ test('kill -9 of a Garage node: artifacts are still served and built; after it r
   }
 });
 
-test('a component built by a worker runs through both APIs; kill -9 of an API mid-run loses only that request', async () => {
+test('a component built by a worker runs through both APIs; kill -9 of an API mid-run loses only its own requests', async () => {
   const res = await submit(apis[0], manifest('cluster_run'), ['component']);
   assert.equal(res.status, 202, await res.clone().text());
   const { job_id, build_id, workflow_id } = await res.json();
@@ -200,10 +200,15 @@ test('a component built by a worker runs through both APIs; kill -9 of an API mi
     assert.equal(answer.status, 200, await answer.clone().text());
     assert.equal(await answer.json(), cid(bytes), api.name);
   }
-  // Long runs on one API (large inputs), short ones on the other; the first dies mid-run.
+  // Sixteen runs of 8 MiB on one API (about a second of work for its two
+  // slots), short ones on the other; the first dies once every body is
+  // sent, with runs under way and waiting.
   const [victim, other] = apis;
-  const large = new Uint8Array(12 << 20).fill(1);
-  const cut = [0, 1].map(
+  const large = new Uint8Array(8 << 20).fill(1);
+  const expectedLarge = cid(large);
+  const sent = [];
+  const cut = Array.from(
+    { length: 16 },
     () =>
       new Promise((resolve) => {
         const req = request(`${victim.url}/v1/workflows/${workflow_id}/run`, {
@@ -211,8 +216,13 @@ test('a component built by a worker runs through both APIs; kill -9 of an API mi
           headers: { 'x-api-key': KEY, 'content-length': large.length },
         });
         req.on('error', resolve);
-        req.on('response', (r) => resolve(new Error(`answered ${r.statusCode} before the kill`)));
-        req.end(large);
+        req.on('response', (r) => {
+          let body = '';
+          r.on('data', (c) => (body += c));
+          r.on('end', () => resolve([r.statusCode, JSON.parse(body)]));
+          r.on('error', resolve);
+        });
+        sent.push(new Promise((done) => req.end(large, done)));
       }),
   );
   const short = Array.from({ length: 20 }, async (_, i) => {
@@ -220,9 +230,14 @@ test('a component built by a worker runs through both APIs; kill -9 of an API mi
     const answer = await runOn(other, bytes);
     return [answer.status, await answer.json(), cid(bytes)];
   });
-  await new Promise((r) => setTimeout(r, 500));
+  await Promise.all(sent);
   d.kill(victim);
-  for (const outcome of await Promise.all(cut)) assert.match(String(outcome), /socket hang up|ECONNRESET/, String(outcome));
+  // Answered before the kill (right), or cut off; never a wrong answer.
+  const outcomes = await Promise.all(cut);
+  const lost = outcomes.filter((o) => o instanceof Error);
+  for (const o of lost) assert.match(String(o), /socket hang up|ECONNRESET/, String(o));
+  for (const o of outcomes.filter((o) => !(o instanceof Error))) assert.deepEqual(o, [200, expectedLarge]);
+  assert.ok(lost.length > 0, 'every run had finished before the kill');
   for (const [status, got, expected] of await Promise.all(short)) assert.deepEqual([status, got], [200, expected]);
   // Restarted, it runs again from its precompiled copy; the build is intact.
   apis = [await startApi('api1'), other];
