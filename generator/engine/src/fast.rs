@@ -6,7 +6,7 @@
 use wasmtime::component::{ComponentType, Instance, Lift, Type, Val};
 use wasmtime::Store;
 
-use crate::values::{self, Input};
+use crate::values::{self, is_bytes, Input};
 use crate::RunError;
 
 /// A shape of `run` called through the typed API.
@@ -21,9 +21,8 @@ pub(crate) enum Shape {
 impl Shape {
     /// The shape of `run(params) -> result<output, run-error>`, if typed.
     pub(crate) fn of(params: &[(String, Type)], output: &Type) -> Option<Self> {
-        let bytes = |ty: &Type| matches!(ty, Type::List(list) if list.ty() == Type::U8);
         let [(_, input)] = params else { return None };
-        Some(match (bytes(input), *input == Type::String, bytes(output), *output == Type::String) {
+        Some(match (is_bytes(input), *input == Type::String, is_bytes(output), *output == Type::String) {
             (true, _, _, true) => Self::BytesToString,
             (true, _, true, _) => Self::BytesToBytes,
             (_, true, _, true) => Self::StringToString,
@@ -33,7 +32,8 @@ impl Shape {
     }
 
     /// Calls `run` of `instance` on `input`: `None` when the input is not
-    /// of the shape (the caller takes the dynamic path), else the output or
+    /// of the shape (bytes as [`Input::Bytes`], text as a string; the
+    /// caller then takes the dynamic path), else the output or
     /// the workflow's error; `Err` is a trap.
     pub(crate) fn call<T: 'static>(
         self,
@@ -41,19 +41,9 @@ impl Shape {
         store: &mut Store<T>,
         input: &Input,
     ) -> wasmtime::Result<Option<Result<Val, RunError>>> {
-        let output = match self {
+        match self {
             Self::BytesToString | Self::BytesToBytes => {
-                let copied;
-                let bytes = match input {
-                    Input::Bytes(bytes) => bytes,
-                    Input::Value(val) => match values::val_bytes(val) {
-                        Some(bytes) => {
-                            copied = bytes;
-                            &copied
-                        }
-                        None => return Ok(None),
-                    },
-                };
+                let Input::Bytes(bytes) = input else { return Ok(None) };
                 match self {
                     Self::BytesToString => typed::<_, _, String, _>(instance, store, (bytes.as_slice(),), Val::String),
                     _ => typed::<_, _, Vec<u8>, _>(instance, store, (bytes.as_slice(),), values::bytes_val),
@@ -66,8 +56,7 @@ impl Shape {
                     _ => typed::<_, _, Vec<u8>, _>(instance, store, (text.as_str(),), values::bytes_val),
                 }
             }
-        };
-        output
+        }
     }
 }
 

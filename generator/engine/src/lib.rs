@@ -23,7 +23,7 @@ use wasmtime::component::{Component, InstancePre, Linker, ResourceTable};
 use wasmtime::{Config, Engine as Wasmtime, InstanceAllocationStrategy, PoolingAllocationConfig, Store};
 use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
 
-pub use values::{camel, from_json, to_json, to_json_text, val_bytes, Input};
+pub use values::{camel, from_json, is_bytes, to_json, to_json_text, val_bytes, Input};
 pub use wasmtime::component::{Type, Val};
 
 /// The wasmtime version precompiled components are keyed by.

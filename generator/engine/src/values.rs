@@ -9,6 +9,19 @@ use wasmtime::component::{Type, Val};
 
 const BASE64: base64::engine::GeneralPurpose = base64::engine::general_purpose::STANDARD;
 
+/// Whether `ty` is `list<u8>`: bytes.
+pub fn is_bytes(ty: &Type) -> bool {
+    matches!(ty, Type::List(list) if list.ty() == Type::U8)
+}
+
+/// Bytes given in JSON: a base64 string.
+fn json_bytes(json: &Json, place: &str) -> Result<Vec<u8>, String> {
+    match json {
+        Json::String(s) => BASE64.decode(s).map_err(|e| format!("{place}: not base64 ({e})")),
+        _ => Err(format!("{place}: expected bytes as a base64 string, found {}", kind(json))),
+    }
+}
+
 /// `json` as a value of type `ty`, or what is wrong with it at `place`.
 pub fn from_json(json: &Json, ty: &Type, place: &str) -> Result<Val, String> {
     let wrong = |expected: &str| Err(format!("{place}: expected {expected}, found {}", kind(json)));
@@ -34,13 +47,7 @@ pub fn from_json(json: &Json, ty: &Type, place: &str) -> Result<Val, String> {
             Json::String(s) => Val::String(s.clone()),
             _ => return wrong("a string"),
         },
-        Type::List(list) if list.ty() == Type::U8 => match json {
-            Json::String(s) => match BASE64.decode(s) {
-                Ok(bytes) => bytes_val(bytes),
-                Err(e) => return Err(format!("{place}: not base64 ({e})")),
-            },
-            _ => return wrong("bytes as a base64 string"),
-        },
+        ty if is_bytes(ty) => bytes_val(json_bytes(json, place)?),
         Type::List(list) => match json {
             Json::Array(items) => Val::List(
                 items
@@ -122,17 +129,25 @@ impl Input {
         }
     }
 
+    /// The input of type `ty` that `json` gives (bytes as base64).
+    pub fn from_json(json: &Json, ty: &Type, place: &str) -> Result<Self, String> {
+        if is_bytes(ty) {
+            return json_bytes(json, place).map(Self::Bytes);
+        }
+        from_json(json, ty, place).map(Self::Value)
+    }
+
     /// The input of type `ty` that `bytes` (a file, a request's part)
     /// give: bytes as they are, text as UTF-8, anything else as JSON.
     pub fn from_bytes(bytes: Vec<u8>, ty: &Type, place: &str) -> Result<Self, String> {
         match ty {
-            Type::List(list) if list.ty() == Type::U8 => Ok(Self::Bytes(bytes)),
+            ty if is_bytes(ty) => Ok(Self::Bytes(bytes)),
             Type::String => String::from_utf8(bytes)
                 .map(|s| Self::Value(Val::String(s)))
                 .map_err(|_| format!("{place}: not UTF-8 text")),
             _ => {
                 let json: Json = serde_json::from_slice(&bytes).map_err(|e| format!("{place}: not JSON ({e})"))?;
-                from_json(&json, ty, place).map(Self::Value)
+                Self::from_json(&json, ty, place)
             }
         }
     }

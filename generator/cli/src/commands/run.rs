@@ -150,7 +150,7 @@ fn run_component(
 fn show(output: &Val, ty: &Type) -> String {
     match (output, ty) {
         (Val::String(s), _) => s.clone(),
-        (_, Type::List(list)) if list.ty() == Type::U8 => {
+        (_, ty) if braid_engine::is_bytes(ty) => {
             braid_engine::val_bytes(output).unwrap_or_default().iter().map(|b| format!("{b:02x}")).collect()
         }
         _ => braid_engine::to_json_text(output),

@@ -118,17 +118,14 @@ impl Sent {
         }
         let mut request = axum::http::Request::new(axum::body::Body::from(body));
         *request.headers_mut() = headers.clone();
-        let bad = |e: axum::extract::multipart::MultipartError| {
-            Problem::bad_request(format!("the multipart body cannot be read: {}", e.body_text()))
-        };
-        let mut form =
-            <axum::extract::Multipart as axum::extract::FromRequest<()>>::from_request(request, &())
-                .await
-                .map_err(|e| Problem::bad_request(format!("the multipart body cannot be read: {}", e.body_text())))?;
+        let bad = |text: String| Problem::bad_request(format!("the multipart body cannot be read: {text}"));
+        let mut form = <axum::extract::Multipart as axum::extract::FromRequest<()>>::from_request(request, &())
+            .await
+            .map_err(|e| bad(e.body_text()))?;
         let mut parts = Vec::new();
-        while let Some(field) = form.next_field().await.map_err(bad)? {
+        while let Some(field) = form.next_field().await.map_err(|e| bad(e.body_text()))? {
             let name = field.name().unwrap_or_default().to_string();
-            parts.push((name, field.bytes().await.map_err(bad)?));
+            parts.push((name, field.bytes().await.map_err(|e| bad(e.body_text()))?));
         }
         Ok(Self::Parts(parts))
     }
@@ -163,7 +160,7 @@ async fn run(state: Arc<AppState>, cid: ContentId, headers: HeaderMap, body: Byt
         Ok(output) => output,
         Err(error) => return Ok(([timing], problem(error)).into_response()),
     };
-    let bytes_out = matches!(&ty, Type::List(l) if l.ty() == Type::U8);
+    let bytes_out = braid_engine::is_bytes(&ty);
     if raw_out && bytes_out {
         let bytes = braid_engine::val_bytes(&output).unwrap_or_default();
         return Ok(([(header::CONTENT_TYPE, "application/octet-stream".to_string()), timing], bytes).into_response());
@@ -174,11 +171,10 @@ async fn run(state: Arc<AppState>, cid: ContentId, headers: HeaderMap, body: Byt
 
 /// The request's inputs for `params`.
 fn inputs(params: &[(String, Type)], sent: Sent) -> Result<Vec<Input>, Problem> {
-    let is_bytes = |ty: &Type| matches!(ty, Type::List(list) if list.ty() == Type::U8);
     let place = |name: &str| format!("input {}", braid_engine::camel(name));
     match sent {
         Sent::Raw(body) => match params {
-            [(_, ty)] if is_bytes(ty) => Ok(vec![Input::Bytes(body.to_vec())]),
+            [(_, ty)] if braid_engine::is_bytes(ty) => Ok(vec![Input::Bytes(body.to_vec())]),
             _ => Err(Problem::new(
                 StatusCode::UNSUPPORTED_MEDIA_TYPE,
                 format!(
@@ -221,7 +217,7 @@ fn inputs(params: &[(String, Type)], sent: Sent) -> Result<Vec<Input>, Problem> 
             given
                 .iter()
                 .zip(params)
-                .map(|(value, (name, ty))| braid_engine::from_json(value, ty, &place(name)).map(Input::Value))
+                .map(|(value, (name, ty))| Input::from_json(value, ty, &place(name)))
                 .collect::<Result<_, _>>()
                 .map_err(Problem::bad_request)
         }
