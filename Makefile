@@ -83,8 +83,16 @@ test-workflows: $(BRAID)
 	cargo test --quiet -p braid-cli --test e2e -- --ignored
 	cargo test --quiet -p braid-cli --test limits -- --ignored
 
+# The Node tests make temporary directories (services' data, npm consumers,
+# cargo target directories): all under one TMPDIR, removed afterwards
+# whatever the result. World-writable and sticky like /tmp, as the test
+# service run by an ordinary user writes there too.
+NODE_TEST = tmp=$$(mktemp -d) && chmod 1777 $$tmp && status=0 && \
+	(cd js && TMPDIR=$$tmp $(1) node --test $(2)) || status=$$?; \
+	rm -rf $$tmp || true; exit $$status
+
 test-node: test-wasm test-workflows
-	cd js && BRAID_OP_PKGS=$(CURDIR)/$(NPM_OPS) BRAID_WF_OUT=$(CURDIR)/$(WF_OUT) BRAID_BIN=$(CURDIR)/$(BRAID) node --test test/
+	$(call NODE_TEST,BRAID_OP_PKGS=$(CURDIR)/$(NPM_OPS) BRAID_WF_OUT=$(CURDIR)/$(WF_OUT) BRAID_BIN=$(CURDIR)/$(BRAID),test/)
 
 # Private servers for the shared backends' tests, on loopback, each in a
 # fresh temporary directory removed afterwards, whatever the result. The
@@ -94,27 +102,27 @@ test-node: test-wasm test-workflows
 # PostgreSQL (scripts/postgres.sh): the store tests of the shared backend.
 PG_PORT := 25432
 test-postgres: setup
-	dir=$$(mktemp -d) && chmod 755 $$dir && \
-	url=$$(scripts/postgres.sh start $$dir/pg $(PG_PORT)) && \
-	BRAID_TEST_POSTGRES=$$url cargo test --quiet -p braid-service --lib store::postgres -- --ignored; \
-	status=$$?; scripts/postgres.sh stop $$dir/pg; rm -rf $$dir; exit $$status
+	dir=$$(mktemp -d) && chmod 755 $$dir && status=0 && \
+	{ url=$$(scripts/postgres.sh start $$dir/pg $(PG_PORT)) && \
+	BRAID_TEST_POSTGRES=$$url cargo test --quiet -p braid-service --lib store::postgres -- --ignored; } || status=$$?; \
+	scripts/postgres.sh stop $$dir/pg || true; rm -rf $$dir; exit $$status
 
 # A three-node Garage (scripts/garage.sh): the S3 artifact store's and the
 # compile cache's tests.
 GARAGE_PORT := 23900
 test-s3: setup
-	dir=$$(mktemp -d) && \
-	url=$$(scripts/garage.sh start $$dir/garage $(GARAGE_PORT)) && \
+	dir=$$(mktemp -d) && status=0 && \
+	{ url=$$(scripts/garage.sh start $$dir/garage $(GARAGE_PORT)) && \
 	export $$(scripts/garage.sh env $$dir/garage) && \
 	BRAID_TEST_S3=$$url cargo test --quiet -p braid-service --lib cas::s3 -- --ignored && \
-	BRAID_TEST_S3=$$url cargo test --quiet -p braid --lib compile_cache -- --ignored; \
-	status=$$?; scripts/garage.sh stop $$dir/garage; rm -rf $$dir; exit $$status
+	BRAID_TEST_S3=$$url cargo test --quiet -p braid --lib compile_cache -- --ignored; } || status=$$?; \
+	scripts/garage.sh stop $$dir/garage || true; rm -rf $$dir; exit $$status
 
 # A deployment on one machine: PostgreSQL, a three-node Garage, two `braid
 # serve` (API only) and three workers; submissions, a worker, a Garage node
 # and an API killed mid-way, restarts, a damaged object (js/test-cluster/).
 test-cluster: setup $(BRAID)
-	cd js && BRAID_BIN=$(CURDIR)/$(BRAID) node --test test-cluster/
+	$(call NODE_TEST,BRAID_BIN=$(CURDIR)/$(BRAID),test-cluster/)
 
 ## bench: numbers, not tests: bench/results.json and bench/REPORT.md
 bench: test-wasm
