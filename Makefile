@@ -15,13 +15,19 @@ WORKFLOWS := $(filter-out workflows/vectors.json,$(wildcard workflows/*.json))
 SAMPLE := workflows/samples/sample.txt
 THUMB := thumbv7em-none-eabihf
 
-.PHONY: setup demo test bench bench-run test-rust test-lint test-nostd test-wasm test-workflows test-node test-postgres test-s3 test-cluster bench-cluster bless clean
+.PHONY: setup setup-demo setup-bench demo test test-docs bench bench-run test-rust test-lint test-nostd test-wasm test-workflows test-node test-postgres test-s3 test-cluster bench-cluster bless clean
 
+# What each entry point installs (scripts/setup.sh): the demo only what it
+# runs; the tests the rest (browser, sandbox, PostgreSQL, Garage, mdBook).
+setup-demo:
+	@scripts/setup.sh demo
 setup:
-	@scripts/setup.sh
+	@scripts/setup.sh test
+setup-bench:
+	@scripts/setup.sh bench
 
-$(BRAID): setup FORCE
-	@cargo build --quiet -p braid-cli
+$(BRAID): setup-demo FORCE
+	@cargo build -p braid-cli
 
 FORCE:
 
@@ -40,11 +46,17 @@ demo: $(BRAID)
 	@node js/scripts/demo.mjs target/demo/pkg/node/wf_cidv1_from_bytes.js $(SAMPLE)
 
 ## test: every test (Rust, lint, no_std builds, Wasm builds, Node)
-test: setup test-lint test-rust test-nostd test-wasm test-workflows test-node test-postgres test-s3 test-cluster
+test: setup test-docs test-lint test-rust test-nostd test-wasm test-workflows test-node test-postgres test-s3 test-cluster
 	@echo "make test: all passed"
 
+# The book under docs/ builds, and every relative link in it and in the
+# README leads to a file, and an anchor to a heading (js/scripts/check-docs.mjs).
+test-docs: setup
+	mdbook build docs
+	node js/scripts/check-docs.mjs
+
 # Also lints the code #[operation] generates for the `wasm` feature, on wasm32.
-test-lint: $(BRAID)
+test-lint: setup $(BRAID)
 	cargo fmt --all -- --check
 	cargo clippy --workspace --all-targets --quiet -- -D warnings
 	ops=$$($(BRAID) ops --supports wasm --names); \
@@ -61,7 +73,7 @@ test-rust: setup
 # Every operation whose manifest says `nostd`, built for a bare-metal target
 # with default features off (but every config-value feature on, so all of
 # its code is compiled): a crate that pulls in std fails with E0463.
-test-nostd: $(BRAID)
+test-nostd: setup $(BRAID)
 	cargo build --quiet -p braid-support --no-default-features --target $(THUMB)
 	@for op in $$($(BRAID) ops --supports nostd --names); do \
 	  echo "no_std: $$op ($(THUMB))"; \
@@ -70,7 +82,7 @@ test-nostd: $(BRAID)
 	done
 
 # Every Wasm-capable operation, alone, as a Node package.
-test-wasm: $(BRAID)
+test-wasm: setup $(BRAID)
 	$(BRAID) op-package $$($(BRAID) ops --supports wasm --names) --targets node,web,bundler -o $(NPM_OPS)
 
 # Every example workflow (and two test ones: hostile strings, and an Array
@@ -79,7 +91,7 @@ test-wasm: $(BRAID)
 # the output rely on (standalone crate, a Rust consumer, operations reused,
 # reproducible .wasm): named trials in generator/cli/tests/e2e.rs. Then every
 # manifest at the limits builds (generator/cli/tests/limits.rs).
-test-workflows: $(BRAID)
+test-workflows: setup $(BRAID)
 	cargo test --quiet -p braid-cli --test e2e -- --ignored
 	cargo test --quiet -p braid-cli --test limits -- --ignored
 
@@ -125,7 +137,7 @@ test-cluster: setup $(BRAID)
 	$(call NODE_TEST,BRAID_BIN=$(CURDIR)/$(BRAID),test-cluster/)
 
 ## bench: numbers, not tests: bench/results.json and bench/REPORT.md
-bench: test-wasm
+bench: setup-bench test-wasm
 	BRAID_DENY_WARNINGS=1 $(BRAID) build workflows/cidv1_from_bytes.json -o $(WF_OUT)/cidv1_from_bytes
 	BRAID_DENY_WARNINGS=1 $(BRAID) build bench/workflows/cid_of_text.json --targets node -o target/bench/cid_of_text
 	BRAID_DENY_WARNINGS=1 $(BRAID) build workflows/photo_proof.json --targets native,node,web -o $(WF_OUT)/photo_proof

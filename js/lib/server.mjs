@@ -9,6 +9,14 @@ import { fileURLToPath } from 'node:url';
 const root = fileURLToPath(new URL('../..', import.meta.url)).replace(/\/$/, '');
 export const braid = process.env.BRAID_BIN ?? `${root}/target/debug/braid`;
 
+// The tools a service's builds use, found as an operator's are: wasm-opt
+// in the tools directory (`braid doctor --fix` installs binaryen into
+// `$BRAID_TOOLS/node_modules`; here the checkout's js/), not on the PATH.
+const toolsEnv = {
+  BRAID_TOOLS: `${root}/js`,
+  PATH: (process.env.PATH ?? '').split(delimiter).filter((dir) => !existsSync(join(dir, 'wasm-opt'))).join(delimiter),
+};
+
 /**
  * Starts `braid serve --data dataDir --api-key key ...args`; resolves once
  * it listens to { child, url, log() } (log: its stderr so far). With
@@ -16,6 +24,7 @@ export const braid = process.env.BRAID_BIN ?? `${root}/target/debug/braid`;
  * runs as that user.
  */
 export function spawnServer({ dataDir, key, args = [], env = {}, user }) {
+  env = { ...toolsEnv, ...env };
   return new Promise((resolve, reject) => {
     let [cmd, argv] = [braid, ['serve', '--addr', '127.0.0.1:0', '--data', dataDir, '--api-key', key, ...args]];
     if (user) {

@@ -366,6 +366,14 @@ fn builtins() -> Result<&'static [Prepared], String> {
         .map_err(Clone::clone)
 }
 
+/// Where Braid's own copies of build tools live (binaryen's wasm-opt, from
+/// npm, in `node_modules/.bin`): `$BRAID_TOOLS`, else `<home>/tools`. One
+/// place for every command: `braid serve` hands its own on to its builds,
+/// whose `BRAID_HOME` is the data directory.
+pub fn tools_dir() -> PathBuf {
+    std::env::var_os("BRAID_TOOLS").map_or_else(|| default_home().join("tools"), PathBuf::from)
+}
+
 /// The registry's home: `$BRAID_HOME`, else `$XDG_DATA_HOME/braid`, else
 /// `~/.local/share/braid`.
 pub fn default_home() -> PathBuf {

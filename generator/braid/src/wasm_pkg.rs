@@ -105,31 +105,41 @@ impl Toolchain {
     /// `$BRAID_HOME/tools/node_modules/.bin`) and checks their versions;
     /// wasm-opt only if `optimize`.
     pub fn detect(extra_bin: &[PathBuf], optimize: bool) -> Result<Self, PackageError> {
-        let install_bindgen = format!("cargo install wasm-bindgen-cli --version {WASM_BINDGEN_VERSION} --locked");
-        let install_opt = match extra_bin.first().and_then(|bin| bin.parent()).and_then(Path::parent) {
-            Some(prefix) => format!("npm i --prefix {} binaryen@{WASM_OPT_NPM_VERSION}", prefix.display()),
-            None => format!("npm i -g binaryen@{WASM_OPT_NPM_VERSION}"),
-        };
+        let wasm_bindgen = Self::find_wasm_bindgen()?;
+        let wasm_opt = if optimize { Some(Self::find_wasm_opt(extra_bin)?) } else { None };
+        Ok(Self { wasm_bindgen, wasm_opt })
+    }
+
+    /// wasm-bindgen on PATH, at the version the crates pin.
+    pub fn find_wasm_bindgen() -> Result<PathBuf, PackageError> {
+        let install = format!("cargo install wasm-bindgen-cli --version {WASM_BINDGEN_VERSION} --locked");
         let wasm_bindgen = process::which("wasm-bindgen", &[]).ok_or_else(|| PackageError::Tool {
             tool: "wasm-bindgen".into(),
             problem: "not found on PATH".into(),
-            hint: install_bindgen.clone(),
+            hint: install.clone(),
         })?;
         let version = tool_version(&wasm_bindgen)?;
         if !version.contains(WASM_BINDGEN_VERSION) {
             return Err(PackageError::Tool {
                 tool: "wasm-bindgen".into(),
                 problem: format!("version is `{version}`, the crates pin {WASM_BINDGEN_VERSION}"),
-                hint: install_bindgen,
+                hint: install,
             });
         }
-        if !optimize {
-            return Ok(Self { wasm_bindgen, wasm_opt: None });
-        }
+        Ok(wasm_bindgen)
+    }
+
+    /// wasm-opt in `extra_bin` (the first is where the hint installs it:
+    /// `<prefix>/node_modules/.bin`) or on PATH, recent enough.
+    pub fn find_wasm_opt(extra_bin: &[PathBuf]) -> Result<PathBuf, PackageError> {
+        let install = match extra_bin.first().and_then(|bin| bin.parent()).and_then(Path::parent) {
+            Some(prefix) => format!("npm i --prefix {} binaryen@{WASM_OPT_NPM_VERSION}", prefix.display()),
+            None => format!("npm i -g binaryen@{WASM_OPT_NPM_VERSION}"),
+        };
         let wasm_opt = process::which("wasm-opt", extra_bin).ok_or_else(|| PackageError::Tool {
             tool: "wasm-opt".into(),
             problem: "not found".into(),
-            hint: install_opt.clone(),
+            hint: install.clone(),
         })?;
         let version = tool_version(&wasm_opt)?;
         let number = version
@@ -143,10 +153,10 @@ impl Toolchain {
                 problem: format!(
                     "version is `{version}`; versions before {MIN_WASM_OPT_VERSION} corrupt wasm-bindgen output"
                 ),
-                hint: install_opt,
+                hint: install,
             });
         }
-        Ok(Self { wasm_bindgen, wasm_opt: Some(wasm_opt) })
+        Ok(wasm_opt)
     }
 }
 

@@ -27,7 +27,7 @@ enum Command {
     Ops(commands::ops::Args),
     /// Scaffold a new crate: `braid new op NAME -o DIR` writes an operation that builds and passes its test.
     New(commands::new::Args),
-    /// Check the toolchain builds need (cargo, rustup targets, wasm-bindgen, wasm-opt, bwrap) and say how to fix what is missing.
+    /// Check what builds and `braid serve` need (cargo, rustup targets, wasm-bindgen, wasm-opt, the sandbox); --fix installs it.
     Doctor(commands::doctor::Args),
     /// Generate and build a workflow: DIR/crate, DIR/pkg/{node,web,bundler}, DIR/report.json.
     Build(commands::build::Args),

@@ -15,10 +15,10 @@ pub fn registry() -> anyhow::Result<Registry> {
     Registry::open(&home).with_context(|| format!("cannot open the operation registry in {}", home.display()))
 }
 
-/// Where `braid` looks for wasm-opt besides PATH: `$BRAID_HOME/tools`
-/// (`npm i --prefix $BRAID_HOME/tools binaryen@132.0.0`, as `braid doctor` says).
+/// Where `braid` looks for wasm-opt besides PATH: the tools directory
+/// ([`braid::registry::tools_dir`]), where `braid doctor --fix` installs it.
 pub fn tool_dirs() -> Vec<std::path::PathBuf> {
-    vec![braid::registry::default_home().join("tools/node_modules/.bin")]
+    vec![braid::registry::tools_dir().join("node_modules/.bin")]
 }
 
 /// A manifest that failed validation: diagnostics were printed; exit 1.

@@ -34,8 +34,10 @@ fn validate_exit_codes() {
         out.contains("valid: workflow cidv1_from_bytes (1 segment(s)): Bytes -> Cid; builds for native,nostd,node,web,bundler, id"),
         "{out}"
     );
+    assert!(out.contains("\nstreams: yes, its input may be given in chunks"), "{out}");
     let (_, out, _) = braid(&["validate", &workflow("dual_cid_of_text")]);
     assert!(out.contains("): String -> Vec<Cid>;"), "{out}");
+    assert!(out.contains("\nstreams: no, its external input is String, and only a Bytes input"), "{out}");
 
     let bad = temp("bad.json", "{\n  \"name\": \"x\",\n  \"version\": \"0.1.0\",\n  \"segments\": [{ \"inputs\": [-1], \"sequence\": [{ \"operation\": \"op_nope\" }] }]\n}\n");
     let (code, _, err) = braid(&["validate", &bad]);
@@ -211,4 +213,74 @@ fn completions_come_from_the_command_itself() {
     let (code, _, err) = braid(&["completions", "tcsh"]);
     assert_eq!(code, 2);
     assert!(err.contains("invalid value 'tcsh'"), "{err}");
+}
+
+/// PATH without the directories that hold a wasm-opt: what a machine has
+/// before `braid doctor --fix`.
+fn path_without_wasm_opt() -> String {
+    let path = std::env::var("PATH").unwrap_or_default();
+    path.split(':').filter(|dir| !std::path::Path::new(dir).join("wasm-opt").exists()).collect::<Vec<_>>().join(":")
+}
+
+#[test]
+fn doctor_says_what_is_missing_and_fix_installs_it_where_every_command_looks() {
+    let tools = tempfile::tempdir().unwrap();
+    let doctor = |fix: bool| {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_braid"));
+        cmd.arg("doctor").env("BRAID_TOOLS", tools.path()).env("PATH", path_without_wasm_opt());
+        cmd.env("BRAID_HOME", concat!(env!("CARGO_TARGET_TMPDIR"), "/braid-home"));
+        if fix {
+            cmd.arg("--fix");
+        }
+        let out = cmd.output().unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let (code, out, err) = doctor(false);
+    assert_eq!(code, Some(1), "a missing tool is a failure: {out}{err}");
+    let hint = format!("npm i --prefix {} binaryen@132.0.0", tools.path().display());
+    assert!(out.lines().any(|l| l.starts_with("miss wasm-opt") && l.contains(&hint)), "{out}");
+    assert!(err.contains("braid doctor --fix"), "{err}");
+
+    let (code, out, err) = doctor(true);
+    let installed = tools.path().join("node_modules/.bin/wasm-opt");
+    assert!(err.contains("npm install"), "{err}");
+    assert!(installed.is_file(), "--fix installs binaryen into the tools directory: {err}");
+    assert!(out.contains(&format!("ok   wasm-opt             {}", installed.display())), "{out}");
+    assert_eq!(code, Some(0), "everything else is installed where the tests run: {out}{err}");
+
+    // `braid serve` checks the same at start, before it takes a job, and
+    // finds the tools where doctor put them.
+    let serve = |tools: &std::path::Path| {
+        let data = tempfile::tempdir().unwrap();
+        let mut child = Command::new(env!("CARGO_BIN_EXE_braid"))
+            .args(["serve", "--addr", "127.0.0.1:0", "--api-key", "k", "--data"])
+            .arg(data.path())
+            .env("BRAID_TOOLS", tools)
+            .env("PATH", path_without_wasm_opt())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut seen = String::new();
+        let mut lines = std::io::BufRead::lines(std::io::BufReader::new(child.stderr.take().unwrap()));
+        while !seen.contains("listening on") {
+            match lines.next() {
+                Some(Ok(line)) => seen.push_str(&(line + "\n")),
+                _ => break,
+            }
+        }
+        child.kill().unwrap();
+        child.wait().unwrap();
+        seen
+    };
+    let seen = serve(tools.path());
+    assert!(seen.contains("listening on") && !seen.contains("wasm-opt"), "{seen}");
+    let empty = tempfile::tempdir().unwrap();
+    let seen = serve(empty.path());
+    let warning = seen.find("builds that need what follows will fail").expect(&seen);
+    assert!(warning < seen.find("listening on").unwrap(), "{seen}");
+    assert!(seen.contains("  wasm-opt: ") && seen.contains("braid doctor --fix"), "{seen}");
 }

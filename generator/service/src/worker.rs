@@ -254,8 +254,10 @@ async fn build_in(state: &Arc<AppState>, job: &Claimed, dir: &Path) -> Result<Ou
         .args(["--events", "json"])
         // Marks every process of the build (tests look for it).
         .env("BRAID_SERVE_JOB", job.job_id.as_str())
-        // The service's registry (`<data>/registry`).
+        // The service's registry (`<data>/registry`), and the operator's
+        // tools (what `braid doctor --fix` installed), not `<data>/tools`.
         .env("BRAID_HOME", &state.config.data)
+        .env("BRAID_TOOLS", braid::registry::tools_dir())
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())

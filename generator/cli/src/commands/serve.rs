@@ -140,6 +140,19 @@ fn init_logging() {
         .init();
 }
 
+/// Before the first job: what this machine lacks for some builds (the
+/// checks of `braid doctor`), so that an operator learns it at start and
+/// not from a failed job.
+fn say_what_is_missing(who: &str) {
+    let missing = super::doctor::missing_for_serve();
+    if !missing.is_empty() {
+        eprintln!("{who}: builds that need what follows will fail until it is installed (`braid doctor --fix`):");
+        for line in missing {
+            eprintln!("  {line}");
+        }
+    }
+}
+
 fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
     tokio::runtime::Builder::new_multi_thread().enable_all().build().context("cannot start the async runtime")
 }
@@ -175,6 +188,7 @@ impl Shared {
 pub fn worker(args: WorkerArgs) -> anyhow::Result<()> {
     init_logging();
     let database = args.shared.database()?;
+    say_what_is_missing("braid worker");
     if database == Database::Embedded {
         anyhow::bail!(
             "braid worker builds for a deployment that shares its state: give it the --database \
@@ -215,6 +229,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     init_logging();
     let database = args.shared.database()?;
     let workers = args.shared.workers(args.workers, &database)?;
+    if workers > 0 {
+        say_what_is_missing("braid serve");
+    }
     let mut api_keys = args.api_keys;
     api_keys.extend(keys_from_env("BRAID_API_KEYS"));
     let mut publisher_keys = args.publisher_keys;

@@ -26,17 +26,22 @@ pub fn run(Args { manifest, json }: Args) -> anyhow::Result<()> {
                 "targets": w.targets,
                 "build_targets": braid::build::default_targets(w),
                 "signature": w.signature(),
+                "streams": braid::codegen::plan::streaming(w).is_ok(),
             })
         ))?,
         (Err(d), true) => emit(&format!("{:#}\n", serde_json::json!({ "valid": false, "diagnostics": d })))?,
         (Ok(w), false) => emit(&format!(
-            "{}: valid: workflow {} ({} segment(s)): {}; builds for {}, id {}\n",
+            "{}: valid: workflow {} ({} segment(s)): {}; builds for {}, id {}\n{}\n",
             manifest.display(),
             w.manifest.name,
             w.segments.len(),
             w.signature(),
             braid::join(&braid::build::default_targets(w), ","),
-            w.id
+            w.id,
+            match braid::codegen::plan::streaming(w) {
+                Ok(_) => "streams: yes, its input may be given in chunks (build --stream: stream(), runStream)".into(),
+                Err(why) => format!("streams: no, {why}"),
+            }
         ))?,
         (Err(d), false) => print_diagnostics(&manifest, &bytes, d),
     }
