@@ -249,7 +249,7 @@ fn doctor_says_what_is_missing_and_fix_installs_it_where_every_command_looks() {
     let installed = tools.path().join("node_modules/.bin/wasm-opt");
     assert!(err.contains("npm install"), "{err}");
     assert!(installed.is_file(), "--fix installs binaryen into the tools directory: {err}");
-    assert!(out.contains(&format!("ok   wasm-opt             {}", installed.display())), "{out}");
+    assert!(out.contains(&format!("ok   wasm-opt               {}", installed.display())), "{out}");
     assert_eq!(code, Some(0), "everything else is installed where the tests run: {out}{err}");
 
     // `braid serve` checks the same at start, before it takes a job, and

@@ -123,7 +123,7 @@ pub fn render(checks: &[Check]) -> String {
     let mut out = String::new();
     for c in checks {
         let mark = if c.ok { "ok  " } else { "miss" };
-        out.push_str(&format!("{mark} {:<20} {}\n", c.what, c.detail));
+        out.push_str(&format!("{mark} {:<22} {}\n", c.what, c.detail));
     }
     out
 }
