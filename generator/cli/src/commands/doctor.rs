@@ -21,10 +21,10 @@ pub struct Args {
 
 /// One check's outcome: what, whether it is fine, a detail or the command
 /// that fixes it, and how `--fix` fixes it (when it can).
-pub struct Check {
-    pub what: &'static str,
-    pub ok: bool,
-    pub detail: String,
+struct Check {
+    what: &'static str,
+    ok: bool,
+    detail: String,
     fix: Option<Fix>,
 }
 
@@ -58,8 +58,9 @@ impl Fix {
     }
 }
 
-/// Everything `braid doctor` checks, in the order it prints them.
-pub fn checks() -> Vec<Check> {
+/// What builds need on this machine (what `braid serve` checks at start),
+/// in the order `braid doctor` prints it.
+fn toolchain() -> Vec<Check> {
     let mut checks = Vec::new();
     let cargo = version(Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into())).arg("--version"));
     checks.push(Check {
@@ -104,6 +105,12 @@ pub fn checks() -> Vec<Check> {
             fix: None,
         },
     });
+    checks
+}
+
+/// Everything `braid doctor` checks: the toolchain, then the registry.
+fn checks() -> Vec<Check> {
+    let mut checks = toolchain();
     let home = braid::registry::default_home();
     let registry = crate::output::registry();
     checks.push(Check {
@@ -119,7 +126,7 @@ pub fn checks() -> Vec<Check> {
 }
 
 /// The checks as `braid doctor` prints them: `ok` or `miss`, what, detail.
-pub fn render(checks: &[Check]) -> String {
+fn render(checks: &[Check]) -> String {
     let mut out = String::new();
     for c in checks {
         let mark = if c.ok { "ok  " } else { "miss" };
@@ -164,11 +171,7 @@ fn shown(cmd: &Command) -> String {
 /// What a service on this machine cannot do, one line each (empty when
 /// nothing is missing): `braid serve` prints it before it takes a job.
 pub fn missing_for_serve() -> Vec<String> {
-    checks()
-        .into_iter()
-        .filter(|c| !c.ok && c.what != "registry")
-        .map(|c| format!("{}: {}", c.what, c.detail))
-        .collect()
+    toolchain().into_iter().filter(|c| !c.ok).map(|c| format!("{}: {}", c.what, c.detail)).collect()
 }
 
 /// The first line of a command's standard output, if it ran and succeeded.
