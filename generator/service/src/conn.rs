@@ -115,10 +115,11 @@ impl Drop for InFlight {
 
 /// A socket whose reads and writes fail with `TimedOut` past the deadlines.
 struct Guarded<S> {
-    /// The client's count of open connections, given back before `io`
-    /// closes (fields drop in order): a client that sees the close and
-    /// connects again is never refused for the connection just closed.
-    _client: Client,
+    /// The client's count of open connections, given back before our FIN
+    /// is sent (in `poll_shutdown`, or by dropping: fields drop in order):
+    /// a client that sees the close and connects again is never refused for
+    /// the connection just closed, even while this one still lingers.
+    client: Option<Client>,
     io: S,
     shared: Shared,
     limits: Limits,
@@ -134,7 +135,7 @@ impl<S> Guarded<S> {
     fn new(io: S, client: Client, shared: Shared, limits: Limits) -> Self {
         let far = Instant::now() + Duration::from_secs(86_400 * 365);
         Self {
-            _client: client,
+            client: Some(client),
             io,
             shared,
             limits,
@@ -229,6 +230,7 @@ impl<S: AsyncRead + AsyncWrite + Unpin> AsyncWrite for Guarded<S> {
         let (started, mut last) = match this.linger {
             Some(linger) => linger,
             None => {
+                this.client = None;
                 std::task::ready!(Pin::new(&mut this.io).poll_shutdown(cx))?;
                 let now = Instant::now();
                 *this.linger.insert((now, now))
