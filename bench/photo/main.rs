@@ -4,10 +4,10 @@
 //!
 //! - `by_hand`: what a Rust user would write: decode once, hash the file
 //!   and the decoded pixels where they lie, blockhash.
-//! - `same_steps`: the workflow's own steps called in order, `op_share`'s
-//!   copy of the file included (`op_image_pixels` borrows the pixels from
-//!   the image): the difference to the generated crate is the generator's
-//!   own cost.
+//! - `same_steps`: the workflow's own steps called in order (the file is
+//!   one input given to two segments, by reference; `op_image_pixels`
+//!   borrows the pixels from the image): the difference to the generated
+//!   crate is the generator's own cost.
 //!
 //! They alternate in rounds (the order rotating) and the ratios of their
 //! medians are taken per round, so the machine's drift cancels out; the
@@ -62,7 +62,6 @@ impl ByHand {
     }
 
     fn same_steps(&self, file: Vec<u8>) -> Proof {
-        let file = op_share::execute_sync(&file, &self.none).unwrap();
         let image = op_image_decode::execute_sync(&file, &self.decode).unwrap();
         let file_cid = self.cid(&file, &self.blake3);
         let pixels = op_image_pixels::execute_sync(&image, &self.none).unwrap();

@@ -31,7 +31,6 @@ braid-support = { path = "$(vendored braid-support)" }
 op_image_decode = { path = "$(vendored op_image_decode)" }
 op_image_phash = { path = "$(vendored op_image_phash)" }
 op_image_pixels = { path = "$(vendored op_image_pixels)" }
-op_share = { path = "$(vendored op_share)" }
 op_multihash = { path = "$(vendored op_multihash)", features = ["hasher-blake3", "hasher-sha2-256"] }
 op_cid = { path = "$(vendored op_cid)", features = ["base-base32"] }
 

@@ -208,7 +208,7 @@ lines.push(
   '',
   ...(results.native_photo
     ? [
-        'The generated crate (`run_sync`) against two chains written by hand on the same operation crates (`bench/photo/main.rs`): what a Rust user would write (decode once, hash the file and the pixels where they lie), and the workflow\'s own steps in order (`op_share`\'s copy of the file included; `op_image_pixels` borrows the pixels from the image, so hashing them copies nothing). Interleaved rounds, the order rotating; the ratio is taken per round, then the median.',
+        'The generated crate (`run_sync`) against two chains written by hand on the same operation crates (`bench/photo/main.rs`): what a Rust user would write (decode once, hash the file and the pixels where they lie), and the workflow\'s own steps in order (the file is one input given to two segments by reference; `op_image_pixels` borrows the pixels from the image, so hashing them copies nothing). Interleaved rounds, the order rotating; the ratio is taken per round, then the median.',
         '',
         '| photo | generated | by hand | same steps by hand | generated / by hand | generated / same steps |',
         '|---|---|---|---|---|---|',
@@ -303,7 +303,7 @@ function targets() {
     const rows = Object.entries(results.native_photo);
     const worst = Math.max(...rows.map(([, r]) => r.over_by_hand));
     out.push(['photo_proof natively: generated ≤ ×1.05 a hand-written chain', rows.map(([k, r]) => `${k} ×${r.over_by_hand.toFixed(2)} (same steps ×${r.over_same_steps.toFixed(2)})`).join(', '), worst <= 1.05,
-      'the workflow copies the file (`op_share`: one external input used by two segments must be a segment output), which a Rust user hashes where it lies']);
+      'the file goes to two segments by reference (a named input), as a Rust user hashes it where it lies']);
   }
   if (results.native_paired) {
     const r = Math.max(...Object.values(results.native_paired).map((x) => x.ratio));

@@ -111,7 +111,7 @@ test('broken, truncated and oversize photos are Errors saying what is wrong', as
     await assert.rejects(wf.run([input]), (e) => e instanceof Error && message.test(e.message), String(message));
     assert.throws(() => wf.runSync([input]), message);
   }
-  await assert.rejects(wf.run(['photo.png']), /photo_proof input 0: expected Uint8Array, found a string/);
+  await assert.rejects(wf.run(['photo.png']), /photo_proof input 0 \(photo\): expected Uint8Array, found a string/);
   // The module is still usable.
   assert.equal((await wf.run([png])).blockhash, proofs['photo.png'].blockhash);
 });

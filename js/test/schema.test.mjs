@@ -58,6 +58,7 @@ test('mistakes an editor can catch are errors under the schema and under braid v
     'a name that cannot name a crate': { ...base, name: '1 bad' },
     'a step with neither operation nor versionId': step({ version: '^0.1' }),
     'an input below -1': { ...base, segments: [{ inputs: [-2], sequence: base.segments[0].sequence }] },
+    'an input named by a name that is no identifier': { ...base, inputs: ['Photo'], segments: [{ inputs: ['Photo'], sequence: base.segments[0].sequence }] },
   };
   const dir = mkdtempSync(join(tmpdir(), 'braid-schema-'));
   for (const [what, manifest] of Object.entries(cases)) {

@@ -155,7 +155,7 @@ pub fn run(
             found: inputs.len(),
         });
     }
-    let readers = types.iter().map(Reader::of).collect::<Result<Vec<_>, _>>()?;
+    let readers = types.into_iter().map(Reader::of).collect::<Result<Vec<_>, _>>()?;
 
     let home = crate::build::run_dir(target_dir).join(&workflow.id);
     let crate_dir = home.join("crate");

@@ -89,10 +89,12 @@ fn references() {
     rejects(&fwd, "/segments/0/inputs/0", "cannot use segment 1");
     let selfref = manifest(json!([cid_segment(), { "inputs": [1], "sequence": [{ "operation": "op_cid" }] }]));
     rejects(&selfref, "/segments/1/inputs/0", "cannot use segment 1");
-    for bad in [json!(-5), json!(1e30), json!(99999999999999999999u128 as f64), json!(0.5), json!("0"), json!(null)] {
+    for bad in [json!(-5), json!(1e30), json!(99999999999999999999u128 as f64), json!(0.5), json!(null)] {
         let text = manifest(json!([{ "inputs": [bad], "sequence": [{ "operation": "op_utf8" }] }]));
         rejects(&text, "/segments/0/inputs/0", "-1");
     }
+    let quoted = manifest(json!([{ "inputs": ["0"], "sequence": [{ "operation": "op_utf8" }] }]));
+    rejects(&quoted, "/segments/0/inputs/0", "write 0 without quotes");
     let unused = manifest(json!([cid_segment(), cid_segment()]));
     rejects(&unused, "/segments/0", "never used");
     rejects(&manifest(json!([])), "/segments", "1 to 128");
@@ -342,4 +344,71 @@ fn input_names_are_identifiers_one_per_external_input() {
     let twice = json!({ "name": "adv", "version": "0.1.0", "inputs": ["a", "a"],
         "segments": [{ "inputs": [-1, -1], "sequence": [{ "operation": "op_collect" }] }] });
     rejects(&twice.to_string(), "/inputs/1", "given twice");
+}
+
+/// A segment names an external input by its name from `inputs`: the same
+/// name is one value (one parameter of `run`, taken once by `next`, kept
+/// for the later segments that name it too).
+#[test]
+fn a_named_input_is_one_value_wherever_segments_name_it() {
+    let utf8 = json!([{ "operation": "op_utf8" }]);
+    let join = json!([{ "operation": "op_collect" }, { "operation": "op_concat" }]);
+    let text = |inputs: serde_json::Value, segments: serde_json::Value| {
+        json!({ "name": "adv", "version": "0.1.0", "inputs": inputs, "segments": segments }).to_string()
+    };
+    let shared = text(
+        json!(["text", "salt"]),
+        json!([
+            { "inputs": ["text"], "sequence": utf8 },
+            { "inputs": [0, "salt"], "sequence": join },
+            { "inputs": ["text"], "sequence": utf8 },
+            { "inputs": [1, 2], "sequence": [{ "operation": "op_collect" }, { "operation": "op_concat" },
+                { "operation": "op_multihash" }, { "operation": "op_cid" }] }
+        ]),
+    );
+    let workflow = validate(&shared, &Registry::builtin()).unwrap();
+    assert_eq!(workflow.signature(), "text: String, salt: Bytes -> Cid");
+    assert_eq!(workflow.uses_of_input(0), 2);
+    let lib = lib_rs(&Generator::new().render(&workflow).unwrap());
+    syn::parse_file(&lib).unwrap();
+    assert!(
+        lib.contains("pub async fn run(text: ::braid_support::__private::String, salt: ::braid_support::Bytes, )"),
+        "{lib}"
+    );
+    // `next` takes the text once, with segment 0, and keeps it for segment 2.
+    assert!(lib.contains("i0: ::core::option::Option<::alloc::rc::Rc<::braid_support::__private::String>>"), "{lib}");
+    assert!(lib.contains("self.state.memos.i0 = Some(::alloc::rc::Rc::new(input0));"), "{lib}");
+    assert!(
+        lib.contains("segment2(&self.config, ::braid_support::workflow::kept_input(&self.state.memos.i0, NAME, 0)?, )"),
+        "{lib}"
+    );
+    assert!(lib.contains("export type Segment1Inputs = [salt: Uint8Array];"), "{lib}");
+    // The id is of the manifest as written: names as names, -1 as -1 (so
+    // manifests of -1s keep their ids; the golden files hold some).
+    let model = serde_json::to_value(&workflow.manifest).unwrap();
+    assert_eq!(model["segments"][1]["inputs"], json!([0, "salt"]));
+    let by_index = validate(&manifest(json!([cid_segment()])), &Registry::builtin()).unwrap();
+    assert_eq!(serde_json::to_value(&by_index.manifest).unwrap()["segments"][0]["inputs"], json!([-1]));
+
+    // Diagnostics say what to write.
+    let one_name_twice_by_index =
+        text(json!(["text"]), json!([{ "inputs": [-1], "sequence": utf8 }, { "inputs": [0, -1], "sequence": join }]));
+    rejects(&one_name_twice_by_index, "/inputs", "write its name instead of -1");
+    let mixed = text(
+        json!(["text", "salt"]),
+        json!([{ "inputs": ["text"], "sequence": utf8 }, { "inputs": [0, -1], "sequence": join }]),
+    );
+    rejects(&mixed, "/segments/1/inputs/1", "an input's name: \"text\", \"salt\"");
+    let typo = text(json!(["text"]), json!([{ "inputs": ["txt"], "sequence": utf8 }]));
+    rejects(&typo, "/segments/0/inputs/0", "did you mean \"text\"?");
+    let unlisted = manifest(json!([{ "inputs": ["text"], "sequence": utf8 }]));
+    rejects(&unlisted, "/segments/0/inputs/0", "\"inputs\": [\"text\"]");
+    let unused = text(json!(["text", "salt"]), json!([{ "inputs": ["text"], "sequence": utf8 }]));
+    rejects(&unused, "/inputs/1", "input \"salt\" is never used");
+    let two_types = text(
+        json!(["text"]),
+        json!([{ "inputs": ["text"], "sequence": utf8 }, { "inputs": [0, "text"], "sequence": join }]),
+    );
+    rejects(&two_types, "/segments/1/inputs/1", "goes to steps that take different types");
+    rejects(&manifest(json!([{ "inputs": [{}], "sequence": utf8 }])), "/segments/0/inputs/0", "an input's name");
 }

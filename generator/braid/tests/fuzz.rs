@@ -192,14 +192,28 @@ fn operation() -> impl Strategy<Value = Value> {
 }
 
 fn grammar_manifest() -> impl Strategy<Value = Value> {
-    let segment = (prop::collection::vec(-2i64..6, 0..5), prop::collection::vec(operation(), 0..6))
+    // Segment inputs: -1, segment indices (some out of range) and names
+    // (some not in the manifest's `inputs`).
+    let input = prop_oneof![
+        3 => (-2i64..6).prop_map(|n| json!(n)),
+        1 => prop::sample::select(vec!["a", "b", "nope"]).prop_map(|name| json!(name)),
+    ];
+    let segment = (prop::collection::vec(input, 0..5), prop::collection::vec(operation(), 0..6))
         .prop_map(|(inputs, sequence)| json!({ "inputs": inputs, "sequence": sequence }));
+    let names = prop::option::of(prop::sample::select(vec![vec!["a"], vec!["a", "b"], vec!["b", "a", "c"]]));
     (
         prop::sample::select(vec!["wf", "a-b_c", "1bad", "", "self"]),
         prop::sample::select(vec!["0.1.0", "1.0.0-rc.1", "x", "9007199254740993.0.0"]),
+        names,
         prop::collection::vec(segment, 0..6),
     )
-        .prop_map(|(name, version, segments)| json!({ "name": name, "version": version, "segments": segments }))
+        .prop_map(|(name, version, names, segments)| {
+            let mut manifest = json!({ "name": name, "version": version, "segments": segments });
+            if let Some(names) = names {
+                manifest["inputs"] = json!(names);
+            }
+            manifest
+        })
 }
 
 proptest! {

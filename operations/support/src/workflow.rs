@@ -217,6 +217,19 @@ pub fn memo<'a, T>(slot: &'a Option<Rc<T>>, workflow: &str, segment: usize) -> R
     }
 }
 
+/// External input `input`, kept in `slot` for the later segments that take
+/// it too; [`Error::BadState`] if it is missing (which a checked state rules
+/// out).
+#[inline]
+pub fn kept_input<'a, T>(slot: &'a Option<Rc<T>>, workflow: &str, input: usize) -> Result<&'a T, Error> {
+    match slot {
+        Some(value) => Ok(value),
+        None => {
+            Err(Error::BadState { workflow: workflow.into(), reason: format!("external input {input} is missing") })
+        }
+    }
+}
+
 #[inline]
 fn missing(workflow: &str, segment: usize) -> Error {
     Error::BadState { workflow: workflow.into(), reason: format!("the output of segment {segment} is missing") }

@@ -86,7 +86,7 @@ fn stream_plan(w: &Workflow) -> Option<StreamPlan> {
 /// 0's first step, which streams. Otherwise why not, in words that end a
 /// sentence starting "workflow X cannot stream: ".
 pub fn streaming(w: &Workflow) -> Result<StreamPlan, String> {
-    let inputs = external_inputs_types(w);
+    let inputs = w.external_inputs();
     match inputs.as_slice() {
         [TypeName::Bytes] => {}
         [ty] => return Err(format!("its external input is {ty}, and only a Bytes input can be given in chunks")),
@@ -95,6 +95,9 @@ pub fn streaming(w: &Workflow) -> Result<StreamPlan, String> {
     let (first, step) = w.segments.first().and_then(|s| Some((s, s.steps.first()?))).ok_or("it has no step")?;
     if !matches!(first.inputs.as_slice(), [SegmentInput::External { slot: 0, .. }]) {
         return Err("its Bytes input does not go to the first step alone".into());
+    }
+    if w.uses_of_input(0) > 1 {
+        return Err("its Bytes input also goes to a later segment, which needs it whole".into());
     }
     if !step.operation.manifest.stream {
         return Err(format!(
@@ -185,8 +188,12 @@ pub struct SegmentPlan {
     /// Its inputs, in order: what `next` and `run` pass (each an
     /// [`Arg::External`] or an [`Arg::Memo`]).
     pub inputs: Vec<Param>,
-    /// The external ones among them, in order.
+    /// The external inputs it is the first to take, in order: what `next`
+    /// expects for it.
     pub externals: Vec<ExternalInput>,
+    /// The slots among `externals` that a later segment takes too: `next`
+    /// keeps them (as [`Memo`]s `i<slot>`) after this segment.
+    pub keeps: Vec<usize>,
     pub steps: Vec<StepPlan>,
     pub output: ValueType,
     /// The last segment: its output is the workflow's.
@@ -218,8 +225,9 @@ pub struct Param {
 #[derive(Debug, Clone, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Arg {
-    /// External input `slot`, the segment's input `position`.
-    External { slot: usize, position: usize },
+    /// External input `slot`, the segment's input `position`; `kept` when
+    /// an earlier segment took it first (`next` reads it from its memo).
+    External { slot: usize, position: usize, kept: bool },
     /// The memoised output of segment `segment`, the segment's input `position`.
     Memo { segment: usize, position: usize },
     /// The output of step `step` of the same segment; `borrowed` when that
@@ -249,11 +257,14 @@ pub struct ConfigPair {
     pub value: RustStr,
 }
 
-/// The output of segment `segment`, kept (as `Rc`) from when it runs until
-/// segment `last_use` has run.
+/// A value `next` keeps (as `Rc`) between calls, from when segment `after`
+/// has run until segment `last_use` has: the output of segment `after`
+/// (field `s<after>`), or an external input a later segment takes too
+/// (field `i<slot>`).
 #[derive(Debug, Clone, Serialize)]
 pub struct Memo {
-    pub segment: usize,
+    pub field: Ident,
+    pub after: usize,
     pub ty: ValueType,
     pub last_use: usize,
 }
@@ -276,12 +287,19 @@ pub fn plan(w: &Workflow) -> CratePlan {
     let name = w.manifest.name.as_str();
     let last = w.segments.len() - 1;
 
-    // Memo liveness: the last segment that uses each segment's output.
+    // Memo liveness: the last segment that uses each segment's output, and
+    // the first and last that take each external input.
     let mut last_use = vec![0usize; w.segments.len()];
+    let mut input_uses: Vec<(usize, usize)> = vec![(usize::MAX, 0); w.external_inputs().len()];
     for (i, s) in w.segments.iter().enumerate() {
         for input in &s.inputs {
-            if let SegmentInput::Segment { index, .. } = input {
-                last_use[*index] = last_use[*index].max(i);
+            match input {
+                SegmentInput::Segment { index, .. } => last_use[*index] = last_use[*index].max(i),
+                SegmentInput::External { slot, .. } => {
+                    let (first, last) = &mut input_uses[*slot];
+                    *first = (*first).min(i);
+                    *last = i;
+                }
             }
         }
     }
@@ -291,38 +309,42 @@ pub fn plan(w: &Workflow) -> CratePlan {
         None => RustStr::new(&format!("{name} input {slot}")),
     };
     let mut segments = Vec::with_capacity(w.segments.len());
-    let mut external_inputs = Vec::new();
+    let mut external_inputs: Vec<Option<ExternalInput>> = vec![None; input_uses.len()];
     for (i, segment) in w.segments.iter().enumerate() {
         let mut inputs = Vec::new();
-        let mut externals = Vec::new();
+        let mut externals: Vec<ExternalInput> = Vec::new();
         for (position, input) in segment.inputs.iter().enumerate() {
             let arg = match input {
                 SegmentInput::External { slot, ty } => {
-                    let ty = ValueType::new(ty);
-                    let (param, ts) = match w.input_name(*slot) {
-                        Some(input) => {
-                            let label = Ident::new(input);
-                            let ts = TsType::labelled(&label, &ty.ts);
-                            (label, ts)
-                        }
-                        None => (Ident::new(&format!("input{slot}")), ty.ts.clone()),
-                    };
-                    let external = ExternalInput {
-                        slot: *slot,
-                        position: externals.len(),
-                        ty,
-                        param,
-                        ts,
-                        place_lit: place(*slot),
-                    };
-                    externals.push(external.clone());
-                    external_inputs.push(external);
-                    Arg::External { slot: *slot, position }
+                    let given_here = input_uses[*slot].0 == i;
+                    if given_here && !externals.iter().any(|e| e.slot == *slot) {
+                        let ty = ValueType::new(ty);
+                        let (param, ts) = match w.input_name(*slot) {
+                            Some(input) => {
+                                let label = Ident::new(input);
+                                let ts = TsType::labelled(&label, &ty.ts);
+                                (label, ts)
+                            }
+                            None => (Ident::new(&format!("input{slot}")), ty.ts.clone()),
+                        };
+                        let external = ExternalInput {
+                            slot: *slot,
+                            position: externals.len(),
+                            ty,
+                            param,
+                            ts,
+                            place_lit: place(*slot),
+                        };
+                        externals.push(external.clone());
+                        external_inputs[*slot] = Some(external);
+                    }
+                    Arg::External { slot: *slot, position, kept: !given_here }
                 }
                 SegmentInput::Segment { index, .. } => Arg::Memo { segment: *index, position },
             };
             inputs.push(Param { position, ty: ValueType::new(input.ty()), arg });
         }
+        let keeps = externals.iter().map(|e| e.slot).filter(|&slot| input_uses[slot].1 > i).collect();
         let steps = segment
             .steps
             .iter()
@@ -349,6 +371,7 @@ pub fn plan(w: &Workflow) -> CratePlan {
             index: i,
             inputs,
             externals,
+            keeps,
             steps,
             output: ValueType::new(&segment.output),
             last: i == last,
@@ -365,15 +388,25 @@ pub fn plan(w: &Workflow) -> CratePlan {
         });
     }
 
-    let mut input_types: Vec<&TypeName> = external_inputs_types(w);
+    let external_inputs: Vec<ExternalInput> =
+        external_inputs.into_iter().map(|e| e.expect("every slot is given to a segment")).collect();
+    let mut input_types: Vec<&TypeName> = w.external_inputs();
     input_types.sort();
     input_types.dedup();
 
-    let memos = w.segments[..last]
-        .iter()
-        .enumerate()
-        .map(|(i, s)| Memo { segment: i, ty: ValueType::new(&s.output), last_use: last_use[i] })
-        .collect();
+    let outputs = w.segments[..last].iter().enumerate().map(|(i, s)| Memo {
+        field: Ident::new(&format!("s{i}")),
+        after: i,
+        ty: ValueType::new(&s.output),
+        last_use: last_use[i],
+    });
+    let kept_inputs = external_inputs.iter().filter(|e| input_uses[e.slot].1 > input_uses[e.slot].0).map(|e| Memo {
+        field: Ident::new(&format!("i{}", e.slot)),
+        after: input_uses[e.slot].0,
+        ty: e.ty.clone(),
+        last_use: input_uses[e.slot].1,
+    });
+    let memos = outputs.chain(kept_inputs).collect();
 
     let operations = w
         .crates
@@ -392,14 +425,14 @@ pub fn plan(w: &Workflow) -> CratePlan {
         false => w.manifest.description.clone(),
     };
 
-    let mut boundary: Vec<&TypeName> = external_inputs_types(w);
+    let mut boundary: Vec<&TypeName> = w.external_inputs();
     boundary.push(&w.segments[last].output);
     let typescript = typescript::plan(&segments, &external_inputs, &boundary, &w.crates);
     let value_types =
         crate::registry::named_types(&w.crates, &boundary).into_keys().map(|t| RustType::new(&t)).collect();
     let component = w
         .supports(Platform::Wasm)
-        .then(|| component::plan(name, &external_inputs, &external_inputs_types(w), w.output(), &boundary, &w.crates));
+        .then(|| component::plan(name, &external_inputs, &w.external_inputs(), w.output(), &boundary, &w.crates));
 
     CratePlan {
         header: Header {
@@ -450,18 +483,6 @@ fn output_type(w: &Workflow) -> ValueType {
     output
 }
 
-/// The types of the external inputs, in slot order.
-fn external_inputs_types(w: &Workflow) -> Vec<&TypeName> {
-    w.segments
-        .iter()
-        .flat_map(|s| &s.inputs)
-        .filter_map(|i| match i {
-            SegmentInput::External { ty, .. } => Some(ty),
-            SegmentInput::Segment { .. } => None,
-        })
-        .collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -477,7 +498,7 @@ mod tests {
     fn arguments_and_liveness() {
         let p = plan(&workflow("dual_cid_of_text"));
         // Segment 0's output feeds segments 1 and 2; theirs feed segment 3.
-        let lives: Vec<(usize, usize)> = p.memos.iter().map(|m| (m.segment, m.last_use)).collect();
+        let lives: Vec<(usize, usize)> = p.memos.iter().map(|m| (m.after, m.last_use)).collect();
         assert_eq!(lives, [(0, 2), (1, 3), (2, 3)]);
         let drops: Vec<&[usize]> = p.segments.iter().map(|s| s.drops.as_slice()).collect();
         assert_eq!(drops, [&[][..], &[], &[0], &[1, 2]]);
@@ -492,7 +513,7 @@ mod tests {
         // Only segment 0 takes input: from any later cursor, none does.
         let next: Vec<(usize, usize)> = p.next_inputs.iter().map(|n| (n.from, n.segment)).collect();
         assert_eq!(next, [(0, 0)]);
-        assert!(matches!(p.segments[0].inputs[0].arg, Arg::External { slot: 0, position: 0 }));
+        assert!(matches!(p.segments[0].inputs[0].arg, Arg::External { slot: 0, position: 0, kept: false }));
     }
 
     #[test]
@@ -509,7 +530,10 @@ mod tests {
         assert_eq!(p.typescript.run_inputs.len(), 2);
         // op_collect after a memo and an external input.
         let Arg::Collect { items } = &p.segments[1].steps[0].args[0] else { panic!() };
-        assert!(matches!(items[..], [Arg::Memo { segment: 0, position: 0 }, Arg::External { slot: 1, position: 1 }]));
+        assert!(matches!(
+            items[..],
+            [Arg::Memo { segment: 0, position: 0 }, Arg::External { slot: 1, position: 1, kept: false }]
+        ));
         assert_eq!(p.operations.iter().filter(|d| d.std).count(), p.operations.len());
     }
 
@@ -523,10 +547,11 @@ mod tests {
             why("hex_sha256_of_text"),
             "its external input is String, and only a Bytes input can be given in chunks"
         );
+        assert_eq!(why("photo_proof"), "its Bytes input also goes to a later segment, which needs it whole");
         assert!(
-            why("photo_proof").starts_with("its first step, op_share, has no incremental form"),
+            why("photo_metadata").starts_with("its first step, op_exif, has no incremental form"),
             "{}",
-            why("photo_proof")
+            why("photo_metadata")
         );
         assert!(plan(&workflow("photo_proof")).stream.is_none());
     }

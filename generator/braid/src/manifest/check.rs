@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 
 use braid_schema::{Kind, Platform, TypeName};
 
-use super::model::{OperationRef, WorkflowManifest, EXTERNAL};
+use super::model::{InputRef, OperationRef, WorkflowManifest, EXTERNAL};
 use super::parse::{parse, similar};
 use super::{MAX_DIAGNOSTICS, MAX_EXTERNAL_INPUTS, MAX_OPERATIONS, MAX_TYPE_NESTING};
 use crate::diagnostic::{quote, Diagnostic, Locations};
@@ -40,7 +40,8 @@ pub struct ResolvedSegment {
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum SegmentInput {
-    /// External input number `slot` (counted over the whole workflow).
+    /// External input number `slot`: the order `run` takes it in (the
+    /// same slot in several places when a name is given to several).
     External { slot: usize, ty: TypeName },
     /// The output of an earlier segment.
     Segment { index: usize, ty: TypeName },
@@ -65,16 +66,23 @@ pub struct ResolvedStep {
 }
 
 impl Workflow {
-    /// External inputs in the order `run` takes them.
-    pub fn external_inputs(&self) -> Vec<TypeName> {
-        self.segments
-            .iter()
-            .flat_map(|s| s.inputs.iter())
-            .filter_map(|i| match i {
-                SegmentInput::External { ty, .. } => Some(ty.clone()),
-                SegmentInput::Segment { .. } => None,
-            })
-            .collect()
+    /// The types of the external inputs, in the order `run` takes them
+    /// (slot order), each once however many segments take it.
+    pub fn external_inputs(&self) -> Vec<&TypeName> {
+        let mut slots: BTreeMap<usize, &TypeName> = BTreeMap::new();
+        for input in self.segments.iter().flat_map(|s| &s.inputs) {
+            if let SegmentInput::External { slot, ty } = input {
+                slots.entry(*slot).or_insert(ty);
+            }
+        }
+        slots.into_values().collect()
+    }
+
+    /// How many places take external input `slot` (a named input may be
+    /// given to several segments).
+    pub fn uses_of_input(&self, slot: usize) -> usize {
+        let uses = self.segments.iter().flat_map(|s| &s.inputs);
+        uses.filter(|i| matches!(i, SegmentInput::External { slot: s, .. } if *s == slot)).count()
     }
 
     /// The workflow's output type (the last segment's).
@@ -174,7 +182,11 @@ impl<'r> Checker<'r> {
     }
 
     fn check(&mut self, manifest: WorkflowManifest) -> Option<Workflow> {
-        let externals = manifest.segments.iter().flat_map(|s| &s.inputs).filter(|&&n| n == EXTERNAL).count();
+        let refs = || manifest.segments.iter().flat_map(|s| &s.inputs);
+        // Segments give external inputs by name or by -1, not both: with
+        // names, which -1 is which would be a guess.
+        let named = refs().any(|r| matches!(r, InputRef::Name(_)));
+        let externals = refs().filter(|r| **r == InputRef::Index(EXTERNAL)).count();
         if externals > MAX_EXTERNAL_INPUTS {
             self.error(
                 Diagnostic::new("/segments", "too many external inputs")
@@ -183,11 +195,23 @@ impl<'r> Checker<'r> {
                     .hint("pass many values as one input of a list type, e.g. a Vec<Bytes>"),
             );
         }
-        if !manifest.inputs.is_empty() && manifest.inputs.len() != externals {
+        if !named && !manifest.inputs.is_empty() && manifest.inputs.len() != externals {
+            let example = manifest.inputs.first().map_or("photo", String::as_str);
             self.error(
-                Diagnostic::new("/inputs", "`inputs` names a different number of inputs than the workflow takes")
-                    .expected(format!("{externals} name(s): one per -1 in the segments' inputs, in order"))
-                    .found(format!("{} name(s)", manifest.inputs.len())),
+                Diagnostic::new(
+                    "/inputs",
+                    format!(
+                        "`inputs` names {} input(s), but the segments take {externals} (one per -1)",
+                        manifest.inputs.len()
+                    ),
+                )
+                .expected(format!("{externals} name(s): one per -1 in the segments' inputs, in order"))
+                .found(format!("{} name(s)", manifest.inputs.len()))
+                .hint(format!(
+                    "to give one input to several segments, write its name instead of -1 in each of them, \
+                     e.g. \"inputs\": [{example}] in one and [{example}, 0] in another",
+                    example = quote(example)
+                )),
             );
         }
         let operations = manifest.segments.iter().map(|s| s.sequence.len()).sum::<usize>();
@@ -203,31 +227,63 @@ impl<'r> Checker<'r> {
         }
         let mut segments: Vec<Option<ResolvedSegment>> = Vec::new();
         let mut used = vec![false; manifest.segments.len()];
-        let mut slot = 0;
+        let mut input_used = vec![false; manifest.inputs.len()];
+        let mut next_slot = 0;
         for (i, segment) in manifest.segments.iter().enumerate() {
             let pointer = format!("/segments/{i}");
             // References.
-            let mut inputs: Vec<Option<(i64, Option<TypeName>)>> = Vec::new();
-            for (k, &n) in segment.inputs.iter().enumerate() {
-                if n == EXTERNAL {
-                    inputs.push(Some((n, None)));
-                } else if n >= i as i64 {
-                    self.error(
-                        Diagnostic::new(format!("{pointer}/inputs/{k}"), format!("segment {i} cannot use segment {n}"))
-                            .expected(if i == 0 {
-                                "-1 (the first segment can only take external inputs)".to_string()
-                            } else {
-                                format!("-1 or an earlier segment (0 to {})", i - 1)
-                            })
-                            .found(n.to_string())
-                            .hint("a segment may only use outputs of segments before it, so workflows have no cycles"),
-                    );
-                    inputs.push(None);
-                } else {
-                    used[n as usize] = true;
-                    let ty = segments[n as usize].as_ref().map(|s| s.output.clone());
-                    inputs.push(Some((n, ty)));
-                }
+            let mut inputs: Vec<Option<(Source, Option<TypeName>)>> = Vec::new();
+            for (k, r) in segment.inputs.iter().enumerate() {
+                let at = format!("{pointer}/inputs/{k}");
+                let source = match r {
+                    InputRef::Index(EXTERNAL) if named => {
+                        self.error(
+                            Diagnostic::new(&at, "-1 in a manifest whose segments name their external inputs")
+                                .expected(format!("an input's name: {}", names(&manifest.inputs)))
+                                .found("-1")
+                                .hint("once one segment names an input, write every external input by its name, so which is which is never a guess"),
+                        );
+                        None
+                    }
+                    InputRef::Index(EXTERNAL) => {
+                        next_slot += 1;
+                        Some(Source::External(next_slot - 1))
+                    }
+                    InputRef::Index(n) if *n >= i as i64 => {
+                        self.error(
+                            Diagnostic::new(&at, format!("segment {i} cannot use segment {n}"))
+                                .expected(if i == 0 {
+                                    "an external input (-1 or its name): the first segment has no earlier one"
+                                        .to_string()
+                                } else {
+                                    format!("an external input (-1 or its name) or an earlier segment (0 to {})", i - 1)
+                                })
+                                .found(n.to_string())
+                                .hint(
+                                    "a segment may only use outputs of segments before it, so workflows have no cycles",
+                                ),
+                        );
+                        None
+                    }
+                    InputRef::Index(n) => {
+                        used[*n as usize] = true;
+                        Some(Source::Segment(*n as usize))
+                    }
+                    InputRef::Name(name) => match manifest.inputs.iter().position(|x| x == name) {
+                        Some(slot) => {
+                            input_used[slot] = true;
+                            Some(Source::External(slot))
+                        }
+                        None => {
+                            self.unknown_input(&at, name, &manifest.inputs);
+                            None
+                        }
+                    },
+                };
+                inputs.push(source.map(|source| match source {
+                    Source::Segment(n) => (source, segments[n].as_ref().map(|s| s.output.clone())),
+                    Source::External(_) => (source, None),
+                }));
             }
             if segment.inputs.is_empty() {
                 self.error(
@@ -243,9 +299,18 @@ impl<'r> Checker<'r> {
                 .map(|(j, r)| self.resolve(r, &format!("{pointer}/sequence/{j}")))
                 .collect();
             // Types along the chain.
-            let resolved = self.type_segment(i, &inputs, &ops, &mut slot);
+            let resolved = self.type_segment(i, &inputs, &ops);
             segments.push(resolved);
         }
+        if named {
+            for (k, name) in manifest.inputs.iter().enumerate().filter(|(k, _)| !input_used[*k]) {
+                self.error(
+                    Diagnostic::new(format!("/inputs/{k}"), format!("input {} is never used", quote(name)))
+                        .hint(format!("give it to a segment (write {} in its \"inputs\") or remove it", quote(name))),
+                );
+            }
+        }
+        self.check_input_types(&segments, &manifest.inputs);
         let last = manifest.segments.len().saturating_sub(1);
         for (i, was_used) in used.iter().enumerate() {
             if !was_used && i != last {
@@ -325,6 +390,52 @@ impl<'r> Checker<'r> {
                         .hint("`braid ops NAME` lists the registered versions of a crate"),
                 );
                 None
+            }
+        }
+    }
+
+    /// A segment names an external input that the manifest's `inputs` does
+    /// not list.
+    fn unknown_input(&mut self, pointer: &str, name: &str, inputs: &[String]) {
+        let mut d = Diagnostic::new(pointer, format!("no external input is named {}", quote(name)))
+            .expected(format!("an input's name: {}", names(inputs)))
+            .found(quote(name));
+        d = match inputs.iter().find(|known| similar(name, known)) {
+            _ if name.parse::<i64>().is_ok() => {
+                d.hint(format!("-1 and segment indices are numbers: write {name} without quotes"))
+            }
+            Some(known) => d.hint(format!("did you mean {}?", quote(known))),
+            None => d.hint(format!(
+                "list every external input in the manifest's \"inputs\", in the order `run` takes them, e.g. \"inputs\": [{}]",
+                quote(name)
+            )),
+        };
+        self.error(d);
+    }
+
+    /// A name given to several segments is one value: every step it goes
+    /// to must take the same type.
+    fn check_input_types(&mut self, segments: &[Option<ResolvedSegment>], names: &[String]) {
+        let mut first: BTreeMap<usize, (&TypeName, String)> = BTreeMap::new();
+        for (i, segment) in segments.iter().enumerate() {
+            let Some(segment) = segment else { continue };
+            for (k, input) in segment.inputs.iter().enumerate() {
+                let SegmentInput::External { slot, ty } = input else { continue };
+                let pointer = format!("/segments/{i}/inputs/{k}");
+                match first.get(slot) {
+                    None => {
+                        first.insert(*slot, (ty, pointer));
+                    }
+                    Some((want, at)) if *want != ty => {
+                        let name = names.get(*slot).map_or_else(|| format!("input {slot}"), |n| quote(n));
+                        let d = Diagnostic::new(&pointer, format!("{name} goes to steps that take different types"))
+                            .expected(format!("{want}, as at {at}"))
+                            .found(ty.to_string())
+                            .hint("one name is one value: give each its own input, or convert it first in a segment of its own");
+                        self.error(d);
+                    }
+                    Some(_) => {}
+                }
             }
         }
     }
@@ -544,9 +655,8 @@ impl<'r> Checker<'r> {
     fn type_segment(
         &mut self,
         i: usize,
-        inputs: &[Option<(i64, Option<TypeName>)>],
+        inputs: &[Option<(Source, Option<TypeName>)>],
         ops: &[Option<Resolved>],
-        slot: &mut usize,
     ) -> Option<ResolvedSegment> {
         let pointer = format!("/segments/{i}");
         let mut steps = Vec::new();
@@ -565,7 +675,7 @@ impl<'r> Checker<'r> {
                 if inputs.iter().any(Option::is_none) {
                     return None;
                 }
-                let given: Vec<&(i64, Option<TypeName>)> = inputs.iter().flatten().collect();
+                let given: Vec<&(Source, Option<TypeName>)> = inputs.iter().flatten().collect();
                 if flow {
                     if given.is_empty() {
                         return None;
@@ -573,7 +683,7 @@ impl<'r> Checker<'r> {
                     let known: Vec<(usize, &TypeName)> =
                         given.iter().enumerate().filter_map(|(k, (_, t))| t.as_ref().map(|t| (k, t))).collect();
                     let Some((_, t)) = known.first() else {
-                        if given.iter().any(|(n, _)| *n != EXTERNAL) {
+                        if given.iter().any(|(n, _)| matches!(n, Source::Segment(_))) {
                             return None; // an upstream segment failed; reported there
                         }
                         self.error(
@@ -591,7 +701,7 @@ impl<'r> Checker<'r> {
                                     format!("{name} takes inputs of one type"),
                                 )
                                 .expected(t.to_string())
-                                .found(format!("{other} (output of segment {})", given[*k].0)),
+                                .found(format!("{other} ({})", given[*k].0)),
                             );
                             return None;
                         }
@@ -620,11 +730,11 @@ impl<'r> Checker<'r> {
                                         format!("type mismatch: {name} input {k} is {want}"),
                                     )
                                     .expected(want.to_string())
-                                    .found(format!("{t} (output of segment {n})")),
+                                    .found(format!("{t} ({n})")),
                                 );
                                 return None;
                             }
-                        } else if *n != EXTERNAL {
+                        } else if matches!(n, Source::Segment(_)) {
                             return None;
                         }
                     }
@@ -664,13 +774,12 @@ impl<'r> Checker<'r> {
                 }
             };
             if j == 0 {
-                for ((n, _), ty) in inputs.iter().flatten().zip(&step_inputs) {
-                    if *n == EXTERNAL {
-                        segment_inputs.push(SegmentInput::External { slot: *slot, ty: ty.clone() });
-                        *slot += 1;
-                    } else {
-                        segment_inputs.push(SegmentInput::Segment { index: *n as usize, ty: ty.clone() });
-                    }
+                for ((source, _), ty) in inputs.iter().flatten().zip(&step_inputs) {
+                    let ty = ty.clone();
+                    segment_inputs.push(match *source {
+                        Source::External(slot) => SegmentInput::External { slot, ty },
+                        Source::Segment(index) => SegmentInput::Segment { index, ty },
+                    });
                 }
             }
             if nesting(&out) > MAX_TYPE_NESTING {
@@ -691,6 +800,33 @@ impl<'r> Checker<'r> {
             });
         }
         Some(ResolvedSegment { inputs: segment_inputs, output: previous?, steps })
+    }
+}
+
+/// Where one of a segment's inputs comes from, once its reference is
+/// resolved.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Source {
+    /// External input `slot`.
+    External(usize),
+    /// The output of segment `n`.
+    Segment(usize),
+}
+
+impl std::fmt::Display for Source {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Source::External(slot) => write!(f, "external input {slot}"),
+            Source::Segment(n) => write!(f, "output of segment {n}"),
+        }
+    }
+}
+
+/// The input names, quoted, for an `expected`: `"photo", "salt"`.
+fn names(inputs: &[String]) -> String {
+    match inputs.is_empty() {
+        true => "none is listed in the manifest's `inputs` yet".to_string(),
+        false => inputs.iter().map(|n| quote(n)).collect::<Vec<_>>().join(", "),
     }
 }
 

@@ -11,9 +11,10 @@ pub struct WorkflowManifest {
     pub version: String,
     pub description: String,
     pub groups: Vec<String>,
-    /// Names of the external inputs (the `-1`s, in the order `run` takes
-    /// them); empty: unnamed. Not in the JSON when empty, so a manifest
-    /// without names keeps its id.
+    /// Names of the external inputs, in the order `run` takes them: of the
+    /// `-1`s in order, or those segments name ([`InputRef::Name`]); empty:
+    /// unnamed. Not in the JSON when empty, so a manifest without names
+    /// keeps its id.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub inputs: Vec<String>,
     pub segments: Vec<Segment>,
@@ -22,8 +23,7 @@ pub struct WorkflowManifest {
 /// A segment: inputs for its first operation, then a chain of operations.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Segment {
-    /// `-1` for an external input, `n >= 0` for the output of segment `n`.
-    pub inputs: Vec<i64>,
+    pub inputs: Vec<InputRef>,
     pub sequence: Vec<OperationRef>,
 }
 
@@ -37,6 +37,21 @@ pub struct OperationRef {
     #[serde(rename = "versionId", skip_serializing_if = "Option::is_none")]
     pub version_id: Option<String>,
     pub config: BTreeMap<String, String>,
+}
+
+/// One of a segment's inputs, as the manifest writes it.
+///
+/// Untagged, so a manifest of numbers serializes (and is identified) as it
+/// always was.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(untagged)]
+pub enum InputRef {
+    /// [`EXTERNAL`] (`-1`): the next external input, in order; `n >= 0`:
+    /// the output of segment `n`.
+    Index(i64),
+    /// The external input of this name (from the manifest's `inputs`): the
+    /// same name is the same value wherever it appears.
+    Name(String),
 }
 
 /// The value of an input reference meaning "from outside the workflow".

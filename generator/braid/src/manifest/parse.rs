@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 
 use serde_json::{Map, Value};
 
-use super::model::{OperationRef, Segment, WorkflowManifest};
+use super::model::{InputRef, OperationRef, Segment, WorkflowManifest};
 use super::{MAX_MANIFEST_BYTES, MAX_OPERATIONS_PER_SEGMENT, MAX_SEGMENTS, MAX_SEGMENT_INPUTS};
 use crate::diagnostic::{escape_token, quote, Diagnostic};
 
@@ -305,7 +305,7 @@ impl Parser {
 
     /// `inputs`: the external inputs' names, each a lower-case identifier
     /// that Rust, JS and TypeScript take as a parameter or label as it is,
-    /// given once. (Their number is checked against the `-1`s later.)
+    /// given once. (Their number is checked against the segments later.)
     fn input_names(&mut self, value: Option<&Value>) -> Vec<String> {
         let items = match value {
             None => return Vec::new(),
@@ -313,7 +313,9 @@ impl Parser {
             Some(other) => {
                 self.error(
                     Diagnostic::new("/inputs", "`inputs` must be an array of names")
-                        .expected("e.g. [\"photo\", \"salt\"]: one name per external input (-1), in order")
+                        .expected(
+                            "e.g. [\"photo\", \"salt\"]: one name per external input, in the order `run` takes them",
+                        )
                         .found(kind(other)),
                 );
                 return Vec::new();
@@ -322,7 +324,7 @@ impl Parser {
         if items.is_empty() {
             self.error(
                 Diagnostic::new("/inputs", "`inputs` is empty")
-                    .expected("one name per external input (-1), in order, or no `inputs` field"),
+                    .expected("one name per external input, in the order `run` takes them, or no `inputs` field"),
             );
         }
         let mut names: Vec<String> = Vec::new();
@@ -387,35 +389,37 @@ impl Parser {
                     .iter()
                     .take(MAX_SEGMENT_INPUTS)
                     .enumerate()
-                    .filter_map(|(i, v)| match v.as_i64() {
-                        Some(n) if n >= -1 => Some(n),
-                        _ => {
-                            self.error(
-                                Diagnostic::new(
-                                    format!("{pointer}/inputs/{i}"),
-                                    "an input is -1 or the index of an earlier segment",
-                                )
-                                .expected("-1 (external input) or the index of an earlier segment")
-                                .found(kind(v)),
-                            );
-                            None
-                        }
+                    .filter_map(|(i, v)| match v {
+                        Value::String(name) => Some(InputRef::Name(name.clone())),
+                        _ => match v.as_i64() {
+                            Some(n) if n >= -1 => Some(InputRef::Index(n)),
+                            _ => {
+                                self.error(
+                                    Diagnostic::new(
+                                        format!("{pointer}/inputs/{i}"),
+                                        "an input is -1, the index of an earlier segment, or an input's name",
+                                    )
+                                    .expected("-1 (external input), the index of an earlier segment, or a name from the manifest's `inputs`")
+                                    .found(kind(v)),
+                                );
+                                None
+                            }
+                        },
                     })
                     .collect()
             }
             Some(other) => {
                 self.error(
-                    Diagnostic::new(format!("{pointer}/inputs"), "`inputs` must be an array of numbers")
-                        .expected("e.g. [-1] or [0, -1]")
+                    Diagnostic::new(format!("{pointer}/inputs"), "`inputs` must be an array")
+                        .expected("e.g. [-1], [0, -1] or [\"photo\", 0]")
                         .found(kind(other)),
                 );
                 Vec::new()
             }
             None => {
-                self.error(
-                    Diagnostic::new(&pointer, "missing field `inputs`")
-                        .expected("an array, e.g. [-1] for one external input"),
-                );
+                self.error(Diagnostic::new(&pointer, "missing field `inputs`").expected(
+                    "an array, e.g. [-1] for one external input, or [\"photo\"] for the input named `photo`",
+                ));
                 Vec::new()
             }
         };

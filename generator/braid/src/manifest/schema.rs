@@ -71,7 +71,7 @@ pub fn json_schema(registry: &Registry) -> Value {
                 "maxItems": super::MAX_EXTERNAL_INPUTS,
                 "uniqueItems": true,
                 "items": { "type": "string", "pattern": "^[a-z][a-z0-9_]{0,63}$", "examples": ["photo", "salt"] },
-                "description": "Names of the external inputs (the -1s, in order): run's parameters, TypeScript tuple labels, `braid run --input NAME=FILE`. Not Rust or JS keywords.",
+                "description": "Names of the external inputs, in the order run takes them (one per -1, or those the segments name): run's parameters, TypeScript tuple labels, `braid run --input NAME=FILE`. Not Rust or JS keywords.",
             },
             "segments": { "type": "array", "minItems": 1, "maxItems": MAX_SEGMENTS, "items": { "$ref": "#/$defs/segment" } },
         },
@@ -84,8 +84,13 @@ pub fn json_schema(registry: &Registry) -> Value {
                     "inputs": {
                         "type": "array",
                         "maxItems": MAX_SEGMENT_INPUTS,
-                        "items": { "type": "integer", "minimum": -1 },
-                        "description": "-1 is an external input, n the output of an earlier segment n.",
+                        "items": {
+                            "anyOf": [
+                                { "type": "integer", "minimum": -1 },
+                                { "type": "string", "pattern": "^[a-z][a-z0-9_]{0,63}$" },
+                            ],
+                        },
+                        "description": "-1 is the next external input, n the output of an earlier segment n, a name the external input of that name (from the manifest's inputs; the same name is the same value in every segment).",
                     },
                     "sequence": {
                         "type": "array",
