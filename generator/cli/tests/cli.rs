@@ -284,3 +284,62 @@ fn doctor_says_what_is_missing_and_fix_installs_it_where_every_command_looks() {
     assert!(warning < seen.find("listening on").unwrap(), "{seen}");
     assert!(seen.contains("  wasm-opt: ") && seen.contains("braid doctor --fix"), "{seen}");
 }
+
+/// An operation crate depending on a registered one by version (for its
+/// value types) resolves in its own cargo once `braid ops deps` wrote the
+/// registry copies into its `.cargo/config.toml`: before, cargo looks for
+/// op_photo_proof on crates.io and fails. A config of the user's own is
+/// left alone, and the lines it needs are printed.
+#[test]
+fn ops_deps_makes_registered_dependencies_resolve_in_the_crates_own_cargo() {
+    let tmp = tempfile::tempdir().unwrap();
+    let op = tmp.path().join("op_mine");
+    let op_dir = op.to_str().unwrap();
+    let (code, _, err) = braid(&["new", "op", "op_mine", "-o", op_dir]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains(&format!("braid ops deps {op_dir}")), "new op says how: {err}");
+    let cargo_toml = op.join("Cargo.toml");
+    let text = std::fs::read_to_string(&cargo_toml).unwrap();
+    let text = text.replacen(
+        "[dependencies]\n",
+        "[dependencies]\nop_photo_proof = { version = \"0.1\", default-features = false }\n",
+        1,
+    );
+    std::fs::write(&cargo_toml, text).unwrap();
+    // From the crate's directory, as `cargo test` there (cargo reads
+    // `.cargo/config.toml` from where it runs).
+    let metadata =
+        || Command::new("cargo").args(["metadata", "--format-version", "1"]).current_dir(&op).output().unwrap();
+    let before = metadata();
+    assert!(!before.status.success(), "op_photo_proof resolved without braid ops deps");
+    assert!(
+        String::from_utf8_lossy(&before.stderr).contains("op_photo_proof"),
+        "{}",
+        String::from_utf8_lossy(&before.stderr)
+    );
+
+    let (code, out, err) = braid(&["ops", "deps", op_dir]);
+    assert_eq!(code, 0, "{err}");
+    // op_photo_proof, and op_image_decode, on which it depends.
+    let names: Vec<&str> = out.lines().filter_map(|l| l.split(' ').next()).collect();
+    assert_eq!(names, ["op_image_decode", "op_photo_proof"], "{out}");
+    assert!(err.contains("wrote"), "{err}");
+    let after = metadata();
+    assert!(after.status.success(), "{}", String::from_utf8_lossy(&after.stderr));
+    let meta: serde_json::Value = serde_json::from_slice(&after.stdout).unwrap();
+    let photo = meta["packages"].as_array().unwrap().iter().find(|p| p["name"] == "op_photo_proof").unwrap();
+    assert!(
+        photo["manifest_path"].as_str().unwrap().contains("/registry/sources/"),
+        "the registry's copy: {}",
+        photo["manifest_path"]
+    );
+
+    // A config of one's own: untouched, and what it needs is printed.
+    let config = op.join(".cargo/config.toml");
+    std::fs::write(&config, "[build]\njobs = 1\n").unwrap();
+    let (code, out, err) = braid(&["ops", "deps", op_dir]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(std::fs::read_to_string(&config).unwrap(), "[build]\njobs = 1\n");
+    assert!(err.contains("was not written by braid"), "{err}");
+    assert!(out.contains("[patch.crates-io]") && out.contains("op_photo_proof = { path = "), "{out}");
+}

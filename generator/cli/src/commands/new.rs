@@ -28,7 +28,8 @@ pub fn run(Args { what }: Args) -> anyhow::Result<()> {
     let home = braid::registry::default_home();
     scaffold::new_operation(&name, &out, &home)?;
     eprintln!(
-        "wrote operation crate {name} to {dir}\n  test it:  cd {dir} && cargo test\n  add it:   braid ops add {dir}",
+        "wrote operation crate {name} to {dir}\n  test it:  cd {dir} && cargo test\n  add it:   braid ops add {dir}\n  \
+         depend on a registered crate (op_x = \"0.1\" in Cargo.toml)? then: braid ops deps {dir}",
         dir = out.display()
     );
     Ok(())

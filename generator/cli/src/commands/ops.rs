@@ -1,5 +1,6 @@
 //! `braid ops`: the operation registry: list it, show one operation, add
-//! operation crates, remove a version.
+//! operation crates, remove a version, and make the registered crates an
+//! operation crate depends on resolve in its own cargo builds (`deps`).
 
 use std::path::PathBuf;
 
@@ -38,6 +39,15 @@ enum Command {
     /// first, uploads a .tar.gz of its sources, and waits until the service has built it in its
     /// sandbox and registered it.
     Publish(PublishArgs),
+    /// Make the registered crates an operation crate depends on by version (`op_photo_proof =
+    /// "0.1"`, for its value types) resolve in its own `cargo build` and `cargo test`: writes their
+    /// registry copies' paths into DIR/.cargo/config.toml (as `braid new op` wrote it). Run it again
+    /// after changing those dependencies.
+    Deps {
+        /// Directory of the operation crate.
+        #[arg(default_value = ".")]
+        dir: PathBuf,
+    },
     /// Remove one version: `braid ops remove op_x@0.1.0`.
     Remove {
         /// NAME@VERSION
@@ -77,6 +87,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     match args.command {
         Some(Command::Add(add)) => self::add(add),
         Some(Command::Publish(publish)) => self::publish(publish),
+        Some(Command::Deps { dir }) => deps(&dir),
         Some(Command::Remove { operation }) => remove(&operation),
         None => match &args.name {
             Some(name) => show(name, args.json),
@@ -211,6 +222,29 @@ fn already(registry: &Registry, prepared: &registry::Prepared) -> bool {
 fn work_dir(registry: &Registry, prepared: &registry::Prepared) -> anyhow::Result<PathBuf> {
     let base = registry.dir().context("the registry has no directory")?;
     Ok(base.join("check").join(prepared.manifest.source.as_deref().unwrap_or_default()))
+}
+
+fn deps(dir: &std::path::Path) -> anyhow::Result<()> {
+    let registry = registry()?;
+    let home = braid::registry::default_home();
+    let linked = braid::scaffold::link_registered(dir, &home, &registry)?;
+    let mut out = String::new();
+    for patch in &linked.patches {
+        out.push_str(&format!("{} {} {}\n", patch.name, patch.version, patch.dir.display()));
+    }
+    if linked.patches.is_empty() {
+        eprintln!("{} depends on no registered crate (by version)", dir.display());
+    }
+    match &linked.written {
+        Some(config) => eprintln!("wrote {}", config.display()),
+        None => {
+            let config = dir.join(".cargo/config.toml");
+            eprintln!("{} was not written by braid: left as it is; its [patch.crates-io] needs:", config.display());
+            out.push_str(&linked.text);
+        }
+    }
+    emit(&out)?;
+    Ok(())
 }
 
 fn remove(spec: &str) -> anyhow::Result<()> {
