@@ -412,3 +412,26 @@ fn a_named_input_is_one_value_wherever_segments_name_it() {
     rejects(&two_types, "/segments/1/inputs/1", "goes to steps that take different types");
     rejects(&manifest(json!([{ "inputs": [{}], "sequence": utf8 }])), "/segments/0/inputs/0", "an input's name");
 }
+
+/// Operation manifests name their inputs (the parameters' names), so
+/// diagnostics say which input is wrong, and a type mismatch names the
+/// registered operations that convert one type into the other.
+#[test]
+fn type_mismatches_name_the_input_and_what_converts() {
+    let utf8 = json!({ "inputs": [-1], "sequence": [{ "operation": "op_utf8" }] });
+    let proof = |inputs: serde_json::Value| {
+        manifest(json!([utf8, { "inputs": inputs, "sequence": [{ "operation": "op_photo_proof" }] }]))
+    };
+    rejects(&proof(json!([-1, 0, -1, -1])), "/segments/1/inputs/1", "op_photo_proof input 1 (`pixels_cid`) is Cid");
+    rejects(
+        &proof(json!([-1, 0])),
+        "/segments/1/inputs",
+        "file_cid: Cid, pixels_cid: Cid, blockhash: String, image: op_image_decode::Image",
+    );
+    let chain =
+        manifest(json!([{ "inputs": [-1], "sequence": [{ "operation": "op_utf8" }, { "operation": "op_cid" }] }]));
+    rejects(&chain, "/segments/0/sequence/1", "`op_multihash` turns Bytes into Multihash: put it between them");
+    let op = Registry::builtin().get("op_photo_proof").unwrap().manifest.clone();
+    assert_eq!(op.input_names, ["file_cid", "pixels_cid", "blockhash", "image"]);
+    assert_eq!(Registry::builtin().get("op_collect").unwrap().manifest.input_names, ["inputs"]);
+}

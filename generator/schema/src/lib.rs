@@ -46,4 +46,4 @@ pub use value::{FieldDef, FieldType, TypeDef};
 /// The version of the operation-manifest schema: bumped whenever a field,
 /// its JSON form, the canonical form or a check changes. The committed
 /// snapshot `tests/schema/v<N>.txt` records what version N is.
-pub const SCHEMA_VERSION: u32 = 4;
+pub const SCHEMA_VERSION: u32 = 5;

@@ -59,6 +59,11 @@ pub struct OperationManifest {
     /// Empty (and left out) for a types-only crate.
     #[cfg_attr(feature = "serde", serde(default, skip_serializing_if = "Vec::is_empty"))]
     pub inputs: Vec<TypeName>,
+    /// The inputs' names, one per input (the operation's parameter names),
+    /// for `braid ops`, diagnostics and editors' ports. Left out when
+    /// empty: a manifest from before names has none.
+    #[cfg_attr(feature = "serde", serde(default, skip_serializing_if = "Vec::is_empty"))]
+    pub input_names: Vec<String>,
     /// The output type; `None` (and left out) for a types-only crate.
     #[cfg_attr(feature = "serde", serde(default, skip_serializing_if = "Option::is_none"))]
     pub output: Option<TypeName>,
@@ -153,6 +158,12 @@ pub enum Problem {
     /// No inputs.
     #[error("an operation takes at least one input")]
     NoInputs,
+    /// Input names that are not one identifier per input.
+    #[error("input names must be one lower-case identifier per input (at most 64 characters), not {found}")]
+    InputNames {
+        /// The names, as written (shortened).
+        found: String,
+    },
     /// No output.
     #[error("an operation has an output type")]
     NoOutput,
@@ -306,7 +317,7 @@ impl Problem {
             Problem::Name { .. } => Field::Name,
             Problem::Version { .. } => Field::Version,
             Problem::Description => Field::Description,
-            Problem::NoInputs | Problem::FlowControlInputs { .. } => Field::Inputs,
+            Problem::NoInputs | Problem::FlowControlInputs { .. } | Problem::InputNames { .. } => Field::Inputs,
             Problem::NoOutput => Field::Output,
             Problem::StreamInputs { .. } => Field::Inputs,
             Problem::StreamBorrows => Field::Output,
@@ -417,10 +428,20 @@ impl OperationManifest {
                 if self.stream && self.borrows {
                     out.push(Problem::StreamBorrows);
                 }
+                let identifier = |n: &String| {
+                    n.len() <= 64
+                        && n.starts_with(|c: char| c.is_ascii_lowercase())
+                        && n.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_')
+                };
+                let names = &self.input_names;
+                if !names.is_empty() && (names.len() != self.inputs.len() || !names.iter().all(identifier)) {
+                    let found = names.iter().map(|n| truncate(n, 64)).collect::<Vec<_>>().join(", ");
+                    out.push(Problem::InputNames { found: format!("({found}) for {} input(s)", self.inputs.len()) });
+                }
             }
             Kind::Types => {
                 let has = [
-                    ("inputs", !self.inputs.is_empty()),
+                    ("inputs", !self.inputs.is_empty() || !self.input_names.is_empty()),
                     ("output", self.output.is_some()),
                     ("borrowed output", self.borrows),
                     ("incremental form", self.stream),
@@ -523,6 +544,22 @@ impl OperationManifest {
         }
     }
 
+    /// The name of input `index`, when the manifest names its inputs.
+    pub fn input_name(&self, index: usize) -> Option<&str> {
+        self.input_names.get(index).map(String::as_str)
+    }
+
+    /// The inputs as a signature shows them: `file_cid: Cid, image:
+    /// op_image_decode::Image`, or `Cid, op_image_decode::Image` when the
+    /// manifest names none.
+    pub fn input_list(&self) -> String {
+        let inputs = self.inputs.iter().enumerate().map(|(k, ty)| match self.input_name(k) {
+            Some(name) => alloc::format!("{name}: {ty}"),
+            None => ty.to_string(),
+        });
+        inputs.collect::<Vec<_>>().join(", ")
+    }
+
     /// Whether the operation takes a variable number of inputs.
     pub fn is_flow_control(&self) -> bool {
         self.groups.iter().any(|g| g == FLOWCONTROL)
@@ -618,6 +655,7 @@ mod tests {
             version: "0.1.0".into(),
             description: "d".into(),
             inputs: vec![TypeName::Bytes],
+            input_names: Vec::new(),
             output: Some(TypeName::Multihash),
             borrows: false,
             stream: false,

@@ -25,6 +25,7 @@ fn sample() -> OperationManifest {
         version: "1.2.3".into(),
         description: "Hashes \"bytes\"\nwith é".into(),
         inputs: vec![TypeName::Param("T".into())],
+        input_names: vec!["items".into()],
         output: Some(TypeName::Vec(Box::new(TypeName::Param("T".into())))),
         borrows: true,
         stream: false,
@@ -70,7 +71,7 @@ fn shape(value: &Value) -> String {
 /// The sample made a crate of value types only.
 fn types_only(v: &mut Value) {
     let map = v.as_object_mut().unwrap();
-    for field in ["inputs", "output", "borrows", "stream"] {
+    for field in ["inputs", "input_names", "output", "borrows", "stream"] {
         map.remove(field);
     }
     map.insert("kind".into(), "types".into());
@@ -102,6 +103,12 @@ fn probes() -> Vec<(&'static str, Value)> {
         ("an unknown field", edit(&|v| v["extra"] = "x".into())),
         ("a missing field", edit(&|v| drop(v.as_object_mut().unwrap().remove("license")))),
         ("no inputs", edit(&|v| v["inputs"] = serde_json::json!([]))),
+        (
+            "no input names (a manifest from before them)",
+            edit(&|v| drop(v.as_object_mut().unwrap().remove("input_names"))),
+        ),
+        ("two names for one input", edit(&|v| v["input_names"] = serde_json::json!(["a", "b"]))),
+        ("an input name that is no identifier", edit(&|v| v["input_names"] = serde_json::json!(["Items"]))),
         ("no output", edit(&|v| drop(v.as_object_mut().unwrap().remove("output")))),
         ("a types-only crate (kind types, no inputs or output, config {})", edit(&|v| types_only(v))),
         (
@@ -144,6 +151,7 @@ fn probes() -> Vec<(&'static str, Value)> {
             edit(&|v| {
                 v["groups"] = serde_json::json!(["SYS"]);
                 v["inputs"] = serde_json::json!(["op_sample::Image", "Vec<op_other::Image>"]);
+                v["input_names"] = serde_json::json!(["image", "others"]);
                 v["output"] = "op_sample::Filter".into();
             }),
         ),
@@ -163,6 +171,7 @@ fn probes() -> Vec<(&'static str, Value)> {
             edit(&|v| {
                 v["groups"] = serde_json::json!(["SYS"]);
                 v["inputs"] = serde_json::json!(["U64", "Bool"]);
+                v["input_names"] = serde_json::json!(["size", "exact"]);
                 v["output"] = "Multihash".into();
             }),
         ),

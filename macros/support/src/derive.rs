@@ -179,6 +179,7 @@ fn types_only(
         version: info.version.clone(),
         description: info.description.clone(),
         inputs: Vec::new(),
+        input_names: Vec::new(),
         output: None,
         borrows: false,
         stream: false,
@@ -264,7 +265,7 @@ mod tests {
         let m = derive_manifest(CARGO_TOML, &files(&[("src/lib.rs", LIB), ("README.md", "# x")])).unwrap();
         assert_eq!(
             m.canonical_json(),
-            r#"{"config":{"mode":["a","b"]},"description":"Does x","features":["std","wasm"],"groups":["SYS"],"inputs":["Bytes"],"license":"","name":"op_x","output":"Bytes","repository":"","targets":["native","nostd","wasm"],"version":"0.1.0"}"#
+            r#"{"config":{"mode":["a","b"]},"description":"Does x","features":["std","wasm"],"groups":["SYS"],"input_names":["input"],"inputs":["Bytes"],"license":"","name":"op_x","output":"Bytes","repository":"","targets":["native","nostd","wasm"],"version":"0.1.0"}"#
         );
         assert_eq!(m.source, None);
     }

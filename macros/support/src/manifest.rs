@@ -9,6 +9,23 @@ use proc_macro2::Span;
 
 use crate::{args::Args, crate_info::CrateInfo, ctxt::Ctxt, signature::Signature};
 
+/// The manifest's name of input `k`: its parameter's name without a
+/// leading `_` or `r#`, or `input<k>` when that is no lower-case ASCII
+/// identifier (Rust allows other names, the manifest's readers expect these).
+fn input_name(k: usize, ident: &syn::Ident) -> String {
+    use syn::ext::IdentExt as _;
+    let name = ident.unraw().to_string();
+    let name = name.trim_start_matches('_');
+    let plain = name.len() <= 64
+        && name.starts_with(|c: char| c.is_ascii_lowercase())
+        && name.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_');
+    if plain {
+        name.to_string()
+    } else {
+        format!("input{k}")
+    }
+}
+
 /// Builds the manifest and records in `cx` every problem the schema finds.
 /// `sig` is `None` when the signature had errors (already recorded): the
 /// manifest then has placeholder types and problems about them are not
@@ -29,6 +46,8 @@ pub fn build(cx: &Ctxt, info: &CrateInfo, args: &Args, sig: Option<&Signature>, 
         version: info.version.clone(),
         description: args.description.as_ref().map_or_else(|| info.description.clone(), |d| d.value()),
         inputs: sig.map_or_else(|| vec![TypeName::Bytes], |s| s.inputs.iter().map(|i| i.name.clone()).collect()),
+        input_names: sig
+            .map_or_else(Vec::new, |s| s.inputs.iter().enumerate().map(|(k, i)| input_name(k, &i.ident)).collect()),
         output: Some(sig.map_or(TypeName::Bytes, |s| s.output.clone())),
         borrows: sig.is_some_and(|s| s.borrowed),
         stream: args.stream.is_some(),
@@ -134,13 +153,22 @@ mod tests {
     }
 
     #[test]
+    fn input_names_are_the_parameters_plain_names() {
+        let ident = |s: &str| syn::Ident::new_raw(s, Span::call_site());
+        assert_eq!(input_name(0, &syn::Ident::new("_photo", Span::call_site())), "photo");
+        assert_eq!(input_name(1, &ident("type")), "type");
+        assert_eq!(input_name(2, &syn::Ident::new("Photo", Span::call_site())), "input2");
+        assert_eq!(input_name(3, &syn::Ident::new("_", Span::call_site())), "input3");
+    }
+
+    #[test]
     fn builds_the_typed_manifest() {
         let (m, errors) =
             build_with(&info(&["std"]), quote!(groups = ["SYS"], config(hasher = ["blake3", "sha2-256"])));
         assert_eq!(errors, Vec::<String>::new());
         assert_eq!(
             m.canonical_json(),
-            r#"{"config":{"hasher":["blake3","sha2-256"]},"description":"d","features":["std"],"groups":["SYS"],"inputs":["Bytes"],"license":"","name":"op","output":"Cid","repository":"","targets":["native","nostd"],"version":"0.1.0"}"#
+            r#"{"config":{"hasher":["blake3","sha2-256"]},"description":"d","features":["std"],"groups":["SYS"],"input_names":["i"],"inputs":["Bytes"],"license":"","name":"op","output":"Cid","repository":"","targets":["native","nostd"],"version":"0.1.0"}"#
         );
     }
 

@@ -394,6 +394,24 @@ impl<'r> Checker<'r> {
         }
     }
 
+    /// `d` with a hint naming the registered operations that turn `from`
+    /// into `to` (one input of `from`, output `to`), when there are any.
+    fn convert_hint(&self, d: Diagnostic, from: &TypeName, to: &TypeName) -> Diagnostic {
+        let mut converters: Vec<String> = self
+            .registry
+            .iter()
+            .filter(|op| !op.manifest.is_flow_control() && op.manifest.inputs == [from.clone()])
+            .filter(|op| op.manifest.output.as_ref() == Some(to))
+            .map(|op| format!("`{}`", op.name()))
+            .collect();
+        converters.dedup();
+        match converters.as_slice() {
+            [] => d,
+            [one] => d.hint(format!("{one} turns {from} into {to}: put it between them")),
+            many => d.hint(format!("{} turn {from} into {to}: put one between them", many.join(" or "))),
+        }
+    }
+
     /// A segment names an external input that the manifest's `inputs` does
     /// not list.
     fn unknown_input(&mut self, pointer: &str, name: &str, inputs: &[String]) {
@@ -716,7 +734,7 @@ impl<'r> Checker<'r> {
                                 format!("{pointer}/inputs"),
                                 format!("{name} takes {} input(s)", declared.len()),
                             )
-                            .expected(format!("{} input(s): {}", declared.len(), join(&declared)))
+                            .expected(format!("{} input(s): {}", declared.len(), op.manifest.input_list()))
                             .found(format!("{} input(s)", given.len())),
                         );
                         return None;
@@ -724,14 +742,17 @@ impl<'r> Checker<'r> {
                     for (k, ((n, t), want)) in given.iter().zip(&declared).enumerate() {
                         if let Some(t) = t {
                             if t != want {
-                                self.error(
-                                    Diagnostic::new(
-                                        format!("{pointer}/inputs/{k}"),
-                                        format!("type mismatch: {name} input {k} is {want}"),
-                                    )
-                                    .expected(want.to_string())
-                                    .found(format!("{t} ({n})")),
-                                );
+                                let input = match op.manifest.input_name(k) {
+                                    Some(input) => format!("input {k} (`{input}`)"),
+                                    None => format!("input {k}"),
+                                };
+                                let d = Diagnostic::new(
+                                    format!("{pointer}/inputs/{k}"),
+                                    format!("type mismatch: {name} {input} is {want}"),
+                                )
+                                .expected(want.to_string())
+                                .found(format!("{t} ({n})"));
+                                self.error(self.convert_hint(d, t, want));
                                 return None;
                             }
                         } else if matches!(n, Source::Segment(_)) {
@@ -760,14 +781,13 @@ impl<'r> Checker<'r> {
                     return None;
                 } else if declared[0] != prev {
                     let before = steps.last().map_or("the previous operation", |s: &ResolvedStep| s.operation.name());
-                    self.error(
-                        Diagnostic::new(
-                            &p,
-                            format!("type mismatch: {name} takes {}, {before} outputs {prev}", declared[0]),
-                        )
-                        .expected(declared[0].to_string())
-                        .found(prev.to_string()),
-                    );
+                    let d = Diagnostic::new(
+                        &p,
+                        format!("type mismatch: {name} takes {}, {before} outputs {prev}", declared[0]),
+                    )
+                    .expected(declared[0].to_string())
+                    .found(prev.to_string());
+                    self.error(self.convert_hint(d, &prev, &declared[0]));
                     return None;
                 } else {
                     (declared.clone(), output)
@@ -839,10 +859,6 @@ fn nesting(ty: &TypeName) -> usize {
         ty = inner;
     }
     depth
-}
-
-fn join(types: &[TypeName]) -> String {
-    types.iter().map(|t| t.to_string()).collect::<Vec<_>>().join(", ")
 }
 
 fn short(v: &semver::Version) -> String {

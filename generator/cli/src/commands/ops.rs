@@ -116,7 +116,7 @@ fn list(Args { json, names, supports, .. }: &Args) -> anyhow::Result<()> {
             let sig = match &m.output {
                 Some(output) => {
                     let dots = if m.is_flow_control() { "..." } else { "" };
-                    format!("{}{dots} -> {output}", join(&m.inputs, ", "))
+                    format!("{}{dots} -> {output}", m.input_list())
                 }
                 None => format!("types: {}", m.types.keys().cloned().collect::<Vec<_>>().join(", ")),
             };
@@ -149,11 +149,15 @@ fn show(name: &str, json: bool) -> anyhow::Result<()> {
         return Ok(emit(&(serde_json::to_string_pretty(&list)? + "\n"))?);
     }
     let m = &newest.manifest;
-    let mut out = format!("{name}: {}\n", m.description.lines().next().unwrap_or_default());
+    let mut description = m.description.lines();
+    let mut out = format!("{name}: {}\n", description.next().unwrap_or_default());
+    for line in description {
+        out.push_str(&format!("  {line}\n"));
+    }
     match &m.output {
         Some(output) => {
             let dots = if m.is_flow_control() { " (any number of inputs of this type)" } else { "" };
-            out.push_str(&format!("  inputs:  {}{dots}\n  output:  {output}\n", join(&m.inputs, ", ")));
+            out.push_str(&format!("  inputs:  {}{dots}\n  output:  {output}\n", m.input_list()));
         }
         None => out.push_str("  a crate of value types only, not an operation (operations depend on it)\n"),
     }
