@@ -15,7 +15,7 @@ WORKFLOWS := $(filter-out workflows/vectors.json,$(wildcard workflows/*.json))
 SAMPLE := workflows/samples/sample.txt
 THUMB := thumbv7em-none-eabihf
 
-.PHONY: setup setup-demo setup-bench demo test test-docs bench bench-run test-rust test-lint test-nostd test-wasm test-workflows test-node test-postgres test-s3 test-cluster bench-cluster bless clean
+.PHONY: setup setup-demo setup-bench demo test test-docs bench bench-first bench-run test-rust test-lint test-nostd test-wasm test-workflows test-node test-postgres test-s3 test-cluster bench-cluster bless clean
 
 # What each entry point installs (scripts/setup.sh): the demo only what it
 # runs; the tests the rest (browser, sandbox, PostgreSQL, Garage, mdBook).
@@ -166,6 +166,13 @@ bench: setup-bench test-wasm
 	cd js && BRAID_OP_PKGS=$(CURDIR)/$(NPM_OPS) BRAID_WF_OUT=$(CURDIR)/$(WF_OUT) BRAID_BIN=$(CURDIR)/$(BRAID) node bench/main.mjs
 	$(MAKE) bench-cluster
 	$(MAKE) bench-run
+	$(MAKE) bench-first
+
+## bench-first: a newcomer's first-time paths, cold (bench/first-time.json,
+## bench/FIRST.md): braid ops add of a scaffolded operation, the service's
+## first build of a workflow.
+bench-first: setup $(BRAID)
+	cd js && BRAID_BIN=$(CURDIR)/$(BRAID) node bench/first-time.mjs
 
 ## bench-cluster: a deployment's numbers (bench/cluster.json, bench/CLUSTER.md):
 ## builds/min with 1-3 workers, a fresh worker's first build with the compile
