@@ -81,10 +81,7 @@ pub fn runtime_dir(home: &Path) -> PathBuf {
 /// Writes a new operation crate `name` into `dir` (new or empty) and
 /// installs the runtime crates it builds on under `home`.
 pub fn new_operation(name: &str, dir: &Path, home: &Path) -> Result<Vec<PathBuf>, ScaffoldError> {
-    let valid = name.len() <= 64
-        && name.starts_with(|c: char| c.is_ascii_lowercase())
-        && name.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_');
-    if !valid {
+    if !braid_schema::is_lower_identifier(name) {
         return Err(ScaffoldError::Name(name.to_string()));
     }
     if dir.exists() && !fsutil::is_empty_dir(dir)? {

@@ -40,6 +40,7 @@ pub use content::content_id;
 pub use content::is_content_id;
 pub use manifest::{Field, Kind, ManifestError, OperationManifest, Problem, FLOWCONTROL};
 pub use platform::Platform;
+pub use text::is_lower_identifier;
 pub use typename::{ParseTypeError, TypeName};
 pub use value::{FieldDef, FieldType, TypeDef};
 

@@ -428,13 +428,9 @@ impl OperationManifest {
                 if self.stream && self.borrows {
                     out.push(Problem::StreamBorrows);
                 }
-                let identifier = |n: &String| {
-                    n.len() <= 64
-                        && n.starts_with(|c: char| c.is_ascii_lowercase())
-                        && n.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_')
-                };
                 let names = &self.input_names;
-                if !names.is_empty() && (names.len() != self.inputs.len() || !names.iter().all(identifier)) {
+                let identifiers = names.iter().all(|n| crate::is_lower_identifier(n));
+                if !names.is_empty() && (names.len() != self.inputs.len() || !identifiers) {
                     let found = names.iter().map(|n| truncate(n, 64)).collect::<Vec<_>>().join(", ");
                     out.push(Problem::InputNames { found: format!("({found}) for {} input(s)", self.inputs.len()) });
                 }

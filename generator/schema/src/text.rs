@@ -13,6 +13,15 @@ pub(crate) fn truncate(text: &str, max: usize) -> String {
     }
 }
 
+/// A lower-case ASCII identifier of at most 64 characters (`op_image`,
+/// `file_cid`): how crate names, operation input names and workflow input
+/// names are spelt.
+pub fn is_lower_identifier(text: &str) -> bool {
+    text.len() <= 64
+        && text.starts_with(|c: char| c.is_ascii_lowercase())
+        && text.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_')
+}
+
 /// Non-empty (not only whitespace) and without control characters other
 /// than those in `allowed`.
 pub(crate) fn is_text(text: &str, allowed: &[char]) -> bool {

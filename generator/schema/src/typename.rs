@@ -142,9 +142,7 @@ impl TypeName {
 /// A crate that defines value types: a lowercase ASCII identifier (`op_image`),
 /// at most 64 characters, as crate names in manifests are.
 fn is_crate(text: &str) -> bool {
-    text.starts_with(|c: char| c.is_ascii_lowercase())
-        && text.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
-        && text.len() <= 64
+    crate::is_lower_identifier(text)
 }
 
 /// A value type's own name: an ASCII identifier starting with an uppercase

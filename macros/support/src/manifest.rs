@@ -16,10 +16,7 @@ fn input_name(k: usize, ident: &syn::Ident) -> String {
     use syn::ext::IdentExt as _;
     let name = ident.unraw().to_string();
     let name = name.trim_start_matches('_');
-    let plain = name.len() <= 64
-        && name.starts_with(|c: char| c.is_ascii_lowercase())
-        && name.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_');
-    if plain {
+    if braid_schema::is_lower_identifier(name) {
         name.to_string()
     } else {
         format!("input{k}")

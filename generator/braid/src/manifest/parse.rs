@@ -630,11 +630,7 @@ const RESERVED_INPUT_NAMES: &[&str] = &[
 
 /// Whether `name` can name an external input; why not, if not.
 fn input_name(name: &str) -> Result<(), &'static str> {
-    let shaped = !name.is_empty()
-        && name.len() <= 64
-        && name.starts_with(|c: char| c.is_ascii_lowercase())
-        && name.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_');
-    if !shaped {
+    if !braid_schema::is_lower_identifier(name) {
         return Err("it is not a lower-case identifier");
     }
     if RESERVED_INPUT_NAMES.contains(&name) {
