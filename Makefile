@@ -186,7 +186,7 @@ bench-cluster: setup $(BRAID)
 OHA := target/tools/bin/oha
 bench-run: setup $(BRAID)
 	@test -x $(OHA) || cargo install --quiet --locked oha --version '~1.16' --root target/tools
-	cargo build --quiet --profile perf -p braid-cli
+	cargo build --quiet --profile perf -p braid-cli -p braid-engine --bins --example runs
 	for wf in cidv1_from_bytes photo_proof; do \
 	  BRAID_DENY_WARNINGS=1 $(BRAID) build workflows/$$wf.json --targets native,node -o $(WF_OUT)/$$wf && \
 	  mkdir -p target/bench/floor-$$wf && \

@@ -35,7 +35,7 @@ impl Shape {
     /// of the shape (bytes as [`Input::Bytes`], text as a string; the
     /// caller then takes the dynamic path), else the output or
     /// the workflow's error; `Err` is a trap.
-    pub(crate) fn call<T: 'static>(
+    pub(crate) async fn call<T: Send + 'static>(
         self,
         instance: &Instance,
         store: &mut Store<T>,
@@ -45,15 +45,19 @@ impl Shape {
             Self::BytesToString | Self::BytesToBytes => {
                 let Input::Bytes(bytes) = input else { return Ok(None) };
                 match self {
-                    Self::BytesToString => typed::<_, _, String, _>(instance, store, (bytes.as_slice(),), Val::String),
-                    _ => typed::<_, _, Vec<u8>, _>(instance, store, (bytes.as_slice(),), values::bytes_val),
+                    Self::BytesToString => {
+                        typed::<_, _, String, _>(instance, store, (bytes.as_slice(),), Val::String).await
+                    }
+                    _ => typed::<_, _, Vec<u8>, _>(instance, store, (bytes.as_slice(),), values::bytes_val).await,
                 }
             }
             Self::StringToString | Self::StringToBytes => {
                 let Input::Value(Val::String(text)) = input else { return Ok(None) };
                 match self {
-                    Self::StringToString => typed::<_, _, String, _>(instance, store, (text.as_str(),), Val::String),
-                    _ => typed::<_, _, Vec<u8>, _>(instance, store, (text.as_str(),), values::bytes_val),
+                    Self::StringToString => {
+                        typed::<_, _, String, _>(instance, store, (text.as_str(),), Val::String).await
+                    }
+                    _ => typed::<_, _, Vec<u8>, _>(instance, store, (text.as_str(),), values::bytes_val).await,
                 }
             }
         }
@@ -83,21 +87,21 @@ enum WitKind {
 }
 
 /// `run` called typed; `Ok(None)` when its type is not `P -> R` after all.
-fn typed<T: 'static, P, R, F>(
+async fn typed<T: Send + 'static, P, R, F>(
     instance: &Instance,
     store: &mut Store<T>,
     params: P,
     to_val: F,
 ) -> wasmtime::Result<Option<Result<Val, RunError>>>
 where
-    P: wasmtime::component::ComponentNamedList + wasmtime::component::Lower,
-    R: ComponentType + Lift + 'static,
+    P: wasmtime::component::ComponentNamedList + wasmtime::component::Lower + Send + Sync,
+    R: ComponentType + Lift + Send + Sync + 'static,
     F: FnOnce(R) -> Val,
 {
     let Ok(run) = instance.get_typed_func::<P, (Result<R, WitRunError>,)>(&mut *store, "run") else {
         return Ok(None);
     };
-    let (result,) = run.call(&mut *store, params)?;
+    let (result,) = run.call_async(&mut *store, params).await?;
     Ok(Some(result.map(to_val).map_err(|e| {
         RunError::Workflow {
             kind: match e.kind {

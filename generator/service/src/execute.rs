@@ -93,6 +93,11 @@ impl Executor {
             .map_err(|e| Problem::internal(format!("the executor cannot start: {e}")))
     }
 
+    /// The program of the component `cid`, if it is loaded.
+    pub fn loaded(&self, cid: &ContentId) -> Option<Arc<Program>> {
+        self.programs.lock().unwrap_or_else(std::sync::PoisonError::into_inner).get(&cid.to_string()).cloned()
+    }
+
     /// The program of the component `cid` (blocking: it may read the store
     /// and compile). `fetch` gives the component's bytes, checked. With it,
     /// where it came from: `memory`, `precompiled` (the disk cache) or
@@ -102,15 +107,15 @@ impl Executor {
         cid: &ContentId,
         fetch: impl FnOnce() -> Result<Vec<u8>, Problem>,
     ) -> Result<(Arc<Program>, &'static str), Problem> {
-        let key = cid.to_string();
-        if let Some(program) = self.programs.lock().unwrap_or_else(std::sync::PoisonError::into_inner).get(&key) {
-            return Ok((program.clone(), "memory"));
+        if let Some(program) = self.loaded(cid) {
+            return Ok((program, "memory"));
         }
         // One load at a time, so that runs arriving together compile once.
         let _loading = self.loading.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        if let Some(program) = self.programs.lock().unwrap_or_else(std::sync::PoisonError::into_inner).get(&key) {
-            return Ok((program.clone(), "memory"));
+        if let Some(program) = self.loaded(cid) {
+            return Ok((program, "memory"));
         }
+        let key = cid.to_string();
         let wasm = fetch()?;
         let engine = self.engine()?;
         let program = Arc::new(

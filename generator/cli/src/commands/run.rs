@@ -133,7 +133,8 @@ fn run_component(
         inputs.push(braid_engine::Input::from_bytes(bytes, ty, &place).map_err(RunError::Input)?);
     }
     let start = Instant::now();
-    let ran = program.run(&engine, inputs);
+    // The executor's runs are async (they yield at every tick of its clock).
+    let ran = tokio::runtime::Builder::new_current_thread().build()?.block_on(program.run(&engine, inputs));
     let elapsed = start.elapsed();
     let output = ran.map_err(|e| match e {
         braid_engine::RunError::BadInput(message) => RunError::Input(message),

@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 
-use tokio::sync::Semaphore;
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 use crate::problem::Problem;
 use crate::store::{Store, StoreError};
@@ -39,6 +39,19 @@ impl Checks {
         what: &str,
         work: impl FnOnce() -> T + Send + 'static,
     ) -> Result<T, Problem> {
+        let slot = self.slot(what).await?;
+        tokio::task::spawn_blocking(move || {
+            let _slot = slot;
+            work()
+        })
+        .await
+        .map_err(Problem::internal)
+    }
+
+    /// A slot, once one is free (held until the [`Slot`] is dropped), or
+    /// a refusal (503 + `Retry-After`) when the queue is full: for work
+    /// that runs on the async threads and yields ([`crate::execute`]).
+    pub(crate) async fn slot(&self, what: &str) -> Result<Slot, Problem> {
         let admitted = self.admitted.clone().try_acquire_owned().map_err(|_| {
             Problem::unavailable(
                 format!("the server is busy ({} {what} in progress or waiting); retry shortly", self.limit),
@@ -46,13 +59,13 @@ impl Checks {
             )
         })?;
         let running = self.running.clone().acquire_owned().await.map_err(Problem::internal)?;
-        tokio::task::spawn_blocking(move || {
-            let _slots = (admitted, running);
-            work()
-        })
-        .await
-        .map_err(Problem::internal)
+        Ok(Slot { _permits: (admitted, running) })
     }
+}
+
+/// A slot of [`Checks`], given back when dropped.
+pub(crate) struct Slot {
+    _permits: (OwnedSemaphorePermit, OwnedSemaphorePermit),
 }
 
 /// Runs `work` on a blocking thread under the server's [`Checks`].

@@ -107,6 +107,14 @@ enum Sent {
 }
 
 impl Sent {
+    /// The bytes sent.
+    fn len(&self) -> usize {
+        match self {
+            Self::Json(body) | Self::Raw(body) => body.len(),
+            Self::Parts(parts) => parts.iter().map(|(name, part)| name.len() + part.len()).sum(),
+        }
+    }
+
     /// What the request sent, by its `Content-Type`.
     async fn read(headers: &HeaderMap, body: Bytes) -> Result<Self, Problem> {
         let content_type = headers.get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or_default();
@@ -134,33 +142,45 @@ impl Sent {
 async fn run(state: Arc<AppState>, cid: ContentId, headers: HeaderMap, body: Bytes) -> ApiResult {
     let sent = Sent::read(&headers, body).await?;
     let raw_out = headers.get(header::ACCEPT).and_then(|v| v.to_str().ok()) == Some("application/octet-stream");
-    let work = state.clone();
-    let (output, timings, ty) = state
-        .executor
-        .slots
-        .bounded("runs", move || -> Result<_, Problem> {
-            let state = work;
-            let (program, source) = state.executor.program(&cid, || match state.cas.get(&cid) {
-                Ok(Some(bytes)) => Ok(bytes),
-                Ok(None) => Err(Problem::not_found(
-                    "the build's component is missing from the store; submit its workflow again",
-                )),
-                Err(e) => Err(Problem::internal(e)),
-            })?;
-            state.metrics.program(source);
-            let engine = state.executor.engine()?;
-            let inputs = inputs(program.params(), sent)?;
-            let (output, timings) = program.run_timed(&engine, inputs);
-            state.metrics.run(timings.total, output.as_ref().err());
-            Ok((output, timings, program.output().clone()))
-        })
-        .await??;
+    let _slot = state.executor.slots.slot("runs").await?;
+    // Loaded, the program runs here; loading it reads the store and may
+    // compile, so it is done on a blocking thread.
+    let (program, source) = match state.executor.loaded(&cid) {
+        Some(program) => (program, "memory"),
+        None => {
+            let state = state.clone();
+            tokio::task::spawn_blocking(move || {
+                state.executor.program(&cid, || match state.cas.get(&cid) {
+                    Ok(Some(bytes)) => Ok(bytes),
+                    Ok(None) => Err(Problem::not_found(
+                        "the build's component is missing from the store; submit its workflow again",
+                    )),
+                    Err(e) => Err(Problem::internal(e)),
+                })
+            })
+            .await
+            .map_err(Problem::internal)??
+        }
+    };
+    state.metrics.program(source);
+    let engine = state.executor.engine()?;
+    // Decoding a large JSON or multipart body is work for a blocking thread.
+    let inputs = match sent {
+        sent if matches!(sent, Sent::Raw(_)) || sent.len() <= 64 << 10 => inputs(program.params(), sent)?,
+        sent => {
+            let program = program.clone();
+            tokio::task::spawn_blocking(move || inputs(program.params(), sent)).await.map_err(Problem::internal)??
+        }
+    };
+    let (output, timings) = program.run_timed(&engine, inputs).await;
+    state.metrics.run(timings.total, output.as_ref().err());
+    let ty = program.output();
     let timing = (axum::http::HeaderName::from_static("server-timing"), server_timing(timings));
     let output = match output {
         Ok(output) => output,
         Err(error) => return Ok(([timing], problem(error)).into_response()),
     };
-    let bytes_out = braid_engine::is_bytes(&ty);
+    let bytes_out = braid_engine::is_bytes(ty);
     if raw_out && bytes_out {
         let bytes = braid_engine::val_bytes(&output).unwrap_or_default();
         return Ok(([(header::CONTENT_TYPE, "application/octet-stream".to_string()), timing], bytes).into_response());
