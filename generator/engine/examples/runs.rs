@@ -19,7 +19,7 @@ fn main() {
     let n: usize = rest.first().map_or(2000, |n| n.parse().expect("N, a number of runs"));
     let engine = Engine::new(Limits::default(), 1).expect("the engine");
     let program = engine.load(&wasm, "runs", None).expect("a workflow component");
-    let runtime = tokio::runtime::Builder::new_current_thread().build().expect("a runtime");
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("a runtime");
     let (mut instantiate, mut total) = (Vec::with_capacity(n), Vec::with_capacity(n));
     for _ in 0..n {
         let (result, timings) = runtime.block_on(program.run_timed(&engine, vec![Input::Bytes(input.clone())]));

@@ -134,7 +134,8 @@ fn run_component(
     }
     let start = Instant::now();
     // The executor's runs are async (they yield at every tick of its clock).
-    let ran = tokio::runtime::Builder::new_current_thread().build()?.block_on(program.run(&engine, inputs));
+    let ran =
+        tokio::runtime::Builder::new_current_thread().enable_all().build()?.block_on(program.run(&engine, inputs));
     let elapsed = start.elapsed();
     let output = ran.map_err(|e| match e {
         braid_engine::RunError::BadInput(message) => RunError::Input(message),
