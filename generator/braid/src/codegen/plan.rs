@@ -430,18 +430,9 @@ pub fn plan(w: &Workflow) -> CratePlan {
     let typescript = typescript::plan(&segments, &external_inputs, &boundary, &w.crates);
     let value_types =
         crate::registry::named_types(&w.crates, &boundary).into_keys().map(|t| RustType::new(&t)).collect();
-    let stream = stream_plan(w);
-    let component = w.supports(Platform::Wasm).then(|| {
-        component::plan(
-            name,
-            &external_inputs,
-            &w.external_inputs(),
-            w.output(),
-            &boundary,
-            &w.crates,
-            stream.is_some(),
-        )
-    });
+    let component = w
+        .supports(Platform::Wasm)
+        .then(|| component::plan(name, &external_inputs, &w.external_inputs(), w.output(), &boundary, &w.crates));
 
     CratePlan {
         header: Header {
@@ -464,7 +455,7 @@ pub fn plan(w: &Workflow) -> CratePlan {
         memos,
         operations,
         support_dir: Plain::new(&support_dir()).expect("crate names and content ids are plain"),
-        stream,
+        stream: stream_plan(w),
         value_types,
         typescript,
         component,
