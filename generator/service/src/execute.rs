@@ -107,10 +107,8 @@ impl Executor {
         cid: &ContentId,
         fetch: impl FnOnce() -> Result<Vec<u8>, Problem>,
     ) -> Result<(Arc<Program>, &'static str), Problem> {
-        if let Some(program) = self.loaded(cid) {
-            return Ok((program, "memory"));
-        }
-        // One load at a time, so that runs arriving together compile once.
+        // One load at a time, so that runs arriving together compile once
+        // (callers look in memory first, [`Executor::loaded`]).
         let _loading = self.loading.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         if let Some(program) = self.loaded(cid) {
             return Ok((program, "memory"));
