@@ -67,6 +67,27 @@ test('components run in Node through jco: the reference outputs, as the npm pack
   assert.equal(ran.size, 6, `every workflow of the vectors with a Wasm build ran: ${[...ran]}`);
 });
 
+test('a workflow that streams exports streaming.Stream: chunks in, the output of run on their concatenation', async () => {
+  const component = await load('cidv1_from_bytes');
+  const pkg = require(`${packages}/cidv1_from_bytes/pkg/node/wf_cidv1_from_bytes.js`);
+  const data = new Uint8Array(300_001).map((_, i) => (i * 31 + 7) & 255);
+  for (const size of [1, 4096, 65_536, data.length]) {
+    const stream = new component.streaming.Stream();
+    for (let at = 0; at < data.length; at += size) stream.update(data.subarray(at, at + size));
+    stream.update(new Uint8Array(0));
+    assert.equal(stream.finish(), component.run(data), `chunks of ${size}`);
+  }
+  assert.equal(component.run(data), pkg.runSync([data]));
+  const done = new component.streaming.Stream();
+  done.finish();
+  assert.throws(() => done.finish(), (e) => {
+    assert.deepEqual({ ...e }, { kind: 'invalid-input', message: 'this stream has finished; start another' });
+    return true;
+  });
+  // A workflow that does not stream has no `streaming`.
+  assert.equal((await load('photo_proof')).streaming, undefined);
+});
+
 test('photo_proof as a component gives the npm package proof (a record) of every sample photo', async () => {
   const component = await load('photo_proof');
   const pkg = require(`${packages}/photo_proof/pkg/node/wf_photo_proof.js`);

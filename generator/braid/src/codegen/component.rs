@@ -1,6 +1,8 @@
 //! The component-model face of a generated workflow: its WIT world (`run`
 //! over the external inputs, named as the manifest names them, returning
-//! the output or a `run-error`; value types as records and enums) and the
+//! the output or a `run-error`; value types as records and enums, in the
+//! `types` interface; for a workflow that streams, the `streaming`
+//! interface's `stream` resource, `update` with each chunk, then `finish`) and the
 //! names wit-bindgen gives its Rust bindings, for the `component` module
 //! of `lib.rs`. This is its part of the [`CratePlan`](super::plan::CratePlan);
 //! `templates/world.wit.hbs` renders the world.
@@ -22,9 +24,13 @@ use crate::registry::RegisteredOperation;
 pub struct ComponentPlan {
     /// The WIT package (`braid:cidv1-from-bytes`).
     pub package: String,
+    /// Its path in wit-bindgen's Rust modules (`braid::cidv1_from_bytes`).
+    pub package_path: String,
     pub types: Vec<WitTypeDef>,
     pub params: Vec<WitParam>,
     pub output: WitType,
+    /// The workflow streams: the world exports `streaming`.
+    pub stream: bool,
 }
 
 /// A value type of the workflow's, as a WIT `record` or `enum`.
@@ -70,7 +76,8 @@ pub struct WitParam {
 /// WIT names whose Rust bindings would meet the names the generated
 /// `component` module uses (`Component`, `Error`, `ErrorKind`, `Lift`,
 /// `Lower`).
-const OWN_TYPES: [&str; 7] = ["run-error", "run-error-kind", "component", "error", "error-kind", "lift", "lower"];
+const OWN_TYPES: [&str; 8] =
+    ["run-error", "run-error-kind", "stream", "component", "error", "error-kind", "lift", "lower"];
 
 /// The plan, or why this workflow has no component: two names that WIT
 /// spells the same.
@@ -81,6 +88,7 @@ pub(super) fn plan(
     output: &TypeName,
     boundary: &[&TypeName],
     operations: &[RegisteredOperation],
+    stream: bool,
 ) -> Result<ComponentPlan, String> {
     let named = crate::registry::named_types(operations, boundary);
     // A type's WIT name: its own, or qualified by its crate when another
@@ -142,11 +150,14 @@ pub(super) fn plan(
         });
     }
     unique(params.iter().map(|p| p.wit.as_str()), &"run")?;
+    let package = wit_name(workflow)?;
     Ok(ComponentPlan {
-        package: format!("braid:{}", wit_name(workflow)?),
+        package_path: format!("braid::{}", rust_ident(&package)),
+        package: format!("braid:{package}"),
         types,
         params,
         output: type_name(output, &wit_of)?,
+        stream,
     })
 }
 

@@ -430,9 +430,18 @@ pub fn plan(w: &Workflow) -> CratePlan {
     let typescript = typescript::plan(&segments, &external_inputs, &boundary, &w.crates);
     let value_types =
         crate::registry::named_types(&w.crates, &boundary).into_keys().map(|t| RustType::new(&t)).collect();
-    let component = w
-        .supports(Platform::Wasm)
-        .then(|| component::plan(name, &external_inputs, &w.external_inputs(), w.output(), &boundary, &w.crates));
+    let stream = stream_plan(w);
+    let component = w.supports(Platform::Wasm).then(|| {
+        component::plan(
+            name,
+            &external_inputs,
+            &w.external_inputs(),
+            w.output(),
+            &boundary,
+            &w.crates,
+            stream.is_some(),
+        )
+    });
 
     CratePlan {
         header: Header {
@@ -455,7 +464,7 @@ pub fn plan(w: &Workflow) -> CratePlan {
         memos,
         operations,
         support_dir: Plain::new(&support_dir()).expect("crate names and content ids are plain"),
-        stream: stream_plan(w),
+        stream,
         value_types,
         typescript,
         component,
