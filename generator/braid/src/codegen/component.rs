@@ -22,9 +22,11 @@ use crate::registry::RegisteredOperation;
 /// The world and what binds it.
 #[derive(Debug, Clone, Serialize)]
 pub struct ComponentPlan {
-    /// The WIT package (`braid:cidv1-from-bytes`).
+    /// The WIT package, named after the crate (`braid:wf-cidv1-from-bytes`):
+    /// never a Rust keyword, which wit-bindgen would make a module name
+    /// (a workflow may be called `self`).
     pub package: String,
-    /// Its path in wit-bindgen's Rust modules (`braid::cidv1_from_bytes`).
+    /// Its path in wit-bindgen's Rust modules (`braid::wf_cidv1_from_bytes`).
     pub package_path: String,
     pub types: Vec<WitTypeDef>,
     pub params: Vec<WitParam>,
@@ -150,9 +152,9 @@ pub(super) fn plan(
         });
     }
     unique(params.iter().map(|p| p.wit.as_str()), &"run")?;
-    let package = wit_name(workflow)?;
+    let package = wit_name(&super::crate_name(workflow))?;
     Ok(ComponentPlan {
-        package_path: format!("braid::{}", rust_ident(&package)),
+        package_path: format!("braid::{}", package.replace('-', "_")),
         package: format!("braid:{package}"),
         types,
         params,
