@@ -52,7 +52,9 @@ async function serviceFirstBuild(dir) {
     const job = await waitJob(server.url, (await res.json()).job_id, { key: KEY, timeoutMs: 1_800_000 });
     const s = seconds(start);
     if (job.state !== 'succeeded') throw new Error(`the first build failed: ${job.error}\n${server.log()}`);
-    console.error(`bench-first: the service's first build, cold: ${s} s (${job.targets ?? 'every target allowed'})`);
+    const build = await (await fetch(`${server.url}/v1/builds/${job.build_id}`)).json();
+    const steps = Object.entries(build.timings_ms ?? {}).map(([step, ms]) => `${step} ${round(ms / 1000)} s`);
+    console.error(`bench-first: the service's first build, cold: ${s} s (${steps.join(', ')})`);
     return s;
   } finally {
     killHard(server.child);
