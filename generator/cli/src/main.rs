@@ -9,6 +9,12 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+/// mimalloc instead of glibc's malloc: each run of `braid serve` creates
+/// and drops a Wasm store (tens of allocations) on whichever worker thread
+/// took the request, which glibc serves from contended arenas.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// Braid compiles workflow manifests into one fused Rust crate.
 #[derive(Parser)]
 #[command(name = "braid", version, about)]
