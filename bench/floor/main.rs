@@ -2,11 +2,15 @@
 //! workflow's one `Bytes` input as the body, answered with its output as
 //! JSON, by the generated crate called in process (no Wasm, no isolation)
 //! behind the HTTP stack `braid serve` uses (axum on hyper, tokio's
-//! multi-threaded runtime). Prints `listening on http://ADDR` on stderr.
+//! multi-threaded runtime, mimalloc). Prints `listening on http://ADDR` on stderr.
 
 use axum::body::Bytes;
 use axum::http::StatusCode;
 use axum::routing::post;
+
+/// The allocator `braid serve` has.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 /// The output as the run endpoint writes it.
 #[cfg(feature = "cidv1_from_bytes")]

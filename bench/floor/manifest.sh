@@ -33,6 +33,7 @@ wf = { package = "wf_$name", path = "$crate" }
 axum = "0.8"
 tokio = { version = "1", features = ["rt-multi-thread", "macros", "net"] }
 serde_json = "1"
+mimalloc = { version = "0.1", default-features = false }
 
 [workspace]
 
