@@ -7,11 +7,11 @@
 //! `::core::...`), which resolve in the operation's crate.
 
 use braid_macro_support::{check, crate_info::CrateInfo, ctxt::Ctxt, Checked};
-use braid_schema::TypeName;
 use proc_macro2::TokenStream;
 use quote::quote;
 use syn::{ItemFn, LitStr};
 
+use crate::local_type::local_type;
 use crate::wasm;
 
 pub fn operation(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
@@ -135,20 +135,4 @@ pub fn operation(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStrea
 
         #wasm
     })
-}
-
-/// A manifest type as Rust names it inside crate `own`: its own value types
-/// are `crate::Name` there (`::own::Name` elsewhere: a crate cannot name
-/// itself), type parameters are `param`. Value types must be reachable from
-/// the crate root, where generated workflows look for them.
-pub fn local_type(t: &TypeName, own: &str, param: &str) -> TokenStream {
-    fn text(t: &TypeName, own: &str, param: &str) -> String {
-        match t {
-            TypeName::Vec(inner) => format!("::braid_support::__private::Vec<{}>", text(inner, own, param)),
-            TypeName::Param(_) => param.into(),
-            TypeName::Named { krate, name } if krate == own => format!("crate::{name}"),
-            other => other.rust_type(),
-        }
-    }
-    syn::parse_str::<syn::Type>(&text(t, own, param)).map(|t| quote!(#t)).unwrap_or_else(|e| e.to_compile_error())
 }

@@ -17,6 +17,7 @@
 //! declarations.
 
 mod expand;
+mod local_type;
 mod value;
 mod wasm;
 

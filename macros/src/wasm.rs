@@ -24,7 +24,7 @@ pub fn interface(info: &CrateInfo, args: &Args, sig: &Signature, manifest: &Oper
     let any = quote!(::braid_support::wasm::AnyValue);
     let own = info.name.replace('-', "_");
     let rust_ty =
-        |t: &TypeName| -> TokenStream { crate::expand::local_type(t, &own, "::braid_support::wasm::AnyValue") };
+        |t: &TypeName| -> TokenStream { crate::local_type::local_type(t, &own, "::braid_support::wasm::AnyValue") };
 
     let idents: Vec<syn::Ident> = sig.inputs.iter().enumerate().map(|(i, _)| format_ident!("input{}", i)).collect();
     // How `prepare`'s tuple becomes the arguments of `execute`: flow control

@@ -17,7 +17,6 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use braid_schema::Platform;
 use serde::{Deserialize, Serialize};
 
 use crate::codegen::{crate_name, Generator};
@@ -28,126 +27,8 @@ use crate::process::{self, ProcessError};
 use crate::project::{self, GenerateError};
 use crate::sandbox::Sandbox;
 use crate::staging::Staging;
-use crate::wasm_pkg::{self, JsTarget, PackageError as PkgError, PackageSpec, Toolchain};
-
-/// What `braid build` can produce; written and read as its name
-/// (`native`, `nostd`, `node`, `web`, `bundler`, `component`) on the
-/// command line, in `report.json` and over HTTP.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(into = "&'static str", try_from = "String")]
-pub enum Target {
-    Native,
-    Nostd,
-    Js(JsTarget),
-    /// A Wasm component (`component/<crate>.wasm`, WASI 0.2) exporting
-    /// `run` as `component/world.wit` says.
-    Component,
-}
-
-impl Target {
-    pub const ALL: [Target; 6] = [
-        Target::Native,
-        Target::Nostd,
-        Target::Js(JsTarget::Node),
-        Target::Js(JsTarget::Web),
-        Target::Js(JsTarget::Bundler),
-        Target::Component,
-    ];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Target::Native => "native",
-            Target::Nostd => "nostd",
-            Target::Js(t) => t.name(),
-            Target::Component => "component",
-        }
-    }
-
-    pub fn parse(name: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|t| t.name() == name)
-    }
-
-    /// The operation-manifest target this needs.
-    fn requires(self) -> Platform {
-        match self {
-            Target::Native => Platform::Native,
-            Target::Nostd => Platform::Nostd,
-            Target::Js(_) | Target::Component => Platform::Wasm,
-        }
-    }
-}
-
-impl std::fmt::Display for Target {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl std::str::FromStr for Target {
-    type Err = UnknownTarget;
-
-    fn from_str(name: &str) -> Result<Self, Self::Err> {
-        Self::parse(name).ok_or_else(|| UnknownTarget::new(name, "native, nostd, node, web, bundler or component"))
-    }
-}
-
-impl From<Target> for &'static str {
-    fn from(target: Target) -> Self {
-        target.name()
-    }
-}
-
-impl TryFrom<String> for Target {
-    type Error = UnknownTarget;
-
-    fn try_from(name: String) -> Result<Self, Self::Error> {
-        name.parse()
-    }
-}
-
-/// Targets from the command line: each a target's name, or `wasm` for the
-/// three packages compiled to it (`node`, `web`, `bundler`), the word
-/// operation manifests and `braid validate` use; sorted, each once.
-pub fn parse_targets(names: &[String]) -> Result<Vec<Target>, UnknownTarget> {
-    let mut targets = Vec::new();
-    for name in names {
-        if name == "wasm" {
-            targets.extend(JsTarget::ALL.map(Target::Js));
-        } else {
-            targets.push(Target::parse(name).ok_or_else(|| {
-                UnknownTarget::new(
-                    name,
-                    "native, nostd, node, web, bundler, component, or wasm (node, web and bundler)",
-                )
-            })?);
-        }
-    }
-    targets.sort();
-    targets.dedup();
-    Ok(targets)
-}
-
-/// A target name Braid does not know.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown target `{found}`; expected {expected}")]
-pub struct UnknownTarget {
-    /// The name as given (shortened).
-    pub found: String,
-    expected: &'static str,
-}
-
-impl UnknownTarget {
-    pub(crate) fn new(found: &str, expected: &'static str) -> Self {
-        Self { found: found.chars().take(64).collect(), expected }
-    }
-}
-
-/// The bare-metal target `nostd` builds for.
-pub const NOSTD_TRIPLE: &str = "thumbv7em-none-eabihf";
-
-/// The target `component` builds for: WASI 0.2, whose rustc links a
-/// component directly (wasm-component-ld).
-pub const COMPONENT_TRIPLE: &str = "wasm32-wasip2";
+use crate::target::{JsTarget, Target, COMPONENT_TRIPLE, NOSTD_TRIPLE};
+use crate::wasm_pkg::{self, PackageError as PkgError, PackageSpec, Toolchain};
 
 #[derive(Debug, thiserror::Error)]
 pub enum BuildError {
@@ -452,7 +333,7 @@ pub fn build(
         license: String::new(),
         features: vec!["wasm".into(), "wasm-allocator".into()],
         target_dir: options.target_dir.clone(),
-        remap: remaps(None, Some(staging.dir())),
+        remap: wasm_pkg::remaps(None, Some(staging.dir())),
         deny_warnings: options.deny_warnings,
         sandbox: options.sandbox.clone(),
         compile_cache: options.compile_cache.clone(),
@@ -524,27 +405,6 @@ pub fn build(
     Ok(report)
 }
 
-/// Absolute paths that must not end up in the `.wasm`: cargo's home, the
-/// Braid repository (when building its operations alone) and, when building
-/// a generated crate, its directory. rustc applies the last matching
-/// prefix, so the most specific comes last.
-pub fn remaps(braid_root: Option<&Path>, crate_dir: Option<&Path>) -> Vec<(PathBuf, String)> {
-    let mut remap = Vec::new();
-    let cargo_home = std::env::var_os("CARGO_HOME")
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo")));
-    if let Some(home) = cargo_home {
-        remap.push((home, "/cargo".to_string()));
-    }
-    if let Some(root) = braid_root {
-        remap.push((root.to_path_buf(), "/braid".to_string()));
-    }
-    if let Some(dir) = crate_dir {
-        remap.push((dir.canonicalize().unwrap_or(dir.to_path_buf()), "/wf".to_string()));
-    }
-    remap
-}
-
 /// Removes the packages an earlier build into `out` made for JS targets
 /// this one does not build (`pkg/<target>`, and `pkg/` once empty), so that
 /// `out` holds what its report lists.
@@ -572,18 +432,6 @@ mod tests {
 
     fn workflow(text: &str) -> Workflow {
         validate(text, &Registry::builtin()).expect("a valid manifest")
-    }
-
-    #[test]
-    fn wasm_on_the_command_line_is_its_three_packages() {
-        let names = |list: &[&str]| list.iter().map(|s| s.to_string()).collect::<Vec<_>>();
-        let parsed = parse_targets(&names(&["wasm", "native", "node"])).unwrap();
-        assert_eq!(parsed.iter().map(|t| t.name()).collect::<Vec<_>>(), ["native", "node", "web", "bundler"]);
-        let err = parse_targets(&names(&["riscv"])).unwrap_err();
-        assert_eq!(
-            err.to_string(),
-            "unknown target `riscv`; expected native, nostd, node, web, bundler, component, or wasm (node, web and bundler)"
-        );
     }
 
     #[test]

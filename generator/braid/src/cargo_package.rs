@@ -150,7 +150,7 @@ fn operation_packages(
     let files = op.files().map_err(registry_error)?;
     let mut crates = vec![op.clone()];
     crates.extend(registry.dependencies(&[(op.name(), op.version(), &files)]).map_err(registry_error)?);
-    let vendored_files = crate::project::vendor_operations(&crates).map_err(|e| bad(&shown, e.to_string()))?;
+    let vendored_files = crate::registry::vendor_files(&crates).map_err(|e| bad(&shown, e.to_string()))?;
     for file in &vendored_files {
         fsutil::write(&dir.join(&file.path), file.contents.as_bytes())?;
     }

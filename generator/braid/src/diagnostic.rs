@@ -404,14 +404,6 @@ mod tests {
     }
 
     #[test]
-    fn an_unknown_field_is_pointed_at_by_its_key() {
-        let text = "{\n  \"name\": \"x\",\n  \"version\": \"0.1.0\",\n  \"extra\": [1, 2],\n  \"segments\": []\n}";
-        let diagnostics = crate::manifest::validate(text, &crate::Registry::builtin()).unwrap_err();
-        let extra = diagnostics.iter().find(|d| d.pointer == "/extra").expect("the unknown field");
-        assert_eq!((extra.line, extra.column), (Some(4), Some(3)), "{extra:?}");
-    }
-
-    #[test]
     fn renders_like_a_compiler() {
         let mut d =
             Diagnostic::new("/segments/0/inputs/0", "segment 0 refers to segment 3, which does not come before it")

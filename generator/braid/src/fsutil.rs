@@ -5,6 +5,14 @@
 
 use std::path::{Path, PathBuf};
 
+/// A file to write into a crate: its path relative to the crate's root,
+/// and its text (what code generation and vendoring produce).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct File {
+    pub path: String,
+    pub contents: String,
+}
+
 /// An I/O error on `path`.
 #[derive(Debug, thiserror::Error)]
 #[error("{}: {source}", path.display())]

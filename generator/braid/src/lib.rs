@@ -9,6 +9,7 @@ pub mod codegen;
 pub mod compile_cache;
 pub mod diagnostic;
 pub mod fsutil;
+mod ident;
 pub mod lockfile;
 pub mod manifest;
 pub mod npm_package;
@@ -20,6 +21,7 @@ pub mod runner;
 pub mod sandbox;
 pub mod scaffold;
 pub mod staging;
+pub mod target;
 pub mod vendor;
 pub mod wasm_pkg;
 

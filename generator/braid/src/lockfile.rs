@@ -16,7 +16,6 @@ use serde::Deserialize;
 
 use crate::fsutil::{self, FsError};
 use crate::process;
-use crate::project::{self, GenerateError};
 use crate::registry::RegisteredOperation;
 use crate::vendor;
 
@@ -201,8 +200,7 @@ fn seeded_crate(
         operations.iter().map(|op| (op.name(), vendor::dir_name(op.name(), op.source_id()))).collect();
     let support = vendor::runtime_crate("braid-support").map_err(|e| LockError::Vendor(e.to_string()))?;
     all.push(("braid-support", support.dir.clone()));
-    let vendored =
-        project::vendor_operations(operations).map_err(|e: GenerateError| LockError::Vendor(e.to_string()))?;
+    let vendored = crate::registry::vendor_files(operations).map_err(|e| LockError::Vendor(e.to_string()))?;
     for file in vendored {
         write(&dir.join(&file.path), file.contents.as_bytes())?;
     }

@@ -14,7 +14,7 @@ use serde_json::{json, Value};
 
 use crate::fsutil::{self, FsError};
 use crate::manifest::Workflow;
-use crate::wasm_pkg::JsTarget;
+use crate::target::JsTarget;
 
 #[derive(Debug, thiserror::Error)]
 pub enum NpmPackageError {

@@ -11,11 +11,11 @@ use std::process::Command;
 
 use braid_schema::Platform;
 
-use crate::build::NOSTD_TRIPLE;
 use crate::fsutil::{self, FsError};
 use crate::process::{self, ProcessError};
 use crate::registry::{Prepared, Registry, RegistryError};
 use crate::sandbox::Sandbox;
+use crate::target::NOSTD_TRIPLE;
 use crate::vendor::{self, VendorError};
 
 #[derive(Debug, thiserror::Error)]
@@ -87,7 +87,7 @@ pub fn check(prepared: &Prepared, check: &Check<'_>) -> Result<(), CheckError> {
     })?;
     let deps = check.registry.dependencies(&[(name, &version, &prepared.files)])?;
     let this = vendor::ToVendor { name, dir: &dir, files: &prepared.files };
-    let files = crate::project::vendor_with(&[this], &deps)?;
+    let files = crate::registry::vendor_files_with(&[this], &deps)?;
     for file in &files {
         fsutil::write_if_changed(&check.work_dir.join(&file.path), file.contents.as_bytes())?;
     }

@@ -11,7 +11,7 @@ use crate::codegen::{File, Generator, RenderError};
 use crate::fsutil::{self, FsError};
 use crate::lockfile::{LockError, LockSeed};
 use crate::manifest::Workflow;
-use crate::registry::{RegisteredOperation, RegistryError};
+use crate::registry::{self, RegistryError};
 use crate::vendor::{self, VendorError};
 
 #[derive(Debug, thiserror::Error)]
@@ -43,28 +43,9 @@ pub fn dependencies(workflow: &Workflow) -> Vec<&str> {
 /// `Cargo.lock`, which needs cargo or a [`LockSeed`]).
 pub fn files(workflow: &Workflow, generator: &Generator) -> Result<Vec<File>, GenerateError> {
     let mut files = generator.render(workflow)?;
-    files.extend(vendor_operations(&workflow.crates)?);
+    files.extend(registry::vendor_files(&workflow.crates)?);
     files.sort_by(|a, b| a.path.cmp(&b.path));
     Ok(files)
-}
-
-/// The `vendor/` files of a crate using registered `crates` (operations and
-/// the crates they depend on): their sources from the registry and the
-/// runtime crates they build on.
-pub fn vendor_operations(crates: &[RegisteredOperation]) -> Result<Vec<File>, GenerateError> {
-    vendor_with(&[], crates)
-}
-
-/// [`vendor_operations`] with `extra` crates that are not in the registry
-/// (one `braid ops add` checks before registering it), linked alike.
-pub fn vendor_with(extra: &[vendor::ToVendor<'_>], crates: &[RegisteredOperation]) -> Result<Vec<File>, GenerateError> {
-    let sources = crates
-        .iter()
-        .map(|op| Ok((op.name(), vendor::dir_name(op.name(), op.source_id()), op.files()?)))
-        .collect::<Result<Vec<_>, RegistryError>>()?;
-    let mut named: Vec<vendor::ToVendor<'_>> = extra.to_vec();
-    named.extend(sources.iter().map(|(name, dir, files)| vendor::ToVendor { name, dir, files: files.as_ref() }));
-    Ok(vendor::vendor(&named)?)
 }
 
 /// The crate's `Cargo.lock` without running cargo: pruned from `seed` (see

@@ -24,7 +24,7 @@ use std::sync::{Arc, OnceLock};
 use braid_schema::{OperationManifest, TypeDef, TypeName};
 use serde::{Deserialize, Serialize};
 
-use crate::fsutil::{self, FsError};
+use crate::fsutil::{self, File, FsError};
 use crate::vendor::{self, CrateFiles, VendorError, Workspace};
 
 #[derive(Debug, thiserror::Error)]
@@ -155,7 +155,7 @@ pub enum Added {
 pub fn prepare(files: CrateFiles, crate_dir: &str) -> Result<Prepared, RegistryError> {
     let mut manifest = derive(&files, crate_dir)?;
     // Generated code names the crate in Rust paths and Cargo.toml keys.
-    if !crate::codegen::literal::is_plain_ident(&manifest.name) {
+    if !crate::ident::is_plain_ident(&manifest.name) {
         return Err(crate_error(
             crate_dir,
             format!(
@@ -697,6 +697,28 @@ pub fn by_name(registry: &Registry) -> BTreeMap<&str, Vec<&RegisteredOperation>>
         out.entry(op.name()).or_default().push(op);
     }
     out
+}
+
+/// The `vendor/` files of a crate using registered `crates` (operations and
+/// the crates they depend on): their sources from the registry and the
+/// runtime crates they build on.
+pub fn vendor_files(crates: &[RegisteredOperation]) -> Result<Vec<File>, RegistryError> {
+    vendor_files_with(&[], crates)
+}
+
+/// [`vendor_files`] with `extra` crates that are not in the registry
+/// (one `braid ops add` checks before registering it), linked alike.
+pub fn vendor_files_with(
+    extra: &[vendor::ToVendor<'_>],
+    crates: &[RegisteredOperation],
+) -> Result<Vec<File>, RegistryError> {
+    let sources = crates
+        .iter()
+        .map(|op| Ok((op.name(), vendor::dir_name(op.name(), op.source_id()), op.files()?)))
+        .collect::<Result<Vec<_>, RegistryError>>()?;
+    let mut named: Vec<vendor::ToVendor<'_>> = extra.to_vec();
+    named.extend(sources.iter().map(|(name, dir, files)| vendor::ToVendor { name, dir, files: files.as_ref() }));
+    Ok(vendor::vendor(&named)?)
 }
 
 #[cfg(test)]

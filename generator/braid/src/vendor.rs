@@ -13,8 +13,7 @@ use std::sync::OnceLock;
 
 use toml::{Table, Value};
 
-use crate::codegen::File;
-use crate::fsutil::{self, FsError};
+use crate::fsutil::{self, File, FsError};
 
 /// A crate's files: path relative to the crate's root -> text.
 pub type CrateFiles = BTreeMap<String, String>;

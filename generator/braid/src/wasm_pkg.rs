@@ -18,55 +18,36 @@ use serde_json::json;
 
 use crate::fsutil::{self, FsError};
 use crate::process::{self, ProcessError};
+use crate::target::JsTarget;
 
-/// The JS flavours wasm-bindgen emits.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum JsTarget {
-    /// CommonJS for Node.
-    Node,
-    /// An ES module that fetches its `.wasm`, for browsers.
-    Web,
-    /// An ES module importing the `.wasm`, for bundlers.
-    Bundler,
-}
-
-impl JsTarget {
-    pub const ALL: [JsTarget; 3] = [JsTarget::Node, JsTarget::Web, JsTarget::Bundler];
-
-    /// The name used on Braid's command line and in output paths.
-    pub fn name(self) -> &'static str {
-        match self {
-            JsTarget::Node => "node",
-            JsTarget::Web => "web",
-            JsTarget::Bundler => "bundler",
-        }
-    }
-
-    fn bindgen_target(self) -> &'static str {
-        match self {
-            JsTarget::Node => "nodejs",
-            JsTarget::Web => "web",
-            JsTarget::Bundler => "bundler",
-        }
-    }
-
-    pub fn parse(name: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|t| t.name() == name)
+/// What wasm-bindgen calls `target`.
+fn bindgen_target(target: JsTarget) -> &'static str {
+    match target {
+        JsTarget::Node => "nodejs",
+        JsTarget::Web => "web",
+        JsTarget::Bundler => "bundler",
     }
 }
 
-impl std::fmt::Display for JsTarget {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.name())
+/// Absolute paths that must not end up in the `.wasm`: cargo's home, the
+/// Braid repository (when building its operations alone) and, when building
+/// a generated crate, its directory. rustc applies the last matching
+/// prefix, so the most specific comes last.
+pub fn remaps(braid_root: Option<&Path>, crate_dir: Option<&Path>) -> Vec<(PathBuf, String)> {
+    let mut remap = Vec::new();
+    let cargo_home = std::env::var_os("CARGO_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo")));
+    if let Some(home) = cargo_home {
+        remap.push((home, "/cargo".to_string()));
     }
-}
-
-impl std::str::FromStr for JsTarget {
-    type Err = crate::build::UnknownTarget;
-
-    fn from_str(name: &str) -> Result<Self, Self::Err> {
-        Self::parse(name).ok_or_else(|| crate::build::UnknownTarget::new(name, "node, web or bundler"))
+    if let Some(root) = braid_root {
+        remap.push((root.to_path_buf(), "/braid".to_string()));
     }
+    if let Some(dir) = crate_dir {
+        remap.push((dir.canonicalize().unwrap_or(dir.to_path_buf()), "/wf".to_string()));
+    }
+    remap
 }
 
 /// Why a package could not be built.
@@ -207,7 +188,7 @@ impl PackageSpec {
             license: m.license.clone(),
             features: vec!["wasm".into(), "braid-support/wasm-allocator".into()],
             target_dir: root.join("target"),
-            remap: crate::build::remaps(Some(root), None),
+            remap: remaps(Some(root), None),
             deny_warnings: false,
             sandbox: None,
             compile_cache: None,
@@ -279,7 +260,7 @@ pub fn package(
     std::fs::create_dir_all(out_dir).map_err(fsutil::at(out_dir))?;
     let name = spec.package.replace('-', "_");
     let mut bindgen = Command::new(&tools.wasm_bindgen);
-    bindgen.arg(wasm).arg("--out-dir").arg(out_dir).args(["--out-name", &name, "--target", target.bindgen_target()]);
+    bindgen.arg(wasm).arg("--out-dir").arg(out_dir).args(["--out-name", &name, "--target", bindgen_target(target)]);
     // A fresh instance after a trap (wasm-bindgen cannot re-instantiate
     // a bundler package: its Wasm is an ES module import).
     if target != JsTarget::Bundler {

@@ -435,3 +435,11 @@ fn type_mismatches_name_the_input_and_what_converts() {
     assert_eq!(op.input_names, ["file_cid", "pixels_cid", "blockhash", "image"]);
     assert_eq!(Registry::builtin().get("op_collect").unwrap().manifest.input_names, ["inputs"]);
 }
+
+#[test]
+fn an_unknown_field_is_pointed_at_by_its_key() {
+    let text = "{\n  \"name\": \"x\",\n  \"version\": \"0.1.0\",\n  \"extra\": [1, 2],\n  \"segments\": []\n}";
+    let diagnostics = braid::manifest::validate(text, &braid::Registry::builtin()).unwrap_err();
+    let extra = diagnostics.iter().find(|d| d.pointer == "/extra").expect("the unknown field");
+    assert_eq!((extra.line, extra.column), (Some(4), Some(3)), "{extra:?}");
+}

@@ -14,9 +14,9 @@ use std::time::Duration;
 
 use braid_engine::{Engine, Limits, Program, Source, Timings};
 
+use crate::admission::Slots;
 use crate::ids::{BuildId, ContentId};
 use crate::problem::Problem;
-use crate::routes::Checks;
 
 /// How the service runs workflows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -54,7 +54,7 @@ pub struct Executor {
     /// id does not ask the store.
     components: Mutex<HashMap<BuildId, ContentId>>,
     precompiled: PathBuf,
-    pub(crate) slots: Checks,
+    pub(crate) slots: Slots,
 }
 
 impl Executor {
@@ -66,7 +66,7 @@ impl Executor {
             loading: Mutex::new(()),
             components: Mutex::new(HashMap::new()),
             precompiled: data.join("precompiled"),
-            slots: Checks::new(config.slots, config.queue),
+            slots: Slots::new(config.slots, config.queue),
         }
     }
 

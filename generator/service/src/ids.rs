@@ -4,16 +4,11 @@
 //! [`OperationName`]. Each is checked once where it enters (a path segment,
 //! a row of the store, JSON), so handlers, the store and the file system
 //! never see a malformed one: `../`, encoded traversal and junk stop here.
-//! As axum extractors they answer a malformed id with a 400 problem before
-//! any handler code runs.
+//! As path parameters ([`crate::routes`]) they answer a malformed id with a
+//! 400 problem before any handler code runs; read from a row
+//! ([`crate::store`]), a malformed one is a damaged database.
 
 use std::fmt;
-
-use axum::extract::{FromRequestParts, Path};
-use axum::http::request::Parts;
-use rusqlite::types::{FromSql, FromSqlError, FromSqlResult, ToSql, ToSqlOutput, ValueRef};
-
-use crate::problem::Problem;
 
 /// An id that is not well formed; the message says what one looks like.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -83,31 +78,6 @@ macro_rules! id_type {
             fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
                 let s = String::deserialize(d)?;
                 Self::parse(&s).map_err(serde::de::Error::custom)
-            }
-        }
-
-        impl ToSql for $name {
-            fn to_sql(&self) -> rusqlite::Result<ToSqlOutput<'_>> {
-                Ok(ToSqlOutput::from(self.0.as_str()))
-            }
-        }
-
-        /// A row holding a malformed id is a damaged database: an error, not a value.
-        impl FromSql for $name {
-            fn column_result(value: ValueRef<'_>) -> FromSqlResult<Self> {
-                Self::parse(value.as_str()?).map_err(|e| FromSqlError::Other(Box::new(e)))
-            }
-        }
-
-        /// The one path parameter of the route; a 400 problem when it is malformed.
-        impl<S: Send + Sync> FromRequestParts<S> for $name {
-            type Rejection = Problem;
-
-            async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Problem> {
-                let Path(raw) = Path::<String>::from_request_parts(parts, state)
-                    .await
-                    .map_err(|e| Problem::bad_request(e.body_text()))?;
-                Self::parse(&raw).map_err(|e| Problem::bad_request(e.to_string()))
             }
         }
     };

@@ -8,11 +8,13 @@
 //! socket (for tests); [`serve`] locks the data directory, binds and runs it
 //! until SIGINT or SIGTERM.
 
+pub mod admission;
 pub mod cas;
 pub mod conn;
 pub mod datadir;
 pub mod execute;
 pub mod ids;
+mod jobs;
 pub mod metrics;
 pub mod pack;
 pub mod problem;
@@ -206,7 +208,7 @@ pub struct AppState {
     /// Identifies the toolchain in build keys: a new toolchain builds anew.
     pub toolchain: String,
     /// Bounds the CPU-heavy requests.
-    pub checks: routes::Checks,
+    pub checks: admission::Slots,
     /// The operations' resolved locks (see [`braid::lockfile`]), by the
     /// version ids of the operations each covers: one for the newest
     /// version of every operation, others for workflows pinning older ones.
@@ -302,7 +304,7 @@ pub fn open(config: Config) -> Result<Arc<AppState>, ServeError> {
         build_slots: Arc::new(tokio::sync::Semaphore::new(config.workers)),
         sandbox,
         toolchain,
-        checks: routes::Checks::new(config.max_checks, config.check_queue),
+        checks: admission::Slots::new(config.max_checks, config.check_queue),
         lock_seeds: tokio::sync::Mutex::new(std::collections::BTreeMap::new()),
         shutdown: tokio::sync::watch::Sender::new(false),
         data_lock,

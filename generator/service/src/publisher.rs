@@ -9,7 +9,7 @@
 //!
 //! Code nobody vetted is compiled in cargo target directories of its own:
 //! one for the checks, and one per set of such operations for workflow
-//! builds ([`third_party_target_dir`]). Their build scripts can write only
+//! builds ([`crate::jobs::third_party_target_dir`]). Their build scripts can write only
 //! there, so they can never change what builds without them read.
 
 use std::path::{Path, PathBuf};
@@ -19,8 +19,8 @@ use braid::opcheck::{self, Check};
 use braid::registry::{self, Added, Origin, Registry};
 
 use crate::ids::JobId;
+use crate::jobs::{lease_lost, record, Redact};
 use crate::store::{Publish, PublishedOperation};
-use crate::worker::{lease_lost, record, Redact};
 use crate::AppState;
 
 /// Starts the publisher where this process builds and the sandbox works;
@@ -35,20 +35,6 @@ pub fn spawn(state: Arc<AppState>) -> Option<tokio::task::JoinHandle<()>> {
 /// Where an upload's files wait for their job.
 pub fn job_dir(data: &Path, id: &JobId) -> PathBuf {
     data.join("publish").join(id.as_str())
-}
-
-/// The cargo target directory for builds that compile the operations with
-/// these version ids (none: the shared one).
-pub fn third_party_target_dir(shared: &Path, version_ids: &[&str]) -> PathBuf {
-    if version_ids.is_empty() {
-        return shared.to_path_buf();
-    }
-    let mut ids = version_ids.to_vec();
-    ids.sort_unstable();
-    ids.dedup();
-    let key = braid::content_id(ids.join("\n").as_bytes());
-    // After the shared `bafkr4i`: 16 characters of base32, 80 bits.
-    shared.join("third-party").join(&key[7..23])
 }
 
 async fn work(state: Arc<AppState>) {

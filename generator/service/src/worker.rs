@@ -19,13 +19,14 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use braid::build::{Event, Report, Target};
+use braid::build::{Event, Report};
 use braid::manifest::Workflow;
 use braid::registry::Origin;
-use braid::wasm_pkg::JsTarget;
+use braid::target::{JsTarget, Target};
 use tokio::io::{AsyncBufReadExt, BufReader};
 
-use crate::store::{Artifact, Claimed, Ecosystem, Package, Store, StoreError};
+use crate::jobs::{lease_lost, record, stopped, Redact};
+use crate::store::{Artifact, Claimed, Ecosystem, Package, Store};
 use crate::{pack, AppState};
 
 /// Starts `n` workers; each returns once the server shuts down.
@@ -115,64 +116,6 @@ async fn run(state: Arc<AppState>, job: Claimed) {
     }
 }
 
-/// Records how a job ended, retrying (1 s, 2 s, ... 30 s apart) until the
-/// store takes it: a full disk may have room again once the build's files
-/// are gone. Gives up only when the database is gone or the server stops
-/// (the job is then `running` in the store, and the next start retries it).
-pub(crate) async fn record(
-    state: &Arc<AppState>,
-    write: impl Fn(&dyn Store) -> Result<(), StoreError> + Send + Sync + 'static,
-) {
-    let write = Arc::new(write);
-    let mut stop = state.shutdown.subscribe();
-    let mut delay = Duration::from_secs(1);
-    loop {
-        let (store, w) = (state.store.clone(), write.clone());
-        let e = match tokio::task::spawn_blocking(move || w(&*store)).await {
-            Ok(Ok(())) => return,
-            Ok(Err(e)) => e.to_string(),
-            Err(e) => e.to_string(),
-        };
-        if state.store.is_gone() {
-            tracing::error!("recording a finished job: {e}");
-            return;
-        }
-        tracing::error!("recording a finished job: {e}; trying again in {} s", delay.as_secs());
-        tokio::select! {
-            () = tokio::time::sleep(delay) => {}
-            () = stopped(&mut stop) => return,
-        }
-        delay = (delay * 2).min(Duration::from_secs(30));
-    }
-}
-
-/// Renews the job's lease every third of its length (a store shared by
-/// several processes leases the jobs it hands out); returns once the store
-/// says the job is no longer this process's. A renewal that fails (the
-/// database out of reach) is tried again at the next tick: the lease
-/// outlives two of them. The embedded store holds no leases: never returns.
-pub(crate) async fn lease_lost(state: &Arc<AppState>, job_id: &crate::ids::JobId) {
-    if state.config.database == crate::Database::Embedded {
-        return std::future::pending().await;
-    }
-    let every = (state.config.lease / 3).max(Duration::from_secs(1));
-    loop {
-        tokio::time::sleep(every).await;
-        let (store, id) = (state.store.clone(), job_id.clone());
-        match tokio::task::spawn_blocking(move || store.heartbeat(&id)).await {
-            Ok(Ok(false)) => return,
-            Ok(Ok(true)) => {}
-            Ok(Err(e)) => tracing::warn!(job = %job_id, "renewing the job's lease: {e}"),
-            Err(e) => tracing::warn!(job = %job_id, "renewing the job's lease: {e}"),
-        }
-    }
-}
-
-/// Returns once the server shuts down.
-async fn stopped(stop: &mut tokio::sync::watch::Receiver<bool>) {
-    let _ = stop.wait_for(|stopped| *stopped).await;
-}
-
 /// sccache's settings for its cache in `bucket`, under `sccache/`, beside
 /// the artifacts (the credentials are the store's: `AWS_*`, inherited), on
 /// the first endpoint that takes a connection; `None` if none does.
@@ -229,7 +172,7 @@ async fn build_in(state: &Arc<AppState>, job: &Claimed, dir: &Path) -> Result<Ou
         .map(|op| op.version_id.clone())
         .collect();
     let ids: Vec<&str> = third_party.iter().map(String::as_str).collect();
-    let target_dir = crate::publisher::third_party_target_dir(&state.config.target_dir, &ids);
+    let target_dir = crate::jobs::third_party_target_dir(&state.config.target_dir, &ids);
     let sandboxed = match (&state.sandbox, third_party.is_empty()) {
         (Ok(_), _) => true,
         (Err(_), true) => false,
@@ -557,98 +500,5 @@ impl Group {
 impl Drop for Group {
     fn drop(&mut self) {
         self.kill();
-    }
-}
-
-/// Makes the server's absolute paths in a build's log and error relative to
-/// the build directory, or names them: `<data>`, `<target-dir>`, `<braid>`
-/// (the operations' sources), `~` (the home directory).
-pub(crate) struct Redact {
-    /// (prefix, replacement), longest prefix first.
-    rules: Vec<(String, String)>,
-}
-
-impl Redact {
-    pub(crate) fn new(config: &crate::Config, build_dir: &Path) -> Self {
-        let mut named: Vec<(PathBuf, &str)> = vec![
-            (build_dir.to_path_buf(), "."),
-            (config.data.clone(), "<data>"),
-            (config.target_dir.clone(), "<target-dir>"),
-        ];
-        if let Some(home) = std::env::var_os("HOME") {
-            named.push((PathBuf::from(home), "~"));
-        }
-        let mut rules = Vec::new();
-        for (path, name) in named {
-            for p in [path.canonicalize().ok(), std::path::absolute(&path).ok(), Some(path)].into_iter().flatten() {
-                let p = p.to_string_lossy().trim_end_matches('/').to_string();
-                if p.len() > 1 && !rules.iter().any(|(q, _)| *q == p) {
-                    rules.push((p, name.to_string()));
-                }
-            }
-        }
-        rules.sort_by_key(|(prefix, _)| std::cmp::Reverse(prefix.len()));
-        Self { rules }
-    }
-
-    pub(crate) fn apply(&self, text: &str) -> String {
-        let mut text = text.to_string();
-        for (prefix, name) in &self.rules {
-            text = replace_path(&text, prefix, name);
-        }
-        text
-    }
-}
-
-/// Replaces `prefix` where it is a whole path or the start of one (followed
-/// by `/` or by a character that cannot continue a file name in a log).
-fn replace_path(text: &str, prefix: &str, name: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut rest = text;
-    while let Some(at) = rest.find(prefix) {
-        let after = &rest[at + prefix.len()..];
-        let whole = after.chars().next().is_none_or(|c| !(c.is_alphanumeric() || "_-.".contains(c)));
-        out.push_str(&rest[..at]);
-        if whole {
-            if name == "." && after.starts_with('/') {
-                rest = &after[1..];
-                continue;
-            }
-            out.push_str(name);
-        } else {
-            out.push_str(prefix);
-        }
-        rest = after;
-    }
-    out.push_str(rest);
-    out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn paths_are_relative_to_the_build_or_named() {
-        let mut config = crate::Config::for_tests(PathBuf::from("/srv/braid-data"));
-        config.target_dir = PathBuf::from("/var/cache/braid/target");
-        let r = Redact::new(&config, Path::new("/srv/braid-data/builds/abc.1"));
-        let home = std::env::var("HOME").unwrap_or_default();
-        let log = format!(
-            "error: /srv/braid-data/builds/abc.1/out/crate/src/lib.rs:3\n\
-             built in /srv/braid-data/builds/abc.1; report: /srv/braid-data/builds/abc.1/out/report.json\n\
-             /srv/braid-data/artifacts/x.tmp: No space left on device\n\
-             --> /var/cache/braid/target/braid-staging/src/lib.rs and {home}/.cargo/registry/x.rs\n\
-             /srv/braid-data2/y is another directory"
-        );
-        let shown = r.apply(&log);
-        assert_eq!(
-            shown,
-            "error: out/crate/src/lib.rs:3\n\
-             built in .; report: out/report.json\n\
-             <data>/artifacts/x.tmp: No space left on device\n\
-             --> <target-dir>/braid-staging/src/lib.rs and ~/.cargo/registry/x.rs\n\
-             /srv/braid-data2/y is another directory"
-        );
     }
 }

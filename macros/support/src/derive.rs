@@ -103,7 +103,7 @@ fn derive(cargo_toml: &str, files: &BTreeMap<String, String>) -> Result<Operatio
     match found.as_slice() {
         // The operation may be in a file that did not parse.
         [] if unparsed => {}
-        // An operation in it is the macro's error (`TYPES_ONLY`), below.
+        // An operation in it is the macro's error ([`crate::manifest`]'s `TYPES_ONLY`).
         [] if kind == Kind::Types => {}
         [] => {
             let at = executes.into_iter().next().unwrap_or_else(|| Location::new(lib_root.as_str(), 1, 1));
@@ -155,10 +155,6 @@ fn derive(cargo_toml: &str, files: &BTreeMap<String, String>) -> Result<Operatio
         _ => Err(DeriveErrors(errors)),
     }
 }
-
-/// What an `#[operation]` in a types-only crate is told.
-pub(crate) const TYPES_ONLY: &str = "this crate's Cargo.toml says `[package.metadata.braid] kind = \"types\"`, \
-     a crate of value types only: put the operation in a crate of its own that depends on this one";
 
 /// The manifest of a crate of value types only: its package, features,
 /// targets and `#[derive(Value)]` types, no inputs, output or config.

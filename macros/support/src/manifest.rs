@@ -9,6 +9,10 @@ use proc_macro2::Span;
 
 use crate::{args::Args, crate_info::CrateInfo, ctxt::Ctxt, signature::Signature};
 
+/// What an `#[operation]` in a types-only crate is told.
+pub(crate) const TYPES_ONLY: &str = "this crate's Cargo.toml says `[package.metadata.braid] kind = \"types\"`, \
+     a crate of value types only: put the operation in a crate of its own that depends on this one";
+
 /// The manifest's name of input `k`: its parameter's name without a
 /// leading `_` or `r#`, or `input<k>` when that is no lower-case ASCII
 /// identifier (Rust allows other names, the manifest's readers expect these).
@@ -62,7 +66,7 @@ pub fn build(cx: &Ctxt, info: &CrateInfo, args: &Args, sig: Option<&Signature>, 
         types: info.types.clone(),
     };
     if info.kind == Kind::Types {
-        cx.error(item, crate::derive::TYPES_ONLY);
+        cx.error(item, TYPES_ONLY);
     }
     for problem in manifest.problems() {
         let span = match problem.field() {

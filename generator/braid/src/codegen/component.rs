@@ -16,7 +16,7 @@ use braid_schema::{FieldType, TypeDef, TypeName};
 use serde::Serialize;
 
 use super::literal::{Ident, RustStr, RustType};
-use super::plan::ExternalInput;
+use super::parts::ExternalInput;
 use crate::registry::RegisteredOperation;
 
 /// The world and what binds it.

@@ -9,6 +9,7 @@
 
 mod component;
 pub mod literal;
+mod parts;
 pub mod plan;
 mod typescript;
 
@@ -18,6 +19,7 @@ use serde::Serialize;
 use self::component::ComponentPlan;
 use self::literal::RustStr;
 pub use self::plan::{plan, CratePlan};
+pub use crate::fsutil::File;
 use crate::manifest::check::Workflow;
 
 /// Braid's version, written into the `@generated` header.
@@ -41,13 +43,6 @@ const PARTIALS: &[(&str, &str)] = &[
     ("run_segment", include_str!("../../../../templates/partials/run_segment.hbs")),
     ("segment_steps", include_str!("../../../../templates/partials/segment_steps.hbs")),
 ];
-
-/// A generated file: path relative to the crate root, and its text.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct File {
-    pub path: String,
-    pub contents: String,
-}
 
 /// Template rendering failed: a bug in Braid's templates, not bad input.
 #[derive(Debug, thiserror::Error)]

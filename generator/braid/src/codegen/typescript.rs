@@ -8,7 +8,7 @@ use braid_schema::TypeName;
 use serde::Serialize;
 
 use super::literal::TsType;
-use super::plan::{ExternalInput, SegmentPlan};
+use super::parts::{ExternalInput, SegmentPlan};
 use crate::registry::RegisteredOperation;
 
 /// The types the declarations name.

@@ -103,7 +103,7 @@ fn build(args: &Args, progress: &mut Progress) -> anyhow::Result<build::Report> 
         targets: if args.targets.is_empty() {
             build::default_targets(&workflow)
         } else {
-            build::parse_targets(&args.targets)?
+            braid::target::parse_targets(&args.targets)?
         },
         target_dir,
         tool_dirs: tool_dirs(),

@@ -5,7 +5,7 @@
 
 use std::process::Command;
 
-use braid::build::{COMPONENT_TRIPLE, NOSTD_TRIPLE};
+use braid::target::{COMPONENT_TRIPLE, NOSTD_TRIPLE};
 use braid::wasm_pkg::{Toolchain, WASM_BINDGEN_VERSION, WASM_OPT_NPM_VERSION};
 
 use crate::output::{emit, tool_dirs, Invalid};

@@ -6,7 +6,8 @@ use std::path::PathBuf;
 
 use anyhow::{bail, Context as _};
 use braid::registry::Registry;
-use braid::wasm_pkg::{self, JsTarget, PackageSpec, Toolchain};
+use braid::target::JsTarget;
+use braid::wasm_pkg::{self, PackageSpec, Toolchain};
 
 #[derive(clap::Args)]
 pub struct Args {

@@ -6,10 +6,11 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use anyhow::Context as _;
-use braid::build::{self, Target};
+use braid::build;
 use braid::codegen::{crate_name, Generator};
 use braid::manifest::Workflow;
 use braid::runner::{self, RunError};
+use braid::target::Target;
 use braid_engine::{Engine, Limits, Type, Val};
 
 use crate::output::{emit, load, registry};

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use axum::extract::State;
 use axum::response::IntoResponse;
 use axum::Json;
-use braid::build::Target;
+use braid::target::Target;
 use serde::Serialize;
 
 use super::heavy::with_store;

@@ -19,7 +19,7 @@ use crate::AppState;
 #[utoipa::path(get, path = "/healthz", responses((status = 200, body = Object), (status = 503, body = Object)))]
 pub(super) async fn healthz(State(state): State<Arc<AppState>>) -> Response {
     let cas = state.cas.clone();
-    // Not under `Checks`: health must answer when the service is busy.
+    // Not under the CPU-heavy slots: health must answer when the service is busy.
     let probe = tokio::task::spawn_blocking(move || cas.probe()).await;
     let mut problems = Vec::new();
     match probe {

@@ -17,6 +17,7 @@ mod jobs;
 mod layers;
 mod npm;
 mod operations;
+mod params;
 mod publish;
 mod run;
 mod workflows;
@@ -33,7 +34,6 @@ use utoipa::OpenApi;
 
 pub use auth::publisher_owner;
 pub use check::lock_seed;
-pub use heavy::Checks;
 
 use crate::problem::Problem;
 use crate::AppState;

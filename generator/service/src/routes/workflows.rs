@@ -12,9 +12,10 @@ use axum::extract::{Query, State};
 use axum::http::StatusCode;
 use axum::response::IntoResponse;
 use axum::Json;
-use braid::build::{self, Target};
+use braid::build;
 use braid::diagnostic::Diagnostic;
 use braid::manifest::validate;
+use braid::target::Target;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 

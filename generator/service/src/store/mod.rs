@@ -8,6 +8,7 @@
 //! opened: a file deleted or replaced under the server would otherwise take
 //! every later write silently into an unlinked inode.
 
+mod columns;
 mod migrations;
 mod packages;
 mod postgres;
@@ -26,7 +27,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use braid::build::{Report, Target};
+use braid::build::Report;
+use braid::target::Target;
 use rusqlite::{params, Connection, OptionalExtension};
 use serde::Serialize;
 

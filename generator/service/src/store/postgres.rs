@@ -24,7 +24,8 @@
 use std::str::FromStr;
 use std::time::Duration;
 
-use braid::build::{Report, Target};
+use braid::build::Report;
+use braid::target::Target;
 use postgres::{NoTls, Row, Transaction};
 use r2d2_postgres::PostgresConnectionManager;
 
