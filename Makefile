@@ -55,10 +55,14 @@ test-docs: setup
 	mdbook build docs
 	node js/scripts/check-docs.mjs
 
-# Also lints the code #[operation] generates for the `wasm` feature, on wasm32.
+# Also lints the code #[operation] generates for the `wasm` feature, on
+# wasm32, and checks the module structure (xtask/): no two modules of a
+# crate import each other, no file of the compiler library or the service
+# over 600 lines.
 test-lint: setup $(BRAID)
 	cargo fmt --all -- --check
 	cargo clippy --workspace --all-targets --quiet -- -D warnings
+	cargo xtask modules
 	ops=$$($(BRAID) ops --supports wasm --names); \
 	cargo clippy --quiet --target wasm32-unknown-unknown $$(printf -- '-p %s ' $$ops) \
 	  --features "$$(printf '%s/wasm,' $$ops)" -- -D warnings

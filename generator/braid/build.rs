@@ -6,12 +6,13 @@
 //! user's operation (`registry`), so the binary needs no source checkout.
 //!
 //! Members come from the workspace's `members` list; the tools themselves
-//! (`generator/braid`, `generator/engine`, `generator/service`, `generator/cli`) are left out.
+//! (`generator/braid`, `generator/engine`, `generator/service`,
+//! `generator/cli`) and the repository's own checks (`xtask`) are left out.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-const TOOLS: &[&str] = &["generator/braid", "generator/engine", "generator/service", "generator/cli"];
+const TOOLS: &[&str] = &["generator/braid", "generator/engine", "generator/service", "generator/cli", "xtask"];
 
 fn main() {
     let manifest_dir = PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").unwrap());

@@ -8,7 +8,7 @@
 // deleted database, damaged artifacts, builds outliving the server, SIGTERM.
 // The request/answer matrix (bad input, auth, invalid manifests, validate and
 // generate, dedup answers, OpenAPI, metrics labels, 500 bodies) runs in
-// process: generator/service/src/routes/tests.rs.
+// process: generator/service/src/routes/tests/.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';

@@ -1,6 +1,6 @@
 //! Building a generated crate for its targets: native (`cargo build
 //! --release`), `no_std` (`thumbv7em-none-eabihf`, default features off),
-//! the npm packages (node, web, bundler) through [`crate::wasm_pkg`], and a
+//! the npm packages (node, web, bundler) through [`crate::package::js`], and a
 //! Wasm component (`wasm32-wasip2`, with its WIT world). All
 //! builds share one target directory and compile in its staging directory
 //! ([`crate::staging`]), so a new workflow over operations already built
@@ -23,12 +23,13 @@ use crate::codegen::{crate_name, Generator};
 use crate::compile_cache::CompileCache;
 use crate::fsutil::{self, FsError};
 use crate::manifest::Workflow;
+use crate::package;
+use crate::package::js::{PackageError as PkgError, PackageSpec, Toolchain};
 use crate::process::{self, ProcessError};
 use crate::project::{self, GenerateError};
 use crate::sandbox::Sandbox;
 use crate::staging::Staging;
 use crate::target::{JsTarget, Target, COMPONENT_TRIPLE, NOSTD_TRIPLE};
-use crate::wasm_pkg::{self, PackageError as PkgError, PackageSpec, Toolchain};
 
 #[derive(Debug, thiserror::Error)]
 pub enum BuildError {
@@ -333,7 +334,7 @@ pub fn build(
         license: String::new(),
         features: vec!["wasm".into(), "wasm-allocator".into()],
         target_dir: options.target_dir.clone(),
-        remap: wasm_pkg::remaps(None, Some(staging.dir())),
+        remap: package::js::remaps(None, Some(staging.dir())),
         deny_warnings: options.deny_warnings,
         sandbox: options.sandbox.clone(),
         compile_cache: options.compile_cache.clone(),
@@ -345,7 +346,7 @@ pub fn build(
     if options.targets.contains(&Target::Component) {
         let spec = PackageSpec { features: vec!["component".into()], ..spec.clone() };
         step("component", &mut || {
-            let wasm = wasm_pkg::compile_for(&spec, COMPONENT_TRIPLE, true)?;
+            let wasm = package::js::compile_for(&spec, COMPONENT_TRIPLE, true)?;
             fsutil::create_dir_all(&component_dir)?;
             fsutil::write(&component_dir.join(format!("{crate_name}.wasm")), &fsutil::read(&wasm)?)?;
             fsutil::write(
@@ -362,14 +363,14 @@ pub fn build(
     if let Some(tools) = &tools {
         let mut wasm = PathBuf::new();
         step("wasm", &mut || {
-            wasm = wasm_pkg::compile(&spec)?;
+            wasm = package::js::compile(&spec)?;
             Ok(())
         })?;
         for target in &js {
             let dir = out.join("pkg").join(target.name());
             let mut built = None;
             step(target.name(), &mut || {
-                built = Some(wasm_pkg::package(&spec, &wasm, *target, &dir, tools)?);
+                built = Some(package::js::package(&spec, &wasm, *target, &dir, tools)?);
                 Ok(())
             })?;
             if let Some(pkg) = built {

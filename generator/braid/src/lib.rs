@@ -4,7 +4,6 @@
 
 pub mod archive;
 pub mod build;
-pub mod cargo_package;
 pub mod codegen;
 pub mod compile_cache;
 pub mod diagnostic;
@@ -12,8 +11,8 @@ pub mod fsutil;
 mod ident;
 pub mod lockfile;
 pub mod manifest;
-pub mod npm_package;
 pub mod opcheck;
+pub mod package;
 pub mod process;
 pub mod project;
 pub mod registry;
@@ -23,7 +22,6 @@ pub mod scaffold;
 pub mod staging;
 pub mod target;
 pub mod vendor;
-pub mod wasm_pkg;
 
 /// The operation-manifest schema: type names, platforms, the typed
 /// [`OperationManifest`] and its checks, canonical JSON, content ids.

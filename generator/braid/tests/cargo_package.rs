@@ -1,13 +1,13 @@
-//! The Cargo registry form of a generated crate (`braid::cargo_package`):
+//! The Cargo registry form of a generated crate (`braid::package::cargo`):
 //! one package per crate, dependencies by version, index lines that say
 //! where each dependency is from, deterministic archives.
 
 use std::io::Read;
 use std::path::Path;
 
-use braid::cargo_package::{packages, CRATES_IO};
 use braid::codegen::Generator;
 use braid::manifest::validate;
+use braid::package::cargo::{packages, CRATES_IO};
 use braid::Registry;
 use sha2::Digest as _;
 
@@ -88,7 +88,7 @@ fn a_generated_crate_and_what_it_vendors_become_registry_packages() {
 
     // The same crate gives the same bytes.
     let again = generated("cidv1_from_bytes.json");
-    let second = braid::cargo_package::packages(&again).unwrap();
+    let second = braid::package::cargo::packages(&again).unwrap();
     for (a, b) in packages.iter().zip(&second) {
         assert!(a.bytes == b.bytes && a.index_line == b.index_line, "{} differs between two generations", a.name);
     }

@@ -723,7 +723,7 @@ fn the_installed_braid_works_outside_the_checkout() -> Result<(), Failed> {
     run(Command::new("npm")
         .args(["install", "--silent", "--no-audit", "--no-fund", "--prefix"])
         .arg(home.join("tools"))
-        .arg(format!("binaryen@{}", braid::wasm_pkg::WASM_OPT_NPM_VERSION)))?;
+        .arg(format!("binaryen@{}", braid::package::js::WASM_OPT_NPM_VERSION)))?;
     let text = std::fs::read_to_string(root().join("workflows/cidv1_from_bytes.json"))?;
     std::fs::write(work.join("workflow.json"), text)?;
     std::fs::write(work.join("input.txt"), "hello world")?;

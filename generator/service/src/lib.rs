@@ -341,7 +341,7 @@ fn toolchain() -> String {
     format!(
         "braid {} / {rustc} / wasm-bindgen {}",
         braid::codegen::BRAID_VERSION,
-        braid::wasm_pkg::WASM_BINDGEN_VERSION
+        braid::package::js::WASM_BINDGEN_VERSION
     )
 }
 

@@ -8,7 +8,7 @@
 
 use axum::http::{header, HeaderMap};
 
-use braid::cargo_package::CratePackage;
+use braid::package::cargo::CratePackage;
 
 use crate::cas::CasError;
 use crate::ids::ContentId;
@@ -48,7 +48,7 @@ pub fn add_operations(state: &AppState) {
     // Scratch space outside the data directory: its free space is the
     // builds' (freeing it must not make room they were refused).
     let scratch = std::env::temp_dir().join(format!("braid-registry-{}", uuid::Uuid::new_v4().simple()));
-    let (crates, skipped) = braid::cargo_package::registry_packages(&registry, &scratch);
+    let (crates, skipped) = braid::package::cargo::registry_packages(&registry, &scratch);
     let _ = std::fs::remove_dir_all(&scratch);
     for (op, why) in skipped {
         tracing::warn!("{op} is not in the Cargo registry: {why}");

@@ -431,7 +431,7 @@ fn registry_packages(
     report: &Report,
 ) -> Vec<(Artifact, Package)> {
     let mut found = Vec::new();
-    let cargo = braid::cargo_package::packages(&out.join("crate")).map_err(|e| e.to_string()).and_then(|crates| {
+    let cargo = braid::package::cargo::packages(&out.join("crate")).map_err(|e| e.to_string()).and_then(|crates| {
         crates
             .into_iter()
             .map(|c| crate::registries::store_cargo_package(state, c).map_err(|e| e.to_string()))
@@ -467,7 +467,7 @@ fn npm_package(
 ) -> Result<(Artifact, Package), String> {
     let workflow = workflow.ok_or("the manifest did not validate against the registry when the build started")?;
     let scope = state.config.npm_scope.as_deref();
-    let npm = braid::npm_package::unified(&out.join("pkg"), workflow, &report.crate_name, scope)
+    let npm = braid::package::npm::unified(&out.join("pkg"), workflow, &report.crate_name, scope)
         .map_err(|e| e.to_string())?;
     let entries = npm.files.iter().map(|(path, bytes)| (path.as_str(), bytes.as_slice()));
     let tgz = pack::tar_gz_entries(entries, "package").map_err(|e| format!("packing it: {e}"))?;

@@ -20,7 +20,7 @@ use self::component::ComponentPlan;
 use self::literal::RustStr;
 pub use self::plan::{plan, CratePlan};
 pub use crate::fsutil::File;
-use crate::manifest::check::Workflow;
+use crate::manifest::Workflow;
 
 /// Braid's version, written into the `@generated` header.
 pub const BRAID_VERSION: &str = env!("CARGO_PKG_VERSION");

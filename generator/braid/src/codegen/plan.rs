@@ -14,7 +14,7 @@ use super::literal::{Ident, Plain, RustStr, RustType, TomlStr, TsType};
 pub use super::parts::*;
 use super::typescript::{self, TypeScript};
 use super::BRAID_VERSION;
-use crate::manifest::check::{SegmentInput, Workflow};
+use crate::manifest::workflow::{SegmentInput, Workflow};
 
 /// What the one generated-file header says (`templates/partials/header.hbs`).
 #[derive(Debug, Clone, Serialize)]

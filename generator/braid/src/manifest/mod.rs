@@ -6,14 +6,17 @@
 //! [`schema`] is their JSON Schema, for editors.
 
 pub mod check;
+mod json;
 pub mod model;
 pub mod parse;
 pub mod schema;
+pub mod workflow;
 
-pub use check::{validate, validate_bytes, Workflow};
+pub use check::{validate, validate_bytes};
+pub use json::{text, utf8};
 pub use model::WorkflowManifest;
-pub use parse::{text, utf8};
 pub use schema::json_schema;
+pub use workflow::Workflow;
 
 // The limits. Each one keeps validation linear in the manifest's size and
 // every valid manifest buildable on every target its operations allow within

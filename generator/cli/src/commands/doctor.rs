@@ -5,8 +5,8 @@
 
 use std::process::Command;
 
+use braid::package::js::{Toolchain, WASM_BINDGEN_VERSION, WASM_OPT_NPM_VERSION};
 use braid::target::{COMPONENT_TRIPLE, NOSTD_TRIPLE};
-use braid::wasm_pkg::{Toolchain, WASM_BINDGEN_VERSION, WASM_OPT_NPM_VERSION};
 
 use crate::output::{emit, tool_dirs, Invalid};
 
@@ -83,7 +83,7 @@ fn toolchain() -> Vec<Check> {
             fix: Some(Fix::Target(target)),
         });
     }
-    let tool = |what, found: Result<std::path::PathBuf, braid::wasm_pkg::PackageError>, fix| match found {
+    let tool = |what, found: Result<std::path::PathBuf, braid::package::js::PackageError>, fix| match found {
         Ok(path) => Check { what, ok: true, detail: path.display().to_string(), fix: None },
         Err(e) => Check { what, ok: false, detail: e.to_string(), fix: Some(fix) },
     };

@@ -5,9 +5,9 @@
 use std::path::PathBuf;
 
 use anyhow::{bail, Context as _};
+use braid::package::js::{self, PackageSpec, Toolchain};
 use braid::registry::Registry;
 use braid::target::JsTarget;
-use braid::wasm_pkg::{self, PackageSpec, Toolchain};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -38,10 +38,10 @@ pub fn run(Args { names, targets, out, root }: Args) -> anyhow::Result<()> {
             bail!("`{name}` is a crate of value types only: it has no package of its own (its types are in the packages of the workflows that use them)");
         }
         let spec = PackageSpec::operation(&root, op)?;
-        let wasm = wasm_pkg::compile(&spec)?;
+        let wasm = js::compile(&spec)?;
         for target in &targets {
             let dir = out.join(name).join(target.name());
-            let pkg = wasm_pkg::package(&spec, &wasm, *target, &dir, &tools)?;
+            let pkg = js::package(&spec, &wasm, *target, &dir, &tools)?;
             println!("{name} {:<8} {} ({} bytes of wasm)", target.name(), pkg.dir.display(), pkg.wasm_bytes);
         }
     }

@@ -242,7 +242,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         api_keys.push(key);
     }
     if let Some(scope) = &args.npm_scope {
-        braid::npm_package::check_scope(scope)?;
+        braid::package::npm::check_scope(scope)?;
     }
     let public_url = args.public_url.map(|url| braid_service::registries::check_public_url(&url)).transpose()?;
     let base = Config {

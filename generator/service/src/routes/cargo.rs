@@ -3,7 +3,7 @@
 //! (`/cargo/index/wf/_c/wf_cid`: one JSON line per version) and `GET
 //! /cargo/crates/{name}/{version}/download` (the `.crate`, verified against
 //! its content id). Crates come from builds: the workflow's crate and the
-//! crates it vendors ([`braid::cargo_package`]).
+//! crates it vendors ([`braid::package::cargo`]).
 
 use std::sync::Arc;
 
@@ -11,7 +11,7 @@ use axum::extract::{Path, State};
 use axum::http::{header, HeaderMap};
 use axum::response::IntoResponse;
 use axum::Json;
-use braid::cargo_package::index_path;
+use braid::package::cargo::index_path;
 
 use super::artifacts::verified;
 use super::heavy::with_store;

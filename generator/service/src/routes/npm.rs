@@ -4,7 +4,7 @@
 //! /npm/{name}/-/{file}.tgz` (the tarball, verified against its content
 //! id). A scoped name comes as one path segment (`@org%2fwf_name`), as npm
 //! sends it. Packages come from builds with the node and web targets
-//! ([`braid::npm_package`]).
+//! ([`braid::package::npm`]).
 
 use std::sync::Arc;
 

@@ -1,11 +1,9 @@
-//! Building a crate as an npm package: `cargo rustc --crate-type cdylib` for
-//! `wasm32-unknown-unknown`, `wasm-bindgen` for a JS target, `wasm-opt`
+//! Building a crate as the package of one JS target: `cargo rustc
+//! --crate-type cdylib` for `wasm32-unknown-unknown`, `wasm-bindgen` for
+//! the target, Braid's touches to its glue (`glue.rs`), `wasm-opt`
 //! (binaryen >= 116; Debian's 108 corrupts wasm-bindgen output), and a
 //! `package.json` in wasm-pack's layout. Paths are remapped so the `.wasm`
-//! holds no absolute path of this machine. Three touches to wasm-bindgen's
-//! JS: snippets become CommonJS in Node packages, methods of a freed
-//! object throw in the glue rather than in Wasm, and a call that traps
-//! resets the module (Node and web packages; [`guard_traps`]).
+//! holds no absolute path of this machine.
 //!
 //! The crate-type is given on the command line rather than in Cargo.toml so
 //! the same crate also builds for targets without `cdylib` (no_std ones)
@@ -16,6 +14,7 @@ use std::process::Command;
 
 use serde_json::json;
 
+use super::glue::{guard_freed_objects, guard_traps, raw_exports_unknown, to_commonjs};
 use crate::fsutil::{self, FsError};
 use crate::process::{self, ProcessError};
 use crate::target::JsTarget;
@@ -352,171 +351,6 @@ fn snippets_to_commonjs(dir: &Path) -> Result<(), PackageError> {
     Ok(())
 }
 
-/// An ES module whose only exports are `export function NAME` lines (and
-/// that imports nothing) as CommonJS; `None` for any other module.
-fn to_commonjs(source: &str) -> Option<String> {
-    let mut names = Vec::new();
-    let mut out = String::with_capacity(source.len() + 64);
-    for line in source.lines() {
-        if let Some(rest) = line.strip_prefix("export function ") {
-            let name: String =
-                rest.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_' || *c == '$').collect();
-            if name.is_empty() {
-                return None;
-            }
-            names.push(name);
-            out.push_str("function ");
-            out.push_str(rest);
-        } else if line.starts_with("export") || line.starts_with("import") {
-            return None;
-        } else {
-            out.push_str(line);
-        }
-        out.push('\n');
-    }
-    out.push_str(&format!("module.exports = {{ {} }};\n", names.join(", ")));
-    Some(out)
-}
-
-/// How wasm-bindgen's glue passes an object's pointer to a method.
-const METHOD_CALL: &str = "(this.__wbg_ptr";
-
-/// How the glue (with a reset function) checks that a method's object
-/// belongs to the current instance, before anything else.
-const METHOD_STALE: &str = "if (this.__wbg_inst !== undefined";
-
-/// How `free()` takes the object's pointer (0 when freed already).
-const FREE: &str = "const ptr = this.__destroy_into_raw();";
-
-/// A method of a freed object (`free()`) passes pointer 0 to Wasm, where
-/// wasm-bindgen's shim throws, and each throw leaks part of wasm-bindgen's
-/// stack in Wasm memory: a few thousand such calls break the module. The
-/// glue is made to check the pointer first, in JS, and a second `free()`
-/// does nothing (Wasm would throw at its null pointer); `None` when it has
-/// no methods.
-fn guard_freed_objects(glue: &str) -> Option<String> {
-    if !glue.contains(METHOD_CALL) {
-        return None;
-    }
-    let mut out = glue
-        .replace(METHOD_CALL, "(braidLivePointer(this)")
-        .replace(METHOD_STALE, "if (braidObject(this).__wbg_inst !== undefined")
-        .replace(
-            FREE,
-            "const ptr = typeof braidObject(this).__destroy_into_raw === 'function' ? this.__destroy_into_raw() : 0; \
-             if (!ptr) return;",
-        );
-    out.push_str(
-        "\n// Added by Braid: a method of a freed object, or called on something\n\
-         // else (`stream().finish.call(null)`), throws here, before Wasm.\n\
-         function braidObject(object) {\n\
-         \x20   if (object === null || (typeof object !== 'object' && typeof object !== 'function')) {\n\
-         \x20       throw new Error(`this method was called on ${object === null ? 'null' : typeof object}, not on an object the package made`);\n\
-         \x20   }\n\
-         \x20   return object;\n\
-         }\n\
-         function braidLivePointer(object) {\n\
-         \x20   const ptr = braidObject(object).__wbg_ptr;\n\
-         \x20   if (!ptr) throw new Error('this object was freed (free() was called), or is not one the package made');\n\
-         \x20   return ptr;\n\
-         }\n",
-    );
-    Some(out)
-}
-
-/// How wasm-bindgen's glue takes a new instance's exports, at start and in
-/// `__wbg_reset_state` (Node: `wasmInstance`; web: `instance` at start).
-const TAKE_EXPORTS: [&str; 2] = ["wasm = wasmInstance.exports;", "wasm = instance.exports;"];
-
-/// The Wasm exports whose glue returns a Promise: a trap in them rejects.
-const PROMISING_EXPORTS: &str = "'run', 'runMany', 'runStream', 'workflow_next'";
-
-/// A trap (an operation's bug, memory exhausted), or any exception that
-/// unwinds through Wasm, leaves the instance broken: its stack pointer,
-/// borrow flags and allocator stay mid-call, so every later call fails
-/// ("recursive use of an object", then "memory access out of bounds").
-/// Every export is wrapped here: the failing call throws (or, for those
-/// returning a Promise, rejects with) an `Error` saying the module was
-/// reset, and `__wbg_reset_state` (wasm-bindgen's, which makes objects of
-/// the old instance refuse use) gives the next call a fresh instance.
-/// `None` when the glue has no reset function (a bundler package).
-fn guard_traps(glue: &str) -> Option<String> {
-    if !glue.contains("function __wbg_reset_state") || !TAKE_EXPORTS.iter().any(|t| glue.contains(t)) {
-        return None;
-    }
-    let mut out = glue.to_string();
-    for take in TAKE_EXPORTS {
-        let exports = take.trim_start_matches("wasm = ").trim_end_matches(';');
-        out = out.replace(take, &format!("wasm = braidGuardTraps({exports});"));
-    }
-    out.push_str(&format!(
-        "\n// Added by Braid: a call that traps resets the module (see wasm_pkg.rs).\n\
-         const braidPromising = new Set([{PROMISING_EXPORTS}]);\n\
-         function braidGuardTraps(exports) {{\n\
-         \x20   const guarded = {{}};\n\
-         \x20   for (const [name, value] of Object.entries(exports)) {{\n\
-         \x20       guarded[name] = typeof value !== 'function' ? value : function (...args) {{\n\
-         \x20           try {{\n\
-         \x20               return value(...args);\n\
-         \x20           }} catch (cause) {{\n\
-         \x20               const error = braidReset(cause);\n\
-         \x20               if (braidPromising.has(name)) return Promise.reject(error);\n\
-         \x20               // A finalizer's free: nothing to report to.\n\
-         \x20               if (name.endsWith('_free')) return undefined;\n\
-         \x20               throw error;\n\
-         \x20           }}\n\
-         \x20       }};\n\
-         \x20   }}\n\
-         \x20   return guarded;\n\
-         }}\n\
-         function braidReset(cause) {{\n\
-         \x20   __wbg_reset_state();\n\
-         \x20   const what = cause instanceof WebAssembly.RuntimeError ? `trapped (${{cause.message}})` : `failed inside Wasm (${{cause && cause.message}})`;\n\
-         \x20   return new Error(`the module ${{what}} and was reset: this call failed; the next call runs on a fresh instance (objects made before, such as a Workflow or a stream, can no longer be used)`, {{ cause }});\n\
-         }}\n"
-    ));
-    Some(out)
-}
-
-/// wasm-bindgen declares the module's raw exports (`InitOutput` of the web
-/// package, the `_bg.wasm.d.ts` of every package) with `any` for the
-/// values they pass; they are `unknown` here, so no declaration a package
-/// ships says `any`. `None` when there is nothing to change.
-fn raw_exports_unknown(dts: &str) -> Option<String> {
-    let mut changed = false;
-    let lines: Vec<String> = dts
-        .lines()
-        .map(|line| {
-            let declaration = line.trim_start();
-            let raw = (declaration.starts_with("readonly ") || declaration.starts_with("export const "))
-                && declaration.contains(": (");
-            if !raw {
-                return line.to_string();
-            }
-            let replaced = replace_word(line, "any", "unknown");
-            changed |= replaced != line;
-            replaced
-        })
-        .collect();
-    changed.then(|| lines.join("\n") + if dts.ends_with('\n') { "\n" } else { "" })
-}
-
-/// `text` with each whole word `word` (not part of a longer identifier) replaced.
-fn replace_word(text: &str, word: &str, with: &str) -> String {
-    let is_ident = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == '$';
-    let mut out = String::with_capacity(text.len());
-    let mut rest = text;
-    while let Some(i) = rest.find(word) {
-        let before = rest[..i].chars().next_back();
-        let after = rest[i + word.len()..].chars().next();
-        out.push_str(&rest[..i]);
-        out.push_str(if before.is_some_and(is_ident) || after.is_some_and(is_ident) { word } else { with });
-        rest = &rest[i + word.len()..];
-    }
-    out.push_str(rest);
-    out
-}
-
 /// wasm-opt's flags: speed, with the features Rust 1.95 enables by default
 /// on wasm32 plus SIMD (blake3).
 const WASM_OPT_FLAGS: &[&str] = &[
@@ -545,68 +379,4 @@ fn optimize(wasm: &Path, cache: &Path, wasm_opt: &Path) -> Result<(), PackageErr
     // Written then renamed: a concurrent build never reads half a file.
     fsutil::write_if_changed(&cached, &fsutil::read(wasm)?)?;
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn snippets_become_commonjs() {
-        let esm = "const a = 1;\nexport function braidOne(x) {\n  return x + a;\n}\nexport function two$() {}\n";
-        assert_eq!(
-            to_commonjs(esm).unwrap(),
-            "const a = 1;\nfunction braidOne(x) {\n  return x + a;\n}\nfunction two$() {}\nmodule.exports = { braidOne, two$ };\n"
-        );
-        // Anything else is refused rather than half converted.
-        assert_eq!(to_commonjs("export const a = 1;\n"), None);
-        assert_eq!(to_commonjs("export default function () {}\n"), None);
-        assert_eq!(to_commonjs("import x from 'y';\n"), None);
-        assert_eq!(to_commonjs("export function (x) {}\n"), None);
-    }
-
-    #[test]
-    fn methods_check_their_object_in_js() {
-        let glue = "    next(inputs) {\n        const ret = wasm.workflow_next(this.__wbg_ptr, inputs);\n        return ret;\n    }\n";
-        let guarded = guard_freed_objects(glue).unwrap();
-        assert!(guarded.contains("wasm.workflow_next(braidLivePointer(this), inputs);"), "{guarded}");
-        assert!(guarded.contains("function braidLivePointer(object) {"), "{guarded}");
-        assert_eq!(guard_freed_objects("export function run(inputs) {}\n"), None);
-        let free = "    free() {\n        const ptr = this.__destroy_into_raw();\n        wasm.__wbg_stream_free(ptr, 0);\n    }\n    finish() {\n        wasm.stream_finish(this.__wbg_ptr);\n    }\n";
-        let guarded = guard_freed_objects(free).unwrap();
-        assert!(guarded.contains("this.__destroy_into_raw() : 0; if (!ptr) return;\n"), "{guarded}");
-        let stale = "    finish() {\n        if (this.__wbg_inst !== undefined && this.__wbg_inst !== __wbg_instance_id) {\n        wasm.stream_finish(this.__wbg_ptr);\n";
-        assert!(guard_freed_objects(stale).unwrap().contains("if (braidObject(this).__wbg_inst !== undefined &&"));
-    }
-
-    #[test]
-    fn every_export_resets_the_module_when_it_traps() {
-        let glue = "function __wbg_reset_state () {\n    wasmInstance = new WebAssembly.Instance(wasmModule, imports);\n    wasm = wasmInstance.exports;\n}\nlet wasm = wasmInstance.exports;\n";
-        let guarded = guard_traps(glue).unwrap();
-        assert_eq!(guarded.matches("wasm = braidGuardTraps(wasmInstance.exports);").count(), 2, "{guarded}");
-        assert!(guarded.contains("function braidGuardTraps(exports) {"), "{guarded}");
-        let web = "export function __wbg_reset_state () {\n    wasm = wasmInstance.exports;\n}\nfunction __wbg_finalize_init(instance, module) {\n    wasm = instance.exports;\n";
-        assert!(guard_traps(web).unwrap().contains("wasm = braidGuardTraps(instance.exports);"));
-        // A bundler package has no reset function: left as it is.
-        assert_eq!(guard_traps("let wasm;\nexport function __wbg_set_wasm(val) {\n    wasm = val;\n}\n"), None);
-    }
-
-    #[test]
-    fn raw_exports_are_declared_unknown_not_any() {
-        let dts = "/** of any length */\nexport interface InitOutput {\n  readonly run: (a: any) => any;\n  readonly next: (a: number, b: any) => [number, anyhow];\n}\n";
-        let typed = raw_exports_unknown(dts).unwrap();
-        assert_eq!(typed, "/** of any length */\nexport interface InitOutput {\n  readonly run: (a: unknown) => unknown;\n  readonly next: (a: number, b: unknown) => [number, anyhow];\n}\n");
-        assert_eq!(raw_exports_unknown("export const memory: WebAssembly.Memory;\n"), None);
-        assert_eq!(
-            raw_exports_unknown("export const run: (a: any) => void;\n").unwrap(),
-            "export const run: (a: unknown) => void;\n"
-        );
-    }
-
-    #[test]
-    fn braid_supports_snippet_converts() {
-        let source = include_str!("../../../operations/support/src/wasm.js");
-        let commonjs = to_commonjs(source).unwrap();
-        assert!(commonjs.contains("module.exports = { braidByteLength, "), "{commonjs}");
-    }
 }

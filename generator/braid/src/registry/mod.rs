@@ -24,8 +24,14 @@ use std::sync::{Arc, OnceLock};
 use braid_schema::{OperationManifest, TypeDef, TypeName};
 use serde::{Deserialize, Serialize};
 
+mod disk;
+mod ingest;
+
+pub use disk::Added;
+pub use ingest::{prepare, read_crate, Prepared};
+
 use crate::fsutil::{self, File, FsError};
-use crate::vendor::{self, CrateFiles, VendorError, Workspace};
+use crate::vendor::{self, CrateFiles, VendorError};
 
 #[derive(Debug, thiserror::Error)]
 pub enum RegistryError {
@@ -130,183 +136,6 @@ impl RegisteredOperation {
     }
 }
 
-/// A crate ready to register: its derived manifest (with `source`) and files.
-#[derive(Debug, Clone)]
-pub struct Prepared {
-    pub manifest: OperationManifest,
-    pub version_id: String,
-    pub files: CrateFiles,
-}
-
-/// What [`Registry::add`] did.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Added {
-    /// A new version.
-    New,
-    /// The same name, version and sources were registered already.
-    Unchanged,
-    /// A built-in of another `braid` build replaced by this build's.
-    Replaced,
-}
-
-/// Derives a crate's manifest from its files (`crate_dir` names it in
-/// errors), checks a committed `manifest.json` against it, and sets
-/// `source`.
-pub fn prepare(files: CrateFiles, crate_dir: &str) -> Result<Prepared, RegistryError> {
-    let mut manifest = derive(&files, crate_dir)?;
-    // Generated code names the crate in Rust paths and Cargo.toml keys.
-    if !crate::ident::is_plain_ident(&manifest.name) {
-        return Err(crate_error(
-            crate_dir,
-            format!(
-                "package name `{}`: an operation's crate name must be a Rust identifier (ASCII letters, digits and \
-                 `_`, not a keyword), e.g. `{}`",
-                manifest.name,
-                manifest.name.replace('-', "_")
-            ),
-        ));
-    }
-    if let Some(committed) = files.get("manifest.json") {
-        let committed =
-            OperationManifest::parse(committed).map_err(|e| crate_error(crate_dir, format!("manifest.json: {e}")))?;
-        if committed != manifest {
-            return Err(crate_error(
-                crate_dir,
-                "manifest.json differs from what #[operation] makes of the code: rebuild the crate and commit the \
-                 manifest it writes, or delete manifest.json",
-            ));
-        }
-    }
-    check_bundled(&files, &manifest.name, crate_dir)?;
-    manifest.source = Some(vendor::source_id(&files));
-    manifest.check().map_err(|e| crate_error(crate_dir, e.to_string()))?;
-    let version_id = manifest.version_id();
-    Ok(Prepared { manifest, version_id, files })
-}
-
-/// The crates an operation bundles are named after it (`op_x_macro`,
-/// `op_x-helper`): every vendored crate of a workflow is a member of its
-/// workspace, where two packages may not share a name.
-fn check_bundled(files: &CrateFiles, operation: &str, crate_dir: &str) -> Result<(), RegistryError> {
-    for dir in vendor::manifests(files)?.iter().filter(|d| !d.is_empty()) {
-        let path = format!("{dir}Cargo.toml");
-        let (name, _) = vendor::package_id(&files[&path], &path)?;
-        let rest = name.replace('-', "_");
-        let ok = rest.strip_prefix(operation).is_some_and(|r| r.starts_with('_'));
-        if !ok {
-            return Err(crate_error(
-                crate_dir,
-                format!(
-                    "{path}: a crate the operation bundles is named after it, `{operation}_...` (this one is `{name}`): \
-                     crates of different operations meet in one workspace, where names must differ"
-                ),
-            ));
-        }
-    }
-    Ok(())
-}
-
-/// The manifest `#[operation]` builds for the crate, from its source.
-fn derive(files: &CrateFiles, crate_dir: &str) -> Result<OperationManifest, RegistryError> {
-    let cargo_toml = files.get("Cargo.toml").ok_or_else(|| crate_error(crate_dir, "no Cargo.toml"))?;
-    braid_macro_support::derive_manifest(cargo_toml, files).map_err(|e| crate_error(crate_dir, format!("\n{e}")))
-}
-
-/// The files of the crate in `dir` that make its source: `Cargo.toml`
-/// (made standalone, see [`vendor::standalone`]), `build.rs`,
-/// `manifest.json`, README and LICENSE files, everything under `src/`, the
-/// library and build-script paths `Cargo.toml` names, and the same of each
-/// crate it bundles (a path dependency inside its directory), under that
-/// crate's directory. Symbolic links and files that are not UTF-8 text are
-/// refused.
-pub fn read_crate(dir: &Path) -> Result<CrateFiles, RegistryError> {
-    let shown = dir.display().to_string();
-    let root = dir.canonicalize().map_err(fsutil::at(dir))?;
-    let mut files = CrateFiles::new();
-    let mut todo = vec![(String::new(), 0)];
-    while let Some((prefix, depth)) = todo.pop() {
-        if files.contains_key(&format!("{prefix}Cargo.toml")) {
-            continue;
-        }
-        for sub in read_one(&root, &prefix, &shown, &mut files)? {
-            if depth == vendor::MAX_BUNDLE_DEPTH {
-                return Err(crate_error(
-                    &shown,
-                    format!("{prefix}Cargo.toml: crates bundled more than {} levels deep", vendor::MAX_BUNDLE_DEPTH),
-                ));
-            }
-            todo.push((format!("{prefix}{sub}/"), depth + 1));
-        }
-    }
-    Ok(files)
-}
-
-/// Reads the crate in `root/prefix` into `files` (paths under `prefix`);
-/// returns the directories of the crates it bundles, relative to it.
-fn read_one(root: &Path, prefix: &str, shown: &str, files: &mut CrateFiles) -> Result<Vec<String>, RegistryError> {
-    let dir = root.join(prefix);
-    // A bundled directory reached through a symbolic link could be anywhere.
-    let real = dir.canonicalize().map_err(|e| crate_error(shown, format!("{prefix}: {e}")))?;
-    if real != dir.components().collect::<PathBuf>() {
-        return Err(crate_error(
-            shown,
-            format!("{prefix} is reached through a symbolic link; a crate's source must be plain files"),
-        ));
-    }
-    let cargo_toml = dir.join("Cargo.toml");
-    let text = std::fs::read_to_string(&cargo_toml)
-        .map_err(|e| crate_error(shown, format!("no readable {prefix}Cargo.toml ({e}): is this a crate directory?")))?;
-    let manifest_path = format!("{shown}/{prefix}Cargo.toml");
-    let workspace = Workspace::enclosing(&real)?;
-    let manifest = vendor::standalone(&text, workspace.as_ref(), &manifest_path)?;
-    let bundled = vendor::bundled(&manifest, &manifest_path)?;
-    let table: toml::Table = manifest.parse().map_err(|e| crate_error(shown, format!("{prefix}Cargo.toml: {e}")))?;
-    let mut wanted: Vec<String> = Vec::new();
-    let named = |v: Option<&toml::Value>| v.and_then(toml::Value::as_str).map(str::to_string);
-    wanted.extend(named(table.get("lib").and_then(|l| l.get("path"))));
-    wanted.extend(named(table.get("package").and_then(|p| p.get("build"))));
-    files.insert(format!("{prefix}Cargo.toml"), manifest);
-    let add = |files: &mut CrateFiles, rel: &str| -> Result<(), RegistryError> {
-        let path = dir.join(rel);
-        let meta = std::fs::symlink_metadata(&path).map_err(fsutil::at(&path))?;
-        if meta.file_type().is_symlink() {
-            return Err(crate_error(
-                shown,
-                format!("{prefix}{rel} is a symbolic link; a crate's source must be plain files"),
-            ));
-        }
-        let bytes = fsutil::read(&path)?;
-        let text =
-            String::from_utf8(bytes).map_err(|_| crate_error(shown, format!("{prefix}{rel} is not UTF-8 text")))?;
-        files.insert(format!("{prefix}{}", rel.replace('\\', "/")), text);
-        Ok(())
-    };
-    for entry in std::fs::read_dir(&dir).map_err(fsutil::at(&dir))? {
-        let name = entry.map_err(fsutil::at(&dir))?.file_name().to_string_lossy().into_owned();
-        let top = ["build.rs", "manifest.json"].contains(&name.as_str())
-            || name.starts_with("README")
-            || name.starts_with("LICENSE");
-        if top {
-            add(files, &name)?;
-        }
-    }
-    if dir.join("src").is_dir() {
-        for rel in fsutil::walk(&dir.join("src"))? {
-            add(files, &format!("src/{}", rel.to_string_lossy()))?;
-        }
-    }
-    for rel in wanted {
-        let rel = rel.trim_start_matches("./").to_string();
-        if !files.contains_key(&format!("{prefix}{rel}")) {
-            if rel.starts_with('/') || rel.split('/').any(|c| c == "..") {
-                return Err(crate_error(shown, format!("{prefix}Cargo.toml names `{rel}`, outside the crate")));
-            }
-            add(files, &rel)?;
-        }
-    }
-    Ok(bundled)
-}
-
 /// The definition of value type `named` (`op_image_decode::Image`) among
 /// `operations`: in the manifest of the operation crate that defines it.
 pub fn type_def<'a>(operations: &'a [RegisteredOperation], named: &TypeName) -> Option<&'a TypeDef> {
@@ -387,12 +216,6 @@ pub fn default_home() -> PathBuf {
         .join("braid")
 }
 
-#[derive(Serialize, Deserialize)]
-struct Entry {
-    origin: Origin,
-    manifest: OperationManifest,
-}
-
 impl Registry {
     /// Whether `name` is the name of an operation that ships with Braid.
     pub fn is_builtin_name(name: &str) -> bool {
@@ -415,62 +238,6 @@ impl Registry {
         let mut registry = Self { operations, dir: None };
         registry.sort();
         registry
-    }
-
-    /// The registry in `home/registry` (created if missing), with this
-    /// build's built-in operations registered.
-    pub fn open(home: &Path) -> Result<Self, RegistryError> {
-        let dir = home.join("registry");
-        fsutil::create_dir_all(&dir)?;
-        let mut registry = Self::load(&dir)?;
-        let stamp = dir.join("builtin").join(builtin_stamp());
-        if !stamp.exists() {
-            let _lock = registry.lock()?;
-            // Another process may have installed them while this one waited.
-            registry = Self::load(&dir)?;
-            let builtins = builtins().map_err(|e| crate_error("the built-in operations", e))?;
-            for prepared in builtins {
-                registry.add_locked(prepared.clone(), Origin::Builtin)?;
-            }
-            fsutil::write(&stamp, b"")?;
-        }
-        Ok(registry)
-    }
-
-    /// [`Registry::open`] on [`default_home`].
-    pub fn open_default() -> Result<Self, RegistryError> {
-        Self::open(&default_home())
-    }
-
-    /// Reads every entry under `dir`.
-    fn load(dir: &Path) -> Result<Self, RegistryError> {
-        let mut operations = Vec::new();
-        let ops = dir.join("operations");
-        if ops.is_dir() {
-            for rel in fsutil::walk(&ops)? {
-                let path = ops.join(&rel);
-                if path.extension().is_none_or(|e| e != "json") {
-                    continue;
-                }
-                let damaged = |reason: String| RegistryError::Damaged { path: path.clone(), reason };
-                let entry: Entry =
-                    serde_json::from_str(&fsutil::read_to_string(&path)?).map_err(|e| damaged(e.to_string()))?;
-                let expected = Path::new(&entry.manifest.name).join(format!("{}.json", entry.manifest.version));
-                if rel != expected {
-                    return Err(damaged(format!("holds {} {}", entry.manifest.name, entry.manifest.version)));
-                }
-                let source = dir.join("sources").join(entry.manifest.source.as_deref().unwrap_or_default());
-                if !source.is_dir() {
-                    return Err(damaged(format!("its source {} is missing", source.display())));
-                }
-                operations.push(
-                    RegisteredOperation::new(entry.manifest, entry.origin, Source::Dir(source)).map_err(damaged)?,
-                );
-            }
-        }
-        let mut registry = Self { operations, dir: Some(dir.to_path_buf()) };
-        registry.sort();
-        Ok(registry)
     }
 
     fn sort(&mut self) {
@@ -577,117 +344,6 @@ impl Registry {
     pub fn by_version_id(&self, id: &str) -> Option<&RegisteredOperation> {
         self.operations.iter().find(|op| op.version_id == id)
     }
-
-    /// The exclusive lock of a registry on disk (other processes wait).
-    fn lock(&self) -> Result<Option<std::fs::File>, RegistryError> {
-        let Some(dir) = &self.dir else { return Ok(None) };
-        let path = dir.join("lock");
-        let file = std::fs::File::create(&path).map_err(fsutil::at(&path))?;
-        file.lock().map_err(fsutil::at(&path))?;
-        Ok(Some(file))
-    }
-
-    /// Registers `prepared`. The same name, version and source again is a
-    /// no-op; the same name and version with another source is refused,
-    /// except that a built-in replaces the built-in of another `braid`
-    /// build (its version id changes with its source, so nothing pinned to
-    /// the old one silently gets other code).
-    pub fn add(&mut self, prepared: Prepared, origin: Origin) -> Result<Added, RegistryError> {
-        let _lock = self.lock()?;
-        // Another process may have written since this one loaded.
-        if let Some(dir) = self.dir.clone() {
-            *self = Self::load(&dir)?;
-        }
-        self.add_locked(prepared, origin)
-    }
-
-    fn add_locked(&mut self, prepared: Prepared, origin: Origin) -> Result<Added, RegistryError> {
-        let Prepared { manifest, files, .. } = prepared;
-        let existing =
-            self.operations.iter().position(|op| op.name() == manifest.name && op.manifest.version == manifest.version);
-        let mut outcome = Added::New;
-        if let Some(i) = existing {
-            let old = &self.operations[i];
-            if old.manifest == manifest {
-                return Ok(Added::Unchanged);
-            }
-            if !(old.origin == Origin::Builtin && origin == Origin::Builtin) {
-                return Err(RegistryError::Taken {
-                    name: manifest.name.clone(),
-                    version: manifest.version.clone(),
-                    existing: old.source_id().to_string(),
-                });
-            }
-            let old = self.operations.remove(i);
-            self.forget(&old)?;
-            outcome = Added::Replaced;
-        }
-        let source = match &self.dir {
-            None => Source::Memory(Arc::new(files)),
-            Some(dir) => {
-                let source_id = manifest.source.clone().unwrap_or_default();
-                let target = dir.join("sources").join(&source_id);
-                if !target.is_dir() {
-                    let tmp = dir.join("sources").join(format!(".{source_id}.{}", std::process::id()));
-                    let _ = std::fs::remove_dir_all(&tmp);
-                    for (rel, text) in &files {
-                        fsutil::write(&tmp.join(rel), text.as_bytes())?;
-                    }
-                    std::fs::rename(&tmp, &target).map_err(fsutil::at(&target))?;
-                }
-                let entry = Entry { origin, manifest: manifest.clone() };
-                let path = entry_path(dir, &manifest.name, &manifest.version);
-                let text = serde_json::to_string_pretty(&entry).expect("an entry serializes") + "\n";
-                fsutil::write_if_changed(&path, text.as_bytes())?;
-                Source::Dir(target)
-            }
-        };
-        let op = RegisteredOperation::new(manifest, origin, source).map_err(|e| crate_error("the registry", e))?;
-        self.operations.push(op);
-        self.sort();
-        Ok(outcome)
-    }
-
-    /// Removes `name` `version`; its source goes too unless another entry
-    /// shares it.
-    pub fn remove(&mut self, name: &str, version: &str) -> Result<RegisteredOperation, RegistryError> {
-        let _lock = self.lock()?;
-        if let Some(dir) = self.dir.clone() {
-            *self = Self::load(&dir)?;
-        }
-        let i = self
-            .operations
-            .iter()
-            .position(|op| op.name() == name && op.manifest.version == version)
-            .ok_or_else(|| RegistryError::NotFound { name: name.into(), version: version.into() })?;
-        let op = self.operations.remove(i);
-        self.forget(&op)?;
-        Ok(op)
-    }
-
-    /// Deletes `op`'s files from disk (already out of `self.operations`).
-    fn forget(&self, op: &RegisteredOperation) -> Result<(), RegistryError> {
-        let Some(dir) = &self.dir else { return Ok(()) };
-        let path = entry_path(dir, op.name(), &op.manifest.version);
-        std::fs::remove_file(&path).map_err(fsutil::at(&path))?;
-        if !self.operations.iter().any(|o| o.source_id() == op.source_id()) {
-            if let Some(source) = op.source_dir() {
-                std::fs::remove_dir_all(source).map_err(fsutil::at(source))?;
-            }
-        }
-        Ok(())
-    }
-}
-
-fn entry_path(dir: &Path, name: &str, version: &str) -> PathBuf {
-    dir.join("operations").join(name).join(format!("{version}.json"))
-}
-
-/// Names this binary's built-ins: the content id of everything it embeds
-/// (cheap, so opening a registry prepares the built-ins only when they are
-/// not registered yet).
-fn builtin_stamp() -> &'static str {
-    vendor::embedded_id()
 }
 
 /// Registered manifests by name, for listings.
