@@ -13,7 +13,6 @@ export BRAID_TARGET_DIR := $(CURDIR)/target/braid
 export BRAID_HOME := $(CURDIR)/target/braid-home
 WORKFLOWS := $(filter-out workflows/vectors.json,$(wildcard workflows/*.json))
 SAMPLE := workflows/samples/sample.txt
-THUMB := thumbv7em-none-eabihf
 
 .PHONY: setup setup-demo setup-bench demo test test-docs bench bench-first bench-run test-rust test-lint test-nostd test-wasm test-workflows test-node test-postgres test-s3 test-cluster bench-cluster bless clean
 
@@ -59,13 +58,11 @@ test-docs: setup
 # wasm32, and checks the module structure (xtask/): no two modules of a
 # crate import each other, no file of the compiler library or the service
 # over 600 lines.
-test-lint: setup $(BRAID)
+test-lint: setup
 	cargo fmt --all -- --check
 	cargo clippy --workspace --all-targets --quiet -- -D warnings
 	cargo xtask modules
-	ops=$$($(BRAID) ops --supports wasm --names); \
-	cargo clippy --quiet --target wasm32-unknown-unknown $$(printf -- '-p %s ' $$ops) \
-	  --features "$$(printf '%s/wasm,' $$ops)" -- -D warnings
+	cargo xtask lint-wasm
 
 test-rust: setup
 	cargo test --workspace
@@ -76,14 +73,10 @@ test-rust: setup
 
 # Every operation whose manifest says `nostd`, built for a bare-metal target
 # with default features off (but every config-value feature on, so all of
-# its code is compiled): a crate that pulls in std fails with E0463.
-test-nostd: setup $(BRAID)
-	cargo build --quiet -p braid-support --no-default-features --target $(THUMB)
-	@for op in $$($(BRAID) ops --supports nostd --names); do \
-	  echo "no_std: $$op ($(THUMB))"; \
-	  values=$$(node -p 'require("./operations/'$$op'/manifest.json").features.filter(f => f !== "std" && f !== "wasm").join(",")'); \
-	  RUSTFLAGS="-D warnings" cargo build --quiet -p $$op --no-default-features --features "$$values" --target $(THUMB) --target-dir target/nostd; \
-	done
+# its code is compiled): a crate that pulls in std fails with E0463
+# (xtask/src/tasks.rs).
+test-nostd: setup
+	cargo xtask nostd
 
 # Every Wasm-capable operation, alone, as a Node package.
 test-wasm: setup $(BRAID)
@@ -111,28 +104,15 @@ test-node: test-wasm test-workflows
 	$(call NODE_TEST,BRAID_OP_PKGS=$(CURDIR)/$(NPM_OPS) BRAID_WF_OUT=$(CURDIR)/$(WF_OUT) BRAID_BIN=$(CURDIR)/$(BRAID),test/)
 
 # Private servers for the shared backends' tests, on loopback, each in a
-# fresh temporary directory removed afterwards, whatever the result. The
-# system's temporary directory, not the checkout: the other tests' SQLite
-# databases already live there, and in one CI run Garage (whose metadata
-# is SQLite) did not start inside the checkout.
-# PostgreSQL (scripts/postgres.sh): the store tests of the shared backend.
-PG_PORT := 25432
+# fresh temporary directory, stopped and removed afterwards whatever the
+# result (xtask/src/tasks.rs): PostgreSQL (scripts/postgres.sh) for the
+# store tests of the shared backend; a three-node Garage (scripts/garage.sh)
+# for the S3 artifact store's and the compile cache's.
 test-postgres: setup
-	dir=$$(mktemp -d) && chmod 755 $$dir && status=0 && \
-	{ url=$$(scripts/postgres.sh start $$dir/pg $(PG_PORT)) && \
-	BRAID_TEST_POSTGRES=$$url cargo test --quiet -p braid-service --lib store::postgres -- --ignored; } || status=$$?; \
-	scripts/postgres.sh stop $$dir/pg || true; rm -rf $$dir; exit $$status
+	cargo xtask test-postgres
 
-# A three-node Garage (scripts/garage.sh): the S3 artifact store's and the
-# compile cache's tests.
-GARAGE_PORT := 23900
 test-s3: setup
-	dir=$$(mktemp -d) && status=0 && \
-	{ url=$$(scripts/garage.sh start $$dir/garage $(GARAGE_PORT)) && \
-	export $$(scripts/garage.sh env $$dir/garage) && \
-	BRAID_TEST_S3=$$url cargo test --quiet -p braid-service --lib cas::s3 -- --ignored && \
-	BRAID_TEST_S3=$$url cargo test --quiet -p braid --lib compile_cache -- --ignored; } || status=$$?; \
-	scripts/garage.sh stop $$dir/garage || true; rm -rf $$dir; exit $$status
+	cargo xtask test-s3
 
 # A deployment on one machine: PostgreSQL, a three-node Garage, two `braid
 # serve` (API only) and three workers; submissions, a worker, a Garage node

@@ -5,12 +5,8 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { bundle, inChromium } from './lib.mjs';
 
-const root = fileURLToPath(new URL('../..', import.meta.url)).replace(/\/$/, '');
-const wfDir = process.env.BRAID_WF_OUT ?? `${root}/target/wf`;
-const opsDir = process.env.BRAID_OP_PKGS ?? `${root}/target/npm`;
 
 const PAGE = `
 import initWf, * as wf from '/wf/wf_cidv1_from_bytes.js';
@@ -18,6 +14,7 @@ import initMh, * as mh from '/mh/op_multihash.js';
 import initCid, * as cid from '/cid/op_cid.js';
 import initBase, * as base from '/base/braid_bench_baselines.js';
 import { cid as pureJs } from '/app/reference.js';
+import { root, wfOut as wfDir, opPkgs as opsDir } from '../lib/paths.mjs';
 const input = (n) => { const b = new Uint8Array(n); for (let i = 0; i < n; i++) b[i] = (i * 31 + 7) & 0xff; return b; };
 const stats = (s) => { s.sort((a, b) => a - b); const q = (p) => s[Math.min(s.length - 1, Math.floor(p * s.length))]; return { median: q(0.5), p10: q(0.1), p90: q(0.9), n: s.length }; };
 try {

@@ -12,7 +12,8 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
-import { Deployment, pg, root } from '../lib/cluster.mjs';
+import { Deployment, pg } from '../lib/cluster.mjs';
+import { root } from '../lib/paths.mjs';
 import { braid, waitJob } from '../lib/server.mjs';
 import { stats } from './lib.mjs';
 

@@ -15,8 +15,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import { braid, killHard, spawnServer, waitJob } from '../lib/server.mjs';
+import { root } from '../lib/paths.mjs';
 
-const root = new URL('../..', import.meta.url).pathname.replace(/\/$/, '');
 const KEY = 'bench-key';
 const round = (x) => Math.round(x * 10) / 10;
 const seconds = (start) => round(Number(process.hrtime.bigint() - start) / 1e9);

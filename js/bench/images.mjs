@@ -11,16 +11,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createRequire } from 'node:module';
 import { spawnSync } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import jpeg from 'jpeg-js';
 import { draw, photoProof } from '../lib/images.mjs';
 import { bundle, compare, inChromium } from './lib.mjs';
 import { CHAIN_OPS, chainedPhotoProof } from './chain.mjs';
 
 const require = createRequire(import.meta.url);
-const root = fileURLToPath(new URL('../..', import.meta.url)).replace(/\/$/, '');
-const wfDir = process.env.BRAID_WF_OUT ?? `${root}/target/wf`;
-const opsDir = process.env.BRAID_OP_PKGS ?? `${root}/target/npm`;
 const pkg = `${wfDir}/photo_proof/pkg/node/wf_photo_proof.js`;
 export const SIZES = { '0.3MP': [640, 480], '3MP': [2048, 1536], '12MP': [4000, 3000] };
 
@@ -94,6 +90,7 @@ import initWf, * as wf from '/wf/wf_photo_proof.js';
 ${CHAIN_OPS.map((o, i) => `import init${i}, * as op${i} from '/ops/${o}/web/${o}.js';`).join('\n')}
 import { chainedPhotoProof } from '/bench/chain.mjs';
 import { pureJs } from '/app/pure.js';
+import { root, wfOut as wfDir, opPkgs as opsDir } from '../lib/paths.mjs';
 const stats = (s) => { s.sort((a, b) => a - b); const q = (p) => s[Math.min(s.length - 1, Math.floor(p * s.length))]; return { median: q(0.5), p10: q(0.1), p90: q(0.9), n: s.length }; };
 try {
   await Promise.all([initWf(), ${CHAIN_OPS.map((_, i) => `init${i}()`).join(', ')}]);

@@ -2,7 +2,6 @@
 // bench/results.json (medians, spreads, ratios) and bench/REPORT.md.
 // These 2-core machines are noisy: compare ratios from the same run.
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import os from 'node:os';
 import * as workflows from './workflows.mjs';
 import * as service from './service.mjs';
@@ -11,8 +10,8 @@ import * as images from './images.mjs';
 import * as streaming from './stream.mjs';
 import { chart } from './chart.mjs';
 import { stats } from './lib.mjs';
+import { root } from '../lib/paths.mjs';
 
-const root = fileURLToPath(new URL('../..', import.meta.url)).replace(/\/$/, '');
 const cold = !process.argv.includes('--no-cold');
 /** Criterion's medians (ns) for the native benchmarks, from the runs under
  * CRITERION_HOME (run1, run2, ...): per size, the median over runs of each

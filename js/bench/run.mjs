@@ -21,13 +21,12 @@ import { fileURLToPath } from 'node:url';
 import { photo } from './images.mjs';
 import { isDeepStrictEqual } from 'node:util';
 import { stats } from './lib.mjs';
+import { root, wfOut } from '../lib/paths.mjs';
 
-const root = fileURLToPath(new URL('../..', import.meta.url)).replace(/\/$/, '');
 const braid = process.env.BRAID_PERF_BIN ?? `${root}/target/perf/braid`;
 // braid-engine's `runs` example: the executor alone, in process, back to back.
 const engineRuns = process.env.BRAID_ENGINE_RUNS ?? `${root}/target/perf/examples/runs`;
 const oha = process.env.BRAID_OHA ?? `${root}/target/tools/bin/oha`;
-const wfOut = process.env.BRAID_WF_OUT ?? `${root}/target/wf`;
 const KEY = 'bench-key';
 const SECONDS = Number(process.env.BRAID_RUN_SECONDS ?? 4);
 const ROUNDS = 3;

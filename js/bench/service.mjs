@@ -9,11 +9,9 @@ import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { stats } from './lib.mjs';
+import { root, braid } from '../lib/paths.mjs';
 
-const root = fileURLToPath(new URL('../..', import.meta.url)).replace(/\/$/, '');
-const braid = process.env.BRAID_BIN ?? `${root}/target/debug/braid`;
 const KEY = 'bench';
 const PUBLISHER = 'bench-publisher';
 

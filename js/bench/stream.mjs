@@ -24,10 +24,9 @@ import { chromium as playwright } from 'playwright-core';
 import { CHROMIUM, CHROMIUM_FLAGS, serve } from '../lib/static-server.mjs';
 import { cid as referenceCid, input } from '../lib/reference.mjs';
 import { compare, stats } from './lib.mjs';
+import { root, wfOut as wfDir } from '../lib/paths.mjs';
 
 const require = createRequire(import.meta.url);
-const root = fileURLToPath(new URL('../..', import.meta.url)).replace(/\/$/, '');
-const wfDir = process.env.BRAID_WF_OUT ?? `${root}/target/wf`;
 const pkg = `${wfDir}/cidv1_from_bytes/pkg/node/wf_cidv1_from_bytes.js`;
 const baselinesFile = process.env.BRAID_BASELINES ?? `${root}/target/bench/baselines/braid_bench_baselines.js`;
 const MiB = 1 << 20;

@@ -8,14 +8,11 @@ import { gzipSync } from 'node:zlib';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { spawnSync } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { cid as referenceCid, input } from '../lib/reference.mjs';
 import { compare, paired, perCall, stats, time } from './lib.mjs';
+import { root, wfOut as wfDir, opPkgs as opsDir } from '../lib/paths.mjs';
 
 const require = createRequire(import.meta.url);
-const root = fileURLToPath(new URL('../..', import.meta.url)).replace(/\/$/, '');
-const wfDir = process.env.BRAID_WF_OUT ?? `${root}/target/wf`;
-const opsDir = process.env.BRAID_OP_PKGS ?? `${root}/target/npm`;
 const pkg = `${wfDir}/cidv1_from_bytes/pkg/node/wf_cidv1_from_bytes.js`;
 
 export async function run() {

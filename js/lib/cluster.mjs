@@ -7,11 +7,9 @@ import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { AwsClient } from 'aws4fetch';
 import { braid, killHard } from './server.mjs';
-
-export const root = fileURLToPath(new URL('../..', import.meta.url)).replace(/\/$/, '');
+import { root } from './paths.mjs';
 const script = (name) => (...args) => execFileSync(`${root}/scripts/${name}.sh`, args, { encoding: 'utf8' }).trim();
 export const pg = script('postgres');
 export const garage = script('garage');

@@ -4,10 +4,9 @@ import { spawn } from 'node:child_process';
 import { chownSync, existsSync, mkdtempSync, statSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { root, braid } from './paths.mjs';
 
-const root = fileURLToPath(new URL('../..', import.meta.url)).replace(/\/$/, '');
-export const braid = process.env.BRAID_BIN ?? `${root}/target/debug/braid`;
+export { braid };
 
 // The tools a service's builds use, found as an operator's are: wasm-opt
 // in the tools directory (`braid doctor --fix` installs binaryen into

@@ -14,7 +14,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { Deployment, garage, pg, root } from '../lib/cluster.mjs';
+import { Deployment, garage, pg } from '../lib/cluster.mjs';
+import { root } from '../lib/paths.mjs';
 import { braid, waitJob } from '../lib/server.mjs';
 import { cid } from '../lib/reference.mjs';
 

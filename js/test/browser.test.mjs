@@ -8,17 +8,14 @@ import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
 import { chromium } from 'playwright-core';
 import { build } from 'esbuild';
 import { wasmModules } from '../lib/esbuild-wasm.mjs';
 import { cid } from '../lib/reference.mjs';
 import { CHROMIUM, CHROMIUM_FLAGS, serve } from '../lib/static-server.mjs';
+import { root, wfOut as out, opPkgs as ops } from '../lib/paths.mjs';
 
-const root = fileURLToPath(new URL('../..', import.meta.url)).replace(/\/$/, '');
-const out = process.env.BRAID_WF_OUT ?? `${root}/target/wf`;
-const ops = process.env.BRAID_OP_PKGS ?? `${root}/target/npm`;
 const vectors = JSON.parse(readFileSync(`${root}/workflows/vectors.json`, 'utf8')).cases;
 const app = mkdtempSync(join(tmpdir(), 'braid-app-'));
 

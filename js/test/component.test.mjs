@@ -10,15 +10,14 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, 
 import { tmpdir } from 'node:os';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pathToFileURL } from 'node:url';
 import { transpileBytes } from '@bytecodealliance/jco-transpile';
 import { inputValue } from '../lib/reference.mjs';
 import { killHard, spawnServer, waitJob } from '../lib/server.mjs';
+import { root, wfOut as packages } from '../lib/paths.mjs';
 
 const require = createRequire(import.meta.url);
-const root = fileURLToPath(new URL('../..', import.meta.url)).replace(/\/$/, '');
 const components = `${root}/target/wf-component`;
-const packages = process.env.BRAID_WF_OUT ?? `${root}/target/wf`;
 const committed = JSON.parse(readFileSync(`${root}/workflows/vectors.json`, 'utf8'));
 
 /** The component of workflow `name` transpiled by jco into target/jco/<name>, imported. */

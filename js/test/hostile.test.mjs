@@ -8,13 +8,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
-import { fileURLToPath } from 'node:url';
 import { LyingLength, check, detached, freedCalls, isPlainError, revoked, storm, subjects } from '../lib/hostile.mjs';
+import { wfOut as out, opPkgs as ops } from '../lib/paths.mjs';
 
 const require = createRequire(import.meta.url);
-const root = fileURLToPath(new URL('../..', import.meta.url)).replace(/\/$/, '');
-const out = process.env.BRAID_WF_OUT ?? `${root}/target/wf`;
-const ops = process.env.BRAID_OP_PKGS ?? `${root}/target/npm`;
 const workflow = (name) => require(`${out}/${name}/pkg/node/wf_${name}.js`);
 const operation = (op) => require(`${ops}/${op}/node/${op}.js`);
 

@@ -8,11 +8,9 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { fileURLToPath } from 'node:url';
+import { root, opPkgs as ops } from '../lib/paths.mjs';
 
 const require = createRequire(import.meta.url);
-const root = fileURLToPath(new URL('../..', import.meta.url)).replace(/\/$/, '');
-const ops = process.env.BRAID_OP_PKGS ?? `${root}/target/npm`;
 const fuzz = `${root}/target/image-fuzz`;
 const op = (name) => require(`${ops}/${name}/node/${name}.js`);
 

@@ -9,12 +9,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { fileURLToPath } from 'node:url';
 import { decode, exifTags, images } from '../lib/images.mjs';
+import { root, wfOut as out } from '../lib/paths.mjs';
 
 const require = createRequire(import.meta.url);
-const root = fileURLToPath(new URL('../..', import.meta.url)).replace(/\/$/, '');
-const out = process.env.BRAID_WF_OUT ?? `${root}/target/wf`;
 const wf = require(`${out}/decoded_images/pkg/node/wf_decoded_images.js`);
 const sample = (name) => new Uint8Array(readFileSync(`${root}/workflows/samples/images/${name}`));
 const given = { width: 1, height: 2, pixels: new Uint8Array([1, 2, 3, 4, 5, 6, 7, 8]) };

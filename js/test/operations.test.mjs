@@ -6,11 +6,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { fileURLToPath } from 'node:url';
 import { input, vectors, multihash, HASHERS } from '../lib/reference.mjs';
+import { opPkgs as pkgs } from '../lib/paths.mjs';
 
 const require = createRequire(import.meta.url);
-const pkgs = process.env.BRAID_OP_PKGS ?? fileURLToPath(new URL('../../target/npm', import.meta.url));
 const load = (op) => require(`${pkgs}/${op}/node/${op}.js`);
 const opMultihash = load('op_multihash');
 const opCid = load('op_cid');

@@ -12,16 +12,13 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { fileURLToPath } from 'node:url';
 import { crc32 } from 'node:zlib';
 import { bmvbhash } from 'blockhash-core';
 import { hammingDistance, photoProof } from '../lib/images.mjs';
 import { cid } from '../lib/reference.mjs';
+import { root, wfOut as out, opPkgs as pkgs } from '../lib/paths.mjs';
 
 const require = createRequire(import.meta.url);
-const root = fileURLToPath(new URL('../..', import.meta.url)).replace(/\/$/, '');
-const out = process.env.BRAID_WF_OUT ?? `${root}/target/wf`;
-const pkgs = process.env.BRAID_OP_PKGS ?? `${root}/target/npm`;
 const workflow = (name) => require(`${out}/${name}/pkg/node/wf_${name}.js`);
 const op = (name) => require(`${pkgs}/${name}/node/${name}.js`);
 const sample = (name) => new Uint8Array(readFileSync(`${root}/workflows/samples/images/${name}`));

@@ -15,11 +15,9 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { fileURLToPath } from 'node:url';
 import { killHard, ordinaryUser, spawnServer } from '../lib/server.mjs';
+import { root, braid } from '../lib/paths.mjs';
 
-const root = fileURLToPath(new URL('../..', import.meta.url)).replace(/\/$/, '');
-const braid = process.env.BRAID_BIN ?? `${root}/target/debug/braid`;
 const KEY = 'build-key';
 const PUBLISHER = 'publisher-key';
 // A second publisher, named, and an owner the operator adds to a name.

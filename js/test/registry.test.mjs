@@ -13,17 +13,15 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import { cid, input } from '../lib/reference.mjs';
 import { run } from '../lib/run.mjs';
 import { braid, killHard, spawnServer, waitJob } from '../lib/server.mjs';
 import { CHROMIUM, CHROMIUM_FLAGS, serve } from '../lib/static-server.mjs';
+import { root, manifest } from '../lib/paths.mjs';
 
-const root = fileURLToPath(new URL('../..', import.meta.url)).replace(/\/$/, '');
 const KEY = 'registry-key';
 const work = mkdtempSync(join(tmpdir(), 'braid-registry-'));
-const manifest = (name) => JSON.parse(readFileSync(`${root}/workflows/${name}.json`, 'utf8'));
 const JS = ['node', 'web', 'bundler'];
 // What the two workflows give for "hello world", from an independent implementation.
 const HELLO = input(11);

@@ -13,11 +13,9 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { braid, killHard, spawnServer, waitJob } from '../lib/server.mjs';
+import { wfOut } from '../lib/paths.mjs';
 
-const root = fileURLToPath(new URL('../..', import.meta.url)).replace(/\/$/, '');
-const wfOut = process.env.BRAID_WF_OUT ?? `${root}/target/wf`;
 const KEY = 'run-key';
 const TIME_MS = 300;
 const manifest = {

@@ -9,11 +9,9 @@ import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import Ajv2020 from 'ajv/dist/2020.js';
+import { root, braid } from '../lib/paths.mjs';
 
-const root = fileURLToPath(new URL('../..', import.meta.url)).replace(/\/$/, '');
-const braid = process.env.BRAID_BIN ?? `${root}/target/debug/braid`;
 
 function schema() {
   const r = spawnSync(braid, ['schema'], { encoding: 'utf8' });

@@ -19,17 +19,14 @@ import { get } from 'node:http';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { inputValue } from '../lib/reference.mjs';
 import { contentId as cidOf } from '../lib/cid.mjs';
 import { killHard, spawnServer as startServer, waitJob as waitJobAt } from '../lib/server.mjs';
+import { root, braid, manifest } from '../lib/paths.mjs';
 
-const root = fileURLToPath(new URL('../..', import.meta.url)).replace(/\/$/, '');
-const braid = process.env.BRAID_BIN ?? `${root}/target/debug/braid`;
 const KEY = 'test-key-1';
 const data = mkdtempSync(join(tmpdir(), 'braid-serve-'));
 const vectors = JSON.parse(readFileSync(`${root}/workflows/vectors.json`, 'utf8')).cases;
-const manifest = (name) => JSON.parse(readFileSync(`${root}/workflows/${name}.json`, 'utf8'));
 
 let server;
 let base;

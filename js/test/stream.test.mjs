@@ -10,12 +10,10 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
-import { fileURLToPath } from 'node:url';
 import { cid } from '../lib/reference.mjs';
+import { root, wfOut as out } from '../lib/paths.mjs';
 
 const require = createRequire(import.meta.url);
-const root = fileURLToPath(new URL('../..', import.meta.url)).replace(/\/$/, '');
-const out = process.env.BRAID_WF_OUT ?? `${root}/target/wf`;
 const load = (name) => require(`${out}/${name}/pkg/node/wf_${name}.js`);
 const MiB = 1 << 20;
 

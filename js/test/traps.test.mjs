@@ -5,12 +5,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
-import { fileURLToPath } from 'node:url';
 import { trapChecks } from '../lib/traps.mjs';
+import { wfOut as out } from '../lib/paths.mjs';
 
 const require = createRequire(import.meta.url);
-const root = fileURLToPath(new URL('../..', import.meta.url)).replace(/\/$/, '');
-const out = process.env.BRAID_WF_OUT ?? `${root}/target/wf`;
 
 test('a hundred traps in a row, then correct answers: the module resets after each', async () => {
   const wf = require(`${out}/trapping/pkg/node/wf_trapping.js`);

@@ -6,11 +6,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import { root, wfOut as out, opPkgs as ops } from '../lib/paths.mjs';
 
-const root = fileURLToPath(new URL('../..', import.meta.url)).replace(/\/$/, '');
-const out = process.env.BRAID_WF_OUT ?? `${root}/target/wf`;
-const ops = process.env.BRAID_OP_PKGS ?? `${root}/target/npm`;
 const tsc = `${root}/js/node_modules/.bin/tsc`;
 
 /** Type-checks `source` in a fresh project; returns tsc's exit code and output. */

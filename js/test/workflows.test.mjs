@@ -9,13 +9,10 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { cid, inputValue, workflowVectors } from '../lib/reference.mjs';
+import { root, wfOut as out, braid } from '../lib/paths.mjs';
 
 const require = createRequire(import.meta.url);
-const root = fileURLToPath(new URL('../..', import.meta.url)).replace(/\/$/, '');
-const out = process.env.BRAID_WF_OUT ?? `${root}/target/wf`;
-const braid = process.env.BRAID_BIN ?? `${root}/target/debug/braid`;
 const committed = JSON.parse(readFileSync(`${root}/workflows/vectors.json`, 'utf8'));
 
 const report = (name) => JSON.parse(readFileSync(`${out}/${name}/report.json`, 'utf8'));

@@ -1,8 +1,10 @@
 //! The repository's own checks, in Rust rather than in the Makefile:
 //! [`modules`] (import cycles between a crate's modules) and files over a
-//! size limit, both run by `cargo xtask modules` and by this crate's test.
+//! size limit, both run by `cargo xtask modules` and by this crate's test;
+//! and [`tasks`], the Makefile's steps that are more than one command.
 
 pub mod modules;
+pub mod tasks;
 
 use std::path::{Path, PathBuf};
 

@@ -1,33 +1,47 @@
-//! `cargo xtask`: the repository's own checks (`cargo xtask modules`).
+//! `cargo xtask`: the repository's own checks and the Makefile's steps
+//! that are more than one command (see [`USAGE`]).
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::Result;
-use xtask::{check_modules, MAX_LINES, SIZED};
+use xtask::{check_modules, tasks, MAX_LINES, SIZED};
+
+const USAGE: &str = "usage: cargo xtask TASK
+  modules         import cycles between modules, files over the size limit
+  nostd           the runtime and every no_std operation built for a bare-metal target
+  lint-wasm       clippy of the operations' Wasm interfaces on wasm32
+  test-postgres   the shared backend's store tests against a private PostgreSQL
+  test-s3         the S3 store's and the compile cache's tests against a private Garage";
 
 fn main() -> Result<ExitCode> {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    match args.iter().map(String::as_str).collect::<Vec<_>>().as_slice() {
+    let root = workspace_root();
+    let task = match args.iter().map(String::as_str).collect::<Vec<_>>().as_slice() {
+        ["nostd"] => tasks::nostd,
+        ["lint-wasm"] => tasks::lint_wasm,
+        ["test-postgres"] => tasks::test_postgres,
+        ["test-s3"] => tasks::test_s3,
         ["modules"] => {
-            let root = workspace_root();
             let problems = check_modules(&root)?;
             for problem in &problems {
                 eprintln!("{problem}");
             }
-            if problems.is_empty() {
+            return if problems.is_empty() {
                 println!("modules: no import cycles; no file over {MAX_LINES} lines in {}", SIZED.join(", "));
                 Ok(ExitCode::SUCCESS)
             } else {
                 eprintln!("modules: {} problem(s)", problems.len());
                 Ok(ExitCode::FAILURE)
-            }
+            };
         }
         _ => {
-            eprintln!("usage: cargo xtask modules    import cycles between modules, files over {MAX_LINES} lines");
-            Ok(ExitCode::from(2))
+            eprintln!("{USAGE}");
+            return Ok(ExitCode::from(2));
         }
-    }
+    };
+    task(&root)?;
+    Ok(ExitCode::SUCCESS)
 }
 
 fn workspace_root() -> PathBuf {
