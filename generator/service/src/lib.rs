@@ -14,16 +14,14 @@ pub mod conn;
 pub mod datadir;
 pub mod execute;
 pub mod ids;
-mod jobs;
+pub mod jobs;
 pub mod metrics;
+pub mod operations;
 pub mod pack;
+pub mod packages;
 pub mod problem;
-pub mod published;
-pub mod publisher;
-pub mod registries;
 pub mod routes;
 pub mod store;
-pub mod worker;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -188,9 +186,9 @@ pub struct AppState {
     pub store: Arc<dyn store::Store>,
     pub cas: cas::Cas,
     /// The registry in `<data>/registry`; replaced when an operation is
-    /// published (here, or anywhere in the deployment: [`published::sync`]).
+    /// published (here, or anywhere in the deployment: [`operations::sync`]).
     pub registry: std::sync::RwLock<Arc<Registry>>,
-    /// Published operations (by version id) [`published::sync`] is done
+    /// Published operations (by version id) [`operations::sync`] is done
     /// with (`None`) or last failed to fetch (when); held while it runs.
     pub published: std::sync::Mutex<std::collections::BTreeMap<String, Option<std::time::Instant>>>,
     pub generator: Generator,
@@ -247,7 +245,7 @@ impl AppState {
     /// far (blocking: it asks the database, and fetches what is new from
     /// the store).
     pub fn synced_registry(&self) -> Arc<Registry> {
-        published::sync(self);
+        operations::sync(self);
         self.registry()
     }
 }
@@ -324,8 +322,8 @@ async fn open_blocking(config: Config) -> Result<Arc<AppState>, ServeError> {
 async fn take_in_operations(state: &Arc<AppState>) {
     let state = state.clone();
     let _ = tokio::task::spawn_blocking(move || {
-        if !published::sync(&state) {
-            registries::add_operations(&state);
+        if !operations::sync(&state) {
+            packages::add_operations(&state);
         }
     })
     .await;
@@ -362,8 +360,8 @@ pub async fn serve(config: Config) -> Result<(), ServeError> {
     let listener = tokio::net::TcpListener::bind(addr).await.map_err(|source| ServeError::Bind { addr, source })?;
     let local = listener.local_addr().map_err(|source| ServeError::Bind { addr, source })?;
     state.data_lock.record(&format!("http://{local}"))?;
-    let workers = worker::spawn(state.clone(), workers);
-    let publisher = publisher::spawn(state.clone());
+    let workers = jobs::build::spawn(state.clone(), workers);
+    let publisher = jobs::publish::spawn(state.clone());
     if workers.is_empty() {
         eprintln!("braid serve: no workers here (--workers 0): `braid worker` processes build");
     }
@@ -399,8 +397,8 @@ pub async fn work(config: Config) -> Result<(), ServeError> {
     let state = open_blocking(config).await?;
     take_in_operations(&state).await;
     state.data_lock.record("worker")?;
-    let workers = worker::spawn(state.clone(), workers);
-    let publisher = publisher::spawn(state.clone());
+    let workers = jobs::build::spawn(state.clone(), workers);
+    let publisher = jobs::publish::spawn(state.clone());
     eprintln!("braid worker: ready ({} builder(s))", workers.len());
     signalled().await;
     eprintln!("braid worker: shutting down");

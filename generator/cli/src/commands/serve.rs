@@ -244,7 +244,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     if let Some(scope) = &args.npm_scope {
         braid::package::npm::check_scope(scope)?;
     }
-    let public_url = args.public_url.map(|url| braid_service::registries::check_public_url(&url)).transpose()?;
+    let public_url = args.public_url.map(|url| braid_service::packages::check_public_url(&url)).transpose()?;
     let base = Config {
         addr: args.addr,
         api_keys,

@@ -22,9 +22,9 @@ use crate::AppState;
 
 /// The registry's configuration: where crates are downloaded from.
 pub(super) async fn config(State(state): State<Arc<AppState>>, headers: HeaderMap) -> ApiResult {
-    let base = crate::registries::base_url(&state.config, &headers)?;
+    let base = crate::packages::base_url(&state.config, &headers)?;
     let config = Json(serde_json::json!({ "dl": format!("{base}/cargo/crates"), "auth-required": false }));
-    Ok(crate::registries::for_host(&state.config, config.into_response()))
+    Ok(crate::packages::for_host(&state.config, config.into_response()))
 }
 
 /// A crate's index file: every version, one JSON line each.

@@ -41,7 +41,7 @@ pub(super) async fn document(
     Path(name): Path<String>,
     headers: HeaderMap,
 ) -> ApiResult {
-    let base = crate::registries::base_url(&state.config, &headers)?;
+    let base = crate::packages::base_url(&state.config, &headers)?;
     let versions = versions(&state, &name).await?;
     let mut by_version = Map::new();
     let mut latest: Option<semver::Version> = None;
@@ -61,7 +61,7 @@ pub(super) async fn document(
     }
     let latest = latest.map(|v| v.to_string()).unwrap_or_else(|| versions[versions.len() - 1].version.clone());
     let document = Json(json!({ "name": name, "dist-tags": { "latest": latest }, "versions": by_version }));
-    Ok(crate::registries::for_host(&state.config, document.into_response()))
+    Ok(crate::packages::for_host(&state.config, document.into_response()))
 }
 
 /// A version's tarball.

@@ -10,8 +10,8 @@ use serde_json::{json, Value};
 
 use super::ApiResult;
 use crate::ids::OperationName;
+use crate::operations::synced_registry;
 use crate::problem::Problem;
-use crate::published::synced_registry;
 use crate::AppState;
 
 /// An operation in the registry.

@@ -7,7 +7,7 @@
 //! and a name and version taken with other sources is a 409. Then the
 //! upload goes in the artifact store, and a job, taken by any process that
 //! builds, builds the crate for its targets in the sandbox and registers
-//! it ([`crate::publisher`], [`crate::published`]).
+//! it ([`crate::jobs::publish`], [`crate::operations`]).
 
 use std::sync::Arc;
 
@@ -22,8 +22,8 @@ use super::auth::{withhold, Publisher, Reader};
 use super::heavy::{heavy, with_store};
 use super::ApiResult;
 use crate::ids::JobId;
+use crate::operations::{self, UploadError};
 use crate::problem::Problem;
-use crate::published::{self, UploadError};
 use crate::store::{NewPublish, Publish, PublishSubmission};
 use crate::AppState;
 
@@ -65,7 +65,7 @@ pub(super) async fn publish_operation(
     }
     let scratch = state.config.data.join("tmp").join(format!("upload-{}", uuid::Uuid::new_v4().simple()));
     let (prepared, body) = heavy(&state, move || {
-        let result = published::unpack(&body, &scratch);
+        let result = operations::unpack(&body, &scratch);
         let _ = std::fs::remove_dir_all(&scratch);
         result.map(|p| (p, body)).map_err(|e| match e {
             UploadError::Archive(_) => Problem::bad_request(e.to_string()),
@@ -75,7 +75,7 @@ pub(super) async fn publish_operation(
     })
     .await??;
     let m = &prepared.manifest;
-    if let Some(why) = published::reserved(&m.name) {
+    if let Some(why) = operations::reserved(&m.name) {
         return Err(Problem::new(StatusCode::FORBIDDEN, format!("{} cannot be published here: {why}", m.name)));
     }
     // Names have owners: the first publisher of a name takes it.
@@ -102,7 +102,7 @@ pub(super) async fn publish_operation(
         state: state.into(),
         job,
     };
-    let registry = published::synced_registry(&state).await;
+    let registry = operations::synced_registry(&state).await;
     if let Some(taken) = registry.versions(&m.name).iter().find(|op| op.manifest.version == m.version) {
         if taken.version_id == prepared.version_id {
             return Ok((StatusCode::OK, Json(answer("registered", None))).into_response());

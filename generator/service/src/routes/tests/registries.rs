@@ -13,7 +13,7 @@ fn finish_build_with_packages(s: &Service, tgz: &[u8]) -> Vec<crate::store::Pack
     braid::project::write(&workflow, &braid::codegen::Generator::new(), &dir).unwrap();
     let mut packages = Vec::new();
     for c in braid::package::cargo::packages(&dir).unwrap() {
-        packages.push(crate::registries::store_cargo_package(&s.state, c).unwrap().1);
+        packages.push(crate::packages::store_cargo_package(&s.state, c).unwrap().1);
     }
     packages.push(Package {
         ecosystem: Ecosystem::Npm,
@@ -116,7 +116,7 @@ async fn a_published_version_is_never_replaced() {
 #[tokio::test]
 async fn every_registered_operation_is_in_the_cargo_registry() {
     let s = Service::new();
-    crate::registries::add_operations(&s.state);
+    crate::packages::add_operations(&s.state);
     let registry = s.state.registry();
     for name in registry.names().into_iter().chain(["braid-support", "braid-macros", "braid-schema"]) {
         let path = braid::package::cargo::index_path(name).unwrap();
@@ -134,7 +134,7 @@ async fn every_registered_operation_is_in_the_cargo_registry() {
     assert_eq!(s.get("/cargo/index/op/_m/op_multihash").await.text().lines().count(), 1);
     // Adding them again changes nothing.
     let before = s.get("/cargo/index/br/ai/braid-support").await.text();
-    crate::registries::add_operations(&s.state);
+    crate::packages::add_operations(&s.state);
     assert_eq!(s.get("/cargo/index/br/ai/braid-support").await.text(), before);
 }
 
@@ -162,7 +162,7 @@ async fn operations_published_elsewhere_are_taken_in_from_the_store() {
     };
     // Listed in the database as registered by another process; its version id.
     let listed = |version: &str, bytes: &[u8]| {
-        let prepared = crate::published::unpack(bytes, &s.dir.join("tmp").join(version)).unwrap();
+        let prepared = crate::operations::unpack(bytes, &s.dir.join("tmp").join(version)).unwrap();
         assert_eq!(prepared.manifest.version, version);
         let op = crate::store::PublishedOperation {
             name: "op_cid".into(),

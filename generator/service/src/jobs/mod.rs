@@ -1,8 +1,14 @@
-//! What the runner of every kind of job shares: recording how a job ended
-//! (retried until the store takes it), renewing its lease, stopping on
-//! shutdown, the server's paths taken out of its logs ([`Redact`]), and
+//! The service's background jobs: [`build`] (workflows, in a bounded pool
+//! of `braid build` processes) and [`publish`] (operation uploads checked
+//! in the sandbox and registered), each taking its jobs from the persisted
+//! queue in the store. And what their runners share: recording how a job
+//! ended (retried until the store takes it), renewing its lease, stopping
+//! on shutdown, the server's paths taken out of its logs ([`Redact`]), and
 //! the cargo target directory of code nobody vetted
 //! ([`third_party_target_dir`]).
+
+pub mod build;
+pub mod publish;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;

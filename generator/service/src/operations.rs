@@ -159,7 +159,7 @@ pub fn sync(state: &AppState) -> bool {
     if added > 0 {
         tracing::info!("{added} published operation(s) taken into this process's registry");
         *state.registry.write().unwrap_or_else(std::sync::PoisonError::into_inner) = Arc::new(registry);
-        crate::registries::add_operations(state);
+        crate::packages::add_operations(state);
     }
     added > 0
 }

@@ -25,7 +25,7 @@ use braid::registry::Origin;
 use braid::target::{JsTarget, Target};
 use tokio::io::{AsyncBufReadExt, BufReader};
 
-use crate::jobs::{lease_lost, record, stopped, Redact};
+use super::{lease_lost, record, stopped, Redact};
 use crate::store::{Artifact, Claimed, Ecosystem, Package, Store};
 use crate::{pack, AppState};
 
@@ -163,7 +163,7 @@ async fn build_in(state: &Arc<AppState>, job: &Claimed, dir: &Path) -> Result<Ou
     // The workflow as validated now (the npm package needs it too).
     // (With the operations published to the deployment: `braid build`
     // reads the registry this takes them into.)
-    let registry = crate::published::synced_registry(state).await;
+    let registry = crate::operations::synced_registry(state).await;
     let workflow = braid::manifest::validate(&job.manifest, &registry).ok();
     let third_party: Vec<String> = workflow
         .iter()
@@ -432,10 +432,7 @@ fn registry_packages(
 ) -> Vec<(Artifact, Package)> {
     let mut found = Vec::new();
     let cargo = braid::package::cargo::packages(&out.join("crate")).map_err(|e| e.to_string()).and_then(|crates| {
-        crates
-            .into_iter()
-            .map(|c| crate::registries::store_cargo_package(state, c).map_err(|e| e.to_string()))
-            .collect()
+        crates.into_iter().map(|c| crate::packages::store_cargo_package(state, c).map_err(|e| e.to_string())).collect()
     });
     match cargo {
         Ok(stored) => found.extend::<Vec<_>>(stored),
@@ -474,7 +471,7 @@ fn npm_package(
     let file = format!("npm-{}-{}.tgz", report.crate_name, npm.version);
     let (entry, digest) = (npm.package_json.to_string(), pack::integrity(&tgz));
     let package = |cid| Package { ecosystem: Ecosystem::Npm, name: npm.name, version: npm.version, cid, entry, digest };
-    crate::registries::store_package(state, file, &tgz, package).map_err(|e| e.to_string())
+    crate::packages::store_package(state, file, &tgz, package).map_err(|e| e.to_string())
 }
 
 /// The process group a build child leads; killed when dropped unless the

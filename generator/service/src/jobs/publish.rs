@@ -2,7 +2,7 @@
 //! time (in every process that builds, where the sandbox works), fetches
 //! each upload from the artifact store, builds the operation crate for the
 //! targets its manifest declares inside the sandbox, lists it as
-//! registered in the database (for every process: [`crate::published`])
+//! registered in the database (for every process: [`crate::operations`])
 //! and registers it in `<data>/registry` (then swaps the service's
 //! registry, so workflows submitted afterwards may use it). The crate's
 //! files are unpacked in `<data>/publish/<job>/src` while the job runs.
@@ -18,8 +18,8 @@ use std::sync::Arc;
 use braid::opcheck::{self, Check};
 use braid::registry::{self, Added, Origin, Registry};
 
+use super::{lease_lost, record, Redact};
 use crate::ids::JobId;
-use crate::jobs::{lease_lost, record, Redact};
 use crate::store::{Publish, PublishedOperation};
 use crate::AppState;
 
@@ -127,7 +127,7 @@ fn run(state: &AppState, job: &Publish) -> Result<String, String> {
     };
     progress("reading the sources");
     let prepared = match &job.source {
-        Some(source) => crate::published::fetch(state, source, &job.version_id, &dir.join("src"))?,
+        Some(source) => crate::operations::fetch(state, source, &job.version_id, &dir.join("src"))?,
         // A job queued before uploads were kept in the store: its files
         // wait in the data directory of the process that took the upload.
         None => {
@@ -172,7 +172,7 @@ fn run(state: &AppState, job: &Publish) -> Result<String, String> {
     let mut registry = Registry::open(&state.config.data).map_err(|e| e.to_string())?;
     let added = registry.add(prepared, Origin::Published).map_err(|e| e.to_string())?;
     *state.registry.write().unwrap_or_else(std::sync::PoisonError::into_inner) = Arc::new(registry);
-    crate::registries::add_operations(state);
+    crate::packages::add_operations(state);
     let what = match added {
         Added::New => "registered",
         Added::Unchanged => "already registered with the same sources",
