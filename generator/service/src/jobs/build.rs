@@ -10,9 +10,9 @@
 //! again), the attempt's own directory `builds/<job>.<attempt>` is removed
 //! on every path, and logs and errors are stored with the server's paths
 //! made relative (the build directory) or named (`<data>`, `<target-dir>`,
-//! `~`). The child runs under a small `sh` that kills its whole process
-//! group when the server dies (`PR_SET_PDEATHSIG`), even by `kill -9`; on
-//! SIGTERM or SIGINT the running build is stopped and its job queued again.
+//! `~`). The child dies with the server, even by `kill -9` (`child.rs`);
+//! on SIGTERM or SIGINT the running build is stopped and its job queued
+//! again.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
@@ -25,7 +25,8 @@ use braid::registry::Origin;
 use braid::target::{JsTarget, Target};
 use tokio::io::{AsyncBufReadExt, BufReader};
 
-use super::{lease_lost, record, stopped, Redact};
+use super::child::{self, Child, Ended};
+use super::{record, Redact};
 use crate::store::{Artifact, Claimed, Ecosystem, Package, Store};
 use crate::{pack, AppState};
 
@@ -140,9 +141,81 @@ async fn sccache_env(bucket: &crate::cas::s3::Bucket) -> Option<Vec<(&'static st
     ])
 }
 
-/// The child: `sh` runs `braid build` in the background and, on SIGTERM
-/// (the parent-death signal set below), kills its whole process group.
-const SUPERVISOR: &str = r#"trap 'kill -s KILL 0' TERM; "$@" & wait $!"#;
+/// What a build of a job needs to know before it starts: the workflow as
+/// validated now, and where and how what it compiles is built.
+struct Plan {
+    /// `None` when the workflow no longer validates here (`braid build`
+    /// then says why).
+    workflow: Option<Workflow>,
+    /// Version ids of operations that did not ship with braid.
+    third_party: Vec<String>,
+    target_dir: PathBuf,
+    sandboxed: bool,
+}
+
+impl Plan {
+    /// Operations that did not ship with braid compile in a target
+    /// directory of their own set, in the sandbox (see `publish`). With the
+    /// operations published to the deployment: `braid build` reads the
+    /// registry this takes them into.
+    async fn new(state: &Arc<AppState>, job: &Claimed) -> Result<Self, String> {
+        let registry = crate::operations::synced_registry(state).await;
+        let workflow = braid::manifest::validate(&job.manifest, &registry).ok();
+        let third_party: Vec<String> = workflow
+            .iter()
+            .flat_map(|w| &w.crates)
+            .filter(|op| op.origin != Origin::Builtin)
+            .map(|op| op.version_id.clone())
+            .collect();
+        let ids: Vec<&str> = third_party.iter().map(String::as_str).collect();
+        let target_dir = super::third_party_target_dir(&state.config.target_dir, &ids);
+        let sandboxed = match (&state.sandbox, third_party.is_empty()) {
+            (Ok(_), _) => true,
+            (Err(_), true) => false,
+            (Err(why), false) => {
+                return Err(format!("this workflow uses operations that must be built in a sandbox, and {why}"))
+            }
+        };
+        Ok(Self { workflow, third_party, target_dir, sandboxed })
+    }
+
+    /// `braid build` of `manifest` into `out` for the job, as a supervised child.
+    async fn command(&self, state: &AppState, job: &Claimed, manifest: &Path, out: &Path) -> tokio::process::Command {
+        let mut cmd = child::command(&state.config.braid_exe);
+        cmd.arg("build")
+            .arg(manifest)
+            .arg("-o")
+            .arg(out)
+            .arg("--targets")
+            .arg(braid::join(&job.targets, ","))
+            .arg("--target-dir")
+            .arg(&self.target_dir)
+            .args(["--events", "json"])
+            // Marks every process of the build (tests look for it).
+            .env("BRAID_SERVE_JOB", job.job_id.as_str())
+            // The service's registry (`<data>/registry`), and the operator's
+            // tools (what `braid doctor --fix` installed), not `<data>/tools`.
+            .env("BRAID_HOME", &state.config.data)
+            .env("BRAID_TOOLS", braid::registry::tools_dir());
+        if self.sandboxed {
+            cmd.arg("--sandbox").arg("--sandbox-hide").arg(&state.config.data);
+        }
+        // The compile cache shares the network with the build: only for
+        // Braid's own operations, and not when the workflow did not validate
+        // here (what it compiles is unknown).
+        if let (true, true, true, crate::cas::Location::S3(bucket)) =
+            (state.config.compile_cache, self.workflow.is_some(), self.third_party.is_empty(), &state.config.store)
+        {
+            match sccache_env(bucket).await {
+                Some(env) => {
+                    cmd.arg("--compile-cache").envs(env);
+                }
+                None => tracing::warn!("no endpoint of {bucket} answers: building without the compile cache"),
+            }
+        }
+        cmd
+    }
+}
 
 /// Runs the build in `dir`.
 async fn build(state: &Arc<AppState>, job: &Claimed, dir: &Path) -> Outcome {
@@ -158,90 +231,9 @@ async fn build_in(state: &Arc<AppState>, job: &Claimed, dir: &Path) -> Result<Ou
     let manifest = dir.join("manifest.json");
     tokio::fs::write(&manifest, &job.manifest).await.map_err(|e| format!("{}: {e}", manifest.display()))?;
     let out = dir.join("out");
-    // Operations that did not ship with braid compile in a target directory
-    // of their own set, in the sandbox (see `publisher`).
-    // The workflow as validated now (the npm package needs it too).
-    // (With the operations published to the deployment: `braid build`
-    // reads the registry this takes them into.)
-    let registry = crate::operations::synced_registry(state).await;
-    let workflow = braid::manifest::validate(&job.manifest, &registry).ok();
-    let third_party: Vec<String> = workflow
-        .iter()
-        .flat_map(|w| &w.crates)
-        .filter(|op| op.origin != Origin::Builtin)
-        .map(|op| op.version_id.clone())
-        .collect();
-    let ids: Vec<&str> = third_party.iter().map(String::as_str).collect();
-    let target_dir = crate::jobs::third_party_target_dir(&state.config.target_dir, &ids);
-    let sandboxed = match (&state.sandbox, third_party.is_empty()) {
-        (Ok(_), _) => true,
-        (Err(_), true) => false,
-        (Err(why), false) => {
-            return Err(format!("this workflow uses operations that must be built in a sandbox, and {why}"))
-        }
-    };
-
-    let mut cmd = tokio::process::Command::new("/bin/sh");
-    cmd.arg("-c")
-        .arg(SUPERVISOR)
-        .arg("braid-build")
-        .arg(&state.config.braid_exe)
-        .arg("build")
-        .arg(&manifest)
-        .arg("-o")
-        .arg(&out)
-        .arg("--targets")
-        .arg(braid::join(&job.targets, ","))
-        .arg("--target-dir")
-        .arg(&target_dir)
-        .args(["--events", "json"])
-        // Marks every process of the build (tests look for it).
-        .env("BRAID_SERVE_JOB", job.job_id.as_str())
-        // The service's registry (`<data>/registry`), and the operator's
-        // tools (what `braid doctor --fix` installed), not `<data>/tools`.
-        .env("BRAID_HOME", &state.config.data)
-        .env("BRAID_TOOLS", braid::registry::tools_dir())
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .process_group(0)
-        .kill_on_drop(true);
-    if sandboxed {
-        cmd.arg("--sandbox").arg("--sandbox-hide").arg(&state.config.data);
-    }
-    // The compile cache shares the network with the build: only for
-    // Braid's own operations.
-    // Not when the workflow did not validate here: what it compiles is unknown.
-    if let (true, true, true, crate::cas::Location::S3(bucket)) =
-        (state.config.compile_cache, workflow.is_some(), third_party.is_empty(), &state.config.store)
-    {
-        match sccache_env(bucket).await {
-            Some(env) => {
-                cmd.arg("--compile-cache").envs(env);
-            }
-            None => tracing::warn!("no endpoint of {bucket} answers: building without the compile cache"),
-        }
-    }
-    let server = std::process::id();
-    // SAFETY: the closure runs in the forked child before exec and calls
-    // only async-signal-safe functions (prctl, getppid); it allocates only
-    // on the error path, where the child is about to exit anyway.
-    unsafe {
-        cmd.pre_exec(move || {
-            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM as libc::c_ulong) != 0 {
-                return Err(std::io::Error::last_os_error());
-            }
-            // The server may have died before the signal was set.
-            if libc::getppid() as u32 != server {
-                return Err(std::io::Error::other("the server exited"));
-            }
-            Ok(())
-        });
-    }
-    let mut child = cmd.spawn().map_err(|e| format!("cannot start the build: {e}"))?;
-    let group = Group(child.id());
-    let stdout = child.stdout.take().expect("stdout is piped");
-    let stderr = child.stderr.take().expect("stderr is piped");
+    let plan = Plan::new(state, job).await?;
+    let cmd = plan.command(state, job, &manifest, &out).await;
+    let (child, stdout, stderr) = Child::spawn(cmd).map_err(|e| format!("cannot start the build: {e}"))?;
     let mut output = Output::new(state.store.clone(), job.job_id.clone(), Redact::new(&state.config, dir));
     let logger = tokio::spawn(async move {
         let mut events = BufReader::new(stdout).lines();
@@ -261,37 +253,21 @@ async fn build_in(state: &Arc<AppState>, job: &Claimed, dir: &Path) -> Result<Ou
         }
         output
     });
-    let mut stop = state.shutdown.subscribe();
-    let status = tokio::select! {
-        status = tokio::time::timeout(state.config.build_timeout, child.wait()) => status,
-        () = stopped(&mut stop) => {
-            group.kill();
-            let _ = child.wait().await;
-            group.disarm();
-            return Ok(Outcome::Stopped);
-        }
-        () = lease_lost(state, &job.job_id) => {
-            group.kill();
-            let _ = child.wait().await;
-            group.disarm();
-            return Ok(Outcome::Lost);
-        }
-    };
-    let status = match status {
-        Ok(status) => status.map_err(|e| format!("waiting for the build: {e}"))?,
-        Err(_) => {
-            group.kill();
-            let _ = child.wait().await;
-            group.disarm();
+    let timeout = state.config.build_timeout;
+    let status = match child.wait(state, &job.job_id, timeout).await {
+        Ok(Ended::Exited(status)) => status,
+        Ok(Ended::Stopped) => return Ok(Outcome::Stopped),
+        Ok(Ended::Lost) => return Ok(Outcome::Lost),
+        Ok(Ended::TimedOut) => {
             let log = logger.await.map(|o| o.log).unwrap_or_default();
             return Err(format!(
                 "the build took longer than {} s and was stopped\n{}",
-                state.config.build_timeout.as_secs(),
+                timeout.as_secs(),
                 crate::store::tail(&log, 2048)
             ));
         }
+        Err(e) => return Err(format!("waiting for the build: {e}")),
     };
-    group.disarm();
     let output = logger.await.map_err(|e| format!("reading the build's output: {e}"))?;
     if !status.success() {
         let summary =
@@ -305,9 +281,9 @@ async fn build_in(state: &Arc<AppState>, job: &Claimed, dir: &Path) -> Result<Ou
         ));
     };
     let state2 = state.clone();
-    let out2 = out.clone();
+    let workflow = plan.workflow;
     let (report, artifacts, packages) =
-        tokio::task::spawn_blocking(move || collect(&state2, &out2, workflow.as_ref(), report))
+        tokio::task::spawn_blocking(move || collect(&state2, &out, workflow.as_ref(), report))
             .await
             .map_err(|e| e.to_string())??;
     Ok(Outcome::Built(Box::new(report), artifacts, packages))
@@ -472,30 +448,4 @@ fn npm_package(
     let (entry, digest) = (npm.package_json.to_string(), pack::integrity(&tgz));
     let package = |cid| Package { ecosystem: Ecosystem::Npm, name: npm.name, version: npm.version, cid, entry, digest };
     crate::packages::store_package(state, file, &tgz, package).map_err(|e| e.to_string())
-}
-
-/// The process group a build child leads; killed when dropped unless the
-/// child was waited for.
-struct Group(Option<u32>);
-
-impl Group {
-    fn kill(&self) {
-        if let Some(pid) = self.0 {
-            // SAFETY: kill(2) with a negative pid signals the process group
-            // the child leads (process_group(0)); it touches no memory of ours.
-            unsafe {
-                libc::kill(-(pid as i32), libc::SIGKILL);
-            }
-        }
-    }
-
-    fn disarm(mut self) {
-        self.0 = None;
-    }
-}
-
-impl Drop for Group {
-    fn drop(&mut self) {
-        self.kill();
-    }
 }

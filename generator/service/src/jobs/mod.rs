@@ -8,6 +8,7 @@
 //! ([`third_party_target_dir`]).
 
 pub mod build;
+mod child;
 pub mod publish;
 
 use std::path::{Path, PathBuf};

@@ -1,0 +1,136 @@
+//! A job's child process (`braid build`): started under a small `sh` in a
+//! process group of its own that it takes down with it when the server
+//! dies (`PR_SET_PDEATHSIG`), even by `kill -9`; waited for within the
+//! job's time limit, until the server shuts down or the job's lease is
+//! lost, whichever comes first. Every way it ends that is not its own exit
+//! kills the whole group (cargo, rustc, build scripts), and so does
+//! dropping it.
+
+use std::path::Path;
+use std::process::ExitStatus;
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::process::{ChildStderr, ChildStdout, Command};
+
+use super::{lease_lost, stopped};
+use crate::ids::JobId;
+use crate::AppState;
+
+/// The child: `sh` runs the program in the background and, on SIGTERM (the
+/// parent-death signal [`Child::spawn`] sets), kills its whole process group.
+const SUPERVISOR: &str = r#"trap 'kill -s KILL 0' TERM; "$@" & wait $!"#;
+
+/// `program` to run as a supervised child: give it its arguments and
+/// environment, then [`Child::spawn`] it. Its stdin is empty, its stdout
+/// and stderr are piped.
+pub(super) fn command(program: &Path) -> Command {
+    let mut cmd = Command::new("/bin/sh");
+    cmd.arg("-c")
+        .arg(SUPERVISOR)
+        .arg("braid-child")
+        .arg(program)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .process_group(0)
+        .kill_on_drop(true);
+    cmd
+}
+
+/// How a child ended.
+pub(super) enum Ended {
+    Exited(ExitStatus),
+    /// It ran past its time limit and was killed.
+    TimedOut,
+    /// The server is shutting down: it was killed.
+    Stopped,
+    /// The job's lease ran out and another process took it over: it was killed.
+    Lost,
+}
+
+/// A running child and the process group it leads.
+pub(super) struct Child {
+    child: tokio::process::Child,
+    group: Group,
+}
+
+impl Child {
+    /// Starts `cmd` (from [`command`]) so that it dies with the server;
+    /// also returns its stdout and stderr.
+    pub(super) fn spawn(mut cmd: Command) -> std::io::Result<(Self, ChildStdout, ChildStderr)> {
+        let server = std::process::id();
+        // SAFETY: the closure runs in the forked child before exec and calls
+        // only async-signal-safe functions (prctl, getppid); it allocates only
+        // on the error path, where the child is about to exit anyway.
+        unsafe {
+            cmd.pre_exec(move || {
+                if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM as libc::c_ulong) != 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                // The server may have died before the signal was set.
+                if libc::getppid() as u32 != server {
+                    return Err(std::io::Error::other("the server exited"));
+                }
+                Ok(())
+            });
+        }
+        let mut child = cmd.spawn()?;
+        let group = Group(child.id());
+        let stdout = child.stdout.take().expect("stdout is piped");
+        let stderr = child.stderr.take().expect("stderr is piped");
+        Ok((Self { child, group }, stdout, stderr))
+    }
+
+    /// Waits until the child exits, `timeout` passes, the server shuts down
+    /// or `job`'s lease is lost; in the last three cases its whole process
+    /// group is killed and reaped first.
+    pub(super) async fn wait(
+        mut self,
+        state: &Arc<AppState>,
+        job: &JobId,
+        timeout: Duration,
+    ) -> std::io::Result<Ended> {
+        let mut stop = state.shutdown.subscribe();
+        let ended = tokio::select! {
+            status = tokio::time::timeout(timeout, self.child.wait()) => match status {
+                Ok(status) => Ended::Exited(status?),
+                Err(_) => Ended::TimedOut,
+            },
+            () = stopped(&mut stop) => Ended::Stopped,
+            () = lease_lost(state, job) => Ended::Lost,
+        };
+        if !matches!(ended, Ended::Exited(_)) {
+            self.group.kill();
+            let _ = self.child.wait().await;
+        }
+        self.group.disarm();
+        Ok(ended)
+    }
+}
+
+/// The process group a child leads; killed when dropped unless disarmed
+/// once the child was waited for.
+struct Group(Option<u32>);
+
+impl Group {
+    fn kill(&self) {
+        if let Some(pid) = self.0 {
+            // SAFETY: kill(2) with a negative pid signals the process group
+            // the child leads (process_group(0)); it touches no memory of ours.
+            unsafe {
+                libc::kill(-(pid as i32), libc::SIGKILL);
+            }
+        }
+    }
+
+    fn disarm(&mut self) {
+        self.0 = None;
+    }
+}
+
+impl Drop for Group {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
