@@ -270,11 +270,13 @@ fn publish(PublishArgs { dir, server, key, no_wait }: PublishArgs) -> anyhow::Re
     let server = server.trim_end_matches('/');
     let m = &prepared.manifest;
     eprintln!("publishing {} {} ({} bytes) to {server}", m.name, m.version, body.len());
+    let agent = agent();
     let answer = request(
-        ureq::post(&format!("{server}/v1/operations"))
-            .set("x-api-key", &key)
-            .set("content-type", "application/gzip")
-            .send_bytes(&body),
+        agent
+            .post(&format!("{server}/v1/operations"))
+            .header("x-api-key", &key)
+            .header("content-type", "application/gzip")
+            .send(&body[..]),
     )?;
     let state = answer["state"].as_str().unwrap_or_default().to_string();
     let version_id = answer["version_id"].as_str().unwrap_or_default().to_string();
@@ -289,7 +291,7 @@ fn publish(PublishArgs { dir, server, key, no_wait }: PublishArgs) -> anyhow::Re
     }
     let mut last = String::new();
     loop {
-        let status = request(ureq::get(&format!("{server}/v1/publishes/{job}")).set("x-api-key", &key).call())?;
+        let status = request(agent.get(&format!("{server}/v1/publishes/{job}")).header("x-api-key", &key).call())?;
         let progress = status["progress"].as_str().unwrap_or_default();
         if progress != last {
             eprintln!("  {progress}");
@@ -310,14 +312,19 @@ fn publish(PublishArgs { dir, server, key, no_wait }: PublishArgs) -> anyhow::Re
     Ok(())
 }
 
+/// An HTTP client that hands every answer back, 4xx and 5xx included:
+/// their problem documents say what went wrong.
+fn agent() -> ureq::Agent {
+    ureq::Agent::config_builder().http_status_as_error(false).build().into()
+}
+
 /// The JSON of a service's answer, or its problem's detail as the error.
-fn request(response: Result<ureq::Response, ureq::Error>) -> anyhow::Result<serde_json::Value> {
-    match response {
-        Ok(r) => Ok(r.into_json()?),
-        Err(ureq::Error::Status(code, r)) => {
-            let problem: serde_json::Value = r.into_json().unwrap_or_default();
-            bail!("the service answered {code}: {}", problem["detail"].as_str().unwrap_or("(no detail)"))
-        }
-        Err(e) => bail!("cannot reach the service: {e}"),
+fn request(response: Result<ureq::http::Response<ureq::Body>, ureq::Error>) -> anyhow::Result<serde_json::Value> {
+    let mut response = response.map_err(|e| anyhow::anyhow!("cannot reach the service: {e}"))?;
+    let status = response.status();
+    if status.is_success() {
+        return Ok(response.body_mut().read_json()?);
     }
+    let problem: serde_json::Value = response.body_mut().read_json().unwrap_or_default();
+    bail!("the service answered {}: {}", status.as_u16(), problem["detail"].as_str().unwrap_or("(no detail)"))
 }
