@@ -1,14 +1,18 @@
-//! Counters for `GET /metrics` (Prometheus text format): requests by method,
-//! route and status, builds started and their durations, cache hits; jobs
-//! by state are read from the store when scraped. Every label comes from a
-//! closed set (the standard methods or `other`, the route templates or
-//! `unmatched`, the statuses the server answers with), so no request can
-//! add a series.
+//! The metrics of `GET /metrics` (Prometheus text format, 0.0.4): requests
+//! by method, route and status, builds started and their durations, cache
+//! hits, runs by outcome and their durations, where run programs came from;
+//! jobs by state are read from the store when scraped. Every label comes
+//! from a closed set (the standard methods or `other`, the route templates
+//! or `unmatched`, the statuses the server answers with, outcomes and
+//! sources named here), so no request can add a series. Kept and encoded
+//! by `prometheus-client`, the Prometheus project's own Rust client.
 
-use std::collections::BTreeMap;
-use std::fmt::Write as _;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Mutex;
+use prometheus_client::encoding::EncodeLabelSet;
+use prometheus_client::metrics::counter::Counter;
+use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::gauge::Gauge;
+use prometheus_client::metrics::histogram::Histogram;
+use prometheus_client::registry::Registry;
 
 use crate::store::JobState;
 
@@ -28,44 +32,131 @@ pub fn method_label(method: &axum::http::Method) -> &'static str {
     }
 }
 
-#[derive(Default)]
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct Request {
+    method: &'static str,
+    /// A route template of the router, or `unmatched`.
+    route: &'static str,
+    status: u16,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct State {
+    state: &'static str,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct Outcome {
+    /// `ok`, `failed`, `time`, `memory`, `output`, `input`, `trap`.
+    outcome: &'static str,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct Source {
+    /// `memory`, `precompiled` (the disk cache), `compiled`.
+    source: &'static str,
+}
+
 pub struct Metrics {
-    /// (method label, route template or `unmatched`, status).
-    requests: Mutex<BTreeMap<(&'static str, &'static str, u16), u64>>,
-    pub builds_started: AtomicU64,
-    pub builds_succeeded: AtomicU64,
-    pub builds_failed: AtomicU64,
-    build_millis_sum: AtomicU64,
-    build_count: AtomicU64,
+    registry: Registry,
+    requests: Family<Request, Counter>,
+    jobs: Family<State, Gauge>,
+    builds_started: Counter,
+    builds_succeeded: Counter,
+    builds_failed: Counter,
+    build_duration: Histogram,
     /// `POST /v1/workflows` answered from an earlier build.
-    pub cache_hits: AtomicU64,
+    cache_hits: Counter,
     /// `POST /v1/workflows` that joined a build under way.
-    pub joined: AtomicU64,
-    /// Runs by outcome (`ok`, `failed`, `time`, `memory`, `output`,
-    /// `input`, `trap`), and the histogram of their durations.
-    runs: Mutex<BTreeMap<&'static str, u64>>,
-    run_buckets: [AtomicU64; RUN_BUCKETS.len()],
-    run_micros_sum: AtomicU64,
-    /// Where each run's program came from (`memory`, `precompiled`: the
-    /// disk cache, `compiled`).
-    programs: Mutex<BTreeMap<&'static str, u64>>,
+    joined: Counter,
+    runs: Family<Outcome, Counter>,
+    run_duration: Histogram,
+    programs: Family<Source, Counter>,
 }
 
 /// Upper bounds (seconds) of the run-duration histogram's buckets.
 const RUN_BUCKETS: [f64; 8] = [0.0001, 0.0005, 0.001, 0.005, 0.01, 0.05, 0.1, 1.0];
+/// Upper bounds (seconds) of the build-duration histogram's buckets.
+const BUILD_BUCKETS: [f64; 9] = [1.0, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0, 600.0, 1800.0];
+
+impl Default for Metrics {
+    fn default() -> Self {
+        let mut registry = Registry::default();
+        let requests = Family::<Request, Counter>::default();
+        registry.register("braid_http_requests", "HTTP requests by method, route and status", requests.clone());
+        let jobs = Family::<State, Gauge>::default();
+        registry.register("braid_jobs", "Build jobs by state", jobs.clone());
+        let counter = |registry: &mut Registry, name: &str, help: &str| {
+            let counter = Counter::default();
+            registry.register(name, help, counter.clone());
+            counter
+        };
+        let builds_started = counter(&mut registry, "braid_builds_started", "Builds started");
+        let builds_succeeded = counter(&mut registry, "braid_builds_succeeded", "Builds that succeeded");
+        let builds_failed = counter(&mut registry, "braid_builds_failed", "Builds that failed or timed out");
+        let cache_hits = counter(&mut registry, "braid_cache_hits", "Submissions answered from an earlier build");
+        let joined = counter(&mut registry, "braid_joined_builds", "Submissions that joined a build under way");
+        let build_duration = Histogram::new(BUILD_BUCKETS);
+        registry.register("braid_build_duration_seconds", "Duration of finished builds", build_duration.clone());
+        let runs = Family::<Outcome, Counter>::default();
+        registry.register(
+            "braid_runs",
+            "Runs of built workflows by outcome (time, memory and output: budget kills)",
+            runs.clone(),
+        );
+        let run_duration = Histogram::new(RUN_BUCKETS);
+        registry.register(
+            "braid_run_duration_seconds",
+            "Duration of runs (instantiation included)",
+            run_duration.clone(),
+        );
+        let programs = Family::<Source, Counter>::default();
+        registry.register(
+            "braid_run_programs",
+            "Programs of runs by source (memory and precompiled: cache hits)",
+            programs.clone(),
+        );
+        Self {
+            registry,
+            requests,
+            jobs,
+            builds_started,
+            builds_succeeded,
+            builds_failed,
+            build_duration,
+            cache_hits,
+            joined,
+            runs,
+            run_duration,
+            programs,
+        }
+    }
+}
 
 impl Metrics {
     /// Counts a request. `route` is a route template of the router (a
     /// `&'static str`, so it cannot come from the request).
     pub fn request(&self, method: &axum::http::Method, route: &'static str, status: u16) {
-        let mut map = self.requests.lock().unwrap_or_else(|e| e.into_inner());
-        *map.entry((method_label(method), route, status)).or_default() += 1;
+        self.requests.get_or_create(&Request { method: method_label(method), route, status }).inc();
+    }
+
+    pub fn build_started(&self) {
+        self.builds_started.inc();
     }
 
     pub fn build_finished(&self, millis: u64, ok: bool) {
-        self.build_millis_sum.fetch_add(millis, Ordering::Relaxed);
-        self.build_count.fetch_add(1, Ordering::Relaxed);
-        if ok { &self.builds_succeeded } else { &self.builds_failed }.fetch_add(1, Ordering::Relaxed);
+        self.build_duration.observe(millis as f64 / 1000.0);
+        if ok { &self.builds_succeeded } else { &self.builds_failed }.inc();
+    }
+
+    /// Counts a submission answered from an earlier build.
+    pub fn cache_hit(&self) {
+        self.cache_hits.inc();
+    }
+
+    /// Counts a submission that joined a build under way.
+    pub fn joined(&self) {
+        self.joined.inc();
     }
 
     /// Counts a run of the executor that took `took` and ended in `error`.
@@ -80,83 +171,24 @@ impl Metrics {
             Some(E::InputTooLarge { .. } | E::BadInput(_)) => "input",
             Some(E::Trap(_)) => "trap",
         };
-        *self.runs.lock().unwrap_or_else(|e| e.into_inner()).entry(outcome).or_default() += 1;
-        let seconds = took.as_secs_f64();
-        for (bucket, bound) in self.run_buckets.iter().zip(RUN_BUCKETS) {
-            if seconds <= bound {
-                bucket.fetch_add(1, Ordering::Relaxed);
-            }
-        }
-        self.run_micros_sum.fetch_add(took.as_micros() as u64, Ordering::Relaxed);
+        self.runs.get_or_create(&Outcome { outcome }).inc();
+        self.run_duration.observe(took.as_secs_f64());
     }
 
     /// Counts where a run's program came from.
     pub fn program(&self, source: &'static str) {
-        *self.programs.lock().unwrap_or_else(|e| e.into_inner()).entry(source).or_default() += 1;
+        self.programs.get_or_create(&Source { source }).inc();
     }
 
+    /// The text of `GET /metrics`, with `jobs` (by state, from the store).
     pub fn render(&self, jobs: &[(JobState, i64)]) -> String {
-        let mut out = String::new();
-        let _ = writeln!(out, "# HELP braid_http_requests_total HTTP requests by method, route and status.");
-        let _ = writeln!(out, "# TYPE braid_http_requests_total counter");
-        for ((method, route, status), n) in self.requests.lock().unwrap_or_else(|e| e.into_inner()).iter() {
-            let _ = writeln!(
-                out,
-                "braid_http_requests_total{{method=\"{method}\",route=\"{route}\",status=\"{status}\"}} {n}"
-            );
-        }
-        let _ = writeln!(out, "# HELP braid_jobs Build jobs by state.");
-        let _ = writeln!(out, "# TYPE braid_jobs gauge");
         for &state in JobState::ALL {
             let n = jobs.iter().find(|(s, _)| *s == state).map_or(0, |(_, n)| *n);
-            let _ = writeln!(out, "braid_jobs{{state=\"{state}\"}} {n}");
+            self.jobs.get_or_create(&State { state: state.as_str() }).set(n);
         }
-        let counter = |out: &mut String, name: &str, help: &str, v: &AtomicU64| {
-            let _ = writeln!(out, "# HELP {name} {help}");
-            let _ = writeln!(out, "# TYPE {name} counter");
-            let _ = writeln!(out, "{name} {}", v.load(Ordering::Relaxed));
-        };
-        counter(&mut out, "braid_builds_started_total", "Builds started.", &self.builds_started);
-        counter(&mut out, "braid_builds_succeeded_total", "Builds that succeeded.", &self.builds_succeeded);
-        counter(&mut out, "braid_builds_failed_total", "Builds that failed or timed out.", &self.builds_failed);
-        counter(&mut out, "braid_cache_hits_total", "Submissions answered from an earlier build.", &self.cache_hits);
-        counter(&mut out, "braid_joined_builds_total", "Submissions that joined a build under way.", &self.joined);
-        let _ = writeln!(out, "# HELP braid_build_duration_seconds Duration of finished builds.");
-        let _ = writeln!(out, "# TYPE braid_build_duration_seconds summary");
-        let sum = self.build_millis_sum.load(Ordering::Relaxed) as f64 / 1000.0;
-        let _ = writeln!(out, "braid_build_duration_seconds_sum {sum}");
-        let _ = writeln!(out, "braid_build_duration_seconds_count {}", self.build_count.load(Ordering::Relaxed));
-        let runs = self.runs.lock().unwrap_or_else(|e| e.into_inner());
-        let _ = writeln!(
-            out,
-            "# HELP braid_runs_total Runs of built workflows by outcome (time, memory and output: budget kills)."
-        );
-        let _ = writeln!(out, "# TYPE braid_runs_total counter");
-        for (outcome, n) in runs.iter() {
-            let _ = writeln!(out, "braid_runs_total{{outcome=\"{outcome}\"}} {n}");
-        }
-        let _ = writeln!(out, "# HELP braid_run_duration_seconds Duration of runs (instantiation included).");
-        let _ = writeln!(out, "# TYPE braid_run_duration_seconds histogram");
-        for (bucket, bound) in self.run_buckets.iter().zip(RUN_BUCKETS) {
-            let _ =
-                writeln!(out, "braid_run_duration_seconds_bucket{{le=\"{bound}\"}} {}", bucket.load(Ordering::Relaxed));
-        }
-        let count: u64 = runs.values().sum();
-        let _ = writeln!(out, "braid_run_duration_seconds_bucket{{le=\"+Inf\"}} {count}");
-        let _ = writeln!(
-            out,
-            "braid_run_duration_seconds_sum {}",
-            self.run_micros_sum.load(Ordering::Relaxed) as f64 / 1e6
-        );
-        let _ = writeln!(out, "braid_run_duration_seconds_count {count}");
-        let _ = writeln!(
-            out,
-            "# HELP braid_run_programs_total Programs of runs by source (memory and precompiled: cache hits)."
-        );
-        let _ = writeln!(out, "# TYPE braid_run_programs_total counter");
-        for (source, n) in self.programs.lock().unwrap_or_else(|e| e.into_inner()).iter() {
-            let _ = writeln!(out, "braid_run_programs_total{{source=\"{source}\"}} {n}");
-        }
+        let mut out = String::new();
+        prometheus_client::encoding::prometheus_text::encode(&mut out, &self.registry)
+            .expect("writing into a String cannot fail");
         out
     }
 }

@@ -15,7 +15,6 @@
 //! again.
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -91,7 +90,7 @@ fn build_dir(state: &AppState, job: &Claimed) -> PathBuf {
 }
 
 async fn run(state: Arc<AppState>, job: Claimed) {
-    state.metrics.builds_started.fetch_add(1, Ordering::Relaxed);
+    state.metrics.build_started();
     let start = Instant::now();
     let dir = build_dir(&state, &job);
     let outcome = build(&state, &job, &dir).await;

@@ -5,7 +5,6 @@
 //! manifest, with its builds). A workflow id names the manifest alone; a build id
 //! names a build of it ([`braid::build::build_key`]).
 
-use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 use axum::extract::{Query, State};
@@ -155,12 +154,12 @@ pub(super) async fn submit_workflow(
     let (workflow_id, build_id) = (build.workflow_id.clone(), build.id.clone());
     let (status, body) = match submission {
         Submission::Built { artifacts } => {
-            state.metrics.cache_hits.fetch_add(1, Ordering::Relaxed);
+            state.metrics.cache_hit();
             let state = JobState::Succeeded;
             (StatusCode::OK, Submitted { job_id: None, workflow_id, build_id, state, artifacts: Some(artifacts) })
         }
         Submission::Joined { job_id, state: job_state } => {
-            state.metrics.joined.fetch_add(1, Ordering::Relaxed);
+            state.metrics.joined();
             let job_id = Some(job_id);
             (StatusCode::ACCEPTED, Submitted { job_id, workflow_id, build_id, state: job_state, artifacts: None })
         }
