@@ -59,17 +59,17 @@ fn members(toml: &str) -> Vec<String> {
         .collect()
 }
 
+/// Every file under `dir`, sorted, as (`prefix/` and its path relative to
+/// `dir`, its path); none when `dir` does not exist.
 fn walk(dir: &Path, prefix: &str, out: &mut Vec<(String, PathBuf)>) {
-    let Ok(entries) = std::fs::read_dir(dir) else { return };
-    let mut entries: Vec<_> = entries.map(|e| e.expect("a directory entry")).collect();
-    entries.sort_by_key(|e| e.file_name());
-    for entry in entries {
-        let name = entry.file_name().to_string_lossy().into_owned();
-        let path = entry.path();
-        if path.is_dir() {
-            walk(&path, &format!("{prefix}/{name}"), out);
-        } else {
-            out.push((format!("{prefix}/{name}"), path));
+    if !dir.is_dir() {
+        return;
+    }
+    for entry in walkdir::WalkDir::new(dir).sort_by_file_name() {
+        let entry = entry.expect("a readable workspace file");
+        if !entry.file_type().is_dir() {
+            let rel = entry.path().strip_prefix(dir).expect("under dir").to_string_lossy().replace('\\', "/");
+            out.push((format!("{prefix}/{rel}"), entry.path().to_path_buf()));
         }
     }
 }

@@ -69,16 +69,13 @@ pub fn write_if_changed(path: &Path, bytes: &[u8]) -> Result<bool, FsError> {
 /// Symbolic links are listed as files, never followed.
 pub fn walk(root: &Path) -> Result<Vec<PathBuf>, FsError> {
     let mut out = Vec::new();
-    let mut todo = vec![root.to_path_buf()];
-    while let Some(dir) = todo.pop() {
-        for entry in std::fs::read_dir(&dir).map_err(at(&dir))? {
-            let entry = entry.map_err(at(&dir))?;
-            let path = entry.path();
-            if entry.file_type().map_err(at(&path))?.is_dir() {
-                todo.push(path);
-            } else {
-                out.push(path.strip_prefix(root).expect("listed under root").to_path_buf());
-            }
+    for entry in walkdir::WalkDir::new(root).follow_links(false).sort_by_file_name() {
+        let entry = entry.map_err(|e| {
+            let path = e.path().unwrap_or(root).to_path_buf();
+            FsError { path, source: e.into() }
+        })?;
+        if !entry.file_type().is_dir() {
+            out.push(entry.path().strip_prefix(root).expect("listed under root").to_path_buf());
         }
     }
     out.sort();

@@ -14,11 +14,10 @@ const MTIME: u64 = 499_162_500;
 
 /// Packs the files under `dir` (recursively, sorted) below `prefix/`.
 pub fn tar_gz(dir: &Path, prefix: &str) -> std::io::Result<Vec<u8>> {
-    let mut files = Vec::new();
-    collect(dir, dir, &mut files)?;
+    let files = braid::fsutil::walk(dir).map_err(|e| std::io::Error::new(e.source.kind(), e.to_string()))?;
     let entries = files
         .into_iter()
-        .map(|rel| std::fs::read(dir.join(&rel)).map(|bytes| (rel, bytes)))
+        .map(|rel| std::fs::read(dir.join(&rel)).map(|bytes| (rel.to_string_lossy().replace('\\', "/"), bytes)))
         .collect::<std::io::Result<Vec<_>>>()?;
     tar_gz_entries(entries.iter().map(|(rel, bytes)| (rel.as_str(), bytes.as_slice())), prefix)
 }
@@ -53,20 +52,6 @@ pub fn integrity(bytes: &[u8]) -> String {
     use base64::Engine as _;
     use sha2::Digest as _;
     format!("sha512-{}", base64::engine::general_purpose::STANDARD.encode(sha2::Sha512::digest(bytes)))
-}
-
-fn collect(root: &Path, dir: &Path, out: &mut Vec<String>) -> std::io::Result<()> {
-    for entry in std::fs::read_dir(dir)? {
-        let entry = entry?;
-        let path = entry.path();
-        if entry.file_type()?.is_dir() {
-            collect(root, &path, out)?;
-        } else {
-            let rel = path.strip_prefix(root).unwrap_or(&path).to_string_lossy().replace('\\', "/");
-            out.push(rel);
-        }
-    }
-    Ok(())
 }
 
 #[cfg(test)]
