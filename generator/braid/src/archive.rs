@@ -557,7 +557,8 @@ mod tests {
 
     #[test]
     fn archive_writes_files_into_a_new_directory_only() {
-        let root = std::env::temp_dir().join(format!("braid-archive-{}", uuid::Uuid::new_v4().simple()));
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path().to_path_buf();
         let dir = root.join("crate");
         let input = files(&[("Cargo.toml", "c"), ("src/lib.rs", "l"), ("src/a/b.rs", "b")]);
         write_files(&dir, &input).unwrap();

@@ -416,7 +416,10 @@ echo "uid=$(id -u) caps=$(grep CapEff /proc/self/status | cut -f2)"
     /// attempt failed, on the host too. Returns the sandbox's uid.
     fn hostile_attempts_fail() -> u32 {
         let sandbox = Sandbox::detect().expect("bubblewrap works here (scripts/setup.sh installs it)");
-        let base = std::env::temp_dir().join(format!("braid-sandbox-test-{}", uuid::Uuid::new_v4()));
+        let tmp = tempfile::tempdir().unwrap();
+        let base = tmp.path().to_path_buf();
+        // The sandbox's user (nobody, when the tests run as root) goes through it.
+        std::fs::set_permissions(&base, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
         let (writable, outside) = (base.join("writable"), base.join("outside"));
         let sandbox = sandbox.writable(&writable).unwrap();
         let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();

@@ -11,12 +11,13 @@ use braid::package::cargo::{packages, CRATES_IO};
 use braid::Registry;
 use sha2::Digest as _;
 
-fn generated(workflow: &str) -> std::path::PathBuf {
+/// The crate generated for `workflow`, in a temporary directory (gone with it).
+fn generated(workflow: &str) -> tempfile::TempDir {
     let text =
         std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../workflows").join(workflow)).unwrap();
     let workflow = validate(&text, &Registry::builtin()).unwrap();
-    let dir = std::env::temp_dir().join(format!("braid-cargo-package-{}", uuid::Uuid::new_v4().simple()));
-    braid::project::write(&workflow, &Generator::new(), &dir).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    braid::project::write(&workflow, &Generator::new(), dir.path()).unwrap();
     dir
 }
 
@@ -36,7 +37,7 @@ fn files_of(dot_crate: &[u8]) -> Vec<(String, String)> {
 #[test]
 fn a_generated_crate_and_what_it_vendors_become_registry_packages() {
     let dir = generated("cidv1_from_bytes.json");
-    let packages = packages(&dir).unwrap();
+    let packages = packages(dir.path()).unwrap();
     let names: Vec<&str> = packages.iter().map(|p| p.name.as_str()).collect();
     assert_eq!(
         names,
@@ -50,7 +51,7 @@ fn a_generated_crate_and_what_it_vendors_become_registry_packages() {
             "op_multihash"
         ]
     );
-    assert_eq!(packages.len(), std::fs::read_dir(dir.join("vendor")).unwrap().count() + 1);
+    assert_eq!(packages.len(), std::fs::read_dir(dir.path().join("vendor")).unwrap().count() + 1);
 
     let workflow = &packages[0];
     let line: serde_json::Value = serde_json::from_str(&workflow.index_line).unwrap();
@@ -88,10 +89,8 @@ fn a_generated_crate_and_what_it_vendors_become_registry_packages() {
 
     // The same crate gives the same bytes.
     let again = generated("cidv1_from_bytes.json");
-    let second = braid::package::cargo::packages(&again).unwrap();
+    let second = braid::package::cargo::packages(again.path()).unwrap();
     for (a, b) in packages.iter().zip(&second) {
         assert!(a.bytes == b.bytes && a.index_line == b.index_line, "{} differs between two generations", a.name);
     }
-    std::fs::remove_dir_all(dir).unwrap();
-    std::fs::remove_dir_all(again).unwrap();
 }

@@ -88,8 +88,8 @@ mod tests {
 
     #[test]
     fn a_second_holder_is_refused_and_told_who_holds_it() {
-        let dir = std::env::temp_dir().join(format!("braid-datalock-{}", uuid::Uuid::new_v4().simple()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().to_path_buf();
         let first = DataLock::acquire(&dir).unwrap();
         first.record("http://127.0.0.1:1234").unwrap();
         let err = DataLock::acquire(&dir).unwrap_err().to_string();
@@ -112,8 +112,8 @@ mod tests {
 
     #[test]
     fn a_truncated_database_is_refused_unless_the_directory_is_new() {
-        let dir = std::env::temp_dir().join(format!("braid-truncated-{}", uuid::Uuid::new_v4().simple()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().to_path_buf();
         let database = dir.join("braid.sqlite");
         // A new directory: nothing yet, or an empty file beside the lock.
         check_database(&dir, &database).unwrap();

@@ -60,7 +60,8 @@ mod tests {
 
     #[test]
     fn archives_are_deterministic_and_readable() {
-        let dir = std::env::temp_dir().join(format!("braid-pack-{}", uuid::Uuid::new_v4().simple()));
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().to_path_buf();
         std::fs::create_dir_all(dir.join("src")).unwrap();
         std::fs::write(dir.join("package.json"), "{}").unwrap();
         std::fs::write(dir.join("src/a.js"), "x").unwrap();

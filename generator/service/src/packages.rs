@@ -47,9 +47,12 @@ pub fn add_operations(state: &AppState) {
     let registry = state.registry();
     // Scratch space outside the data directory: its free space is the
     // builds' (freeing it must not make room they were refused).
-    let scratch = std::env::temp_dir().join(format!("braid-registry-{}", uuid::Uuid::new_v4().simple()));
-    let (crates, skipped) = braid::package::cargo::registry_packages(&registry, &scratch);
-    let _ = std::fs::remove_dir_all(&scratch);
+    let scratch = match tempfile::Builder::new().prefix("braid-registry-").tempdir() {
+        Ok(dir) => dir,
+        Err(e) => return tracing::warn!("the operations are not in the Cargo registry: a scratch directory: {e}"),
+    };
+    let (crates, skipped) = braid::package::cargo::registry_packages(&registry, scratch.path());
+    drop(scratch);
     for (op, why) in skipped {
         tracing::warn!("{op} is not in the Cargo registry: {why}");
     }

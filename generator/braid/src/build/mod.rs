@@ -291,7 +291,8 @@ mod tests {
 
     #[test]
     fn a_build_with_fewer_targets_removes_the_packages_it_no_longer_makes() {
-        let out = std::env::temp_dir().join(format!("braid-stale-{}", uuid::Uuid::new_v4()));
+        let tmp = tempfile::tempdir().unwrap();
+        let out = tmp.path().to_path_buf();
         for t in ["node", "web", "bundler"] {
             std::fs::create_dir_all(out.join("pkg").join(t)).unwrap();
             std::fs::write(out.join("pkg").join(t).join("x.js"), "").unwrap();

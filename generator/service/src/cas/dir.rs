@@ -93,7 +93,8 @@ mod tests {
 
     #[test]
     fn stores_and_verifies() {
-        let dir = std::env::temp_dir().join(format!("braid-cas-{}", uuid::Uuid::new_v4().simple()));
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().to_path_buf();
         let cas = Cas::open(&Location::Dir(dir.clone())).unwrap();
         let cid = cas.put(b"hello").unwrap();
         assert_eq!(cas.put(b"hello").unwrap(), cid);
@@ -109,8 +110,8 @@ mod tests {
     /// no temporary file, and the space it took is free again.
     #[test]
     fn a_write_that_fails_leaves_no_temporary_file() {
-        let dir = std::env::temp_dir().join(format!("braid-cas-full-{}", uuid::Uuid::new_v4().simple()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().to_path_buf();
         let mounted = std::process::Command::new("mount")
             .args(["-t", "tmpfs", "-o", "size=64k", "tmpfs"])
             .arg(&dir)

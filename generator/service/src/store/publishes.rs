@@ -266,10 +266,8 @@ fn operation_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<PublishedOperation> 
 mod tests {
     use super::*;
 
-    fn store() -> Sqlite {
-        let dir = std::env::temp_dir().join(format!("braid-store-{}", uuid::Uuid::new_v4().simple()));
-        std::fs::create_dir_all(&dir).unwrap();
-        Sqlite::open(&dir.join("db.sqlite")).unwrap()
+    fn store() -> crate::store::TempStore {
+        crate::store::TempStore::new()
     }
 
     #[test]

@@ -6,10 +6,8 @@ use braid::target::Target;
 use super::*;
 use crate::ids::{BuildId, JobId, WorkflowId};
 
-fn store() -> Sqlite {
-    let dir = std::env::temp_dir().join(format!("braid-store-{}", uuid::Uuid::new_v4().simple()));
-    std::fs::create_dir_all(&dir).unwrap();
-    Sqlite::open(&dir.join("db.sqlite")).unwrap()
+fn store() -> TempStore {
+    TempStore::new()
 }
 
 fn cid(seed: &str) -> ContentId {
@@ -141,8 +139,8 @@ fn interrupted_jobs_are_retried_then_failed() {
 /// artifacts are kept, and the same submission is answered from them.
 #[test]
 fn a_database_from_before_versions_is_migrated() {
-    let dir = std::env::temp_dir().join(format!("braid-store-old-{}", uuid::Uuid::new_v4().simple()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().to_path_buf();
     let path = dir.join("db.sqlite");
     let manifest = r#"{"name":"a","segments":[],"version":"0.1.0"}"#;
     let (built, pending, c) = (cid("k1"), cid("k2"), cid("c"));
@@ -210,8 +208,8 @@ fn a_database_from_before_versions_is_migrated() {
 
 #[test]
 fn a_database_from_a_newer_server_is_refused() {
-    let dir = std::env::temp_dir().join(format!("braid-store-new-{}", uuid::Uuid::new_v4().simple()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().to_path_buf();
     let path = dir.join("db.sqlite");
     Connection::open(&path).unwrap().pragma_update(None, "user_version", SCHEMA_VERSION + 1).unwrap();
     let err = Sqlite::open(&path).err().expect("refused");
