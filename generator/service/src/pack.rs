@@ -6,45 +6,24 @@
 
 use std::path::Path;
 
-use flate2::write::GzEncoder;
-use flate2::Compression;
-
-/// The time npm itself stamps on packed files (1985-10-26T08:15:00Z).
-const MTIME: u64 = 499_162_500;
-
-/// Packs the files under `dir` (recursively, sorted) below `prefix/`.
+/// Packs the files under `dir` (recursively, sorted) below `prefix/`, as
+/// npm packs a package: [`braid::archive::tar`] at npm's time, gzip'd at
+/// the best compression.
 pub fn tar_gz(dir: &Path, prefix: &str) -> std::io::Result<Vec<u8>> {
     let files = braid::fsutil::walk(dir).map_err(|e| std::io::Error::new(e.source.kind(), e.to_string()))?;
     let entries = files
         .into_iter()
         .map(|rel| std::fs::read(dir.join(&rel)).map(|bytes| (rel.to_string_lossy().replace('\\', "/"), bytes)))
         .collect::<std::io::Result<Vec<_>>>()?;
-    tar_gz_entries(entries.iter().map(|(rel, bytes)| (rel.as_str(), bytes.as_slice())), prefix)
+    Ok(tar_gz_entries(entries.iter().map(|(rel, bytes)| (rel.as_str(), bytes.as_slice())), prefix))
 }
 
-/// Packs files given as (path relative to the archive's root, bytes),
-/// sorted by path, below `prefix/`: the same bytes as [`tar_gz`] of a
-/// directory holding them, without writing them anywhere.
-pub fn tar_gz_entries<'a>(
-    entries: impl IntoIterator<Item = (&'a str, &'a [u8])>,
-    prefix: &str,
-) -> std::io::Result<Vec<u8>> {
-    let mut entries: Vec<(&str, &[u8])> = entries.into_iter().collect();
-    entries.sort_by(|a, b| a.0.cmp(b.0));
-    let gz = GzEncoder::new(Vec::new(), Compression::best());
-    let mut tar = tar::Builder::new(gz);
-    tar.mode(tar::HeaderMode::Deterministic);
-    for (rel, bytes) in entries {
-        let mut header = tar::Header::new_ustar();
-        header.set_size(bytes.len() as u64);
-        header.set_mode(0o644);
-        header.set_mtime(MTIME);
-        header.set_uid(0);
-        header.set_gid(0);
-        header.set_entry_type(tar::EntryType::Regular);
-        tar.append_data(&mut header, format!("{prefix}/{rel}"), bytes)?;
-    }
-    tar.into_inner()?.finish()
+/// Packs files given as (path relative to the archive's root, bytes) like
+/// [`tar_gz`] of a directory holding them, without writing them anywhere.
+pub fn tar_gz_entries<'a>(entries: impl IntoIterator<Item = (&'a str, &'a [u8])>, prefix: &str) -> Vec<u8> {
+    let entries: Vec<(&str, &[u8])> = entries.into_iter().collect();
+    let layout = braid::archive::Layout { prefix: Some(prefix), mtime: braid::archive::NPM_MTIME };
+    braid::archive::gzip(&braid::archive::tar(&entries, layout), true)
 }
 
 /// npm's `integrity` of a tarball: `sha512-` and the base64 of its SHA-512.
@@ -74,7 +53,7 @@ mod tests {
             archive.entries().unwrap().map(|e| e.unwrap().path().unwrap().to_string_lossy().into_owned()).collect();
         assert_eq!(names, ["package/package.json", "package/src/a.js"]);
         let in_memory: [(&str, &[u8]); 2] = [("src/a.js", b"x"), ("package.json", b"{}")];
-        assert_eq!(a, tar_gz_entries(in_memory, "package").unwrap(), "the same bytes without a directory");
+        assert_eq!(a, tar_gz_entries(in_memory, "package"), "the same bytes without a directory");
         std::fs::remove_dir_all(dir).unwrap();
     }
 }

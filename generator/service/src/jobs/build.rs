@@ -442,7 +442,7 @@ fn npm_package(
     let npm = braid::package::npm::unified(&out.join("pkg"), workflow, &report.crate_name, scope)
         .map_err(|e| e.to_string())?;
     let entries = npm.files.iter().map(|(path, bytes)| (path.as_str(), bytes.as_slice()));
-    let tgz = pack::tar_gz_entries(entries, "package").map_err(|e| format!("packing it: {e}"))?;
+    let tgz = pack::tar_gz_entries(entries, "package");
     let file = format!("npm-{}-{}.tgz", report.crate_name, npm.version);
     let (entry, digest) = (npm.package_json.to_string(), pack::integrity(&tgz));
     let package = |cid| Package { ecosystem: Ecosystem::Npm, name: npm.name, version: npm.version, cid, entry, digest };

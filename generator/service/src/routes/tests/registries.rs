@@ -158,7 +158,7 @@ async fn operations_published_elsewhere_are_taken_in_from_the_store() {
             + &tail.replacen(&format!("version = \"{current}\""), &format!("version = \"{version}\""), 1);
         files.get_mut("src/lib.rs").unwrap().push_str(comment);
         files.remove("manifest.json"); // (derived again from the code)
-        crate::pack::tar_gz_entries(files.iter().map(|(r, t)| (r.as_str(), t.as_bytes())), "op_cid").unwrap()
+        crate::pack::tar_gz_entries(files.iter().map(|(r, t)| (r.as_str(), t.as_bytes())), "op_cid")
     };
     // Listed in the database as registered by another process; its version id.
     let listed = |version: &str, bytes: &[u8]| {
