@@ -17,7 +17,6 @@ pub mod ids;
 pub mod jobs;
 pub mod metrics;
 pub mod operations;
-pub mod pack;
 pub mod packages;
 pub mod problem;
 pub mod routes;

@@ -83,6 +83,7 @@ mod tests {
             timings_ms: [("generate".to_string(), 3), ("native".to_string(), 5)].into(),
             sizes_bytes: BTreeMap::new(),
             artifacts: [("crate/src/lib.rs".to_string(), "bafkr4ix".to_string())].into(),
+            dist: None,
         };
         let failed = Event::Failed { error: "it broke\nhere".into() };
         for event in [start, done, Event::Report { report }, failed] {

@@ -54,6 +54,8 @@ pub enum BuildError {
     Fs(#[from] FsError),
     #[error(transparent)]
     Process(#[from] ProcessError),
+    #[error(transparent)]
+    Dist(#[from] crate::package::dist::DistError),
 }
 
 /// The targets `workflow` allows, for `--targets` by default: all but
@@ -104,6 +106,16 @@ pub struct Options {
     /// `runStream`) with the reason (`braid build --stream`); without it,
     /// such a workflow simply has none.
     pub require_stream: bool,
+    /// Make the build's distribution last (`braid build --dist`; see
+    /// [`crate::package::dist`]), its npm package under this scope if any.
+    pub dist: Option<Dist>,
+}
+
+/// What the distribution step is asked for.
+#[derive(Debug, Clone, Default)]
+pub struct Dist {
+    /// The npm package's scope (`@org`), if any.
+    pub npm_scope: Option<String>,
 }
 
 /// Refuses, before anything is written, what `options` ask of `workflow`
@@ -148,7 +160,8 @@ pub fn build(
         + usize::from(options.targets.contains(&Target::Nostd))
         + usize::from(options.targets.contains(&Target::Component))
         + usize::from(!js.is_empty())
-        + js.len();
+        + js.len()
+        + usize::from(options.dist.is_some());
     let mut steps = Steps { progress, index: 0, total, timings: BTreeMap::new() };
 
     steps.run("generate", || {
@@ -205,6 +218,13 @@ pub fn build(
             sizes.insert(format!("{}.wasm", target.name()), pkg.wasm_bytes);
         }
     }
+    let dist = match &options.dist {
+        Some(asked) => Some(steps.run("dist", || {
+            let scope = asked.npm_scope.as_deref();
+            Ok(package::dist::dist(out, workflow, &crate_name, &options.targets, scope)?)
+        })?),
+        None => None,
+    };
     let report = Report {
         workflow: workflow.manifest.name.clone(),
         id: workflow.id.clone(),
@@ -213,6 +233,7 @@ pub fn build(
         timings_ms: steps.timings,
         sizes_bytes: sizes,
         artifacts: Report::artifacts_in(out)?,
+        dist,
     };
     report.write(out)?;
     Ok(report)

@@ -23,6 +23,10 @@ pub struct Report {
     /// Every file under `pkg/` and the crate's own files, by path relative
     /// to the output directory, with its CIDv1 (raw, blake3, base32).
     pub artifacts: BTreeMap<String, String>,
+    /// With `--dist`: the distribution under `dist/`, every file the
+    /// publish service serves of the build.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dist: Option<crate::package::dist::Dist>,
 }
 
 impl Report {

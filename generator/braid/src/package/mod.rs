@@ -1,9 +1,11 @@
 //! Packaging what a build compiled: the package of one JS target
 //! ([`js`]: wasm-bindgen, wasm-opt, `package.json`, with Braid's touches to
-//! the glue), the one npm package of every JS platform ([`npm`]), and the
-//! `.crate`s of a Cargo registry ([`cargo`]).
+//! the glue), the one npm package of every JS platform ([`npm`]), the
+//! `.crate`s of a Cargo registry ([`cargo`]), and a build's distribution,
+//! every file the publish service serves of it ([`dist`]).
 
 pub mod cargo;
+pub mod dist;
 mod glue;
 pub mod js;
 pub mod npm;

@@ -51,6 +51,15 @@ pub struct Args {
     /// With --sandbox: also hide this directory (repeatable).
     #[arg(long, value_name = "DIR", requires = "sandbox")]
     sandbox_hide: Vec<PathBuf>,
+    /// Also make the build's distribution in OUT/dist/ (listed under `dist` in the report): the crate
+    /// as crate.tar.gz, each JS package as pkg-<target>.tgz, the .wasm module, the component, the
+    /// .crate files of a Cargo registry and one npm package, with their registry entries. What the
+    /// publish service serves of a build.
+    #[arg(long)]
+    dist: bool,
+    /// With --dist: the npm package's scope (`@org` makes `@org/wf_name`).
+    #[arg(long, value_name = "SCOPE", requires = "dist")]
+    npm_scope: Option<String>,
 }
 
 #[derive(Clone, Copy, clap::ValueEnum)]
@@ -112,6 +121,7 @@ fn build(args: &Args, progress: &mut Progress) -> anyhow::Result<build::Report> 
         sandbox,
         compile_cache,
         require_stream: args.stream,
+        dist: args.dist.then(|| build::Dist { npm_scope: args.npm_scope.clone() }),
     };
     let report = build::build(&workflow, &Generator::new(), &args.out, &options, &mut |e| progress.event(e));
     if let Some(cache) = &options.compile_cache {

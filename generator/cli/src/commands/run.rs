@@ -105,6 +105,7 @@ fn run_component(
         sandbox: None,
         compile_cache: None,
         require_stream: false,
+        dist: None,
     };
     build::build(workflow, &Generator::new(), &out, &options, &mut |_| {})?;
     let wasm_path = out.join("component").join(format!("{name}.wasm"));

@@ -1,9 +1,11 @@
 //! Build workers: a bounded pool that takes jobs from the persisted queue
-//! and runs each as a `braid build --events json` child in its own process
-//! group (so a timeout kills cargo and everything under it), reads its
-//! typed [`Event`]s (stdout) and log (stderr, and any stdout line that is
-//! not an event) into the job, then packs the outputs named by its
-//! [`Report`] into the artifact store and records them in one transaction.
+//! and runs each as a `braid build --events json --dist` child in its own
+//! process group (so a timeout kills cargo and everything under it), reads
+//! its typed [`Event`]s (stdout) and log (stderr, and any stdout line that
+//! is not an event) into the job, then puts the distribution its
+//! [`Report`] lists (every file served of the build, made by the child:
+//! `braid::package::dist`) into the artifact store, each checked against
+//! its content id, and records it in one transaction.
 //!
 //! Every way a build can end ends its job: success or failure is recorded
 //! (retried until the store takes it, e.g. once a full disk has room
@@ -21,13 +23,12 @@ use std::time::{Duration, Instant};
 use braid::build::{Event, Report};
 use braid::manifest::Workflow;
 use braid::registry::Origin;
-use braid::target::{JsTarget, Target};
 use tokio::io::{AsyncBufReadExt, BufReader};
 
 use super::child::{self, Child, Ended};
 use super::{record, Redact};
 use crate::store::{Artifact, Claimed, Ecosystem, Package, Store};
-use crate::{pack, AppState};
+use crate::AppState;
 
 /// Starts `n` workers; each returns once the server shuts down.
 pub fn spawn(state: Arc<AppState>, n: usize) -> Vec<tokio::task::JoinHandle<()>> {
@@ -189,13 +190,16 @@ impl Plan {
             .arg(braid::join(&job.targets, ","))
             .arg("--target-dir")
             .arg(&self.target_dir)
-            .args(["--events", "json"])
+            .args(["--events", "json", "--dist"])
             // Marks every process of the build (tests look for it).
             .env("BRAID_SERVE_JOB", job.job_id.as_str())
             // The service's registry (`<data>/registry`), and the operator's
             // tools (what `braid doctor --fix` installed), not `<data>/tools`.
             .env("BRAID_HOME", &state.config.data)
             .env("BRAID_TOOLS", braid::registry::tools_dir());
+        if let Some(scope) = &state.config.npm_scope {
+            cmd.arg("--npm-scope").arg(scope);
+        }
         if self.sandboxed {
             cmd.arg("--sandbox").arg("--sandbox-hide").arg(&state.config.data);
         }
@@ -280,11 +284,8 @@ async fn build_in(state: &Arc<AppState>, job: &Claimed, dir: &Path) -> Result<Ou
         ));
     };
     let state2 = state.clone();
-    let workflow = plan.workflow;
     let (report, artifacts, packages) =
-        tokio::task::spawn_blocking(move || collect(&state2, &out, workflow.as_ref(), report))
-            .await
-            .map_err(|e| e.to_string())??;
+        tokio::task::spawn_blocking(move || collect(&state2, &out, report)).await.map_err(|e| e.to_string())??;
     Ok(Outcome::Built(Box::new(report), artifacts, packages))
 }
 
@@ -334,117 +335,55 @@ impl Output {
     }
 }
 
-/// Packs `out/`, as `report` describes it, into artifacts in the store,
-/// with the registries' packages of the build (see [`registry_packages`]).
-fn collect(
-    state: &AppState,
-    out: &Path,
-    workflow: Option<&Workflow>,
-    report: Report,
-) -> Result<(Report, Vec<Artifact>, Vec<Package>), String> {
-    let crate_name = report.crate_name.clone();
-    // It names files here: a plain crate name, nothing that could be a path.
-    if crate_name.is_empty() || !crate_name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-') {
-        return Err(format!("the build reported an unexpected crate name {crate_name:?}"));
-    }
-    let mut artifacts = Vec::new();
-    let mut put = |name: String, bytes: Vec<u8>, media_type: &str| -> Result<(), String> {
-        let cid = state.cas.put(&bytes).map_err(|e| e.to_string())?;
-        artifacts.push(Artifact { name, cid, size: bytes.len() as u64, media_type: media_type.into() });
-        Ok(())
+/// What the build made of its distribution (`braid build --dist`, listed
+/// in its report), into the artifact store, each file checked against the
+/// content id the build reported; its registry packages, to record with
+/// the build. The service packs nothing itself.
+fn collect(state: &AppState, out: &Path, report: Report) -> Result<(Report, Vec<Artifact>, Vec<Package>), String> {
+    let Some(dist) = &report.dist else {
+        return Err("braid build reported no distribution (`dist`): is it older than this service?".into());
     };
-    // Every file the report names is there with the bytes it names: what
-    // is packed is what was built.
-    for (rel, cid) in &report.artifacts {
-        let relative = Path::new(rel);
-        if relative.is_absolute() || relative.components().any(|c| !matches!(c, std::path::Component::Normal(_))) {
-            return Err(format!("the build reported an unexpected artifact path {rel:?}"));
+    let mut artifacts = Vec::new();
+    for file in &dist.files {
+        // A plain file name (the build's own check, again: it names a path here).
+        let plain = !file.name.is_empty()
+            && !file.name.starts_with('.')
+            && file.name.bytes().all(|b| b.is_ascii_alphanumeric() || b"._+-@".contains(&b));
+        if !plain {
+            return Err(format!("the build reported an unexpected file name {:?}", file.name));
         }
-        let path = out.join(relative);
-        let bytes = std::fs::read(&path).map_err(|e| format!("{rel}: {e}"))?;
-        if braid::content_id(&bytes) != *cid {
-            return Err(format!("{rel} does not have the content the build reported"));
+        let bytes = std::fs::read(out.join("dist").join(&file.name)).map_err(|e| format!("dist/{}: {e}", file.name))?;
+        let cid = state.cas.put(&bytes).map_err(|e| e.to_string())?;
+        if cid.as_str() != file.cid {
+            return Err(format!("dist/{} does not have the content the build reported", file.name));
         }
+        artifacts.push(Artifact {
+            name: file.name.clone(),
+            cid,
+            size: bytes.len() as u64,
+            media_type: file.media_type.clone(),
+        });
     }
-    let crate_tar = pack::tar_gz(&out.join("crate"), &crate_name).map_err(|e| format!("packing the crate: {e}"))?;
-    put("crate.tar.gz".into(), crate_tar, "application/gzip")?;
-    let mut wasm: Option<PathBuf> = None;
-    for target in report.targets.iter().filter_map(|t| match t {
-        Target::Js(js) => Some(js.name()),
-        _ => None,
-    }) {
-        let dir = out.join("pkg").join(target);
-        let tgz = pack::tar_gz(&dir, "package").map_err(|e| format!("packing pkg/{target}: {e}"))?;
-        put(format!("pkg-{target}.tgz"), tgz, "application/gzip")?;
-        wasm.get_or_insert(dir.join(format!("{crate_name}_bg.wasm")));
+    for why in &dist.skipped {
+        tracing::warn!("{why}");
     }
-    if let Some(path) = wasm {
-        let bytes = std::fs::read(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-        put(format!("{crate_name}.wasm"), bytes, "application/wasm")?;
+    let mut packages = Vec::new();
+    for p in &dist.packages {
+        let ecosystem: Ecosystem = p.ecosystem.parse().map_err(|e| format!("the build reported a package of {e}"))?;
+        let Some(artifact) = artifacts.iter().find(|a| a.name == p.file) else {
+            return Err(format!(
+                "the build reported package {} {} in {}, which it did not make",
+                p.name, p.version, p.file
+            ));
+        };
+        packages.push(Package {
+            ecosystem,
+            name: p.name.clone(),
+            version: p.version.clone(),
+            cid: artifact.cid.clone(),
+            entry: p.entry.clone(),
+            digest: p.digest.clone(),
+        });
     }
-    if report.targets.contains(&Target::Component) {
-        let dir = out.join("component");
-        let read = |file: &str| std::fs::read(dir.join(file)).map_err(|e| format!("component/{file}: {e}"));
-        put(format!("{crate_name}.component.wasm"), read(&format!("{crate_name}.wasm"))?, "application/wasm")?;
-        put("world.wit".into(), read("world.wit")?, "text/plain; charset=utf-8")?;
-    }
-    let (stored, packages): (Vec<Artifact>, Vec<Package>) =
-        registry_packages(state, out, workflow, &report).into_iter().unzip();
-    artifacts.extend(stored);
     Ok((report, artifacts, packages))
-}
-
-/// What the registries serve of a build, stored: a `.crate` for the
-/// workflow's crate and each crate it vendors (Cargo), and one npm package
-/// when the build has the node and web targets. A build whose packages
-/// cannot be made (an operation that bundles crates, say) still succeeds,
-/// without them; the server logs why.
-fn registry_packages(
-    state: &AppState,
-    out: &Path,
-    workflow: Option<&Workflow>,
-    report: &Report,
-) -> Vec<(Artifact, Package)> {
-    let mut found = Vec::new();
-    let cargo = braid::package::cargo::packages(&out.join("crate")).map_err(|e| e.to_string()).and_then(|crates| {
-        crates.into_iter().map(|c| crate::packages::store_cargo_package(state, c).map_err(|e| e.to_string())).collect()
-    });
-    match cargo {
-        Ok(stored) => found.extend::<Vec<_>>(stored),
-        Err(e) => tracing::warn!("{} is not in the Cargo registry: {e}", report.crate_name),
-    }
-    let js: Vec<JsTarget> = report
-        .targets
-        .iter()
-        .filter_map(|t| match t {
-            Target::Js(js) => Some(*js),
-            _ => None,
-        })
-        .collect();
-    if [JsTarget::Node, JsTarget::Web].iter().all(|t| js.contains(t)) {
-        match npm_package(state, out, workflow, report) {
-            Ok(stored) => found.push(stored),
-            Err(e) => tracing::warn!("{} is not in the npm registry: {e}", report.crate_name),
-        }
-    }
-    found
-}
-
-/// The build's one npm package, stored.
-fn npm_package(
-    state: &AppState,
-    out: &Path,
-    workflow: Option<&Workflow>,
-    report: &Report,
-) -> Result<(Artifact, Package), String> {
-    let workflow = workflow.ok_or("the manifest did not validate against the registry when the build started")?;
-    let scope = state.config.npm_scope.as_deref();
-    let npm = braid::package::npm::unified(&out.join("pkg"), workflow, &report.crate_name, scope)
-        .map_err(|e| e.to_string())?;
-    let entries = npm.files.iter().map(|(path, bytes)| (path.as_str(), bytes.as_slice()));
-    let tgz = pack::tar_gz_entries(entries, "package");
-    let file = format!("npm-{}-{}.tgz", report.crate_name, npm.version);
-    let (entry, digest) = (npm.package_json.to_string(), pack::integrity(&tgz));
-    let package = |cid| Package { ecosystem: Ecosystem::Npm, name: npm.name, version: npm.version, cid, entry, digest };
-    crate::packages::store_package(state, file, &tgz, package).map_err(|e| e.to_string())
 }

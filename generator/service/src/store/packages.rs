@@ -31,6 +31,18 @@ impl Ecosystem {
     }
 }
 
+impl std::str::FromStr for Ecosystem {
+    type Err = String;
+
+    /// `cargo` or `npm`, as a build's distribution names them.
+    fn from_str(s: &str) -> Result<Self, String> {
+        [Ecosystem::Cargo, Ecosystem::Npm]
+            .into_iter()
+            .find(|e| e.as_str() == s)
+            .ok_or_else(|| format!("an unknown registry {s:?} (cargo or npm)"))
+    }
+}
+
 /// A package of a build, as stored.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Package {

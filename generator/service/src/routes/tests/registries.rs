@@ -21,7 +21,7 @@ fn finish_build_with_packages(s: &Service, tgz: &[u8]) -> Vec<crate::store::Pack
         version: "0.1.0".into(),
         cid: s.state.cas.put(tgz).unwrap(),
         entry: json!({"name": "@org/wf_cidv1_from_bytes", "version": "0.1.0"}).to_string(),
-        digest: crate::pack::integrity(tgz),
+        digest: braid::package::dist::integrity(tgz),
     });
     let report = serde_json::from_value(json!({
         "workflow": "cidv1_from_bytes", "id": "x", "crate_name": "wf_cidv1_from_bytes", "targets": job.targets,
@@ -82,7 +82,7 @@ async fn the_registries_serve_a_builds_packages_verified() {
     let doc = doc.json();
     assert_eq!(doc["dist-tags"]["latest"], "0.1.0");
     let dist = &doc["versions"]["0.1.0"]["dist"];
-    assert_eq!(dist["integrity"], crate::pack::integrity(b"a tarball"));
+    assert_eq!(dist["integrity"], braid::package::dist::integrity(b"a tarball"));
     let tarball = dist["tarball"].as_str().unwrap();
     assert_eq!(tarball, "http://registry.test:8080/npm/@org%2fwf_cidv1_from_bytes/-/wf_cidv1_from_bytes-0.1.0.tgz");
     let got = s.get(tarball.trim_start_matches("http://registry.test:8080")).await;
@@ -108,7 +108,7 @@ async fn a_published_version_is_never_replaced() {
         .send(Request::get("/npm/@org%2fwf_cidv1_from_bytes").header(header::HOST, "h").body(Body::empty()).unwrap())
         .await
         .json();
-    assert_eq!(doc["versions"]["0.1.0"]["dist"]["integrity"], crate::pack::integrity(b"first"));
+    assert_eq!(doc["versions"]["0.1.0"]["dist"]["integrity"], braid::package::dist::integrity(b"first"));
     let lines = s.get("/cargo/index/wf/_c/wf_cidv1_from_bytes").await.text();
     assert_eq!(lines.lines().count(), 1);
 }
@@ -158,7 +158,8 @@ async fn operations_published_elsewhere_are_taken_in_from_the_store() {
             + &tail.replacen(&format!("version = \"{current}\""), &format!("version = \"{version}\""), 1);
         files.get_mut("src/lib.rs").unwrap().push_str(comment);
         files.remove("manifest.json"); // (derived again from the code)
-        crate::pack::tar_gz_entries(files.iter().map(|(r, t)| (r.as_str(), t.as_bytes())), "op_cid")
+        let entries: Vec<(&str, &[u8])> = files.iter().map(|(r, t)| (r.as_str(), t.as_bytes())).collect();
+        braid::package::dist::tarball(&entries, "op_cid")
     };
     // Listed in the database as registered by another process; its version id.
     let listed = |version: &str, bytes: &[u8]| {
