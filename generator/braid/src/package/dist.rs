@@ -92,10 +92,7 @@ pub fn dist(
     fsutil::create_dir_all(&dir)?;
     let mut dist = Dist::default();
     let add = |dist: &mut Dist, name: String, bytes: &[u8], media_type: &str| -> Result<(), DistError> {
-        let plain = !name.is_empty()
-            && !name.starts_with('.')
-            && name.bytes().all(|b| b.is_ascii_alphanumeric() || b"._+-@".contains(&b));
-        if !plain {
+        if !is_plain_name(&name) {
             return Err(DistError::BadName(name));
         }
         fsutil::write(&dir.join(&name), bytes)?;
@@ -163,6 +160,14 @@ pub fn dist(
         }
     }
     Ok(dist)
+}
+
+/// Whether `name` can name a file of a distribution: not empty, not
+/// hidden, ASCII letters, digits and `._+-@` only (no path).
+pub fn is_plain_name(name: &str) -> bool {
+    !name.is_empty()
+        && !name.starts_with('.')
+        && name.bytes().all(|b| b.is_ascii_alphanumeric() || b"._+-@".contains(&b))
 }
 
 /// Files (path relative to the archive's root, bytes) as a gzip'd tar

@@ -345,11 +345,8 @@ fn collect(state: &AppState, out: &Path, report: Report) -> Result<(Report, Vec<
     };
     let mut artifacts = Vec::new();
     for file in &dist.files {
-        // A plain file name (the build's own check, again: it names a path here).
-        let plain = !file.name.is_empty()
-            && !file.name.starts_with('.')
-            && file.name.bytes().all(|b| b.is_ascii_alphanumeric() || b"._+-@".contains(&b));
-        if !plain {
+        // The build's own check, again: the name makes a path here.
+        if !braid::package::dist::is_plain_name(&file.name) {
             return Err(format!("the build reported an unexpected file name {:?}", file.name));
         }
         let bytes = std::fs::read(out.join("dist").join(&file.name)).map_err(|e| format!("dist/{}: {e}", file.name))?;
