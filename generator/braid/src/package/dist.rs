@@ -218,6 +218,16 @@ mod tests {
     }
 
     #[test]
+    fn file_names_are_plain() {
+        for ok in ["crate.tar.gz", "pkg-node.tgz", "wf_x-0.1.0+build.1.crate", "npm-wf_x-0.1.0.tgz"] {
+            assert!(is_plain_name(ok), "{ok}");
+        }
+        for bad in ["", ".hidden", "../x", "a/b", "a\\b", "x y", "é"] {
+            assert!(!is_plain_name(bad), "{bad}");
+        }
+    }
+
+    #[test]
     fn integrity_is_npms() {
         // `printf 'a tarball' | openssl dgst -sha512 -binary | base64`
         assert_eq!(
