@@ -182,7 +182,8 @@ bench-run: setup $(BRAID)
 
 ## bless: rewrite committed manifests and trybuild expectations; review the diff
 bless:
-	BRAID_BLESS=1 cargo test -p braid --test operation_manifests --test golden
+	BRAID_BLESS=1 cargo test -p braid --test operation_manifests
+	INSTA_UPDATE=always cargo test -p braid --test golden
 	TRYBUILD=overwrite cargo test -p braid-macros --test ui
 	@# Writes the snapshot of a new SCHEMA_VERSION; never rewrites an old one.
 	BRAID_BLESS=1 cargo test -p braid-schema --test schema_version
