@@ -21,7 +21,6 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use braid::build::{Event, Report};
-use braid::manifest::Workflow;
 use braid::registry::Origin;
 use tokio::io::{AsyncBufReadExt, BufReader};
 
@@ -141,12 +140,12 @@ async fn sccache_env(bucket: &crate::cas::s3::Bucket) -> Option<Vec<(&'static st
     ])
 }
 
-/// What a build of a job needs to know before it starts: the workflow as
-/// validated now, and where and how what it compiles is built.
+/// What a build of a job needs to know before it starts: which operations
+/// of the workflow (as validated now) nobody vetted, and so where and how
+/// what it compiles is built.
 struct Plan {
-    /// `None` when the workflow no longer validates here (`braid build`
-    /// then says why).
-    workflow: Option<Workflow>,
+    /// Whether the workflow validates here now (else `braid build` says why).
+    validated: bool,
     /// Version ids of operations that did not ship with braid.
     third_party: Vec<String>,
     target_dir: PathBuf,
@@ -161,6 +160,7 @@ impl Plan {
     async fn new(state: &Arc<AppState>, job: &Claimed) -> Result<Self, String> {
         let registry = crate::operations::synced_registry(state).await;
         let workflow = braid::manifest::validate(&job.manifest, &registry).ok();
+        let validated = workflow.is_some();
         let third_party: Vec<String> = workflow
             .iter()
             .flat_map(|w| &w.crates)
@@ -176,7 +176,7 @@ impl Plan {
                 return Err(format!("this workflow uses operations that must be built in a sandbox, and {why}"))
             }
         };
-        Ok(Self { workflow, third_party, target_dir, sandboxed })
+        Ok(Self { validated, third_party, target_dir, sandboxed })
     }
 
     /// `braid build` of `manifest` into `out` for the job, as a supervised child.
@@ -207,7 +207,7 @@ impl Plan {
         // Braid's own operations, and not when the workflow did not validate
         // here (what it compiles is unknown).
         if let (true, true, true, crate::cas::Location::S3(bucket)) =
-            (state.config.compile_cache, self.workflow.is_some(), self.third_party.is_empty(), &state.config.store)
+            (state.config.compile_cache, self.validated, self.third_party.is_empty(), &state.config.store)
         {
             match sccache_env(bucket).await {
                 Some(env) => {
