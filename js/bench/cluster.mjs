@@ -8,12 +8,12 @@
 //      servers side by side, requests interleaved.
 // A 2-core machine saturates with one build: the numbers say where the time
 // goes rather than how a larger deployment scales.
-import { spawnSync } from 'node:child_process';
+
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import { Deployment, pg } from '../lib/cluster.mjs';
-import { root } from '../lib/paths.mjs';
+import { root, braidSync } from '../lib/paths.mjs';
 import { braid, waitJob } from '../lib/server.mjs';
 import { stats } from './lib.mjs';
 
@@ -79,7 +79,7 @@ function firstBuild(d, label, cache) {
   const args = ['build', `${root}/workflows/cidv1_from_bytes.json`, '-o', join(d.dir, `fresh-${label}`), '--targets', 'native,node', '--target-dir', target, '--sandbox'];
   if (cache !== 'none') args.push('--compile-cache');
   const start = process.hrtime.bigint();
-  const run = spawnSync(braid, args, { env, encoding: 'utf8' });
+  const run = braidSync(args, { env });
   const wall = ms(start);
   if (run.status !== 0) throw new Error(`braid build (${label}): ${run.stderr}`);
   console.error(`bench-cluster: first build, ${label}: ${round(wall / 1000)} s`);

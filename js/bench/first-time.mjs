@@ -10,12 +10,12 @@
 //      every target it allows, timed from the POST until the job succeeds.
 // Cargo's download cache (CARGO_HOME) is kept: a new machine downloads the
 // crates once too, and that is the network's time, not Braid's.
-import { spawnSync } from 'node:child_process';
+
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import { braid, killHard, spawnServer, waitJob } from '../lib/server.mjs';
-import { root } from '../lib/paths.mjs';
+import { root, braidSync } from '../lib/paths.mjs';
 
 const KEY = 'bench-key';
 const round = (x) => Math.round(x * 10) / 10;
@@ -28,10 +28,10 @@ const TARGETS = { ops_add_s: 60, service_first_build_s: 90 };
 function opsAdd(dir) {
   const env = { ...process.env, BRAID_HOME: join(dir, 'home') };
   const op = join(dir, 'op_first');
-  const scaffold = spawnSync(braid, ['new', 'op', 'op_first', '-o', op], { env, encoding: 'utf8' });
+  const scaffold = braidSync(['new', 'op', 'op_first', '-o', op], { env });
   if (scaffold.status !== 0) throw new Error(`braid new op: ${scaffold.stderr}`);
   const start = process.hrtime.bigint();
-  const add = spawnSync(braid, ['ops', 'add', op, '--target-dir', join(dir, 'ops-target')], { env, encoding: 'utf8' });
+  const add = braidSync(['ops', 'add', op, '--target-dir', join(dir, 'ops-target')], { env });
   const s = seconds(start);
   if (add.status !== 0) throw new Error(`braid ops add: ${add.stderr}`);
   console.error(`bench-first: braid ops add, cold: ${s} s`);

@@ -5,12 +5,12 @@
 // small operation (`braid ops publish`: upload, sandboxed build for native,
 // no_std and wasm32, registration) on a warm service, where only the
 // operation's own crate compiles.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stats } from './lib.mjs';
-import { root, braid } from '../lib/paths.mjs';
+import { root, braid, braidSync } from '../lib/paths.mjs';
 
 const KEY = 'bench';
 const PUBLISHER = 'bench-publisher';
@@ -97,13 +97,13 @@ export async function run({ cold = true } = {}) {
     const work = mkdtempSync(join(tmpdir(), 'braid-bench-ops-'));
     const publish = (dir) => {
       const t0 = performance.now();
-      const r = spawnSync(braid, ['ops', 'publish', dir, '--server', base, '--key', PUBLISHER], { encoding: 'utf8' });
+      const r = braidSync(['ops', 'publish', dir, '--server', base, '--key', PUBLISHER]);
       if (r.status !== 0) throw new Error(`braid ops publish: ${r.stderr}`);
       return (performance.now() - t0) / 1e3;
     };
     const scaffold = (name) => {
       const dir = join(work, name);
-      const r = spawnSync(braid, ['new', 'op', name, '-o', dir], { encoding: 'utf8' });
+      const r = braidSync(['new', 'op', name, '-o', dir]);
       if (r.status !== 0) throw new Error(`braid new op: ${r.stderr}`);
       return dir;
     };

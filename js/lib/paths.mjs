@@ -1,7 +1,9 @@
 // Where the tests and benchmarks find the checkout and what `make` built for
 // them: one place for the paths and the environment the Makefile hands on
 // (BRAID_BIN, BRAID_WF_OUT, BRAID_OP_PKGS), each with the default a test run
-// by hand from js/ (`node --test test/x.test.mjs`) finds after `make test`.
+// by hand from js/ (`node --test test/x.test.mjs`) finds after `make test`;
+// and running the `braid` under test.
+import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
@@ -16,3 +18,6 @@ export const opPkgs = process.env.BRAID_OP_PKGS ?? `${root}/target/npm`;
 
 /** The example manifest `workflows/<name>.json`, parsed. */
 export const manifest = (name) => JSON.parse(readFileSync(`${root}/workflows/${name}.json`, 'utf8'));
+
+/** Runs `braid ARGS` to its end: spawnSync's result, output as text. */
+export const braidSync = (args, options = {}) => spawnSync(braid, args, { encoding: 'utf8', ...options });

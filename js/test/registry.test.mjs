@@ -9,7 +9,6 @@
 // differs, the registries' refusals.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,7 +17,7 @@ import { cid, input } from '../lib/reference.mjs';
 import { run } from '../lib/run.mjs';
 import { braid, killHard, spawnServer, waitJob } from '../lib/server.mjs';
 import { CHROMIUM, CHROMIUM_FLAGS, serve } from '../lib/static-server.mjs';
-import { root, manifest } from '../lib/paths.mjs';
+import { root, manifest, braidSync } from '../lib/paths.mjs';
 
 const KEY = 'registry-key';
 const work = mkdtempSync(join(tmpdir(), 'braid-registry-'));
@@ -162,7 +161,7 @@ test('a scope names the npm package: @org/wf_name', async () => {
   } finally {
     killHard(s.child);
   }
-  const bad = spawnSync(braid, ['serve', '--data', join(work, 'bad'), '--api-key', KEY, '--npm-scope', 'org'], { encoding: 'utf8' });
+  const bad = braidSync(['serve', '--data', join(work, 'bad'), '--api-key', KEY, '--npm-scope', 'org']);
   assert.equal(bad.status, 2, bad.stderr);
   assert.match(bad.stderr, /npm scope "org" is not `@` and a lowercase name/);
 });

@@ -8,13 +8,12 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { spawnSync } from 'node:child_process';
 import Ajv2020 from 'ajv/dist/2020.js';
-import { root, braid } from '../lib/paths.mjs';
+import { root, braid, braidSync } from '../lib/paths.mjs';
 
 
 function schema() {
-  const r = spawnSync(braid, ['schema'], { encoding: 'utf8' });
+  const r = braidSync(['schema']);
   assert.equal(r.status, 0, r.stderr);
   return JSON.parse(r.stdout);
 }
@@ -38,7 +37,7 @@ test('a manifest naming the schema in $schema validates, and its id does not cha
   const manifest = JSON.parse(readFileSync(`${root}/workflows/cidv1_from_bytes.json`, 'utf8'));
   const named = { $schema: './workflow.schema.json', ...manifest };
   writeFileSync(join(dir, 'named.json'), JSON.stringify(named));
-  const idOf = (path) => JSON.parse(spawnSync(braid, ['validate', '--json', path], { encoding: 'utf8' }).stdout).id;
+  const idOf = (path) => JSON.parse(braidSync(['validate', '--json', path]).stdout).id;
   assert.equal(idOf(join(dir, 'named.json')), idOf(`${root}/workflows/cidv1_from_bytes.json`));
   assert.equal(validateWith(schema())(named), true);
 });
@@ -63,7 +62,7 @@ test('mistakes an editor can catch are errors under the schema and under braid v
     assert.equal(valid(manifest), false, `the schema accepts ${what}`);
     const file = join(dir, 'bad.json');
     writeFileSync(file, JSON.stringify(manifest));
-    const r = spawnSync(braid, ['validate', file], { encoding: 'utf8' });
+    const r = braidSync(['validate', file]);
     assert.equal(r.status, 1, `braid validate accepts ${what}: ${r.stderr}`);
   }
 });

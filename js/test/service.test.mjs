@@ -22,7 +22,7 @@ import { join } from 'node:path';
 import { inputValue } from '../lib/reference.mjs';
 import { contentId as cidOf } from '../lib/cid.mjs';
 import { killHard, spawnServer as startServer, waitJob as waitJobAt } from '../lib/server.mjs';
-import { root, braid, manifest } from '../lib/paths.mjs';
+import { root, braid, manifest, braidSync } from '../lib/paths.mjs';
 
 const KEY = 'test-key-1';
 const data = mkdtempSync(join(tmpdir(), 'braid-serve-'));
@@ -225,7 +225,7 @@ const postTo = (url, path, body, headers = {}) =>
 const fresh = (prefix) => ({ ...manifest('cidv1_from_bytes'), name: `${prefix}_${Date.now()}_${Math.floor(Math.random() * 1e6)}` });
 
 test('a second server on the same data directory exits at once, naming the first', async () => {
-  const second = spawnSync(braid, ['serve', '--addr', '127.0.0.1:0', '--data', data, '--api-key', KEY], { encoding: 'utf8', timeout: 30_000 });
+  const second = braidSync(['serve', '--addr', '127.0.0.1:0', '--data', data, '--api-key', KEY], { timeout: 30_000 });
   assert.notEqual(second.status, 0, `the second server ran:\n${second.stderr}`);
   assert.equal(second.signal, null, 'it exited by itself');
   assert.match(second.stderr, new RegExp(`in use by another braid serve \\(pid ${server.pid}, address ${base.replace(/[.]/g, '\\.')}\\)`));
@@ -252,7 +252,7 @@ test('/v1/generate starts no process (the lock is pruned in memory) and gives th
     const tgz = new Uint8Array(await (await postTo(s.url, '/v1/generate', manifest('salted_cid'))).arrayBuffer());
     writeFileSync(join(dir, 'crate.tar.gz'), tgz);
     const served = spawnSync('tar', ['xzOf', 'crate.tar.gz', 'wf_salted_cid/Cargo.lock'], { cwd: dir, encoding: 'utf8' }).stdout;
-    const cli = spawnSync(braid, ['generate', `${root}/workflows/salted_cid.json`, '-o', join(dir, 'cli')], { encoding: 'utf8' });
+    const cli = braidSync(['generate', `${root}/workflows/salted_cid.json`, '-o', join(dir, 'cli')]);
     assert.equal(cli.status, 0, cli.stderr);
     assert.equal(served, readFileSync(join(dir, 'cli', 'Cargo.lock'), 'utf8'));
   } finally {

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { cid, inputValue, workflowVectors } from '../lib/reference.mjs';
-import { root, wfOut as out, braid } from '../lib/paths.mjs';
+import { root, wfOut as out, braid, braidSync } from '../lib/paths.mjs';
 
 const require = createRequire(import.meta.url);
 const committed = JSON.parse(readFileSync(`${root}/workflows/vectors.json`, 'utf8'));
@@ -66,7 +66,7 @@ test('native builds and components in the executor (braid run --engine wasm) giv
     const args = ['run', `${root}/workflows/${c.workflow}.json`, ...files.flatMap((f) => ['--input', f])];
     // Natively, and, where the workflow builds for Wasm, its component in the executor.
     for (const engine of hasNode(c.workflow) ? ['native', 'wasm'] : ['native']) {
-      const r = spawnSync(braid, [...args, '--engine', engine], { encoding: 'utf8' });
+      const r = braidSync([...args, '--engine', engine]);
       assert.equal(r.status, 0, `${c.workflow} (${engine}): ${r.stderr}`);
       const printed = r.stdout.trim();
       assert.deepEqual(Array.isArray(c.output) ? JSON.parse(printed) : printed, c.output, `${c.workflow} (${engine})`);
@@ -81,7 +81,7 @@ test('braid run streams a file larger than its 1 MiB chunks (cidv1_from_bytes st
     for (const [name, bytes] of [['big', data], ['empty', new Uint8Array()]]) {
       const f = join(dir, `${workflow}-${name}`);
       writeFileSync(f, bytes);
-      const r = spawnSync(braid, ['run', `${root}/workflows/${workflow}.json`, '--input', f], { encoding: 'utf8' });
+      const r = braidSync(['run', `${root}/workflows/${workflow}.json`, '--input', f]);
       assert.equal(r.status, 0, `${workflow} ${name}: ${r.stderr}`);
       assert.equal(r.stdout.trim(), cid(bytes, { hasher, base: 'base32', codec: 'raw' }), `${workflow} ${name}`);
     }
@@ -90,16 +90,16 @@ test('braid run streams a file larger than its 1 MiB chunks (cidv1_from_bytes st
 
 test('braid run reads `--input -` from standard input (streamed when it can), and exits 3 when the workflow fails', () => {
   const data = new Uint8Array((3 << 19) + 7).map((_, i) => (i * 7) >> 3);
-  const r = spawnSync(braid, ['run', `${root}/workflows/cidv1_from_bytes.json`, '--input', '-'], { input: data, encoding: 'utf8' });
+  const r = braidSync(['run', `${root}/workflows/cidv1_from_bytes.json`, '--input', '-'], { input: data });
   assert.equal(r.status, 0, r.stderr);
   assert.equal(r.stdout.trim(), cid(data));
-  const text = spawnSync(braid, ['run', `${root}/workflows/hex_sha256_of_text.json`, '--input', '-'], { input: 'hello world', encoding: 'utf8' });
+  const text = braidSync(['run', `${root}/workflows/hex_sha256_of_text.json`, '--input', '-'], { input: 'hello world' });
   assert.equal(text.status, 0, text.stderr);
   assert.equal(text.stdout.trim(), 'b94d27b9934d3e08a52e52d7da7dabfac484efe37a5380ee9088f7ace2efcde9');
-  const two = spawnSync(braid, ['run', `${root}/workflows/salted_cid.json`, '--input', '-', '--input', '-'], { input: 'x', encoding: 'utf8' });
+  const two = braidSync(['run', `${root}/workflows/salted_cid.json`, '--input', '-', '--input', '-'], { input: 'x' });
   assert.equal(two.status, 2);
   assert.match(two.stderr, /^error: only one --input can be `-` \(standard input\)/);
-  const bad = spawnSync(braid, ['run', `${root}/workflows/cid_of_base64.json`, '--input', '-'], { input: 'not base64!', encoding: 'utf8' });
+  const bad = braidSync(['run', `${root}/workflows/cid_of_base64.json`, '--input', '-'], { input: 'not base64!' });
   assert.equal(bad.status, 3, bad.stderr);
   assert.match(bad.stderr, /^error: workflow cid_of_base64 failed: /);
   assert.doesNotMatch(bad.stderr, /error: error/);
@@ -123,7 +123,7 @@ test('braid run takes named inputs as NAME=FILE, in any order, with positional o
   const missing = runWith('bytes=bytes.bin');
   assert.equal(missing.status, 2);
   assert.match(missing.stderr, /takes 2 external input\(s\) \(text: String, bytes: Bytes\); got 1/);
-  const validate = spawnSync(braid, ['validate', `${root}/workflows/salted_cid.json`], { encoding: 'utf8' });
+  const validate = braidSync(['validate', `${root}/workflows/salted_cid.json`]);
   assert.match(validate.stdout, /text: String, bytes: Bytes -> Cid/);
 });
 
