@@ -10,6 +10,8 @@
 
 mod builds;
 mod columns;
+#[cfg(test)]
+pub(crate) mod fixtures;
 mod migrations;
 mod packages;
 mod postgres;
@@ -188,30 +190,4 @@ impl Sqlite {
 fn file_identity(path: &Path) -> std::io::Result<(u64, u64)> {
     let meta = std::fs::metadata(path)?;
     Ok((meta.dev(), meta.ino()))
-}
-
-/// A store on a fresh SQLite file in a temporary directory, which goes
-/// with it (tests).
-#[cfg(test)]
-pub(crate) struct TempStore {
-    store: Sqlite,
-    /// Removed after the store is closed (fields drop in order).
-    _dir: tempfile::TempDir,
-}
-
-#[cfg(test)]
-impl TempStore {
-    pub(crate) fn new() -> Self {
-        let dir = tempfile::tempdir().expect("a temporary directory");
-        Self { store: Sqlite::open(&dir.path().join("db.sqlite")).expect("a new database"), _dir: dir }
-    }
-}
-
-#[cfg(test)]
-impl std::ops::Deref for TempStore {
-    type Target = Sqlite;
-
-    fn deref(&self) -> &Sqlite {
-        &self.store
-    }
 }

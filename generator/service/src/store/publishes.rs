@@ -266,8 +266,8 @@ fn operation_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<PublishedOperation> 
 mod tests {
     use super::*;
 
-    fn store() -> crate::store::TempStore {
-        crate::store::TempStore::new()
+    fn store() -> crate::store::fixtures::TempStore {
+        crate::store::fixtures::TempStore::new()
     }
 
     #[test]

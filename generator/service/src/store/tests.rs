@@ -1,40 +1,13 @@
 //! The embedded store's builds, jobs and schema, on a fresh SQLite file per test.
 
-use braid::build::Report;
 use braid::target::Target;
 
+use super::fixtures::{artifact, cid, new_build, report, TempStore};
 use super::*;
 use crate::ids::{BuildId, JobId, WorkflowId};
 
 fn store() -> TempStore {
     TempStore::new()
-}
-
-fn cid(seed: &str) -> ContentId {
-    ContentId::of(seed.as_bytes())
-}
-
-/// A build named `seed` of the manifest `{}`.
-fn new_build(seed: &str, targets: &[&str]) -> NewBuild {
-    NewBuild {
-        id: BuildId::parse(cid(seed).as_str()).unwrap(),
-        workflow_id: WorkflowId::parse(cid("{}").as_str()).unwrap(),
-        name: "a".into(),
-        manifest: "{}".into(),
-        targets: targets.iter().map(|t| t.parse().unwrap()).collect(),
-    }
-}
-
-fn report() -> Report {
-    serde_json::from_value(serde_json::json!({
-        "workflow": "a", "id": cid("{}").as_str(), "crate_name": "wf_a", "targets": ["native"],
-        "timings_ms": {"generate": 1}, "sizes_bytes": {}, "artifacts": {}
-    }))
-    .unwrap()
-}
-
-fn artifact(seed: &str) -> Artifact {
-    Artifact { name: "x.wasm".into(), cid: cid(seed), size: 1, media_type: "application/wasm".into() }
 }
 
 #[test]

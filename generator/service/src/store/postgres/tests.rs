@@ -5,6 +5,7 @@
 use std::sync::Arc;
 
 use super::*;
+use crate::store::fixtures::{artifact, cid, new_build, report};
 
 const NEEDS: &str = "needs PostgreSQL: run `make test-postgres`";
 
@@ -23,38 +24,12 @@ fn process(url: &str, lease_secs: u64) -> Postgres {
     Postgres::open(url, Duration::from_secs(lease_secs), Duration::from_secs(10)).unwrap()
 }
 
-fn cid(seed: &str) -> ContentId {
-    ContentId::of(seed.as_bytes())
-}
-
-fn new_build(seed: &str) -> NewBuild {
-    NewBuild {
-        id: BuildId::parse(cid(seed).as_str()).unwrap(),
-        workflow_id: WorkflowId::parse(cid("{}").as_str()).unwrap(),
-        name: "a".into(),
-        manifest: "{}".into(),
-        targets: vec![Target::Native],
-    }
-}
-
-fn report() -> Report {
-    serde_json::from_value(serde_json::json!({
-        "workflow": "a", "id": cid("{}").as_str(), "crate_name": "wf_a", "targets": ["native"],
-        "timings_ms": {"generate": 1}, "sizes_bytes": {}, "artifacts": {}
-    }))
-    .unwrap()
-}
-
-fn artifact(seed: &str) -> Artifact {
-    Artifact { name: "x.wasm".into(), cid: cid(seed), size: 1, media_type: "application/wasm".into() }
-}
-
 #[test]
 #[ignore = "needs PostgreSQL: run `make test-postgres`"]
 fn a_build_is_queued_joined_claimed_and_reused() {
     let url = database();
     let (api, worker) = (process(&url, 30), process(&url, 30));
-    let b = new_build("w1");
+    let b = new_build("w1", &["native"]);
     let Submission::Queued { job_id } = api.submit(&b).unwrap() else { panic!("{NEEDS}") };
     assert_eq!(api.submit(&b).unwrap(), Submission::Joined { job_id: job_id.clone(), state: JobState::Queued });
     let claimed = worker.claim().unwrap().unwrap();
@@ -84,13 +59,14 @@ fn racing_processes_share_jobs_and_never_claim_one_twice() {
     let url = database();
     let processes: Vec<Arc<Postgres>> = (0..4).map(|_| Arc::new(process(&url, 30))).collect();
     let submitted: Vec<Submission> = std::thread::scope(|s| {
-        let handles: Vec<_> = processes.iter().map(|p| s.spawn(|| p.submit(&new_build("same")).unwrap())).collect();
+        let handles: Vec<_> =
+            processes.iter().map(|p| s.spawn(|| p.submit(&new_build("same", &["native"])).unwrap())).collect();
         handles.into_iter().map(|h| h.join().unwrap()).collect()
     });
     let queued = submitted.iter().filter(|s| matches!(s, Submission::Queued { .. })).count();
     assert_eq!(queued, 1, "{submitted:?}");
     for i in 0..39 {
-        processes[i % 4].submit(&new_build(&format!("w{i}"))).unwrap();
+        processes[i % 4].submit(&new_build(&format!("w{i}"), &["native"])).unwrap();
     }
     let claimed: Vec<JobId> = std::thread::scope(|s| {
         let handles: Vec<_> = processes
@@ -121,7 +97,7 @@ fn racing_processes_share_jobs_and_never_claim_one_twice() {
 fn an_expired_lease_passes_the_job_on() {
     let url = database();
     let (dead, alive) = (process(&url, 1), process(&url, 1));
-    let b = new_build("w");
+    let b = new_build("w", &["native"]);
     let Submission::Queued { job_id } = dead.submit(&b).unwrap() else { panic!() };
     assert_eq!(dead.claim().unwrap().unwrap().attempt, 1);
     assert!(dead.heartbeat(&job_id).unwrap(), "its own lease renews");
