@@ -104,16 +104,7 @@ pub fn test_postgres(root: &Path) -> Result<()> {
     let env = BTreeMap::from([("BRAID_TEST_POSTGRES".to_string(), server.url.clone())]);
     let result = run(
         root,
-        cargo().envs(&env).args([
-            "test",
-            "--quiet",
-            "-p",
-            "braid-service",
-            "--lib",
-            "store::postgres",
-            "--",
-            "--ignored",
-        ]),
+        cargo().envs(&env).args(["test", "--quiet", "-p", "braid-service", "--lib", "store::", "--", "--ignored"]),
     );
     server.stop(result)
 }

@@ -182,7 +182,7 @@ impl Config {
 /// Shared by handlers and workers.
 pub struct AppState {
     pub config: Config,
-    pub store: Arc<dyn store::Store>,
+    pub store: store::Store,
     pub cas: cas::Cas,
     /// The registry in `<data>/registry`; replaced when an operation is
     /// published (here, or anywhere in the deployment: [`operations::sync`]).
@@ -192,10 +192,8 @@ pub struct AppState {
     pub published: std::sync::Mutex<std::collections::BTreeMap<String, Option<std::time::Instant>>>,
     pub generator: Generator,
     pub metrics: metrics::Metrics,
-    /// Wakes idle workers when a job is queued.
-    pub wake: tokio::sync::Notify,
-    /// Wakes the publisher when an operation is uploaded.
-    pub publish_wake: tokio::sync::Notify,
+    /// Wakes idle runners of a kind of job when one is queued here.
+    pub wake: jobs::runner::Wake,
     /// One permit per `--workers`: a workflow build and a publish check
     /// each take one while they run, so together they never exceed it.
     pub build_slots: Arc<tokio::sync::Semaphore>,
@@ -252,30 +250,46 @@ impl AppState {
 /// Opens the data directory (recovering from a crash) and builds the state.
 /// The registry lives in it (`<data>/registry`, the data directory is the
 /// builds' `BRAID_HOME`).
-pub fn open(config: Config) -> Result<Arc<AppState>, ServeError> {
+pub async fn open(config: Config) -> Result<Arc<AppState>, ServeError> {
+    let (config, data_lock, location) = tokio::task::spawn_blocking(move || lock_data(config))
+        .await
+        .expect("locking the data directory does not panic")?;
+    let store = store::Store::open(&location, config.lease, Duration::from_secs(30)).await?;
+    for (name, owner) in &config.owners {
+        store.add_owner(name, owner).await?;
+    }
+    let (retried, failed) = store.recover().await?;
+    if retried + failed > 0 {
+        tracing::warn!("recovered from a crash: {retried} interrupted job(s) queued again, {failed} marked failed");
+    }
+    tokio::task::spawn_blocking(move || state(config, data_lock, store))
+        .await
+        .expect("opening the state does not panic")
+}
+
+/// Takes the data directory (before anything in it is read or cleaned:
+/// another server may be using it); where the state's database is.
+fn lock_data(config: Config) -> Result<(Config, datadir::DataLock, store::Location), ServeError> {
     let io = |path: &PathBuf| {
         let path = path.clone();
         move |source| ServeError::Io { path, source }
     };
     std::fs::create_dir_all(&config.data).map_err(io(&config.data))?;
-    // Before anything is read or cleaned: another server may be using it.
     let data_lock = datadir::DataLock::acquire(&config.data)?;
-    let store: Arc<dyn store::Store> = match &config.database {
+    let location = match &config.database {
         Database::Embedded => {
             let database = config.data.join("braid.sqlite");
             datadir::check_database(&config.data, &database)?;
-            Arc::new(store::Sqlite::open(&database)?)
+            store::Location::File(database)
         }
-        Database::Postgres(url) => Arc::new(store::Postgres::open(url, config.lease, Duration::from_secs(30))?),
+        Database::Postgres(url) => store::Location::Postgres(url.clone()),
     };
-    for (name, owner) in &config.owners {
-        store.add_owner(name, owner)?;
-    }
-    let (retried, failed) = store.recover()?;
-    store.recover_publishes()?;
-    if retried + failed > 0 {
-        tracing::warn!("recovered from a crash: {retried} interrupted build(s) queued again, {failed} marked failed");
-    }
+    Ok((config, data_lock, location))
+}
+
+/// The rest of the state, around the store (blocking: it sweeps the
+/// artifact store and opens the registry).
+fn state(config: Config, data_lock: datadir::DataLock, store: store::Store) -> Result<Arc<AppState>, ServeError> {
     let cas = cas::Cas::open(&config.store)?;
     cas.sweep();
     // Build directories of interrupted jobs (their jobs start over in new
@@ -296,8 +310,7 @@ pub fn open(config: Config) -> Result<Arc<AppState>, ServeError> {
         published: std::sync::Mutex::new(std::collections::BTreeMap::new()),
         generator: Generator::new(),
         metrics: metrics::Metrics::default(),
-        wake: tokio::sync::Notify::new(),
-        publish_wake: tokio::sync::Notify::new(),
+        wake: jobs::runner::Wake::default(),
         build_slots: Arc::new(tokio::sync::Semaphore::new(config.workers)),
         sandbox,
         toolchain,
@@ -308,11 +321,6 @@ pub fn open(config: Config) -> Result<Arc<AppState>, ServeError> {
         executor: execute::Executor::new(config.run, &config.data),
         config,
     }))
-}
-
-/// [`open`] off the async threads (it connects, migrates and recovers).
-async fn open_blocking(config: Config) -> Result<Arc<AppState>, ServeError> {
-    tokio::task::spawn_blocking(move || open(config)).await.expect("opening the state does not panic")
 }
 
 /// At start: the operations published to the deployment into this
@@ -351,7 +359,7 @@ pub async fn serve(config: Config) -> Result<(), ServeError> {
     let addr = config.addr;
     let workers = config.workers;
     let limits = config.limits;
-    let state = open_blocking(config).await?;
+    let state = open(config).await?;
     // Every registered operation in the Cargo registry before the first
     // request (about a second for the built-ins): what the index lists
     // does not change under a client that just started.
@@ -359,9 +367,8 @@ pub async fn serve(config: Config) -> Result<(), ServeError> {
     let listener = tokio::net::TcpListener::bind(addr).await.map_err(|source| ServeError::Bind { addr, source })?;
     let local = listener.local_addr().map_err(|source| ServeError::Bind { addr, source })?;
     state.data_lock.record(&format!("http://{local}"))?;
-    let workers = jobs::build::spawn(state.clone(), workers);
-    let publisher = jobs::publish::spawn(state.clone());
-    if workers.is_empty() {
+    let runners = jobs::spawn(&state, workers);
+    if workers == 0 {
         eprintln!("braid serve: no workers here (--workers 0): `braid worker` processes build");
     }
     // The lock seed now, so that the first /v1/generate does not wait for it.
@@ -380,8 +387,8 @@ pub async fn serve(config: Config) -> Result<(), ServeError> {
         let _ = stop.send(true);
     };
     conn::serve(listener, routes::app(state.clone()), limits, shutdown).await;
-    for w in workers.into_iter().chain(publisher) {
-        let _ = w.await;
+    for runner in runners {
+        let _ = runner.await;
     }
     eprintln!("braid serve: stopped");
     Ok(())
@@ -393,17 +400,16 @@ pub async fn serve(config: Config) -> Result<(), ServeError> {
 /// worker: ready` once it takes jobs.
 pub async fn work(config: Config) -> Result<(), ServeError> {
     let workers = config.workers;
-    let state = open_blocking(config).await?;
+    let state = open(config).await?;
     take_in_operations(&state).await;
     state.data_lock.record("worker")?;
-    let workers = jobs::build::spawn(state.clone(), workers);
-    let publisher = jobs::publish::spawn(state.clone());
-    eprintln!("braid worker: ready ({} builder(s))", workers.len());
+    let runners = jobs::spawn(&state, workers);
+    eprintln!("braid worker: ready ({workers} builder(s))");
     signalled().await;
     eprintln!("braid worker: shutting down");
     let _ = state.shutdown.send(true);
-    for w in workers.into_iter().chain(publisher) {
-        let _ = w.await;
+    for runner in runners {
+        let _ = runner.await;
     }
     eprintln!("braid worker: stopped");
     Ok(())

@@ -108,7 +108,7 @@ const RETRY_AFTER: Duration = Duration::from_secs(10);
 /// hand is not. Whether it took any in (then the Cargo registry has them
 /// too).
 pub fn sync(state: &AppState) -> bool {
-    let listed = match state.store.operations() {
+    let listed = match state.store.blocking(state.store.operations()) {
         Ok(listed) => listed,
         Err(e) => {
             tracing::warn!("listing the published operations: {e}");

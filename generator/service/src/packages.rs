@@ -68,7 +68,7 @@ pub fn add_operations(state: &AppState) {
             Err(e) => tracing::error!("adding {what} to the Cargo registry: {e}"),
         }
     }
-    match state.store.add_registry_packages(&artifacts, &packages) {
+    match state.store.blocking(state.store.add_registry_packages(&artifacts, &packages)) {
         Ok(conflicts) => {
             for conflict in conflicts {
                 tracing::warn!("{conflict} is already in the Cargo registry with other content: left as it was");

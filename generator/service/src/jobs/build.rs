@@ -1,11 +1,11 @@
-//! Build workers: a bounded pool that takes jobs from the persisted queue
-//! and runs each as a `braid build --events json --dist` child in its own
-//! process group (so a timeout kills cargo and everything under it), reads
-//! its typed [`Event`]s (stdout) and log (stderr, and any stdout line that
-//! is not an event) into the job, then puts the distribution its
-//! [`Report`] lists (every file served of the build, made by the child:
+//! Build jobs ([`Kind::BUILD`]), run by the [`runner`](super::runner):
+//! each a `braid build --events json --dist` child in its own process
+//! group (so a timeout kills cargo and everything under it), whose typed
+//! [`Event`]s (stdout) and log (stderr, and any stdout line that is not an
+//! event) go into the job, then the distribution its [`Report`] lists
+//! (every file served of the build, made by the child:
 //! `braid::package::dist`) into the artifact store, each checked against
-//! its content id, and records it in one transaction.
+//! its content id, recorded in one transaction.
 //!
 //! Every way a build can end ends its job: success or failure is recorded
 //! (retried until the store takes it, e.g. once a full disk has room
@@ -25,95 +25,86 @@ use braid::registry::Origin;
 use tokio::io::{AsyncBufReadExt, BufReader};
 
 use super::child::{self, Child, Ended};
-use super::{record, Redact};
-use crate::store::{Artifact, Claimed, Ecosystem, Package, Store};
+use super::record;
+use super::runner::{Handler, Interrupt, Ran};
+use super::Redact;
+use crate::ids::JobId;
+use crate::store::{Artifact, Claimed, Ecosystem, Kind, Package, StoreError};
 use crate::AppState;
 
-/// Starts `n` workers; each returns once the server shuts down.
-pub fn spawn(state: Arc<AppState>, n: usize) -> Vec<tokio::task::JoinHandle<()>> {
-    (0..n).map(|i| tokio::spawn(work(state.clone(), i))).collect()
-}
+/// Workflow builds.
+pub(crate) struct Build;
 
-async fn work(state: Arc<AppState>, i: usize) {
-    let mut stop = state.shutdown.subscribe();
-    while !*stop.borrow() {
-        // A build slot first (publish checks take them too); held while
-        // the job runs, given back at once when there is none.
-        let Ok(slot) = state.build_slots.clone().acquire_owned().await else { return };
-        let store = state.store.clone();
-        match tokio::task::spawn_blocking(move || store.claim()).await {
-            Ok(Ok(Some(job))) => {
-                tracing::info!(worker = i, job = %job.job_id, attempt = job.attempt, "build started");
-                // A panic in the build's code must still end the job.
-                let run = tokio::spawn(run(state.clone(), job.clone())).await;
-                if let Err(e) = run {
-                    tracing::error!(job = %job.job_id, "the build task failed: {e}");
-                    let _ = tokio::fs::remove_dir_all(build_dir(&state, &job)).await;
-                    let (id, build) = (job.job_id.clone(), job.build_id.clone());
-                    record(&state, move |s| s.fail(&id, &build, "the build failed inside the server (see its log)"))
-                        .await;
-                }
+impl Handler for Build {
+    const KIND: Kind = Kind::BUILD;
+    const WHAT: &'static str = "build";
+    type Job = Claimed;
+
+    async fn claim(state: &AppState) -> Result<Option<Claimed>, StoreError> {
+        state.store.claim_build().await
+    }
+
+    fn id(job: &Claimed) -> &JobId {
+        &job.job_id
+    }
+
+    async fn run(state: Arc<AppState>, job: Arc<Claimed>, interrupt: Interrupt) -> Ran {
+        state.metrics.build_started();
+        let start = Instant::now();
+        let dir = build_dir(&state, &job);
+        let outcome = build_in(&state, &job, &dir, &interrupt).await;
+        let _ = tokio::fs::remove_dir_all(&dir).await;
+        let ms = start.elapsed().as_millis() as u64;
+        let result = match outcome {
+            Ok(built) => Ok(built),
+            Err(Outcome::Interrupted(why)) => return why,
+            Err(Outcome::Failed(error)) => Err(Redact::new(&state.config, &dir).apply(&error)),
+        };
+        state.metrics.build_finished(ms, result.is_ok());
+        match result {
+            Ok((report, artifacts, packages)) => {
+                record(&state, |state| {
+                    let (job, report, artifacts, packages) = (&job, &report, &artifacts, &packages);
+                    async move { state.store.succeed(&job.job_id, &job.build_id, report, artifacts, packages).await }
+                })
+                .await;
             }
-            Ok(Ok(None)) => {
-                drop(slot);
-                // Woken by a submission, or poll now and then.
-                tokio::select! {
-                    () = state.wake.notified() => {}
-                    () = tokio::time::sleep(Duration::from_secs(2)) => {}
-                    _ = stop.changed() => {}
-                }
+            Err(error) => {
+                tracing::warn!(job = %job.job_id, "build failed: {}", error.lines().next().unwrap_or_default());
+                record(&state, |state| {
+                    let (job, error) = (&job, &error);
+                    async move { Self::fail(&state, job, error).await }
+                })
+                .await;
             }
-            Ok(Err(e)) => {
-                tracing::error!("claiming a job: {e}");
-                tokio::select! {
-                    () = tokio::time::sleep(Duration::from_secs(5)) => {}
-                    _ = stop.changed() => {}
-                }
-            }
-            Err(e) => tracing::error!("worker task: {e}"),
         }
+        Ran::Ended
+    }
+
+    async fn fail(state: &AppState, job: &Claimed, error: &str) -> Result<(), StoreError> {
+        // (Gone already, unless the run panicked.)
+        let _ = tokio::fs::remove_dir_all(build_dir(state, job)).await;
+        state.store.fail(&job.job_id, &job.build_id, error).await
     }
 }
 
-/// How a build ended.
+/// What a build made: its report, artifacts and registry packages.
+type Built = (Report, Vec<Artifact>, Vec<Package>);
+
+/// Why a build did not make anything.
 enum Outcome {
-    Built(Box<Report>, Vec<Artifact>, Vec<Package>),
     Failed(String),
-    /// The server is shutting down.
-    Stopped,
-    /// The job's lease ran out and another worker took it over.
-    Lost,
+    Interrupted(Ran),
+}
+
+impl From<String> for Outcome {
+    fn from(error: String) -> Self {
+        Outcome::Failed(error)
+    }
 }
 
 fn build_dir(state: &AppState, job: &Claimed) -> PathBuf {
     state.config.data.join("builds").join(format!("{}.{}", job.job_id, job.attempt))
-}
-
-async fn run(state: Arc<AppState>, job: Claimed) {
-    state.metrics.build_started();
-    let start = Instant::now();
-    let dir = build_dir(&state, &job);
-    let outcome = build(&state, &job, &dir).await;
-    let _ = tokio::fs::remove_dir_all(&dir).await;
-    let ms = start.elapsed().as_millis() as u64;
-    let (id, build) = (job.job_id.clone(), job.build_id.clone());
-    match outcome {
-        Outcome::Built(report, artifacts, packages) => {
-            state.metrics.build_finished(ms, true);
-            record(&state, move |s| s.succeed(&id, &build, &report, &artifacts, &packages)).await;
-        }
-        Outcome::Failed(error) => {
-            state.metrics.build_finished(ms, false);
-            let error = Redact::new(&state.config, &dir).apply(&error);
-            tracing::warn!(job = %job.job_id, "build failed: {}", error.lines().next().unwrap_or_default());
-            record(&state, move |s| s.fail(&id, &build, &error)).await;
-        }
-        Outcome::Stopped => {
-            tracing::info!(job = %job.job_id, "build stopped by the shutdown; it runs again at the next start");
-            let _ = tokio::task::spawn_blocking(move || state.store.requeue(&id)).await;
-        }
-        Outcome::Lost => tracing::warn!(job = %job.job_id, "build stopped: another worker took its job over"),
-    }
 }
 
 /// sccache's settings for its cache in `bucket`, under `sccache/`, beside
@@ -220,15 +211,8 @@ impl Plan {
     }
 }
 
-/// Runs the build in `dir`.
-async fn build(state: &Arc<AppState>, job: &Claimed, dir: &Path) -> Outcome {
-    match build_in(state, job, dir).await {
-        Ok(outcome) => outcome,
-        Err(error) => Outcome::Failed(error),
-    }
-}
-
-async fn build_in(state: &Arc<AppState>, job: &Claimed, dir: &Path) -> Result<Outcome, String> {
+/// Runs the build in `dir`: what it made, or why not.
+async fn build_in(state: &Arc<AppState>, job: &Claimed, dir: &Path, interrupt: &Interrupt) -> Result<Built, Outcome> {
     let _ = tokio::fs::remove_dir_all(dir).await;
     tokio::fs::create_dir_all(dir).await.map_err(|e| format!("{}: {e}", dir.display()))?;
     let manifest = dir.join("manifest.json");
@@ -237,7 +221,7 @@ async fn build_in(state: &Arc<AppState>, job: &Claimed, dir: &Path) -> Result<Ou
     let plan = Plan::new(state, job).await?;
     let cmd = plan.command(state, job, &manifest, &out).await;
     let (child, stdout, stderr) = Child::spawn(cmd).map_err(|e| format!("cannot start the build: {e}"))?;
-    let mut output = Output::new(state.store.clone(), job.job_id.clone(), Redact::new(&state.config, dir));
+    let mut output = Output::new(state.clone(), job.job_id.clone(), Redact::new(&state.config, dir));
     let logger = tokio::spawn(async move {
         let mut events = BufReader::new(stdout).lines();
         let mut log = BufReader::new(stderr).lines();
@@ -257,43 +241,42 @@ async fn build_in(state: &Arc<AppState>, job: &Claimed, dir: &Path) -> Result<Ou
         output
     });
     let timeout = state.config.build_timeout;
-    let status = match child.wait(state, &job.job_id, timeout).await {
+    let status = match child.wait(interrupt, timeout).await {
         Ok(Ended::Exited(status)) => status,
-        Ok(Ended::Stopped) => return Ok(Outcome::Stopped),
-        Ok(Ended::Lost) => return Ok(Outcome::Lost),
+        Ok(Ended::Interrupted(why)) => return Err(Outcome::Interrupted(why)),
         Ok(Ended::TimedOut) => {
             let log = logger.await.map(|o| o.log).unwrap_or_default();
             return Err(format!(
                 "the build took longer than {} s and was stopped\n{}",
                 timeout.as_secs(),
                 crate::store::tail(&log, 2048)
-            ));
+            )
+            .into());
         }
-        Err(e) => return Err(format!("waiting for the build: {e}")),
+        Err(e) => return Err(format!("waiting for the build: {e}").into()),
     };
     let output = logger.await.map_err(|e| format!("reading the build's output: {e}"))?;
     if !status.success() {
         let summary =
             output.failed.as_deref().map_or_else(String::new, |e| format!(": {}", e.lines().next().unwrap_or("")));
-        return Err(format!("braid build failed ({status}){summary}\n{}", crate::store::tail(&output.log, 4096)));
+        return Err(format!("braid build failed ({status}){summary}\n{}", crate::store::tail(&output.log, 4096)).into());
     }
     let Some(report) = output.report else {
         return Err(format!(
             "braid build succeeded but reported no result (no `report` event)\n{}",
             crate::store::tail(&output.log, 2048)
-        ));
+        )
+        .into());
     };
     let state2 = state.clone();
-    let (report, artifacts, packages) =
-        tokio::task::spawn_blocking(move || collect(&state2, &out, report)).await.map_err(|e| e.to_string())??;
-    Ok(Outcome::Built(Box::new(report), artifacts, packages))
+    Ok(tokio::task::spawn_blocking(move || collect(&state2, &out, report)).await.map_err(|e| e.to_string())??)
 }
 
 /// What a build child said: its progress and log, stored in its job as
 /// they come, and how it ended.
 struct Output {
-    store: Arc<dyn Store>,
-    job_id: crate::ids::JobId,
+    state: Arc<AppState>,
+    job_id: JobId,
     redact: Redact,
     /// The step under way, e.g. `[3/4] wasm`.
     progress: String,
@@ -303,8 +286,8 @@ struct Output {
 }
 
 impl Output {
-    fn new(store: Arc<dyn Store>, job_id: crate::ids::JobId, redact: Redact) -> Self {
-        Self { store, job_id, redact, progress: "starting".into(), log: String::new(), report: None, failed: None }
+    fn new(state: Arc<AppState>, job_id: JobId, redact: Redact) -> Self {
+        Self { state, job_id, redact, progress: "starting".into(), log: String::new(), report: None, failed: None }
     }
 
     /// A line of stdout: an [`Event`], or log text.
@@ -329,9 +312,7 @@ impl Output {
         if self.log.len() > 256 * 1024 {
             self.log = crate::store::tail(&self.log, 64 * 1024);
         }
-        let (store, job_id, progress, log) =
-            (self.store.clone(), self.job_id.clone(), self.progress.clone(), crate::store::tail(&self.log, 64 * 1024));
-        let _ = tokio::task::spawn_blocking(move || store.progress(&job_id, &progress, &log)).await;
+        let _ = self.state.store.progress(&self.job_id, &self.progress, &self.log).await;
     }
 }
 
@@ -339,7 +320,7 @@ impl Output {
 /// in its report), into the artifact store, each file checked against the
 /// content id the build reported; its registry packages, to record with
 /// the build. The service packs nothing itself.
-fn collect(state: &AppState, out: &Path, report: Report) -> Result<(Report, Vec<Artifact>, Vec<Package>), String> {
+fn collect(state: &AppState, out: &Path, report: Report) -> Result<Built, String> {
     let Some(dist) = &report.dist else {
         return Err("braid build reported no distribution (`dist`): is it older than this service?".into());
     };

@@ -1,21 +1,18 @@
 //! A job's child process (`braid build`): started under a small `sh` in a
 //! process group of its own that it takes down with it when the server
 //! dies (`PR_SET_PDEATHSIG`), even by `kill -9`; waited for within the
-//! job's time limit, until the server shuts down or the job's lease is
-//! lost, whichever comes first. Every way it ends that is not its own exit
+//! job's time limit or until the job is interrupted (the server shuts
+//! down, the job's lease is lost), whichever comes first. Every way it ends that is not its own exit
 //! kills the whole group (cargo, rustc, build scripts), and so does
 //! dropping it.
 
 use std::path::Path;
 use std::process::ExitStatus;
-use std::sync::Arc;
 use std::time::Duration;
 
 use tokio::process::{ChildStderr, ChildStdout, Command};
 
-use super::{lease_lost, stopped};
-use crate::ids::JobId;
-use crate::AppState;
+use super::runner::{Interrupt, Ran};
 
 /// The child: `sh` runs the program in the background and, on SIGTERM (the
 /// parent-death signal [`Child::spawn`] sets), kills its whole process group.
@@ -43,10 +40,8 @@ pub(super) enum Ended {
     Exited(ExitStatus),
     /// It ran past its time limit and was killed.
     TimedOut,
-    /// The server is shutting down: it was killed.
-    Stopped,
-    /// The job's lease ran out and another process took it over: it was killed.
-    Lost,
+    /// Its job was interrupted ([`Ran::Stopped`] or [`Ran::Lost`]): it was killed.
+    Interrupted(Ran),
 }
 
 /// A running child and the process group it leads.
@@ -82,23 +77,16 @@ impl Child {
         Ok((Self { child, group }, stdout, stderr))
     }
 
-    /// Waits until the child exits, `timeout` passes, the server shuts down
-    /// or `job`'s lease is lost; in the last three cases its whole process
-    /// group is killed and reaped first.
-    pub(super) async fn wait(
-        mut self,
-        state: &Arc<AppState>,
-        job: &JobId,
-        timeout: Duration,
-    ) -> std::io::Result<Ended> {
-        let mut stop = state.shutdown.subscribe();
+    /// Waits until the child exits, `timeout` passes or its job is
+    /// interrupted; in the last two cases its whole process group is
+    /// killed and reaped first.
+    pub(super) async fn wait(mut self, interrupt: &Interrupt, timeout: Duration) -> std::io::Result<Ended> {
         let ended = tokio::select! {
             status = tokio::time::timeout(timeout, self.child.wait()) => match status {
                 Ok(status) => Ended::Exited(status?),
                 Err(_) => Ended::TimedOut,
             },
-            () = stopped(&mut stop) => Ended::Stopped,
-            () = lease_lost(state, job) => Ended::Lost,
+            why = interrupt.wait() => Ended::Interrupted(why),
         };
         if !matches!(ended, Ended::Exited(_)) {
             self.group.kill();

@@ -1,22 +1,34 @@
-//! The service's background jobs: [`build`] (workflows, in a bounded pool
-//! of `braid build` processes) and [`publish`] (operation uploads checked
-//! in the sandbox and registered), each taking its jobs from the persisted
-//! queue in the store. And what their runners share: recording how a job
-//! ended (retried until the store takes it), renewing its lease, stopping
-//! on shutdown, the server's paths taken out of its logs ([`Redact`]), and
-//! the cargo target directory of code nobody vetted
+//! The service's background jobs, every kind under one runner
+//! ([`runner`]): [`build`] (workflows, each a `braid build` process) and
+//! [`publish`] (operation uploads checked in the sandbox and registered).
+//! And what the kinds share: recording how a job ended (retried until the
+//! store takes it), the server's paths taken out of their logs
+//! ([`Redact`]), and the cargo target directory of code nobody vetted
 //! ([`third_party_target_dir`]).
 
 pub mod build;
 mod child;
 pub mod publish;
+pub mod runner;
 
+use std::future::Future;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::store::{Store, StoreError};
+use crate::store::StoreError;
 use crate::AppState;
+
+/// Starts this process's runners: `workers` for builds, and one for
+/// publish checks where they can run here (each takes one of the
+/// `workers` slots while it runs).
+pub fn spawn(state: &Arc<AppState>, workers: usize) -> Vec<tokio::task::JoinHandle<()>> {
+    let mut runners = runner::spawn::<build::Build>(state, workers);
+    if publish::PublishCheck::runs_here(state) {
+        runners.extend(runner::spawn::<publish::PublishCheck>(state, 1));
+    }
+    runners
+}
 
 /// The cargo target directory for builds that compile the operations with
 /// these version ids (none: the shared one).
@@ -36,19 +48,17 @@ pub fn third_party_target_dir(shared: &Path, version_ids: &[&str]) -> PathBuf {
 /// store takes it: a full disk may have room again once the build's files
 /// are gone. Gives up only when the database is gone or the server stops
 /// (the job is then `running` in the store, and the next start retries it).
-pub(crate) async fn record(
-    state: &Arc<AppState>,
-    write: impl Fn(&dyn Store) -> Result<(), StoreError> + Send + Sync + 'static,
-) {
-    let write = Arc::new(write);
+pub(crate) async fn record<F, W>(state: &Arc<AppState>, write: W)
+where
+    F: Future<Output = Result<(), StoreError>> + Send,
+    W: Fn(Arc<AppState>) -> F,
+{
     let mut stop = state.shutdown.subscribe();
     let mut delay = Duration::from_secs(1);
     loop {
-        let (store, w) = (state.store.clone(), write.clone());
-        let e = match tokio::task::spawn_blocking(move || w(&*store)).await {
-            Ok(Ok(())) => return,
-            Ok(Err(e)) => e.to_string(),
-            Err(e) => e.to_string(),
+        let e = match write(state.clone()).await {
+            Ok(()) => return,
+            Err(e) => e,
         };
         if state.store.is_gone() {
             tracing::error!("recording a finished job: {e}");
@@ -60,28 +70,6 @@ pub(crate) async fn record(
             () = stopped(&mut stop) => return,
         }
         delay = (delay * 2).min(Duration::from_secs(30));
-    }
-}
-
-/// Renews the job's lease every third of its length (a store shared by
-/// several processes leases the jobs it hands out); returns once the store
-/// says the job is no longer this process's. A renewal that fails (the
-/// database out of reach) is tried again at the next tick: the lease
-/// outlives two of them. The embedded store holds no leases: never returns.
-pub(crate) async fn lease_lost(state: &Arc<AppState>, job_id: &crate::ids::JobId) {
-    if state.config.database == crate::Database::Embedded {
-        return std::future::pending().await;
-    }
-    let every = (state.config.lease / 3).max(Duration::from_secs(1));
-    loop {
-        tokio::time::sleep(every).await;
-        let (store, id) = (state.store.clone(), job_id.clone());
-        match tokio::task::spawn_blocking(move || store.heartbeat(&id)).await {
-            Ok(Ok(false)) => return,
-            Ok(Ok(true)) => {}
-            Ok(Err(e)) => tracing::warn!(job = %job_id, "renewing the job's lease: {e}"),
-            Err(e) => tracing::warn!(job = %job_id, "renewing the job's lease: {e}"),
-        }
     }
 }
 

@@ -1,5 +1,6 @@
-//! The publisher: takes publish jobs from the persisted queue one at a
-//! time (in every process that builds, where the sandbox works), fetches
+//! Publish checks ([`Kind::PUBLISH`]), run by the
+//! [`runner`](super::runner) in every process that builds, where the
+//! sandbox works: each fetches
 //! each upload from the artifact store, builds the operation crate for the
 //! targets its manifest declares inside the sandbox, lists it as
 //! registered in the database (for every process: [`crate::operations`])
@@ -18,18 +19,75 @@ use std::sync::Arc;
 use braid::opcheck::{self, Check};
 use braid::registry::{self, Added, Origin, Registry};
 
-use super::{lease_lost, record, Redact};
+use super::runner::{Handler, Interrupt, Ran};
+use super::{record, Redact};
 use crate::ids::JobId;
-use crate::store::{Publish, PublishedOperation};
+use crate::store::{Kind, Publish, PublishedOperation, StoreError};
 use crate::AppState;
 
-/// Starts the publisher where this process builds and the sandbox works;
-/// it returns once the process shuts down.
-pub fn spawn(state: Arc<AppState>) -> Option<tokio::task::JoinHandle<()>> {
-    if state.config.workers == 0 || state.sandbox.is_err() {
-        return None;
+/// Checks of published operations.
+pub(crate) struct PublishCheck;
+
+impl PublishCheck {
+    /// Whether this process can run checks: it builds, and the sandbox works.
+    pub(crate) fn runs_here(state: &AppState) -> bool {
+        state.config.workers > 0 && state.sandbox.is_ok()
     }
-    Some(tokio::spawn(work(state)))
+}
+
+impl Handler for PublishCheck {
+    const KIND: Kind = Kind::PUBLISH;
+    const WHAT: &'static str = "publish check";
+    type Job = Publish;
+
+    async fn claim(state: &AppState) -> Result<Option<Publish>, StoreError> {
+        state.store.claim_publish().await
+    }
+
+    fn id(job: &Publish) -> &JobId {
+        &job.id
+    }
+
+    async fn run(state: Arc<AppState>, job: Arc<Publish>, interrupt: Interrupt) -> Ran {
+        tracing::info!(job = %job.id, "checking {} {} for publishing", job.name, job.version);
+        let mut task = tokio::task::spawn_blocking({
+            let (state, job) = (state.clone(), job.clone());
+            move || check(&state, &job)
+        });
+        let result = tokio::select! {
+            result = &mut task => result,
+            why = interrupt.wait() => {
+                if why == Ran::Lost {
+                    // What it records now is dropped by the store.
+                    let _ = task.await;
+                }
+                // (On shutdown, the sandbox dies with the server.)
+                return why;
+            }
+        };
+        let (error, log) = match result {
+            Ok(Ok(log)) => (None, log),
+            Ok(Err(error)) => (Some(error), String::new()),
+            Err(e) => (Some(format!("the check stopped: {e}")), String::new()),
+        };
+        let redact = Redact::new(&state.config, &job_dir(&state.config.data, &job.id).join("src"));
+        let error = error.map(|e| redact.apply(&e));
+        if let Some(e) = &error {
+            tracing::warn!("publish job {}: {e}", job.id);
+        }
+        let _ = tokio::fs::remove_dir_all(job_dir(&state.config.data, &job.id)).await;
+        record(&state, |state| {
+            let (job, error, log) = (&job, &error, &log);
+            async move { state.store.finish_publish(&job.id, error.as_deref(), log).await }
+        })
+        .await;
+        Ran::Ended
+    }
+
+    async fn fail(state: &AppState, job: &Publish, error: &str) -> Result<(), StoreError> {
+        let _ = tokio::fs::remove_dir_all(job_dir(&state.config.data, &job.id)).await;
+        state.store.finish_publish(&job.id, Some(error), "").await
+    }
 }
 
 /// Where an upload's files wait for their job.
@@ -37,93 +95,13 @@ pub fn job_dir(data: &Path, id: &JobId) -> PathBuf {
     data.join("publish").join(id.as_str())
 }
 
-async fn work(state: Arc<AppState>) {
-    let mut stop = state.shutdown.subscribe();
-    loop {
-        if *stop.borrow() {
-            return;
-        }
-        // A check is a build: it takes one of the `--workers` slots.
-        let Ok(slot) = state.build_slots.clone().acquire_owned().await else { return };
-        let store = state.store.clone();
-        let claimed = tokio::task::spawn_blocking(move || store.claim_publish()).await;
-        let job = match claimed {
-            Ok(Ok(Some(job))) => job,
-            Ok(Ok(None)) => {
-                drop(slot);
-                // Woken by an upload here, or poll now and then (uploads
-                // through other processes of a deployment).
-                tokio::select! {
-                    () = state.publish_wake.notified() => {}
-                    // (A wake-up sent while no one waited is kept for the next wait.)
-                    () = tokio::time::sleep(std::time::Duration::from_secs(2)) => {}
-                    _ = stop.changed() => {}
-                }
-                continue;
-            }
-            Ok(Err(e)) => {
-                tracing::error!("taking a publish job: {e}");
-                tokio::time::sleep(std::time::Duration::from_secs(1)).await;
-                continue;
-            }
-            Err(e) => {
-                tracing::error!("taking a publish job: {e}");
-                continue;
-            }
-        };
-        let id = job.id.clone();
-        tracing::info!(job = %id, "checking {} {} for publishing", job.name, job.version);
-        let task = tokio::task::spawn_blocking({
-            let state = state.clone();
-            move || run(&state, &job)
-        });
-        // Renews the job's lease (a shared database); a result recorded
-        // after it is lost is dropped by the store.
-        let heartbeat = tokio::spawn({
-            let (state, id) = (state.clone(), id.clone());
-            async move { lease_lost(&state, &id).await }
-        });
-        let _abort = AbortOnDrop(heartbeat);
-        tokio::select! {
-            result = task => {
-                let (error, log) = match result {
-                    Ok(Ok(log)) => (None, log),
-                    Ok(Err(error)) => (Some(error), String::new()),
-                    Err(e) => (Some(format!("the check stopped: {e}")), String::new()),
-                };
-                let redact = Redact::new(&state.config, &job_dir(&state.config.data, &id).join("src"));
-                let error = error.map(|e| redact.apply(&e));
-                if let Some(e) = &error {
-                    tracing::warn!("publish job {}: {e}", id.as_str());
-                }
-                let _ = std::fs::remove_dir_all(job_dir(&state.config.data, &id));
-                record(&state, move |store| store.finish_publish(&id, error.as_deref(), &log)).await;
-            }
-            _ = stop.changed() => {
-                // The sandbox dies with the server; the job runs on the next start.
-                let store = state.store.clone();
-                let _ = tokio::task::spawn_blocking(move || store.requeue_publish(&id)).await;
-                return;
-            }
-        }
-    }
-}
-
-/// Aborts a task when dropped.
-struct AbortOnDrop(tokio::task::JoinHandle<()>);
-
-impl Drop for AbortOnDrop {
-    fn drop(&mut self) {
-        self.0.abort();
-    }
-}
-
-/// Checks and registers the job's crate; its log, or why it failed.
-fn run(state: &AppState, job: &Publish) -> Result<String, String> {
+/// Checks and registers the job's crate (on a blocking thread); its log,
+/// or why it failed.
+fn check(state: &AppState, job: &Publish) -> Result<String, String> {
     let sandbox = state.sandbox.clone()?;
     let dir = job_dir(&state.config.data, &job.id);
     let progress = |step: &str| {
-        let _ = state.store.publish_progress(&job.id, step, "");
+        let _ = state.store.blocking(state.store.progress(&job.id, step, ""));
     };
     progress("reading the sources");
     let prepared = match &job.source {
@@ -162,7 +140,7 @@ fn run(state: &AppState, job: &Publish) -> Result<String, String> {
             version_id: version_id.clone(),
             source: source.clone(),
         };
-        if let Some(taken) = state.store.register_operation(&op).map_err(|e| e.to_string())? {
+        if let Some(taken) = state.store.blocking(state.store.register_operation(&op)).map_err(|e| e.to_string())? {
             return Err(format!(
                 "{} {} was registered meanwhile with other sources (version id {}); bump the version to publish a change",
                 job.name, job.version, taken.version_id

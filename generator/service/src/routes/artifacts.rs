@@ -11,7 +11,7 @@ use axum::extract::State;
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::IntoResponse;
 
-use super::heavy::{heavy, with_store};
+use super::heavy::heavy;
 use super::ApiResult;
 use crate::ids::ContentId;
 use crate::problem::Problem;
@@ -24,7 +24,7 @@ use crate::AppState;
 pub(super) async fn get_artifact(State(state): State<Arc<AppState>>, cid: ContentId, headers: HeaderMap) -> ApiResult {
     let etag = format!("\"{cid}\"");
     let c = cid.clone();
-    let found = with_store(&state, move |store| store.artifact(&c)).await?;
+    let found = state.store.artifact(&c).await.map_err(Problem::from_store)?;
     let (media_type, name) = found.ok_or_else(|| Problem::not_found("no artifact with this id"))?;
     // Verified before a 304 too: a client must not keep a CID whose bytes
     // the server no longer has.
@@ -55,7 +55,7 @@ pub(super) async fn verified(state: &Arc<AppState>, cid: &ContentId) -> Result<V
             let (cas, c) = (state.cas.clone(), cid.clone());
             let _ = tokio::task::spawn_blocking(move || cas.remove(&c)).await;
             let c = vec![cid.clone()];
-            with_store(state, move |store| store.forget_artifacts(&c)).await?;
+            state.store.forget_artifacts(&c).await.map_err(Problem::from_store)?;
             Err(Problem::not_found(
                 "this artifact was damaged on the server and has been removed; submit its workflow again to rebuild it",
             ))

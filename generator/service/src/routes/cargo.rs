@@ -14,7 +14,6 @@ use axum::Json;
 use braid::package::cargo::index_path;
 
 use super::artifacts::verified;
-use super::heavy::with_store;
 use super::ApiResult;
 use crate::problem::Problem;
 use crate::store::Ecosystem;
@@ -34,7 +33,7 @@ pub(super) async fn index_file(State(state): State<Arc<AppState>>, Path(path): P
     if index_path(&name).as_deref() != Some(path.as_str()) {
         return Err(Problem::not_found("no crate at this index path"));
     }
-    let versions = with_store(&state, move |store| store.package_versions(Ecosystem::Cargo, &name)).await?;
+    let versions = state.store.package_versions(Ecosystem::Cargo, &name).await.map_err(Problem::from_store)?;
     if versions.is_empty() {
         return Err(Problem::not_found("no crate of this name in this registry"));
     }
@@ -52,7 +51,7 @@ pub(super) async fn download(
     Path((name, version)): Path<(String, String)>,
 ) -> ApiResult {
     let (n, v) = (name.clone(), version.clone());
-    let package = with_store(&state, move |store| store.package(Ecosystem::Cargo, &n, &v)).await?;
+    let package = state.store.package(Ecosystem::Cargo, &n, &v).await.map_err(Problem::from_store)?;
     let package = package.ok_or_else(|| Problem::not_found(format!("no crate {name} {version} in this registry")))?;
     let bytes = verified(&state, &package.cid).await?;
     let disposition = format!("attachment; filename=\"{}-{}.crate\"", package.name, package.version);

@@ -9,8 +9,9 @@ use axum::response::{IntoResponse, Response};
 use axum::Json;
 use serde_json::json;
 
-use super::heavy::with_store;
 use super::ApiResult;
+use crate::problem::Problem;
+use crate::store::Kind;
 use crate::AppState;
 
 /// Health: 200 `{"status": "ok"}`, or 503 `{"status": "degraded",
@@ -27,8 +28,7 @@ pub(super) async fn healthz(State(state): State<Arc<AppState>>) -> Response {
         Ok(Err(e)) => problems.push(format!("the artifact store takes no writes: {e}")),
         Err(e) => problems.push(format!("the write probe failed: {e}")),
     }
-    let store = state.store.clone();
-    if let Ok(Err(e)) = tokio::task::spawn_blocking(move || store.check()).await {
+    if let Err(e) = state.store.check().await {
         problems.push(e.to_string());
     }
     if problems.is_empty() {
@@ -40,6 +40,6 @@ pub(super) async fn healthz(State(state): State<Arc<AppState>>) -> Response {
 /// Prometheus metrics: requests, jobs by state, build durations, cache hits.
 #[utoipa::path(get, path = "/metrics", responses((status = 200, content_type = "text/plain", body = String)))]
 pub(super) async fn metrics(State(state): State<Arc<AppState>>) -> ApiResult {
-    let jobs = with_store(&state, move |store| store.job_counts()).await?;
+    let jobs = state.store.job_counts(Kind::BUILD).await.map_err(Problem::from_store)?;
     Ok(([(header::CONTENT_TYPE, "text/plain; version=0.0.4")], state.metrics.render(&jobs)).into_response())
 }

@@ -15,7 +15,6 @@ use axum::Json;
 use serde_json::{json, Map, Value};
 
 use super::artifacts::verified;
-use super::heavy::with_store;
 use super::ApiResult;
 use crate::problem::Problem;
 use crate::store::{Ecosystem, Package};
@@ -23,7 +22,7 @@ use crate::AppState;
 
 async fn versions(state: &Arc<AppState>, name: &str) -> Result<Vec<Package>, Problem> {
     let n = name.to_string();
-    let versions = with_store(state, move |store| store.package_versions(Ecosystem::Npm, &n)).await?;
+    let versions = state.store.package_versions(Ecosystem::Npm, &n).await.map_err(Problem::from_store)?;
     if versions.is_empty() {
         return Err(Problem::not_found(format!("no package {name} in this registry")));
     }

@@ -19,12 +19,12 @@ use axum::Json;
 use serde::Serialize;
 
 use super::auth::{withhold, Publisher, Reader};
-use super::heavy::{heavy, with_store};
+use super::heavy::heavy;
 use super::ApiResult;
 use crate::ids::JobId;
 use crate::operations::{self, UploadError};
 use crate::problem::Problem;
-use crate::store::{NewPublish, Publish, PublishSubmission};
+use crate::store::{Kind, NewPublish, Publish, PublishSubmission};
 use crate::AppState;
 
 /// What an upload led to.
@@ -80,7 +80,7 @@ pub(super) async fn publish_operation(
     }
     // Names have owners: the first publisher of a name takes it.
     let (name, owner) = (m.name.clone(), publisher.owner.clone());
-    let owners = with_store(&state, move |store| store.claim_name(&name, &owner)).await?;
+    let owners = state.store.claim_name(&name, &owner).await.map_err(Problem::from_store)?;
     if !owners.contains(&publisher.owner) {
         return Err(Problem::new(
             StatusCode::FORBIDDEN,
@@ -128,10 +128,10 @@ pub(super) async fn publish_operation(
         source,
     };
     let id = JobId::new_random();
-    let id = match with_store(&state, move |store| store.submit_publish(&id, &new)).await? {
+    let id = match state.store.submit_publish(&id, &new).await.map_err(Problem::from_store)? {
         PublishSubmission::Queued(id) | PublishSubmission::Joined(id) => id,
     };
-    state.publish_wake.notify_one();
+    state.wake.notify(Kind::PUBLISH);
     let location = format!("/v1/publishes/{}", id.as_str());
     let mut response = (StatusCode::ACCEPTED, Json(answer("queued", Some(id)))).into_response();
     if let Ok(value) = header::HeaderValue::from_str(&location) {
@@ -145,7 +145,7 @@ pub(super) async fn publish_operation(
 #[utoipa::path(get, path = "/v1/publishes/{id}", params(("id" = String, Path)),
     responses((status = 200, body = Publish), (status = 400, body = Problem), (status = 404, body = Problem)))]
 pub(super) async fn get_publish(State(state): State<Arc<AppState>>, reader: Reader, id: JobId) -> ApiResult {
-    let job = with_store(&state, move |store| store.publish(&id)).await?;
+    let job = state.store.publish(&id).await.map_err(Problem::from_store)?;
     let mut job = job.ok_or_else(|| Problem::not_found("no publish job with this id"))?;
     if !reader.keyed {
         withhold(&mut job.log_tail, &mut job.error);

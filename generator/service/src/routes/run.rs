@@ -19,7 +19,6 @@ use axum::response::IntoResponse;
 use braid_engine::{Input, RunError, Type};
 
 use super::auth::Writer;
-use super::heavy::with_store;
 use super::ApiResult;
 use crate::execute::server_timing;
 use crate::ids::{BuildId, ContentId, WorkflowId};
@@ -54,7 +53,7 @@ pub(super) async fn run_build(
     let cid = match state.executor.component_of(&id) {
         Some(cid) => cid,
         None => {
-            let row = with_store(&state, move |store| store.build(&id)).await?;
+            let row = state.store.build(&id).await.map_err(Problem::from_store)?;
             let row = row.ok_or_else(|| Problem::not_found("no build with this id"))?;
             let cid = component(&row).ok_or_else(|| Problem::not_found(format!("build {} {NO_COMPONENT}", row.id)))?;
             state.executor.remember_component(row.id, cid.clone());
@@ -77,7 +76,7 @@ pub(super) async fn run_workflow(
 ) -> ApiResult {
     authorize(&state, &headers).await?;
     let lookup = id.clone();
-    let rows = with_store(&state, move |store| store.builds_of(&lookup)).await?;
+    let rows = state.store.builds_of(&lookup).await.map_err(Problem::from_store)?;
     if rows.is_empty() {
         return Err(Problem::not_found("no workflow with this id has been submitted; POST /v1/workflows builds one"));
     }

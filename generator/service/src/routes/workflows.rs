@@ -21,11 +21,11 @@ use serde_json::Value;
 use super::auth::Writer;
 use super::builds::{build_info, BuildInfo};
 use super::check::{crate_files, JsonBody};
-use super::heavy::{heavy, with_store};
+use super::heavy::heavy;
 use super::ApiResult;
 use crate::ids::{BuildId, ContentId, JobId, WorkflowId};
 use crate::problem::Problem;
-use crate::store::{Artifact, JobState, NewBuild, Store, Submission};
+use crate::store::{Artifact, JobState, Kind, NewBuild, Submission};
 use crate::AppState;
 
 /// `POST /v1/workflows`. Describes the body in the OpenAPI document; the
@@ -138,17 +138,16 @@ pub(super) async fn submit_workflow(
     JsonBody(text): JsonBody,
 ) -> ApiResult {
     let s = state.clone();
-    let build = Arc::new(heavy(&state, move || checked(&s, &text)).await??);
-    let submit = |build: Arc<NewBuild>| move |store: &dyn Store| store.submit(&build);
-    let mut submission = with_store(&state, submit(build.clone())).await?;
+    let build = heavy(&state, move || checked(&s, &text)).await??;
+    let mut submission = state.store.submit(&build).await.map_err(Problem::from_store)?;
     if let Submission::Built { artifacts } = &submission {
         // An artifact damaged or gone on disk is forgotten, and the
         // build runs again, rather than pointed at.
         let bad = damaged(&state, artifacts).await?;
         if !bad.is_empty() {
             tracing::warn!(build = %build.id, "rebuilding: artifacts damaged or missing on disk: {bad:?}");
-            with_store(&state, move |store| store.forget_artifacts(&bad)).await?;
-            submission = with_store(&state, submit(build.clone())).await?;
+            state.store.forget_artifacts(&bad).await.map_err(Problem::from_store)?;
+            submission = state.store.submit(&build).await.map_err(Problem::from_store)?;
         }
     }
     let (workflow_id, build_id) = (build.workflow_id.clone(), build.id.clone());
@@ -164,7 +163,7 @@ pub(super) async fn submit_workflow(
             (StatusCode::ACCEPTED, Submitted { job_id, workflow_id, build_id, state: job_state, artifacts: None })
         }
         Submission::Queued { job_id } => {
-            state.wake.notify_one();
+            state.wake.notify(Kind::BUILD);
             let (job_id, state) = (Some(job_id), JobState::Queued);
             (StatusCode::ACCEPTED, Submitted { job_id, workflow_id, build_id, state, artifacts: None })
         }
@@ -232,7 +231,7 @@ pub(super) async fn list_workflows(
         .map_err(|e| Problem::bad_request(format!("after: {e}")))?;
     // One more than the page, to know whether another follows.
     let mut rows =
-        with_store(&state, move |store| store.workflows(query.name.as_deref(), after.as_ref(), limit + 1)).await?;
+        state.store.workflows(query.name.as_deref(), after.as_ref(), limit + 1).await.map_err(Problem::from_store)?;
     let next = (rows.len() > limit as usize).then(|| {
         rows.truncate(limit as usize);
         rows.last().map(|r| r.id.clone())
@@ -258,7 +257,7 @@ pub struct WorkflowInfo {
     responses((status = 200, body = WorkflowInfo), (status = 400, body = Problem), (status = 404, body = Problem)))]
 pub(super) async fn get_workflow(State(state): State<Arc<AppState>>, id: WorkflowId) -> ApiResult {
     let lookup = id.clone();
-    let rows = with_store(&state, move |store| store.builds_of(&lookup)).await?;
+    let rows = state.store.builds_of(&lookup).await.map_err(Problem::from_store)?;
     let first = rows.first().ok_or_else(|| {
         Problem::not_found("no workflow with this id has been submitted; POST /v1/workflows builds one")
     })?;

@@ -1,17 +1,21 @@
-//! Builds (one row per build id, each knowing its workflow id), their
-//! jobs (the persisted queue) and their artifacts: the [`Builds`] trait
-//! and its embedded implementation on [`Sqlite`].
+//! Builds (one row per build id, each knowing its workflow id), the build
+//! jobs of the queue ([`Kind::BUILD`], about a build id) and the
+//! artifacts builds made. A build is `building` exactly while a job of it
+//! is queued or running.
 
 use braid::build::Report;
 use braid::target::Target;
-use rusqlite::{params, OptionalExtension};
 use serde::Serialize;
+use sqlx::any::AnyRow;
+use sqlx::{Any, Transaction};
 
 use super::packages::{self, Package};
-use super::{insert_artifacts, now, tail, Artifact, BuildState, JobState, Sqlite, StoreError, MAX_ATTEMPTS};
+use super::queue::Kind;
+use super::rows::{int, json, optional_json, optional_text, parsed, text};
+use super::{insert_artifacts, now, tail, Artifact, BuildState, JobState, Lock, Store, StoreError};
 use crate::ids::{BuildId, ContentId, JobId, WorkflowId};
 
-/// A build to record: what [`Builds::submit`] takes.
+/// A build to record: what [`Store::submit`] takes.
 #[derive(Debug, Clone)]
 pub struct NewBuild {
     pub id: BuildId,
@@ -64,14 +68,14 @@ pub struct BuildRow {
     pub artifacts: Vec<Artifact>,
 }
 
-/// A job a worker took from the queue.
+/// A build job a worker took from the queue.
 #[derive(Debug, Clone)]
 pub struct Claimed {
     pub job_id: JobId,
     pub build_id: BuildId,
     pub manifest: String,
     pub targets: Vec<Target>,
-    /// 1 for the first run, 2 after a restart interrupted it, ...
+    /// 1 for the first run, 2 after an interruption, ...
     pub attempt: i64,
 }
 
@@ -86,248 +90,116 @@ pub struct WorkflowRow {
 
 const BUILD_COLUMNS: &str = "id, workflow_id, name, manifest, targets, state, report, artifacts";
 
-/// Column `index` of `r`, JSON text parsed into `T`: a row that does not
-/// parse is an error, like any other malformed row, never an empty value.
-fn json_column<T: serde::de::DeserializeOwned>(r: &rusqlite::Row<'_>, index: usize) -> rusqlite::Result<T> {
-    let text: String = r.get(index)?;
-    serde_json::from_str(&text)
-        .map_err(|e| rusqlite::Error::FromSqlConversionFailure(index, rusqlite::types::Type::Text, Box::new(e)))
-}
-
-/// Like [`json_column`], for a column that may be NULL.
-fn optional_json<T: serde::de::DeserializeOwned>(r: &rusqlite::Row<'_>, index: usize) -> rusqlite::Result<Option<T>> {
-    match r.get_ref(index)? {
-        rusqlite::types::ValueRef::Null => Ok(None),
-        _ => json_column(r, index).map(Some),
-    }
-}
-
-fn build_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<BuildRow> {
+fn build_row(r: &AnyRow) -> Result<BuildRow, StoreError> {
     Ok(BuildRow {
-        id: r.get(0)?,
-        workflow_id: r.get(1)?,
-        name: r.get(2)?,
-        manifest: r.get(3)?,
-        targets: json_column(r, 4)?,
-        state: r.get(5)?,
+        id: parsed(r, 0)?,
+        workflow_id: parsed(r, 1)?,
+        name: text(r, 2)?,
+        manifest: text(r, 3)?,
+        targets: json(r, 4)?,
+        state: parsed(r, 5)?,
         report: optional_json(r, 6)?,
         artifacts: optional_json(r, 7)?.unwrap_or_default(),
     })
 }
 
-/// Builds, their jobs (the persisted queue) and their artifacts.
-pub trait Builds {
-    /// The store no longer takes writes and will not again until the
-    /// server restarts (the SQLite file was deleted or replaced).
-    fn is_gone(&self) -> bool {
-        false
-    }
-
-    /// Whether the store takes writes now; why not if it does not.
-    fn check(&self) -> Result<(), StoreError>;
-
-    /// After a crash: jobs whose runner is gone run again, unless they
-    /// already had [`MAX_ATTEMPTS`]; then they fail. Returns how many of
-    /// each.
-    fn recover(&self) -> Result<(usize, usize), StoreError>;
-
+impl Store {
     /// Records a submission: reuses a finished build, joins a pending one,
-    /// or queues a new job. Identical submissions arriving together get one
-    /// job.
-    fn submit(&self, build: &NewBuild) -> Result<Submission, StoreError>;
-
-    /// Takes the oldest queued job, marking it running (and, where several
-    /// processes share the store, leased to this one: see
-    /// [`Builds::heartbeat`]).
-    fn claim(&self) -> Result<Option<Claimed>, StoreError>;
-
-    /// Renews the lease of a running job; `false` once the job is no longer
-    /// this process's (its lease ran out and another worker took it): the
-    /// build must stop. Stores of a single process hold no leases.
-    fn heartbeat(&self, _job_id: &JobId) -> Result<bool, StoreError> {
-        Ok(true)
+    /// or queues a new job. Identical submissions arriving together (at any
+    /// process) get one job.
+    pub async fn submit(&self, build: &NewBuild) -> Result<Submission, StoreError> {
+        let mut tx = self.writer().await?;
+        self.serialize(&mut tx, Lock::Submit, build.id.as_str()).await?;
+        let existing = sqlx::query("SELECT state, artifacts FROM builds WHERE id = $1")
+            .bind(build.id.as_str())
+            .fetch_optional(&mut *tx)
+            .await?;
+        if let Some(row) = existing {
+            if parsed::<BuildState>(&row, 0)? == BuildState::Succeeded {
+                return Ok(Submission::Built { artifacts: optional_json(&row, 1)?.unwrap_or_default() });
+            }
+            if let Some((job_id, state)) = self.pending(&mut tx, Kind::BUILD, build.id.as_str()).await? {
+                return Ok(Submission::Joined { job_id, state });
+            }
+        }
+        sqlx::query(
+            "INSERT INTO builds (id, workflow_id, name, manifest, targets, state, created_at)
+             VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (id) DO UPDATE SET state = excluded.state",
+        )
+        .bind(build.id.as_str())
+        .bind(build.workflow_id.as_str())
+        .bind(&build.name)
+        .bind(&build.manifest)
+        .bind(serde_json::to_string(&build.targets).expect("targets serialize"))
+        .bind(BuildState::Building.as_str())
+        .bind(now())
+        .execute(&mut *tx)
+        .await?;
+        let job_id = JobId::new_random();
+        self.enqueue(&mut tx, Kind::BUILD, &job_id, build.id.as_str()).await?;
+        tx.commit().await?;
+        Ok(Submission::Queued { job_id })
     }
 
-    /// Puts a running job back in the queue without counting the attempt
-    /// (this process is shutting down).
-    fn requeue(&self, job_id: &JobId) -> Result<(), StoreError>;
+    /// Takes the oldest queued build job (see [`Store::claim`]), with what
+    /// it builds.
+    pub async fn claim_build(&self) -> Result<Option<Claimed>, StoreError> {
+        let Some(claim) = self.claim(Kind::BUILD).await? else { return Ok(None) };
+        let row = sqlx::query("SELECT id, manifest, targets FROM builds WHERE id = $1")
+            .bind(&claim.subject)
+            .fetch_one(&self.pool)
+            .await?;
+        Ok(Some(Claimed {
+            job_id: claim.id,
+            build_id: parsed(&row, 0)?,
+            manifest: text(&row, 1)?,
+            targets: json(&row, 2)?,
+            attempt: claim.attempt,
+        }))
+    }
+
+    /// Builds left `building` with no job queued or running (their last
+    /// job failed for good) fail too.
+    pub(super) async fn fail_orphaned_builds(&self, tx: &mut Transaction<'static, Any>) -> Result<(), StoreError> {
+        sqlx::query(
+            "UPDATE builds SET state = $1 WHERE state = $2 AND NOT EXISTS
+             (SELECT 1 FROM jobs WHERE jobs.subject = builds.id AND jobs.kind = $3 AND jobs.state IN ($4, $5))",
+        )
+        .bind(BuildState::Failed.as_str())
+        .bind(BuildState::Building.as_str())
+        .bind(Kind::BUILD.as_str())
+        .bind(JobState::Queued.as_str())
+        .bind(JobState::Running.as_str())
+        .execute(&mut **tx)
+        .await?;
+        Ok(())
+    }
 
     /// Forgets artifacts found damaged or missing: their rows go, and every
     /// build listing one of them is `missing`, so that the next identical
     /// submission builds again.
-    fn forget_artifacts(&self, cids: &[ContentId]) -> Result<(), StoreError>;
-
-    /// The step under way and the log so far.
-    fn progress(&self, job_id: &JobId, progress: &str, log: &str) -> Result<(), StoreError>;
-
-    /// Ends a job with its build's report, artifacts (already in the
-    /// artifact store) and registry packages, in one transaction.
-    fn succeed(
-        &self,
-        job_id: &JobId,
-        build_id: &BuildId,
-        report: &Report,
-        artifacts: &[Artifact],
-        packages: &[Package],
-    ) -> Result<(), StoreError>;
-
-    fn fail(&self, job_id: &JobId, build_id: &BuildId, error: &str) -> Result<(), StoreError>;
-
-    fn job(&self, id: &JobId) -> Result<Option<Job>, StoreError>;
-
-    fn build(&self, id: &BuildId) -> Result<Option<BuildRow>, StoreError>;
-
-    /// The builds of a workflow, oldest first.
-    fn builds_of(&self, workflow: &WorkflowId) -> Result<Vec<BuildRow>, StoreError>;
-
-    /// The media type of a stored artifact, and the name a build gave it
-    /// (`pkg-node.tgz`; the same bytes may have several, one is taken).
-    fn artifact(&self, cid: &ContentId) -> Result<Option<(String, Option<String>)>, StoreError>;
-
-    /// Workflows with at least one build, by id, `limit` at most, after
-    /// `after` (paging), with name `name` only if given.
-    fn workflows(
-        &self,
-        name: Option<&str>,
-        after: Option<&WorkflowId>,
-        limit: u32,
-    ) -> Result<Vec<WorkflowRow>, StoreError>;
-
-    /// Jobs by state, for metrics.
-    fn job_counts(&self) -> Result<Vec<(JobState, i64)>, StoreError>;
-}
-impl Builds for Sqlite {
-    fn is_gone(&self) -> bool {
-        Sqlite::is_gone(self)
-    }
-
-    fn check(&self) -> Result<(), StoreError> {
-        self.check_file()
-    }
-
-    fn recover(&self) -> Result<(usize, usize), StoreError> {
-        let conn = self.writer()?;
-        let retried = conn.execute(
-            "UPDATE jobs SET state = ?1, progress = 'requeued after a restart' WHERE state = ?2 AND attempts < ?3",
-            params![JobState::Queued, JobState::Running, MAX_ATTEMPTS],
-        )?;
-        let failed: Vec<(JobId, BuildId)> = conn
-            .prepare("SELECT id, build_id FROM jobs WHERE state = ?1")?
-            .query_map([JobState::Running], |r| Ok((r.get(0)?, r.get(1)?)))?
-            .collect::<Result<_, _>>()?;
-        for (job, build) in &failed {
-            conn.execute(
-                "UPDATE jobs SET state = ?2, error = 'the build was interrupted (server restart) too many times', finished_at = ?3 WHERE id = ?1",
-                params![job, JobState::Failed, now()],
-            )?;
-            conn.execute("UPDATE builds SET state = ?2 WHERE id = ?1", params![build, BuildState::Failed])?;
-        }
-        Ok((retried, failed.len()))
-    }
-
-    /// Records a submission: reuses a finished build, joins a pending one,
-    /// or queues a new job.
-    fn submit(&self, build: &NewBuild) -> Result<Submission, StoreError> {
-        let mut conn = self.writer()?;
-        let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
-        let existing: Option<(BuildState, Option<String>)> = tx
-            .query_row("SELECT state, artifacts FROM builds WHERE id = ?1", params![build.id], |r| {
-                Ok((r.get(0)?, r.get(1)?))
-            })
-            .optional()?;
-        if let Some((state, artifacts)) = &existing {
-            if *state == BuildState::Succeeded {
-                let artifacts = artifacts.as_deref().and_then(|a| serde_json::from_str(a).ok()).unwrap_or_default();
-                return Ok(Submission::Built { artifacts });
-            }
-            let pending: Option<(JobId, JobState)> = tx
-                .query_row(
-                    "SELECT id, state FROM jobs WHERE build_id = ?1 AND state IN (?2, ?3) ORDER BY seq LIMIT 1",
-                    params![build.id, JobState::Queued, JobState::Running],
-                    |r| Ok((r.get(0)?, r.get(1)?)),
-                )
-                .optional()?;
-            if let Some((job_id, state)) = pending {
-                return Ok(Submission::Joined { job_id, state });
-            }
-        }
-        let targets_json = serde_json::to_string(&build.targets).expect("targets serialize");
-        tx.execute(
-            "INSERT INTO builds (id, workflow_id, name, manifest, targets, state, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
-             ON CONFLICT(id) DO UPDATE SET state = ?6",
-            params![build.id, build.workflow_id, build.name, build.manifest, targets_json, BuildState::Building, now()],
-        )?;
-        let job_id = JobId::new_random();
-        let seq: i64 = tx.query_row("SELECT COALESCE(MAX(seq), 0) + 1 FROM jobs", [], |r| r.get(0))?;
-        tx.execute(
-            "INSERT INTO jobs (id, build_id, state, created_at, seq) VALUES (?1, ?2, ?3, ?4, ?5)",
-            params![job_id, build.id, JobState::Queued, now(), seq],
-        )?;
-        tx.commit()?;
-        Ok(Submission::Queued { job_id })
-    }
-
-    /// Takes the oldest queued job, marking it running.
-    fn claim(&self) -> Result<Option<Claimed>, StoreError> {
-        let mut conn = self.writer()?;
-        let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
-        let next: Option<(JobId, BuildId)> = tx
-            .query_row("SELECT id, build_id FROM jobs WHERE state = ?1 ORDER BY seq LIMIT 1", [JobState::Queued], |r| {
-                Ok((r.get(0)?, r.get(1)?))
-            })
-            .optional()?;
-        let Some((job_id, build_id)) = next else { return Ok(None) };
-        tx.execute(
-            "UPDATE jobs SET state = ?3, attempts = attempts + 1, started_at = ?2, progress = 'starting' WHERE id = ?1",
-            params![job_id, now(), JobState::Running],
-        )?;
-        let (manifest, targets): (String, Vec<Target>) =
-            tx.query_row("SELECT manifest, targets FROM builds WHERE id = ?1", params![build_id], |r| {
-                Ok((r.get(0)?, json_column(r, 1)?))
-            })?;
-        let attempt: i64 = tx.query_row("SELECT attempts FROM jobs WHERE id = ?1", params![job_id], |r| r.get(0))?;
-        tx.commit()?;
-        Ok(Some(Claimed { job_id, build_id, manifest, targets, attempt }))
-    }
-
-    /// Puts a running job back in the queue without counting the attempt
-    /// (the server is shutting down; the next start runs it).
-    fn requeue(&self, job_id: &JobId) -> Result<(), StoreError> {
-        self.writer()?.execute(
-            "UPDATE jobs SET state = ?2, attempts = MAX(attempts - 1, 0), progress = 'requeued: the server shut down'
-             WHERE id = ?1 AND state = ?3",
-            params![job_id, JobState::Queued, JobState::Running],
-        )?;
-        Ok(())
-    }
-
-    /// Forgets artifacts found damaged or missing on disk: their rows go, and
-    /// every build listing one of them is `missing`, so that the next
-    /// identical submission builds again.
-    fn forget_artifacts(&self, cids: &[ContentId]) -> Result<(), StoreError> {
-        let mut conn = self.writer()?;
-        let tx = conn.transaction()?;
+    pub async fn forget_artifacts(&self, cids: &[ContentId]) -> Result<(), StoreError> {
+        let mut tx = self.writer().await?;
         for cid in cids {
-            tx.execute("DELETE FROM artifacts WHERE cid = ?1", params![cid])?;
-            tx.execute("DELETE FROM packages WHERE cid = ?1", params![cid])?;
-            tx.execute(
-                "UPDATE builds SET state = ?2 WHERE state = ?3 AND instr(artifacts, ?1) > 0",
-                params![format!("\"{cid}\""), BuildState::Missing, BuildState::Succeeded],
-            )?;
+            sqlx::query("DELETE FROM artifacts WHERE cid = $1").bind(cid.as_str()).execute(&mut *tx).await?;
+            sqlx::query("DELETE FROM packages WHERE cid = $1").bind(cid.as_str()).execute(&mut *tx).await?;
+            // A CID is 59 characters of [a-z2-7]: found in a build's
+            // artifact list only where that list names it.
+            sqlx::query("UPDATE builds SET state = $2 WHERE state = $3 AND artifacts LIKE '%' || $1 || '%'")
+                .bind(format!("\"{cid}\""))
+                .bind(BuildState::Missing.as_str())
+                .bind(BuildState::Succeeded.as_str())
+                .execute(&mut *tx)
+                .await?;
         }
-        tx.commit()?;
+        tx.commit().await?;
         Ok(())
     }
 
-    fn progress(&self, job_id: &JobId, progress: &str, log: &str) -> Result<(), StoreError> {
-        self.writer()?.execute(
-            "UPDATE jobs SET progress = ?2, log = ?3 WHERE id = ?1",
-            params![job_id, progress, tail(log, 64 * 1024)],
-        )?;
-        Ok(())
-    }
-
-    fn succeed(
+    /// Ends a build job with its build's report, artifacts (already in the
+    /// artifact store) and registry packages, in one transaction; nothing
+    /// if this process no longer holds the job.
+    pub async fn succeed(
         &self,
         job_id: &JobId,
         build_id: &BuildId,
@@ -335,130 +207,142 @@ impl Builds for Sqlite {
         artifacts: &[Artifact],
         packages: &[Package],
     ) -> Result<(), StoreError> {
-        let mut conn = self.writer()?;
-        let tx = conn.transaction()?;
-        packages::record_build(build_id.as_str(), packages, |of| packages::record(&tx, build_id.as_str(), of))?;
-        insert_artifacts(&tx, artifacts)?;
-        tx.execute(
-            "UPDATE builds SET state = ?2, report = ?3, artifacts = ?4 WHERE id = ?1",
-            params![
-                build_id,
-                BuildState::Succeeded,
-                serde_json::to_string(report).expect("a report serializes"),
-                serde_json::to_string(artifacts).expect("artifacts serialize")
-            ],
-        )?;
-        tx.execute(
-            "UPDATE jobs SET state = ?3, progress = 'done', finished_at = ?2 WHERE id = ?1",
-            params![job_id, now(), JobState::Succeeded],
-        )?;
-        tx.commit()?;
+        let mut tx = self.writer().await?;
+        if !self.holds(&mut tx, job_id).await? {
+            return Ok(());
+        }
+        self.serialize(&mut tx, Lock::Packages, "").await?;
+        for ecosystem in packages::ECOSYSTEMS {
+            let of: Vec<Package> = packages.iter().filter(|p| p.ecosystem == ecosystem).cloned().collect();
+            let conflicts = packages::record(&mut tx, build_id.as_str(), &of).await?;
+            if !conflicts.is_empty() {
+                tracing::warn!(
+                    build = %build_id,
+                    "not in the registries: {} already published with other content (bump the workflow's version)",
+                    conflicts.join(", ")
+                );
+            }
+        }
+        insert_artifacts(&mut tx, artifacts).await?;
+        sqlx::query("UPDATE builds SET state = $2, report = $3, artifacts = $4 WHERE id = $1")
+            .bind(build_id.as_str())
+            .bind(BuildState::Succeeded.as_str())
+            .bind(serde_json::to_string(report).expect("a report serializes"))
+            .bind(serde_json::to_string(artifacts).expect("artifacts serialize"))
+            .execute(&mut *tx)
+            .await?;
+        self.end(&mut tx, job_id, "done", None, None).await?;
+        tx.commit().await?;
         Ok(())
     }
 
-    fn fail(&self, job_id: &JobId, build_id: &BuildId, error: &str) -> Result<(), StoreError> {
-        let mut conn = self.writer()?;
-        let tx = conn.transaction()?;
-        tx.execute(
-            "UPDATE jobs SET state = ?4, error = ?2, finished_at = ?3 WHERE id = ?1",
-            params![job_id, tail(error, 8 * 1024), now(), JobState::Failed],
-        )?;
-        tx.execute("UPDATE builds SET state = ?2 WHERE id = ?1", params![build_id, BuildState::Failed])?;
-        tx.commit()?;
+    /// Ends a build job, and its build, failed; nothing if this process no
+    /// longer holds the job.
+    pub async fn fail(&self, job_id: &JobId, build_id: &BuildId, error: &str) -> Result<(), StoreError> {
+        let mut tx = self.writer().await?;
+        if !self.holds(&mut tx, job_id).await? {
+            return Ok(());
+        }
+        self.end(&mut tx, job_id, "failed", Some(error), None).await?;
+        sqlx::query("UPDATE builds SET state = $2 WHERE id = $1")
+            .bind(build_id.as_str())
+            .bind(BuildState::Failed.as_str())
+            .execute(&mut *tx)
+            .await?;
+        tx.commit().await?;
         Ok(())
     }
 
-    fn job(&self, id: &JobId) -> Result<Option<Job>, StoreError> {
-        Ok(self
-            .conn()
-            .query_row(
-                "SELECT jobs.id, jobs.state, builds.workflow_id, jobs.build_id, jobs.progress, jobs.log, jobs.error
-                 FROM jobs JOIN builds ON builds.id = jobs.build_id WHERE jobs.id = ?1",
-                params![id],
-                |r| {
-                    let log: String = r.get(5)?;
-                    Ok(Job {
-                        id: r.get(0)?,
-                        state: r.get(1)?,
-                        workflow_id: r.get(2)?,
-                        build_id: r.get(3)?,
-                        progress: r.get(4)?,
-                        log_tail: tail(&log, 4096),
-                        error: r.get(6)?,
-                    })
-                },
-            )
-            .optional()?)
+    /// A build job.
+    pub async fn job(&self, id: &JobId) -> Result<Option<Job>, StoreError> {
+        let row = sqlx::query(
+            "SELECT jobs.id, jobs.state, builds.workflow_id, jobs.subject, jobs.progress, jobs.log, jobs.error
+             FROM jobs JOIN builds ON builds.id = jobs.subject WHERE jobs.id = $1 AND jobs.kind = $2",
+        )
+        .bind(id.as_str())
+        .bind(Kind::BUILD.as_str())
+        .fetch_optional(&self.pool)
+        .await?;
+        row.map(|r| {
+            Ok(Job {
+                id: parsed(&r, 0)?,
+                state: parsed(&r, 1)?,
+                workflow_id: parsed(&r, 2)?,
+                build_id: parsed(&r, 3)?,
+                progress: text(&r, 4)?,
+                log_tail: tail(&text(&r, 5)?, 4096),
+                error: optional_text(&r, 6)?,
+            })
+        })
+        .transpose()
     }
 
-    fn build(&self, id: &BuildId) -> Result<Option<BuildRow>, StoreError> {
-        Ok(self
-            .conn()
-            .query_row(&format!("SELECT {BUILD_COLUMNS} FROM builds WHERE id = ?1"), params![id], build_row)
-            .optional()?)
+    pub async fn build(&self, id: &BuildId) -> Result<Option<BuildRow>, StoreError> {
+        let row = sqlx::query(sqlx::AssertSqlSafe(format!("SELECT {BUILD_COLUMNS} FROM builds WHERE id = $1")))
+            .bind(id.as_str())
+            .fetch_optional(&self.pool)
+            .await?;
+        row.as_ref().map(build_row).transpose()
     }
 
     /// The builds of a workflow, oldest first.
-    fn builds_of(&self, workflow: &WorkflowId) -> Result<Vec<BuildRow>, StoreError> {
-        let conn = self.conn();
-        let mut stmt = conn
-            .prepare(&format!("SELECT {BUILD_COLUMNS} FROM builds WHERE workflow_id = ?1 ORDER BY created_at, id"))?;
-        let rows = stmt.query_map(params![workflow], build_row)?.collect::<Result<_, _>>()?;
-        Ok(rows)
+    pub async fn builds_of(&self, workflow: &WorkflowId) -> Result<Vec<BuildRow>, StoreError> {
+        sqlx::query(sqlx::AssertSqlSafe(format!(
+            "SELECT {BUILD_COLUMNS} FROM builds WHERE workflow_id = $1 ORDER BY created_at, id"
+        )))
+        .bind(workflow.as_str())
+        .fetch_all(&self.pool)
+        .await?
+        .iter()
+        .map(build_row)
+        .collect()
     }
 
     /// The media type of a stored artifact, and the name a build gave it
     /// (`pkg-node.tgz`; the same bytes may have several, one is taken).
-    fn artifact(&self, cid: &ContentId) -> Result<Option<(String, Option<String>)>, StoreError> {
-        let conn = self.conn();
-        let Some(media_type) = conn
-            .query_row("SELECT media_type FROM artifacts WHERE cid = ?1", params![cid], |r| r.get::<_, String>(0))
-            .optional()?
+    pub async fn artifact(&self, cid: &ContentId) -> Result<Option<(String, Option<String>)>, StoreError> {
+        let Some(row) = sqlx::query("SELECT media_type FROM artifacts WHERE cid = $1")
+            .bind(cid.as_str())
+            .fetch_optional(&self.pool)
+            .await?
         else {
             return Ok(None);
         };
-        // A CID is 59 characters of [a-z2-7]: found in a build's artifact
-        // list only where that list names it.
-        let lists: Option<String> = conn
-            .query_row(
-                "SELECT artifacts FROM builds WHERE artifacts LIKE '%' || ?1 || '%' ORDER BY created_at, id LIMIT 1",
-                params![cid],
-                |r| r.get(0),
-            )
-            .optional()?;
-        let name = lists
-            .and_then(|text| serde_json::from_str::<Vec<Artifact>>(&text).ok())
-            .and_then(|list| list.into_iter().find(|a| &a.cid == cid).map(|a| a.name));
+        let media_type = text(&row, 0)?;
+        let lists = sqlx::query(
+            "SELECT artifacts FROM builds WHERE artifacts LIKE '%' || $1 || '%' ORDER BY created_at, id LIMIT 1",
+        )
+        .bind(cid.as_str())
+        .fetch_optional(&self.pool)
+        .await?;
+        let name = match lists {
+            Some(r) => optional_json::<Vec<Artifact>>(&r, 0)?
+                .and_then(|list| list.into_iter().find(|a| &a.cid == cid).map(|a| a.name)),
+            None => None,
+        };
         Ok(Some((media_type, name)))
     }
 
     /// Workflows with at least one build, by id, `limit` at most, after
     /// `after` (paging), with name `name` only if given.
-    fn workflows(
+    pub async fn workflows(
         &self,
         name: Option<&str>,
         after: Option<&WorkflowId>,
         limit: u32,
     ) -> Result<Vec<WorkflowRow>, StoreError> {
-        let conn = self.conn();
-        let mut stmt = conn.prepare(
+        let rows = sqlx::query(
             "SELECT workflow_id, MIN(name), COUNT(*) FROM builds
-             WHERE (?1 IS NULL OR name = ?1) AND (?2 IS NULL OR workflow_id > ?2)
-             GROUP BY workflow_id ORDER BY workflow_id LIMIT ?3",
-        )?;
-        let rows = stmt
-            .query_map(params![name, after, limit], |r| {
-                Ok(WorkflowRow { id: r.get(0)?, name: r.get(1)?, builds: r.get(2)? })
-            })?
-            .collect::<Result<_, _>>()?;
-        Ok(rows)
-    }
-
-    /// Jobs by state, for metrics.
-    fn job_counts(&self) -> Result<Vec<(JobState, i64)>, StoreError> {
-        let conn = self.conn();
-        let mut stmt = conn.prepare("SELECT state, COUNT(*) FROM jobs GROUP BY state ORDER BY state")?;
-        let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?.collect::<Result<_, _>>()?;
-        Ok(rows)
+             WHERE (CAST($1 AS TEXT) IS NULL OR name = $1) AND (CAST($2 AS TEXT) IS NULL OR workflow_id > $2)
+             GROUP BY workflow_id ORDER BY workflow_id LIMIT $3",
+        )
+        .bind(name)
+        .bind(after.map(WorkflowId::as_str))
+        .bind(i64::from(limit))
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter()
+            .map(|r| Ok(WorkflowRow { id: parsed(r, 0)?, name: text(r, 1)?, builds: int(r, 2)? as u32 }))
+            .collect()
     }
 }

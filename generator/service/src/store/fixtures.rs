@@ -1,31 +1,79 @@
-//! What the store's tests build on (both backends): a store on a fresh
-//! SQLite file, and builds, reports and artifacts made from a seed.
+//! What the store's tests build on: a fresh database of either backend
+//! ([`TempDb`]; PostgreSQL's comes from `cargo xtask test-postgres`, which
+//! starts one and names it in `BRAID_TEST_POSTGRES`), the stores of any
+//! number of processes on it, and builds, reports and artifacts made from
+//! a seed.
+
+use std::path::PathBuf;
+use std::time::Duration;
 
 use braid::build::Report;
 
-use super::{Artifact, NewBuild, Sqlite};
+use super::{Artifact, Location, NewBuild, Store};
 use crate::ids::{BuildId, ContentId, WorkflowId};
 
-/// A store on a fresh SQLite file in a temporary directory, which goes
-/// with it (tests).
-pub(crate) struct TempStore {
-    store: Sqlite,
-    /// Removed after the store is closed (fields drop in order).
-    _dir: tempfile::TempDir,
+/// Which database a test runs on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Db {
+    Sqlite,
+    Postgres,
 }
 
-impl TempStore {
-    pub(crate) fn new() -> Self {
-        let dir = tempfile::tempdir().expect("a temporary directory");
-        Self { store: Sqlite::open(&dir.path().join("db.sqlite")).expect("a new database"), _dir: dir }
+/// A fresh, empty database, gone with the value (SQLite; a PostgreSQL
+/// database is left to the throwaway server).
+pub(crate) struct TempDb {
+    pub(crate) location: Location,
+    /// Holds the SQLite file.
+    _dir: Option<tempfile::TempDir>,
+}
+
+impl TempDb {
+    pub(crate) async fn new(db: Db) -> Self {
+        match db {
+            Db::Sqlite => {
+                let dir = tempfile::tempdir().expect("a temporary directory");
+                Self { location: Location::File(dir.path().join("db.sqlite")), _dir: Some(dir) }
+            }
+            Db::Postgres => {
+                let admin = std::env::var("BRAID_TEST_POSTGRES")
+                    .expect("BRAID_TEST_POSTGRES: run these through `cargo xtask test-postgres`");
+                let name = format!("braid_test_{}", uuid::Uuid::new_v4().simple());
+                sqlx::any::install_default_drivers();
+                let mut admin_conn = <sqlx::AnyConnection as sqlx::Connection>::connect(&admin).await.unwrap();
+                sqlx::raw_sql(sqlx::AssertSqlSafe(format!("CREATE DATABASE {name}")))
+                    .execute(&mut admin_conn)
+                    .await
+                    .unwrap();
+                let (base, _) = admin.rsplit_once('/').unwrap();
+                Self { location: Location::Postgres(format!("{base}/{name}")), _dir: None }
+            }
+        }
     }
-}
 
-impl std::ops::Deref for TempStore {
-    type Target = Sqlite;
+    /// The SQLite file.
+    pub(crate) fn path(&self) -> PathBuf {
+        match &self.location {
+            Location::File(path) => path.clone(),
+            Location::Postgres(_) => panic!("not a SQLite database"),
+        }
+    }
 
-    fn deref(&self) -> &Sqlite {
-        &self.store
+    /// A process's store on it, leasing the jobs it claims for `lease_secs`.
+    pub(crate) async fn process(&self, lease_secs: u64) -> Store {
+        Store::open(&self.location, Duration::from_secs(lease_secs), Duration::from_secs(10)).await.unwrap()
+    }
+
+    /// Runs `sql` on the database, outside any store (making an old one,
+    /// damaging one).
+    pub(crate) async fn execute(&self, sql: &str) {
+        let url = match &self.location {
+            Location::File(path) => super::sqlite_url(path).unwrap(),
+            Location::Postgres(url) => url.clone(),
+        };
+        sqlx::any::install_default_drivers();
+        let mut conn = <sqlx::AnyConnection as sqlx::Connection>::connect(&url).await.unwrap();
+        sqlx::raw_sql(sqlx::AssertSqlSafe(sql.to_string())).execute(&mut conn).await.unwrap();
+        sqlx::Connection::close(conn).await.unwrap();
     }
 }
 

@@ -1,17 +1,22 @@
 //! Publish jobs: one per operation crate uploaded with `POST
-//! /v1/operations`, queued until a publisher checks it (builds it for its
-//! targets in the sandbox) and registers it. Uploads of the same sources
-//! while one is pending join it. And the operations registered so: each
-//! with its upload in the artifact store, from where every process of a
-//! deployment takes it into its own registry ([`crate::operations`]).
+//! /v1/operations`, a job of the queue ([`Kind::PUBLISH`], about the
+//! version id the operation will have) until a process checks it (builds
+//! it for its targets in the sandbox) and registers it; `publishes` keeps
+//! what each is about. Uploads of the same sources while one is pending
+//! join it. And the operations registered so, with the owners of their
+//! names: each with its upload in the artifact store, from where every
+//! process of a deployment takes it into its own registry
+//! ([`crate::operations`]).
 
-use rusqlite::{params, OptionalExtension};
 use serde::Serialize;
+use sqlx::any::AnyRow;
 
-use super::{now, tail, JobState, Sqlite, StoreError, MAX_ATTEMPTS};
+use super::queue::Kind;
+use super::rows::{optional_parsed, optional_text, parsed, text};
+use super::{now, tail, JobState, Lock, Store, StoreError};
 use crate::ids::{ContentId, JobId};
 
-/// An operation to check and register: what [`Publishes::submit_publish`] takes.
+/// An operation to check and register: what [`Store::submit_publish`] takes.
 #[derive(Debug, Clone)]
 pub struct NewPublish {
     pub name: String,
@@ -61,269 +66,154 @@ pub struct Publish {
     pub error: Option<String>,
 }
 
-/// Publish jobs: operation crates uploaded, checked, registered.
-pub trait Publishes {
-    /// Queues a publish job `id`, or joins the pending one for the same
-    /// version id.
-    fn submit_publish(&self, id: &JobId, new: &NewPublish) -> Result<PublishSubmission, StoreError>;
-    /// Takes the oldest queued publish job, marking it running.
-    fn claim_publish(&self) -> Result<Option<Publish>, StoreError>;
-    /// The job's step and log so far.
-    fn publish_progress(&self, id: &JobId, progress: &str, log: &str) -> Result<(), StoreError>;
-    /// Ends the job: registered (`error` none) or failed with the reason.
-    fn finish_publish(&self, id: &JobId, error: Option<&str>, log: &str) -> Result<(), StoreError>;
-    /// Puts a running job back in the queue without counting the attempt
-    /// (this process is shutting down).
-    fn requeue_publish(&self, id: &JobId) -> Result<(), StoreError>;
-    /// After a crash: publish jobs left `running` run again, unless they
-    /// already had [`MAX_ATTEMPTS`]; then they fail.
-    fn recover_publishes(&self) -> Result<(), StoreError>;
-    fn publish(&self, id: &JobId) -> Result<Option<Publish>, StoreError>;
-    /// Lists `op` as registered; if its name and version already are, with
-    /// other sources, nothing changes and that one is returned.
-    fn register_operation(&self, op: &PublishedOperation) -> Result<Option<PublishedOperation>, StoreError>;
-    /// Every operation registered through a publish job, oldest first.
-    fn operations(&self) -> Result<Vec<PublishedOperation>, StoreError>;
-    /// Makes `owner` the owner of the operation name `name` if it has
-    /// none yet, atomically; returns the name's owners, oldest first
-    /// (`owner` may publish it if it is among them).
-    fn claim_name(&self, name: &str, owner: &str) -> Result<Vec<String>, StoreError>;
-    /// Adds `owner` to the owners of `name` (the operator's `--owner`).
-    fn add_owner(&self, name: &str, owner: &str) -> Result<(), StoreError>;
+fn operation_row(r: &AnyRow) -> Result<PublishedOperation, StoreError> {
+    Ok(PublishedOperation { name: text(r, 0)?, version: text(r, 1)?, version_id: text(r, 2)?, source: parsed(r, 3)? })
 }
 
-impl Publishes for Sqlite {
-    /// Queues a publish job `id`, or joins the pending one for the same
+impl Store {
+    /// Queues publish job `id`, or joins the pending one for the same
     /// version id.
-    fn submit_publish(&self, id: &JobId, new: &NewPublish) -> Result<PublishSubmission, StoreError> {
-        let mut conn = self.writer()?;
-        let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
-        let pending: Option<JobId> = tx
-            .query_row(
-                "SELECT id FROM publishes WHERE version_id = ?1 AND state IN (?2, ?3) ORDER BY seq LIMIT 1",
-                params![new.version_id, JobState::Queued, JobState::Running],
-                |r| r.get(0),
-            )
-            .optional()?;
-        if let Some(id) = pending {
-            return Ok(PublishSubmission::Joined(id));
+    pub async fn submit_publish(&self, id: &JobId, new: &NewPublish) -> Result<PublishSubmission, StoreError> {
+        let mut tx = self.writer().await?;
+        self.serialize(&mut tx, Lock::Publish, &new.version_id).await?;
+        if let Some((pending, _)) = self.pending(&mut tx, Kind::PUBLISH, &new.version_id).await? {
+            return Ok(PublishSubmission::Joined(pending));
         }
-        let seq: i64 = tx.query_row("SELECT COALESCE(MAX(seq), 0) + 1 FROM publishes", [], |r| r.get(0))?;
-        tx.execute(
-            "INSERT INTO publishes (id, name, version, version_id, source_cid, state, created_at, seq)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
-            params![id, new.name, new.version, new.version_id, new.source, JobState::Queued, now(), seq],
-        )?;
-        tx.commit()?;
+        self.enqueue(&mut tx, Kind::PUBLISH, id, &new.version_id).await?;
+        sqlx::query("INSERT INTO publishes (id, name, version, version_id, source_cid) VALUES ($1, $2, $3, $4, $5)")
+            .bind(id.as_str())
+            .bind(&new.name)
+            .bind(&new.version)
+            .bind(&new.version_id)
+            .bind(new.source.as_str())
+            .execute(&mut *tx)
+            .await?;
+        tx.commit().await?;
         Ok(PublishSubmission::Queued(id.clone()))
     }
 
-    /// Takes the oldest queued publish job, marking it running.
-    fn claim_publish(&self) -> Result<Option<Publish>, StoreError> {
-        let mut conn = self.writer()?;
-        let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
-        let next: Option<JobId> = tx
-            .query_row("SELECT id FROM publishes WHERE state = ?1 ORDER BY seq LIMIT 1", [JobState::Queued], |r| {
-                r.get(0)
-            })
-            .optional()?;
-        let Some(id) = next else { return Ok(None) };
-        tx.execute(
-            "UPDATE publishes SET state = ?3, attempts = attempts + 1, started_at = ?2, progress = 'starting' WHERE id = ?1",
-            params![id, now(), JobState::Running],
-        )?;
-        tx.commit()?;
-        drop(conn);
-        self.publish(&id)
+    /// Takes the oldest queued publish job (see [`Store::claim`]).
+    pub async fn claim_publish(&self) -> Result<Option<Publish>, StoreError> {
+        match self.claim(Kind::PUBLISH).await? {
+            Some(claim) => self.publish(&claim.id).await,
+            None => Ok(None),
+        }
     }
 
-    /// The job's step and log so far.
-    fn publish_progress(&self, id: &JobId, progress: &str, log: &str) -> Result<(), StoreError> {
-        self.writer()?
-            .execute("UPDATE publishes SET progress = ?2, log = ?3 WHERE id = ?1", params![id, progress, log])?;
-        Ok(())
-    }
-
-    /// Ends the job: registered (`error` none) or failed with the reason.
-    fn finish_publish(&self, id: &JobId, error: Option<&str>, log: &str) -> Result<(), StoreError> {
-        let state = if error.is_none() { JobState::Succeeded } else { JobState::Failed };
+    /// Ends a publish job: registered (`error` none) or failed with the
+    /// reason; nothing if this process no longer holds it.
+    pub async fn finish_publish(&self, id: &JobId, error: Option<&str>, log: &str) -> Result<(), StoreError> {
+        let mut tx = self.writer().await?;
+        if !self.holds(&mut tx, id).await? {
+            return Ok(());
+        }
         let progress = if error.is_none() { "registered" } else { "failed" };
-        self.writer()?.execute(
-            "UPDATE publishes SET state = ?2, progress = ?3, error = ?4, log = ?5, finished_at = ?6 WHERE id = ?1",
-            params![id, state, progress, error, log, now()],
-        )?;
+        self.end(&mut tx, id, progress, error, Some(log)).await?;
+        tx.commit().await?;
         Ok(())
     }
 
-    /// Puts a running job back in the queue without counting the attempt
-    /// (the server is shutting down).
-    fn requeue_publish(&self, id: &JobId) -> Result<(), StoreError> {
-        self.writer()?.execute(
-            "UPDATE publishes SET state = ?2, attempts = MAX(attempts - 1, 0), progress = 'requeued: the server shut down'
-             WHERE id = ?1 AND state = ?3",
-            params![id, JobState::Queued, JobState::Running],
-        )?;
-        Ok(())
+    pub async fn publish(&self, id: &JobId) -> Result<Option<Publish>, StoreError> {
+        let row = sqlx::query(
+            "SELECT jobs.id, jobs.state, name, version, version_id, source_cid, jobs.progress, jobs.log, jobs.error
+             FROM jobs JOIN publishes ON publishes.id = jobs.id WHERE jobs.id = $1",
+        )
+        .bind(id.as_str())
+        .fetch_optional(&self.pool)
+        .await?;
+        row.map(|r| {
+            Ok(Publish {
+                id: parsed(&r, 0)?,
+                state: parsed(&r, 1)?,
+                name: text(&r, 2)?,
+                version: text(&r, 3)?,
+                version_id: text(&r, 4)?,
+                source: optional_parsed(&r, 5)?,
+                progress: text(&r, 6)?,
+                log_tail: tail(&text(&r, 7)?, 8192),
+                error: optional_text(&r, 8)?,
+            })
+        })
+        .transpose()
     }
 
-    /// After a crash: publish jobs left `running` run again, unless they
-    /// already had [`MAX_ATTEMPTS`]; then they fail.
-    fn recover_publishes(&self) -> Result<(), StoreError> {
-        let conn = self.writer()?;
-        conn.execute(
-            "UPDATE publishes SET state = ?1, progress = 'requeued after a restart' WHERE state = ?2 AND attempts < ?3",
-            params![JobState::Queued, JobState::Running, MAX_ATTEMPTS],
-        )?;
-        conn.execute(
-            "UPDATE publishes SET state = ?1, error = 'the check was interrupted (server restart) too many times',
-             finished_at = ?3 WHERE state = ?2",
-            params![JobState::Failed, JobState::Running, now()],
-        )?;
-        Ok(())
-    }
-
-    fn publish(&self, id: &JobId) -> Result<Option<Publish>, StoreError> {
-        Ok(self
-            .conn()
-            .query_row(
-                "SELECT id, state, name, version, version_id, source_cid, progress, log, error FROM publishes
-                 WHERE id = ?1",
-                params![id],
-                |r| {
-                    let log: String = r.get(7)?;
-                    Ok(Publish {
-                        id: r.get(0)?,
-                        state: r.get(1)?,
-                        name: r.get(2)?,
-                        version: r.get(3)?,
-                        version_id: r.get(4)?,
-                        source: r.get(5)?,
-                        progress: r.get(6)?,
-                        log_tail: tail(&log, 8192),
-                        error: r.get(8)?,
-                    })
-                },
-            )
-            .optional()?)
-    }
-
-    fn register_operation(&self, op: &PublishedOperation) -> Result<Option<PublishedOperation>, StoreError> {
-        let mut conn = self.writer()?;
-        let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
-        tx.execute(
-            "INSERT INTO operations (name, version, version_id, source_cid, registered_at) VALUES (?1, ?2, ?3, ?4, ?5)
+    /// Lists `op` as registered; if its name and version already are, with
+    /// other sources, nothing changes and that one is returned.
+    pub async fn register_operation(&self, op: &PublishedOperation) -> Result<Option<PublishedOperation>, StoreError> {
+        let mut tx = self.writer().await?;
+        sqlx::query(
+            "INSERT INTO operations (name, version, version_id, source_cid, registered_at) VALUES ($1, $2, $3, $4, $5)
              ON CONFLICT (name, version) DO NOTHING",
-            params![op.name, op.version, op.version_id, op.source, now()],
-        )?;
-        let listed = tx.query_row(
-            "SELECT name, version, version_id, source_cid FROM operations WHERE name = ?1 AND version = ?2",
-            params![op.name, op.version],
-            operation_row,
-        )?;
-        tx.commit()?;
+        )
+        .bind(&op.name)
+        .bind(&op.version)
+        .bind(&op.version_id)
+        .bind(op.source.as_str())
+        .bind(now())
+        .execute(&mut *tx)
+        .await?;
+        let row = sqlx::query(
+            "SELECT name, version, version_id, source_cid FROM operations WHERE name = $1 AND version = $2",
+        )
+        .bind(&op.name)
+        .bind(&op.version)
+        .fetch_one(&mut *tx)
+        .await?;
+        let listed = operation_row(&row)?;
+        tx.commit().await?;
         Ok((listed.version_id != op.version_id).then_some(listed))
     }
 
-    fn claim_name(&self, name: &str, owner: &str) -> Result<Vec<String>, StoreError> {
-        let mut conn = self.writer()?;
-        let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
-        tx.execute(
-            "INSERT INTO owners (name, owner, added_at) SELECT ?1, ?2, ?3
-             WHERE NOT EXISTS (SELECT 1 FROM owners WHERE name = ?1)",
-            params![name, owner, now()],
-        )?;
-        let owners = tx
-            .prepare("SELECT owner FROM owners WHERE name = ?1 ORDER BY added_at, owner")?
-            .query_map(params![name], |r| r.get(0))?
-            .collect::<Result<Vec<String>, _>>()?;
-        tx.commit()?;
+    /// Every operation registered through a publish job, oldest first.
+    pub async fn operations(&self) -> Result<Vec<PublishedOperation>, StoreError> {
+        sqlx::query(
+            "SELECT name, version, version_id, source_cid FROM operations ORDER BY registered_at, name, version",
+        )
+        .fetch_all(&self.pool)
+        .await?
+        .iter()
+        .map(operation_row)
+        .collect()
+    }
+
+    /// Makes `owner` the owner of the operation name `name` if it has none
+    /// yet, atomically; returns the name's owners, oldest first (`owner`
+    /// may publish it if it is among them).
+    pub async fn claim_name(&self, name: &str, owner: &str) -> Result<Vec<String>, StoreError> {
+        let mut tx = self.writer().await?;
+        self.serialize(&mut tx, Lock::Publish, name).await?;
+        sqlx::query(
+            "INSERT INTO owners (name, owner, added_at) SELECT $1, $2, $3
+             WHERE NOT EXISTS (SELECT 1 FROM owners WHERE name = $1)",
+        )
+        .bind(name)
+        .bind(owner)
+        .bind(now())
+        .execute(&mut *tx)
+        .await?;
+        let owners = sqlx::query("SELECT owner FROM owners WHERE name = $1 ORDER BY added_at, owner")
+            .bind(name)
+            .fetch_all(&mut *tx)
+            .await?
+            .iter()
+            .map(|r| text(r, 0))
+            .collect::<Result<_, _>>()?;
+        tx.commit().await?;
         Ok(owners)
     }
 
-    fn add_owner(&self, name: &str, owner: &str) -> Result<(), StoreError> {
-        self.writer()?.execute(
-            "INSERT INTO owners (name, owner, added_at) VALUES (?1, ?2, ?3) ON CONFLICT (name, owner) DO NOTHING",
-            params![name, owner, now()],
-        )?;
+    /// Adds `owner` to the owners of `name` (the operator's `--owner`).
+    pub async fn add_owner(&self, name: &str, owner: &str) -> Result<(), StoreError> {
+        let mut tx = self.writer().await?;
+        sqlx::query(
+            "INSERT INTO owners (name, owner, added_at) VALUES ($1, $2, $3) ON CONFLICT (name, owner) DO NOTHING",
+        )
+        .bind(name)
+        .bind(owner)
+        .bind(now())
+        .execute(&mut *tx)
+        .await?;
+        tx.commit().await?;
         Ok(())
-    }
-
-    fn operations(&self) -> Result<Vec<PublishedOperation>, StoreError> {
-        let conn = self.conn();
-        let mut stmt = conn.prepare_cached(
-            "SELECT name, version, version_id, source_cid FROM operations ORDER BY registered_at, name, version",
-        )?;
-        let rows = stmt.query_map([], operation_row)?;
-        Ok(rows.collect::<Result<_, _>>()?)
-    }
-}
-
-fn operation_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<PublishedOperation> {
-    Ok(PublishedOperation { name: r.get(0)?, version: r.get(1)?, version_id: r.get(2)?, source: r.get(3)? })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn store() -> crate::store::fixtures::TempStore {
-        crate::store::fixtures::TempStore::new()
-    }
-
-    #[test]
-    fn a_publish_job_is_queued_joined_claimed_recovered_and_finished() {
-        let store = store();
-        let new = NewPublish {
-            name: "op_x".into(),
-            version: "0.1.0".into(),
-            version_id: "bafkr4ix".into(),
-            source: braid::content_id(b"op_x").parse().unwrap(),
-        };
-        let id = JobId::new_random();
-        assert_eq!(store.submit_publish(&id, &new).unwrap(), PublishSubmission::Queued(id.clone()));
-        let other = JobId::new_random();
-        assert_eq!(store.submit_publish(&other, &new).unwrap(), PublishSubmission::Joined(id.clone()));
-        let claimed = store.claim_publish().unwrap().unwrap();
-        assert_eq!((claimed.id.clone(), claimed.state), (id.clone(), JobState::Running));
-        assert!(store.claim_publish().unwrap().is_none());
-        // A restart: run again once, then fail.
-        store.recover_publishes().unwrap();
-        assert_eq!(store.publish(&id).unwrap().unwrap().state, JobState::Queued);
-        store.claim_publish().unwrap().unwrap();
-        store.recover_publishes().unwrap();
-        let failed = store.publish(&id).unwrap().unwrap();
-        assert_eq!(failed.state, JobState::Failed);
-        assert!(failed.error.unwrap().contains("interrupted"));
-        // A new upload of the same sources starts a new job; it succeeds.
-        let again = JobId::new_random();
-        assert_eq!(store.submit_publish(&again, &new).unwrap(), PublishSubmission::Queued(again.clone()));
-        store.claim_publish().unwrap().unwrap();
-        store.finish_publish(&again, None, "built").unwrap();
-        let done = store.publish(&again).unwrap().unwrap();
-        assert_eq!((done.state, done.log_tail.as_str(), done.error), (JobState::Succeeded, "built", None));
-        assert_eq!(done.source, Some(new.source));
-    }
-
-    #[test]
-    fn an_operation_is_registered_once_and_other_sources_are_refused() {
-        let store = store();
-        let op = |version_id: &str, seed: &[u8]| PublishedOperation {
-            name: "op_x".into(),
-            version: "0.1.0".into(),
-            version_id: version_id.into(),
-            source: braid::content_id(seed).parse().unwrap(),
-        };
-        assert_eq!(store.operations().unwrap(), []);
-        // Names have owners: the first claim takes the name, others see its owners.
-        assert_eq!(store.claim_name("op_named", "alice").unwrap(), ["alice"]);
-        assert_eq!(store.claim_name("op_named", "mallory").unwrap(), ["alice"], "taken");
-        assert_eq!(store.claim_name("op_named", "alice").unwrap(), ["alice"], "again: a no-op");
-        store.add_owner("op_named", "bob").unwrap();
-        store.add_owner("op_named", "bob").unwrap();
-        assert_eq!(store.claim_name("op_named", "bob").unwrap(), ["alice", "bob"]);
-        assert_eq!(store.register_operation(&op("bafkr4ia", b"a")).unwrap(), None);
-        assert_eq!(store.register_operation(&op("bafkr4ia", b"a")).unwrap(), None, "again: a no-op");
-        assert_eq!(store.register_operation(&op("bafkr4ib", b"b")).unwrap(), Some(op("bafkr4ia", b"a")));
-        assert_eq!(store.operations().unwrap(), [op("bafkr4ia", b"a")]);
     }
 }

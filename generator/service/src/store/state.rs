@@ -3,7 +3,6 @@
 //! read back with a check, so a query never compares with a string of its
 //! own.
 
-use rusqlite::types::{FromSql, FromSqlError, FromSqlResult, ToSql, ToSqlOutput, ValueRef};
 use serde::Serialize;
 
 /// Where a build job is: `queued` -> `running` -> `succeeded` or `failed`
@@ -59,21 +58,6 @@ macro_rules! spelled {
                 f.write_str(self.as_str())
             }
         }
-
-        impl ToSql for $ty {
-            fn to_sql(&self) -> rusqlite::Result<ToSqlOutput<'_>> {
-                Ok(ToSqlOutput::from(self.as_str()))
-            }
-        }
-
-        impl FromSql for $ty {
-            fn column_result(value: ValueRef<'_>) -> FromSqlResult<Self> {
-                let s = value.as_str()?;
-                Self::parse(s).ok_or_else(|| {
-                    FromSqlError::Other(format!("unknown {} {s:?} in the database", stringify!($ty)).into())
-                })
-            }
-        }
     };
 }
 
@@ -101,10 +85,5 @@ mod tests {
             assert_eq!(serde_json::to_value(s).unwrap(), s.as_str());
             assert_eq!(BuildState::parse(s.as_str()), Some(*s));
         }
-        let conn = rusqlite::Connection::open_in_memory().unwrap();
-        let read: JobState = conn.query_row("SELECT ?1", [JobState::Running], |r| r.get(0)).unwrap();
-        assert_eq!(read, JobState::Running);
-        let bad: rusqlite::Result<JobState> = conn.query_row("SELECT 'done'", [], |r| r.get(0));
-        assert!(bad.unwrap_err().to_string().contains("unknown JobState \"done\""));
     }
 }

@@ -1,11 +1,12 @@
 //! Reads, API keys, problem documents, validation and generation.
 
 use super::*;
+use crate::store::Kind;
 
 /// Was JS 'health, OpenAPI and operations'.
 #[tokio::test]
 async fn health_openapi_and_operations() {
-    let s = Service::new();
+    let s = Service::new().await;
     assert_eq!(s.get("/healthz").await.json(), json!({ "status": "ok" }));
     let doc = s.get("/v1/openapi.json").await.json();
     for path in crate::routes::ROUTES.iter().filter(|r| r.starts_with("/v1/") && **r != "/v1/openapi.json") {
@@ -25,7 +26,7 @@ async fn health_openapi_and_operations() {
 /// Was JS 'validate and generate'.
 #[tokio::test]
 async fn validate_and_generate() {
-    let s = Service::new();
+    let s = Service::new().await;
     let ok = s.post_json("/v1/validate", &manifest("salted_cid")).await;
     assert_eq!(ok.status, StatusCode::OK, "{}", ok.text());
     let ok = ok.json();
@@ -56,7 +57,7 @@ async fn validate_and_generate() {
 /// before the body is read.
 #[tokio::test]
 async fn writes_need_a_valid_key_reads_do_not() {
-    let s = Service::new();
+    let s = Service::new().await;
     let body = json!({ "manifest": manifest("cidv1_from_bytes") }).to_string();
     let request = |body: &str, key: Option<&str>| {
         let mut r = Request::post("/v1/workflows").header(header::CONTENT_TYPE, "application/json");
@@ -76,7 +77,7 @@ async fn writes_need_a_valid_key_reads_do_not() {
         s.get("/v1/workflows/bafkr4iaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa").await.status,
         StatusCode::NOT_FOUND
     );
-    assert_eq!(s.state.store.job_counts().unwrap(), vec![], "nothing was queued");
+    assert_eq!(s.state.store.job_counts(Kind::BUILD).await.unwrap(), vec![], "nothing was queued");
 }
 
 /// Was JS 'bad input gets a 4xx problem document, never a 5xx'. Malformed
@@ -84,7 +85,7 @@ async fn writes_need_a_valid_key_reads_do_not() {
 /// as sent (fetch made it `/v1/`, which is here too).
 #[tokio::test]
 async fn bad_input_gets_a_4xx_problem_document_never_a_5xx() {
-    let s = Service::new();
+    let s = Service::new().await;
     let big = json!({ "manifest": { "name": "x", "description": "y".repeat(3 << 20) } }).to_string();
     let absent = format!("bafkr4i{}", "a".repeat(52));
     let salted = manifest("salted_cid");
@@ -153,14 +154,14 @@ async fn bad_input_gets_a_4xx_problem_document_never_a_5xx() {
     let delete = s.send(Request::delete("/v1/operations").body(Body::empty()).unwrap()).await;
     assert_problem(&delete, StatusCode::METHOD_NOT_ALLOWED, "DELETE /v1/operations");
     assert_eq!(s.get("/healthz").await.status, StatusCode::OK, "still serving");
-    assert_eq!(s.state.store.job_counts().unwrap(), vec![], "nothing was queued");
+    assert_eq!(s.state.store.job_counts(Kind::BUILD).await.unwrap(), vec![], "nothing was queued");
 }
 
 /// Was JS 'every kind of invalid manifest is a 422 with diagnostics, from
 /// validate and from workflows'.
 #[tokio::test]
 async fn every_kind_of_invalid_manifest_is_a_422_with_diagnostics() {
-    let s = Service::new();
+    let s = Service::new().await;
     let seg = |inputs: Value, ops: Vec<Value>| json!({ "inputs": inputs, "sequence": ops });
     let op = |name: &str| json!({ "operation": name });
     let cid = seg(json!([-1]), vec![op("op_multihash"), op("op_cid")]);
@@ -220,7 +221,7 @@ async fn every_kind_of_invalid_manifest_is_a_422_with_diagnostics() {
 /// Was JS '/v1/workflows checks the manifest as sent: its size, line and column'.
 #[tokio::test]
 async fn publishing_checks_the_manifest_as_sent() {
-    let s = Service::new();
+    let s = Service::new().await;
     // One line: the diagnostic's column points into this very body.
     let text = r#"{"manifest":{"name":"x","version":"0.1.0","segments":[{"inputs":[-1],"sequence":[{"operation":"op_nope"}]}]}}"#;
     let problem =
@@ -269,12 +270,12 @@ async fn publishing_checks_the_manifest_as_sent() {
 /// problem, by generate and by publish'.
 #[tokio::test]
 async fn a_crate_over_max_crate_bytes_is_refused_by_generate_and_publish() {
-    let s = Service::with(|c| c.max_crate_bytes = 50_000);
+    let s = Service::with(|c| c.max_crate_bytes = 50_000).await;
     let m = manifest("cidv1_from_bytes");
     for (uri, body) in [("/v1/generate", m.clone()), ("/v1/workflows", json!({ "manifest": m }))] {
         let problem = assert_problem(&s.post_json(uri, &body).await, StatusCode::UNPROCESSABLE_ENTITY, uri);
         let detail = problem["detail"].as_str().unwrap();
         assert!(detail.contains("bytes; this service generates at most 50000 (--max-crate-bytes)"), "{detail}");
     }
-    assert_eq!(s.state.store.job_counts().unwrap(), vec![], "nothing was queued");
+    assert_eq!(s.state.store.job_counts(Kind::BUILD).await.unwrap(), vec![], "nothing was queued");
 }

@@ -7,7 +7,7 @@ use super::*;
 /// the manifest's CID, a build id names one build of it.
 #[tokio::test]
 async fn the_same_manifest_again_is_answered_from_the_earlier_build() {
-    let s = Service::new();
+    let s = Service::new().await;
     let m = manifest("cidv1_from_bytes");
     let workflow_id = s.post_json("/v1/validate", &m).await.json()["id"].clone();
     let first = s.post_json("/v1/workflows", &json!({ "manifest": m })).await;
@@ -26,7 +26,7 @@ async fn the_same_manifest_again_is_answered_from_the_earlier_build() {
         (&json!("queued"), &workflow_id, &first["build_id"])
     );
 
-    let (job_id, artifacts) = s.finish_build(&[("crate.tar.gz", b"the crate")]);
+    let (job_id, artifacts) = s.finish_build(&[("crate.tar.gz", b"the crate")]).await;
     assert_eq!(json!(job_id), first["job_id"]);
     // Key order and white space do not matter: the manifest is canonicalized.
     let reordered: serde_json::Map<String, Value> =
@@ -66,7 +66,7 @@ async fn the_same_manifest_again_is_answered_from_the_earlier_build() {
 
 #[tokio::test]
 async fn workflows_are_listed_by_id_a_page_at_a_time_and_artifacts_come_named() {
-    let s = Service::new();
+    let s = Service::new().await;
     assert_eq!(s.get("/v1/workflows").await.json(), json!({ "workflows": [] }));
     let mut ids = Vec::new();
     for name in ["cidv1_from_bytes", "salted_cid", "dual_cid_of_text"] {
@@ -104,7 +104,7 @@ async fn workflows_are_listed_by_id_a_page_at_a_time_and_artifacts_come_named() 
     assert_problem(&s.get("/v1/workflows?limit=many").await, StatusCode::BAD_REQUEST, "limit not a number");
     assert_problem(&s.get("/v1/workflows?after=../x").await, StatusCode::BAD_REQUEST, "after not an id");
     // An artifact downloads under the name its build gave it.
-    let (_, artifacts) = s.finish_build(&[("pkg-node.tgz", b"a package")]);
+    let (_, artifacts) = s.finish_build(&[("pkg-node.tgz", b"a package")]).await;
     let answer = s.get(&format!("/v1/artifacts/{}", artifacts[0].cid)).await;
     assert_eq!(answer.status, StatusCode::OK);
     assert_eq!(answer.headers[header::CONTENT_DISPOSITION], "attachment; filename=\"pkg-node.tgz\"");

@@ -5,11 +5,11 @@ use super::*;
 /// Was JS 'a 500 shows no server path'.
 #[tokio::test]
 async fn a_500_shows_no_server_path() {
-    let s = Service::new();
+    let s = Service::new().await;
     let queued =
         s.post_json("/v1/workflows", &json!({ "manifest": manifest("cidv1_from_bytes"), "targets": ["native"] })).await;
     assert_eq!(queued.status, StatusCode::ACCEPTED);
-    let (_, artifacts) = s.finish_build(&[("crate.tar.gz", b"crate bytes")]);
+    let (_, artifacts) = s.finish_build(&[("crate.tar.gz", b"crate bytes")]).await;
     let cid = &artifacts[0].cid;
     let file = s.dir.join("artifacts").join(cid.as_str());
     std::fs::remove_file(&file).unwrap();
@@ -30,7 +30,7 @@ async fn a_500_shows_no_server_path() {
 /// Was JS 'metrics are Prometheus text'.
 #[tokio::test]
 async fn metrics_are_prometheus_text() {
-    let s = Service::new();
+    let s = Service::new().await;
     assert_eq!(s.get("/healthz").await.status, StatusCode::OK);
     let metrics = s.get("/metrics").await;
     assert_eq!(metrics.headers[header::CONTENT_TYPE], "text/plain; version=0.0.4");
@@ -50,7 +50,7 @@ async fn metrics_are_prometheus_text() {
 /// add nothing'.
 #[tokio::test]
 async fn metric_labels_come_from_a_closed_set() {
-    let s = Service::new();
+    let s = Service::new().await;
     let call = |method: &str, uri: &str| {
         Request::builder().method(Method::from_bytes(method.as_bytes()).unwrap()).uri(uri).body(Body::empty()).unwrap()
     };
@@ -82,7 +82,7 @@ async fn metric_labels_come_from_a_closed_set() {
 /// reads still answer: the async threads are free.
 #[tokio::test(flavor = "current_thread")]
 async fn heavy_requests_are_capped_and_leave_the_async_threads_free() {
-    let s = Service::new();
+    let s = Service::new().await;
     let (release_running, running) = std::sync::mpsc::channel::<()>();
     let (release_queued, queued) = std::sync::mpsc::channel::<()>();
     let state = s.state.clone();
@@ -108,7 +108,7 @@ async fn heavy_requests_are_capped_and_leave_the_async_threads_free() {
 /// served (with `panic = "abort"` the process died instead).
 #[tokio::test(flavor = "current_thread")]
 async fn a_panicking_handler_is_a_500_and_the_service_goes_on() {
-    let mut s = Service::new();
+    let mut s = Service::new().await;
     let routes: Router<Arc<AppState>> = Router::new()
         .route("/boom", get(|| async { panic!("a bug") as &'static str }))
         .route("/healthz", get(health::healthz));
@@ -123,7 +123,7 @@ async fn a_panicking_handler_is_a_500_and_the_service_goes_on() {
 /// in the CLI; both now give the diagnostic at the bad byte.
 #[tokio::test(flavor = "current_thread")]
 async fn bodies_that_are_not_utf8_get_a_diagnostic_at_the_byte() {
-    let s = Service::new();
+    let s = Service::new().await;
     let mut body = MANIFEST.as_bytes().to_vec();
     let at = MANIFEST.find("\"t\"").unwrap() + 1;
     body[at] = 0xff;

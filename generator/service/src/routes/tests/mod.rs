@@ -66,15 +66,15 @@ impl Answer {
 }
 
 impl Service {
-    fn new() -> Self {
-        Self::with(|_| {})
+    async fn new() -> Self {
+        Self::with(|_| {}).await
     }
 
-    fn with(configure: impl FnOnce(&mut Config)) -> Self {
+    async fn with(configure: impl FnOnce(&mut Config)) -> Self {
         let dir = std::env::temp_dir().join(format!("braid-api-{}", uuid::Uuid::new_v4().simple()));
         let mut config = Config::for_tests(dir.clone());
         configure(&mut config);
-        let state = crate::open(config).unwrap();
+        let state = crate::open(config).await.unwrap();
         Self { app: app(state.clone()), state, dir }
     }
 
@@ -109,8 +109,8 @@ impl Service {
     /// Ends the oldest queued job as a worker would after a build that
     /// produced `files` (name, bytes): stored in the artifact store and
     /// recorded with a report.
-    fn finish_build(&self, files: &[(&str, &[u8])]) -> (JobId, Vec<Artifact>) {
-        let job = self.state.store.claim().unwrap().expect("a queued job");
+    async fn finish_build(&self, files: &[(&str, &[u8])]) -> (JobId, Vec<Artifact>) {
+        let job = self.state.store.claim_build().await.unwrap().expect("a queued job");
         let artifacts: Vec<Artifact> = files
             .iter()
             .map(|(name, bytes)| Artifact {
@@ -125,7 +125,7 @@ impl Service {
             "timings_ms": {"generate": 3}, "sizes_bytes": {"native.rlib": 10}, "artifacts": {}
         }))
         .unwrap();
-        self.state.store.succeed(&job.job_id, &job.build_id, &report, &artifacts, &[]).unwrap();
+        self.state.store.succeed(&job.job_id, &job.build_id, &report, &artifacts, &[]).await.unwrap();
         (job.job_id, artifacts)
     }
 }

@@ -5,9 +5,9 @@ use super::*;
 /// What a worker records for a build of `cidv1_from_bytes`: the `.crate`s
 /// of a really generated crate, and an npm package (scoped) whose tarball
 /// is `tgz`.
-fn finish_build_with_packages(s: &Service, tgz: &[u8]) -> Vec<crate::store::Package> {
+async fn finish_build_with_packages(s: &Service, tgz: &[u8]) -> Vec<crate::store::Package> {
     use crate::store::{Ecosystem, Package};
-    let job = s.state.store.claim().unwrap().expect("a queued job");
+    let job = s.state.store.claim_build().await.unwrap().expect("a queued job");
     let workflow = braid::manifest::validate(&job.manifest, &s.state.registry()).unwrap();
     let dir = s.dir.join("generated");
     braid::project::write(&workflow, &braid::codegen::Generator::new(), &dir).unwrap();
@@ -28,17 +28,17 @@ fn finish_build_with_packages(s: &Service, tgz: &[u8]) -> Vec<crate::store::Pack
         "timings_ms": {}, "sizes_bytes": {}, "artifacts": {}
     }))
     .unwrap();
-    s.state.store.succeed(&job.job_id, &job.build_id, &report, &[], &packages).unwrap();
+    s.state.store.succeed(&job.job_id, &job.build_id, &report, &[], &packages).await.unwrap();
     packages
 }
 
 #[tokio::test]
 async fn the_registries_serve_a_builds_packages_verified() {
-    let s = Service::new();
+    let s = Service::new().await;
     let submitted =
         s.post_json("/v1/workflows", &json!({"manifest": manifest("cidv1_from_bytes"), "targets": ["native"]})).await;
     assert_eq!(submitted.status, StatusCode::ACCEPTED, "{}", submitted.text());
-    let packages = finish_build_with_packages(&s, b"a tarball");
+    let packages = finish_build_with_packages(&s, b"a tarball").await;
     let with_host =
         |uri: &str| Request::get(uri).header(header::HOST, "registry.test:8080").body(Body::empty()).unwrap();
 
@@ -97,13 +97,13 @@ async fn the_registries_serve_a_builds_packages_verified() {
 
 #[tokio::test]
 async fn a_published_version_is_never_replaced() {
-    let s = Service::new();
+    let s = Service::new().await;
     s.post_json("/v1/workflows", &json!({"manifest": manifest("cidv1_from_bytes"), "targets": ["native"]})).await;
-    finish_build_with_packages(&s, b"first");
+    finish_build_with_packages(&s, b"first").await;
     s.post_json("/v1/workflows", &json!({"manifest": manifest("cidv1_from_bytes"), "targets": ["native", "node"]}))
         .await;
     // Same crates (same bytes: kept), another npm tarball for 0.1.0: not taken.
-    finish_build_with_packages(&s, b"second");
+    finish_build_with_packages(&s, b"second").await;
     let doc = s
         .send(Request::get("/npm/@org%2fwf_cidv1_from_bytes").header(header::HOST, "h").body(Body::empty()).unwrap())
         .await
@@ -115,8 +115,8 @@ async fn a_published_version_is_never_replaced() {
 
 #[tokio::test]
 async fn every_registered_operation_is_in_the_cargo_registry() {
-    let s = Service::new();
-    crate::packages::add_operations(&s.state);
+    let s = Service::new().await;
+    add_operations(&s).await;
     let registry = s.state.registry();
     for name in registry.names().into_iter().chain(["braid-support", "braid-macros", "braid-schema"]) {
         let path = braid::package::cargo::index_path(name).unwrap();
@@ -128,13 +128,13 @@ async fn every_registered_operation_is_in_the_cargo_registry() {
     // A build then brings the same crates, byte for byte: they agree, and
     // its workflow crate is added with them.
     s.post_json("/v1/workflows", &json!({"manifest": manifest("cidv1_from_bytes"), "targets": ["native"]})).await;
-    finish_build_with_packages(&s, b"tgz");
+    finish_build_with_packages(&s, b"tgz").await;
     let workflow = s.get("/cargo/index/wf/_c/wf_cidv1_from_bytes").await;
     assert_eq!(workflow.status, StatusCode::OK, "{}", workflow.text());
     assert_eq!(s.get("/cargo/index/op/_m/op_multihash").await.text().lines().count(), 1);
     // Adding them again changes nothing.
     let before = s.get("/cargo/index/br/ai/braid-support").await.text();
-    crate::packages::add_operations(&s.state);
+    add_operations(&s).await;
     assert_eq!(s.get("/cargo/index/br/ai/braid-support").await.text(), before);
 }
 
@@ -144,7 +144,7 @@ async fn every_registered_operation_is_in_the_cargo_registry() {
 /// one; a version that clashes with one registered here is left out.
 #[tokio::test]
 async fn operations_published_elsewhere_are_taken_in_from_the_store() {
-    let s = Service::new();
+    let s = Service::new().await;
     let builtin = s.state.registry().get("op_cid").unwrap().clone();
     let current = builtin.version().to_string();
     // op_cid's sources as `version`, `comment` added to its code: what
@@ -162,7 +162,7 @@ async fn operations_published_elsewhere_are_taken_in_from_the_store() {
         braid::package::dist::tarball(&entries, "op_cid")
     };
     // Listed in the database as registered by another process; its version id.
-    let listed = |version: &str, bytes: &[u8]| {
+    async fn listed(s: &Service, version: &str, bytes: &[u8]) -> String {
         let prepared = crate::operations::unpack(bytes, &s.dir.join("tmp").join(version)).unwrap();
         assert_eq!(prepared.manifest.version, version);
         let op = crate::store::PublishedOperation {
@@ -171,21 +171,21 @@ async fn operations_published_elsewhere_are_taken_in_from_the_store() {
             version_id: prepared.version_id.clone(),
             source: braid::content_id(bytes).parse().unwrap(),
         };
-        assert_eq!(s.state.store.register_operation(&op).unwrap(), None);
+        assert_eq!(s.state.store.register_operation(&op).await.unwrap(), None);
         prepared.version_id
-    };
+    }
     async fn versions(s: &Service) -> Vec<String> {
         let doc = s.get("/v1/operations/op_cid").await.json();
         doc["versions"].as_array().unwrap().iter().map(|v| v["version"].as_str().unwrap().to_string()).collect()
     }
 
     let kept = upload("9.0.0", "");
-    let id = listed("9.0.0", &kept);
+    let id = listed(&s, "9.0.0", &kept).await;
     s.state.cas.put(&kept).unwrap();
     let late = upload("9.1.0", "");
-    listed("9.1.0", &late);
+    listed(&s, "9.1.0", &late).await;
     let clash = upload(&current, "// other sources\n");
-    listed(&current, &clash);
+    listed(&s, &current, &clash).await;
     s.state.cas.put(&clash).unwrap();
     assert_eq!(
         versions(&s).await,
@@ -202,4 +202,10 @@ async fn operations_published_elsewhere_are_taken_in_from_the_store() {
     assert_eq!(s.state.registry().get("op_cid").unwrap().origin, braid::registry::Origin::Published);
     // In the registry on disk too: what `braid build` reads.
     assert!(braid::registry::Registry::open(&s.dir).unwrap().by_version_id(&id).is_some());
+}
+
+/// [`crate::packages::add_operations`], which blocks, on a blocking thread.
+async fn add_operations(s: &Service) {
+    let state = s.state.clone();
+    tokio::task::spawn_blocking(move || crate::packages::add_operations(&state)).await.unwrap();
 }

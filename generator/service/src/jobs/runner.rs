@@ -1,0 +1,174 @@
+//! The one job runner: every kind of job runs under it. A kind is a type
+//! implementing [`Handler`] (its [`Kind`], how to claim a job of it, how
+//! to run one, how to fail one); [`spawn`] starts runners of that kind,
+//! each looping: take a build slot, claim the oldest queued job of the
+//! kind, run it while renewing its lease, then take the next; when the
+//! queue is empty, sleep until [`Wake::notify`] says a job was queued here
+//! (or two seconds pass: jobs queued by other processes of a deployment).
+//!
+//! The runner owns what every kind shares: the slot (`--workers` bounds
+//! all jobs together), the lease heartbeat, the shutdown (a job stopped by
+//! it goes back to the queue without using an attempt), a job whose lease
+//! another process took over, and a handler that panics (its job fails).
+
+use std::collections::BTreeMap;
+use std::future::Future;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use tokio::sync::Notify;
+
+use super::{record, stopped};
+use crate::ids::JobId;
+use crate::store::{Kind, StoreError};
+use crate::AppState;
+
+/// A kind of job: what the runner needs to take and run its jobs.
+pub(crate) trait Handler: Send + Sync + 'static {
+    /// Its jobs in the queue.
+    const KIND: Kind;
+    /// What the runner says in logs: "build", "publish check".
+    const WHAT: &'static str;
+
+    /// A job as claimed, with what running it needs.
+    type Job: Send + Sync + 'static;
+
+    /// Takes the oldest queued job of the kind ([`crate::store::Store::claim`]).
+    fn claim(state: &AppState) -> impl Future<Output = Result<Option<Self::Job>, StoreError>> + Send;
+
+    fn id(job: &Self::Job) -> &JobId;
+
+    /// Runs `job` and records how it ended (see [`record`]), unless
+    /// `interrupt` fires first: then it stops the work and says why.
+    fn run(state: Arc<AppState>, job: Arc<Self::Job>, interrupt: Interrupt) -> impl Future<Output = Ran> + Send;
+
+    /// Records that `job` failed with `error`.
+    fn fail(state: &AppState, job: &Self::Job, error: &str) -> impl Future<Output = Result<(), StoreError>> + Send;
+}
+
+/// How a run came to its end.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Ran {
+    /// The job ended, and the handler recorded how.
+    Ended,
+    /// Stopped by the shutdown: the job goes back to the queue.
+    Stopped,
+    /// Another process took the job over (this one's lease ran out).
+    Lost,
+}
+
+/// Fires when a running job must stop before it ends: the server shuts
+/// down, or the job's lease is lost. Renews the lease while awaited.
+pub(crate) struct Interrupt {
+    state: Arc<AppState>,
+    job: JobId,
+}
+
+impl Interrupt {
+    /// Waits for the shutdown or the loss of the lease, renewing the
+    /// lease meanwhile; [`Ran::Stopped`] or [`Ran::Lost`].
+    pub(crate) async fn wait(&self) -> Ran {
+        let mut stop = self.state.shutdown.subscribe();
+        tokio::select! {
+            () = stopped(&mut stop) => Ran::Stopped,
+            () = lease_lost(&self.state, &self.job) => Ran::Lost,
+        }
+    }
+}
+
+/// Renews the job's lease every third of its length; returns once the
+/// store says the job is no longer this process's. A renewal that fails
+/// (the database out of reach) is tried again at the next tick: the lease
+/// outlives two of them.
+async fn lease_lost(state: &AppState, job: &JobId) {
+    let every = (state.store.lease() / 3).max(Duration::from_secs(1));
+    loop {
+        tokio::time::sleep(every).await;
+        match state.store.heartbeat(job).await {
+            Ok(false) => return,
+            Ok(true) => {}
+            Err(e) => tracing::warn!(job = %job, "renewing the job's lease: {e}"),
+        }
+    }
+}
+
+/// Wakes the idle runners of a kind when a job of it is queued in this
+/// process. A wake-up sent while none waits is kept for the next wait.
+#[derive(Default)]
+pub struct Wake(Mutex<BTreeMap<&'static str, Arc<Notify>>>);
+
+impl Wake {
+    fn of(&self, kind: Kind) -> Arc<Notify> {
+        let mut kinds = self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        kinds.entry(kind.as_str()).or_default().clone()
+    }
+
+    /// A job of `kind` was queued.
+    pub fn notify(&self, kind: Kind) {
+        self.of(kind).notify_one();
+    }
+}
+
+/// Starts `n` runners of jobs of `H`; each returns once the server shuts down.
+pub(crate) fn spawn<H: Handler>(state: &Arc<AppState>, n: usize) -> Vec<tokio::task::JoinHandle<()>> {
+    (0..n).map(|i| tokio::spawn(work::<H>(state.clone(), i))).collect()
+}
+
+async fn work<H: Handler>(state: Arc<AppState>, i: usize) {
+    let mut stop = state.shutdown.subscribe();
+    let wake = state.wake.of(H::KIND);
+    while !*stop.borrow() {
+        // A slot first; held while the job runs, given back at once when
+        // there is none.
+        let Ok(slot) = state.build_slots.clone().acquire_owned().await else { return };
+        match H::claim(&state).await {
+            Ok(Some(job)) => {
+                run_one::<H>(&state, job, i).await;
+                drop(slot);
+            }
+            Ok(None) => {
+                drop(slot);
+                tokio::select! {
+                    () = wake.notified() => {}
+                    () = tokio::time::sleep(Duration::from_secs(2)) => {}
+                    _ = stop.changed() => {}
+                }
+            }
+            Err(e) => {
+                drop(slot);
+                tracing::error!("taking a {} job: {e}", H::WHAT);
+                tokio::select! {
+                    () = tokio::time::sleep(Duration::from_secs(5)) => {}
+                    _ = stop.changed() => {}
+                }
+            }
+        }
+    }
+}
+
+async fn run_one<H: Handler>(state: &Arc<AppState>, job: H::Job, runner: usize) {
+    let job = Arc::new(job);
+    let id = H::id(&job).clone();
+    tracing::info!(runner, job = %id, "{} started", H::WHAT);
+    let interrupt = Interrupt { state: state.clone(), job: id.clone() };
+    // A panic in the handler must still end the job.
+    match tokio::spawn(H::run(state.clone(), job.clone(), interrupt)).await {
+        Ok(Ran::Ended) => {}
+        Ok(Ran::Stopped) => {
+            tracing::info!(job = %id, "{} stopped by the shutdown; it runs again at the next start", H::WHAT);
+            if let Err(e) = state.store.requeue(&id).await {
+                tracing::warn!(job = %id, "putting the job back in the queue: {e}");
+            }
+        }
+        Ok(Ran::Lost) => tracing::warn!(job = %id, "{} stopped: another process took its job over", H::WHAT),
+        Err(e) => {
+            tracing::error!(job = %id, "the {} task failed: {e}", H::WHAT);
+            let error = format!("the {} failed inside the server (see its log)", H::WHAT);
+            record(state, move |state| {
+                let (job, error) = (job.clone(), error.clone());
+                async move { H::fail(&state, &job, &error).await }
+            })
+            .await;
+        }
+    }
+}
