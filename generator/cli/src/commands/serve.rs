@@ -134,7 +134,9 @@ fn init_logging() {
     tracing_subscriber::fmt()
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_default_env()
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
+                // (PostgreSQL's notices, such as sqlx's "relation
+                // _sqlx_migrations already exists" at every start, are not news.)
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info,sqlx::postgres::notice=warn")),
         )
         .with_writer(std::io::stderr)
         .init();

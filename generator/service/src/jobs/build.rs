@@ -29,6 +29,7 @@ use super::record;
 use super::runner::{Handler, Interrupt, Ran};
 use super::Redact;
 use crate::ids::JobId;
+use crate::store::queue::Claim;
 use crate::store::{Artifact, Claimed, Ecosystem, Kind, Package, StoreError};
 use crate::AppState;
 
@@ -40,12 +41,8 @@ impl Handler for Build {
     const WHAT: &'static str = "build";
     type Job = Claimed;
 
-    async fn claim(state: &AppState) -> Result<Option<Claimed>, StoreError> {
-        state.store.claim_build().await
-    }
-
-    fn id(job: &Claimed) -> &JobId {
-        &job.job_id
+    async fn load(state: &AppState, claim: &Claim) -> Result<Claimed, StoreError> {
+        state.store.claimed_build(claim).await
     }
 
     async fn run(state: Arc<AppState>, job: Arc<Claimed>, interrupt: Interrupt) -> Ran {
@@ -131,43 +128,43 @@ async fn sccache_env(bucket: &crate::cas::s3::Bucket) -> Option<Vec<(&'static st
     ])
 }
 
-/// What a build of a job needs to know before it starts: which operations
-/// of the workflow (as validated now) nobody vetted, and so where and how
-/// what it compiles is built.
+/// What a build of a job needs to know before it starts: which crates of
+/// the workflow nobody vetted (as the submission resolved them), and so
+/// where and how what it compiles is built.
 struct Plan {
-    /// Whether the workflow validates here now (else `braid build` says why).
-    validated: bool,
-    /// Version ids of operations that did not ship with braid.
-    third_party: Vec<String>,
+    /// Version ids of crates that did not ship with braid; `None`: not
+    /// known (the workflow did not validate here, see [`Plan::new`]).
+    third_party: Option<Vec<String>>,
     target_dir: PathBuf,
     sandboxed: bool,
 }
 
 impl Plan {
-    /// Operations that did not ship with braid compile in a target
-    /// directory of their own set, in the sandbox (see `publish`). With the
+    /// Crates that did not ship with braid compile in a target directory
+    /// of their own set, in the sandbox (see `publish`). With the
     /// operations published to the deployment: `braid build` reads the
     /// registry this takes them into.
     async fn new(state: &Arc<AppState>, job: &Claimed) -> Result<Self, String> {
         let registry = crate::operations::synced_registry(state).await;
-        let workflow = braid::manifest::validate(&job.manifest, &registry).ok();
-        let validated = workflow.is_some();
-        let third_party: Vec<String> = workflow
-            .iter()
-            .flat_map(|w| &w.crates)
-            .filter(|op| op.origin != Origin::Builtin)
-            .map(|op| op.version_id.clone())
-            .collect();
-        let ids: Vec<&str> = third_party.iter().map(String::as_str).collect();
+        let third_party = match &job.third_party {
+            Some(ids) => Some(ids.clone()),
+            // Submitted before the submission kept them: resolved now, if
+            // the workflow still validates here (else `braid build` says why).
+            None => braid::manifest::validate(&job.manifest, &registry).ok().map(|workflow| {
+                workflow.crates.iter().filter(|c| c.origin != Origin::Builtin).map(|c| c.version_id.clone()).collect()
+            }),
+        };
+        let unvetted = third_party.as_ref().is_some_and(|ids| !ids.is_empty());
+        let ids: Vec<&str> = third_party.iter().flatten().map(String::as_str).collect();
         let target_dir = super::third_party_target_dir(&state.config.target_dir, &ids);
-        let sandboxed = match (&state.sandbox, third_party.is_empty()) {
+        let sandboxed = match (&state.sandbox, unvetted) {
             (Ok(_), _) => true,
-            (Err(_), true) => false,
-            (Err(why), false) => {
+            (Err(_), false) => false,
+            (Err(why), true) => {
                 return Err(format!("this workflow uses operations that must be built in a sandbox, and {why}"))
             }
         };
-        Ok(Self { validated, third_party, target_dir, sandboxed })
+        Ok(Self { third_party, target_dir, sandboxed })
     }
 
     /// `braid build` of `manifest` into `out` for the job, as a supervised child.
@@ -195,10 +192,10 @@ impl Plan {
             cmd.arg("--sandbox").arg("--sandbox-hide").arg(&state.config.data);
         }
         // The compile cache shares the network with the build: only for
-        // Braid's own operations, and not when the workflow did not validate
-        // here (what it compiles is unknown).
-        if let (true, true, true, crate::cas::Location::S3(bucket)) =
-            (state.config.compile_cache, self.validated, self.third_party.is_empty(), &state.config.store)
+        // Braid's own crates, and not when what it compiles is unknown.
+        let vetted = self.third_party.as_ref().is_some_and(Vec::is_empty);
+        if let (true, true, crate::cas::Location::S3(bucket)) =
+            (state.config.compile_cache, vetted, &state.config.store)
         {
             match sccache_env(bucket).await {
                 Some(env) => {

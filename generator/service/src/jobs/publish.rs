@@ -22,6 +22,7 @@ use braid::registry::{self, Added, Origin, Registry};
 use super::runner::{Handler, Interrupt, Ran};
 use super::{record, Redact};
 use crate::ids::JobId;
+use crate::store::queue::Claim;
 use crate::store::{Kind, Publish, PublishedOperation, StoreError};
 use crate::AppState;
 
@@ -40,12 +41,8 @@ impl Handler for PublishCheck {
     const WHAT: &'static str = "publish check";
     type Job = Publish;
 
-    async fn claim(state: &AppState) -> Result<Option<Publish>, StoreError> {
-        state.store.claim_publish().await
-    }
-
-    fn id(job: &Publish) -> &JobId {
-        &job.id
+    async fn load(state: &AppState, claim: &Claim) -> Result<Publish, StoreError> {
+        state.store.publish(&claim.id).await?.ok_or_else(|| StoreError::Damaged(format!("no publish {}", claim.id)))
     }
 
     async fn run(state: Arc<AppState>, job: Arc<Publish>, interrupt: Interrupt) -> Ran {

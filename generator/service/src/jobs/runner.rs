@@ -20,6 +20,7 @@ use tokio::sync::Notify;
 
 use super::{record, stopped};
 use crate::ids::JobId;
+use crate::store::queue::Claim;
 use crate::store::{Kind, StoreError};
 use crate::AppState;
 
@@ -30,13 +31,11 @@ pub(crate) trait Handler: Send + Sync + 'static {
     /// What the runner says in logs: "build", "publish check".
     const WHAT: &'static str;
 
-    /// A job as claimed, with what running it needs.
+    /// A claimed job with what running it needs.
     type Job: Send + Sync + 'static;
 
-    /// Takes the oldest queued job of the kind ([`crate::store::Store::claim`]).
-    fn claim(state: &AppState) -> impl Future<Output = Result<Option<Self::Job>, StoreError>> + Send;
-
-    fn id(job: &Self::Job) -> &JobId;
+    /// Reads what running the job `claim` needs (its build, its upload).
+    fn load(state: &AppState, claim: &Claim) -> impl Future<Output = Result<Self::Job, StoreError>> + Send;
 
     /// Runs `job` and records how it ended (see [`record`]), unless
     /// `interrupt` fires first: then it stops the work and says why.
@@ -121,9 +120,15 @@ async fn work<H: Handler>(state: Arc<AppState>, i: usize) {
         // A slot first; held while the job runs, given back at once when
         // there is none.
         let Ok(slot) = state.build_slots.clone().acquire_owned().await else { return };
-        match H::claim(&state).await {
-            Ok(Some(job)) => {
-                run_one::<H>(&state, job, i).await;
+        match state.store.claim(H::KIND).await {
+            Ok(Some(claim)) => {
+                tracing::info!(runner = i, job = %claim.id, attempt = claim.attempt, "{} started", H::WHAT);
+                match H::load(&state, &claim).await {
+                    Ok(job) => run_one::<H>(&state, job, claim.id).await,
+                    // A damaged row: the job runs again once its lease
+                    // runs out, and fails after MAX_ATTEMPTS.
+                    Err(e) => tracing::error!(job = %claim.id, "reading the {} job: {e}", H::WHAT),
+                }
                 drop(slot);
             }
             Ok(None) => {
@@ -146,10 +151,8 @@ async fn work<H: Handler>(state: Arc<AppState>, i: usize) {
     }
 }
 
-async fn run_one<H: Handler>(state: &Arc<AppState>, job: H::Job, runner: usize) {
+async fn run_one<H: Handler>(state: &Arc<AppState>, job: H::Job, id: JobId) {
     let job = Arc::new(job);
-    let id = H::id(&job).clone();
-    tracing::info!(runner, job = %id, "{} started", H::WHAT);
     let interrupt = Interrupt { state: state.clone(), job: id.clone() };
     // A panic in the handler must still end the job.
     match tokio::spawn(H::run(state.clone(), job.clone(), interrupt)).await {
@@ -170,5 +173,84 @@ async fn run_one<H: Handler>(state: &Arc<AppState>, job: H::Job, runner: usize) 
             })
             .await;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::JobState;
+
+    /// A kind of job of one's own, as the README walks through it: the
+    /// type and its handler are all it takes.
+    struct Echo;
+
+    impl Handler for Echo {
+        const KIND: Kind = Kind::new("echo");
+        const WHAT: &'static str = "echo";
+        type Job = Claim;
+
+        async fn load(_: &AppState, claim: &Claim) -> Result<Claim, StoreError> {
+            Ok(claim.clone())
+        }
+
+        async fn run(state: Arc<AppState>, job: Arc<Claim>, interrupt: Interrupt) -> Ran {
+            if job.subject == "wait" {
+                return interrupt.wait().await;
+            }
+            if job.subject == "panic" {
+                panic!("a handler that panics");
+            }
+            let log = format!("echo {}", job.subject);
+            record(&state, |state| {
+                let (job, log) = (&job, &log);
+                async move { state.store.finish(&job.id, "echoed", None, log).await }
+            })
+            .await;
+            Ran::Ended
+        }
+
+        async fn fail(state: &AppState, job: &Claim, error: &str) -> Result<(), StoreError> {
+            state.store.finish(&job.id, "failed", Some(error), "").await
+        }
+    }
+
+    async fn counts(state: &AppState) -> Vec<(JobState, i64)> {
+        state.store.job_counts(Echo::KIND).await.unwrap()
+    }
+
+    /// Waits (a bounded number of polls) until the echo jobs are `want`.
+    async fn until(state: &AppState, want: Vec<(JobState, i64)>) {
+        for _ in 0..200 {
+            if counts(state).await == want {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        panic!("the echo jobs are {:?}, not {want:?}", counts(state).await);
+    }
+
+    #[tokio::test]
+    async fn a_kind_of_ones_own_runs_ends_fails_and_is_requeued_on_shutdown() {
+        let dir = tempfile::tempdir().unwrap();
+        let state = crate::open(crate::Config::for_tests(dir.path().to_path_buf())).await.unwrap();
+        let runners = spawn::<Echo>(&state, 1);
+        let (_, new) = state.store.submit_job(Echo::KIND, "hello").await.unwrap();
+        assert!(new);
+        state.wake.notify(Echo::KIND);
+        until(&state, vec![(JobState::Succeeded, 1)]).await;
+        // A handler that panics: its job fails, the runner goes on.
+        state.store.submit_job(Echo::KIND, "panic").await.unwrap();
+        state.wake.notify(Echo::KIND);
+        until(&state, vec![(JobState::Failed, 1), (JobState::Succeeded, 1)]).await;
+        state.store.submit_job(Echo::KIND, "wait").await.unwrap();
+        state.wake.notify(Echo::KIND);
+        until(&state, vec![(JobState::Failed, 1), (JobState::Running, 1), (JobState::Succeeded, 1)]).await;
+        // The shutdown: the job goes back to the queue, and the runner returns.
+        let _ = state.shutdown.send(true);
+        for runner in runners {
+            runner.await.unwrap();
+        }
+        assert_eq!(counts(&state).await, vec![(JobState::Failed, 1), (JobState::Queued, 1), (JobState::Succeeded, 1)]);
     }
 }

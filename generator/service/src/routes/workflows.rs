@@ -14,6 +14,7 @@ use axum::Json;
 use braid::build;
 use braid::diagnostic::Diagnostic;
 use braid::manifest::validate;
+use braid::registry::Origin;
 use braid::target::Target;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -115,12 +116,15 @@ fn checked(state: &AppState, body: &[u8]) -> Result<NewBuild, Problem> {
     crate_files(state, &workflow)?;
     let id = BuildId::parse(&build::build_key(&workflow, &targets, &state.toolchain)).map_err(Problem::internal)?;
     let manifest = serde_json::to_value(&workflow.manifest).map_err(Problem::internal)?;
+    let third_party =
+        workflow.crates.iter().filter(|c| c.origin != Origin::Builtin).map(|c| c.version_id.clone()).collect();
     Ok(NewBuild {
         id,
         workflow_id: WorkflowId::of(&workflow).map_err(Problem::internal)?,
         name: workflow.manifest.name,
         manifest: braid::schema::json::canonical(&manifest),
         targets,
+        third_party,
     })
 }
 

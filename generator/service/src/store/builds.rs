@@ -10,7 +10,7 @@ use sqlx::any::AnyRow;
 use sqlx::{Any, Transaction};
 
 use super::packages::{self, Package};
-use super::queue::Kind;
+use super::queue::{Claim, Kind};
 use super::rows::{int, json, optional_json, optional_text, parsed, text};
 use super::{insert_artifacts, now, tail, Artifact, BuildState, JobState, Lock, Store, StoreError};
 use crate::ids::{BuildId, ContentId, JobId, WorkflowId};
@@ -25,6 +25,9 @@ pub struct NewBuild {
     /// The manifest's canonical JSON.
     pub manifest: String,
     pub targets: Vec<Target>,
+    /// Version ids of the crates it builds on that did not ship with
+    /// braid, as the submission resolved them.
+    pub third_party: Vec<String>,
 }
 
 /// What a submission led to.
@@ -75,6 +78,9 @@ pub struct Claimed {
     pub build_id: BuildId,
     pub manifest: String,
     pub targets: Vec<Target>,
+    /// As [`NewBuild::third_party`]; `None` for a build submitted before
+    /// braid kept it.
+    pub third_party: Option<Vec<String>>,
     /// 1 for the first run, 2 after an interruption, ...
     pub attempt: i64,
 }
@@ -123,8 +129,9 @@ impl Store {
             }
         }
         sqlx::query(
-            "INSERT INTO builds (id, workflow_id, name, manifest, targets, state, created_at)
-             VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (id) DO UPDATE SET state = excluded.state",
+            "INSERT INTO builds (id, workflow_id, name, manifest, targets, state, created_at, third_party)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+             ON CONFLICT (id) DO UPDATE SET state = excluded.state, third_party = excluded.third_party",
         )
         .bind(build.id.as_str())
         .bind(build.workflow_id.as_str())
@@ -133,6 +140,7 @@ impl Store {
         .bind(serde_json::to_string(&build.targets).expect("targets serialize"))
         .bind(BuildState::Building.as_str())
         .bind(now())
+        .bind(serde_json::to_string(&build.third_party).expect("version ids serialize"))
         .execute(&mut *tx)
         .await?;
         let job_id = JobId::new_random();
@@ -144,18 +152,26 @@ impl Store {
     /// Takes the oldest queued build job (see [`Store::claim`]), with what
     /// it builds.
     pub async fn claim_build(&self) -> Result<Option<Claimed>, StoreError> {
-        let Some(claim) = self.claim(Kind::BUILD).await? else { return Ok(None) };
-        let row = sqlx::query("SELECT id, manifest, targets FROM builds WHERE id = $1")
+        match self.claim(Kind::BUILD).await? {
+            Some(claim) => self.claimed_build(&claim).await.map(Some),
+            None => Ok(None),
+        }
+    }
+
+    /// What the claimed build job `claim` builds.
+    pub async fn claimed_build(&self, claim: &Claim) -> Result<Claimed, StoreError> {
+        let row = sqlx::query("SELECT id, manifest, targets, third_party FROM builds WHERE id = $1")
             .bind(&claim.subject)
             .fetch_one(&self.pool)
             .await?;
-        Ok(Some(Claimed {
-            job_id: claim.id,
+        Ok(Claimed {
+            job_id: claim.id.clone(),
             build_id: parsed(&row, 0)?,
             manifest: text(&row, 1)?,
             targets: json(&row, 2)?,
+            third_party: optional_json(&row, 3)?,
             attempt: claim.attempt,
-        }))
+        })
     }
 
     /// Builds left `building` with no job queued or running (their last

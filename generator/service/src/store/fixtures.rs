@@ -90,6 +90,7 @@ pub(crate) fn new_build(seed: &str, targets: &[&str]) -> NewBuild {
         name: "a".into(),
         manifest: "{}".into(),
         targets: targets.iter().map(|t| t.parse().unwrap()).collect(),
+        third_party: Vec::new(),
     }
 }
 

@@ -103,14 +103,7 @@ impl Store {
     /// Ends a publish job: registered (`error` none) or failed with the
     /// reason; nothing if this process no longer holds it.
     pub async fn finish_publish(&self, id: &JobId, error: Option<&str>, log: &str) -> Result<(), StoreError> {
-        let mut tx = self.writer().await?;
-        if !self.holds(&mut tx, id).await? {
-            return Ok(());
-        }
-        let progress = if error.is_none() { "registered" } else { "failed" };
-        self.end(&mut tx, id, progress, error, Some(log)).await?;
-        tx.commit().await?;
-        Ok(())
+        self.finish(id, if error.is_none() { "registered" } else { "failed" }, error, log).await
     }
 
     pub async fn publish(&self, id: &JobId) -> Result<Option<Publish>, StoreError> {

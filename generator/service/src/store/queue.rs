@@ -15,7 +15,7 @@
 use sqlx::{Any, Transaction};
 
 use super::rows::{int, parsed, text};
-use super::{now, tail, JobState, Store, StoreError, MAX_ATTEMPTS};
+use super::{now, tail, JobState, Lock, Store, StoreError, MAX_ATTEMPTS};
 use crate::ids::JobId;
 
 /// A kind of job: how its rows in the queue are told apart.
@@ -78,6 +78,21 @@ impl Store {
         .execute(&mut **tx)
         .await?;
         Ok(())
+    }
+
+    /// Queues a job of `kind` about `subject`, unless one is queued or
+    /// running already: the job's id, and whether it is new. For a kind
+    /// whose jobs need nothing stored but their subject.
+    pub async fn submit_job(&self, kind: Kind, subject: &str) -> Result<(JobId, bool), StoreError> {
+        let mut tx = self.writer().await?;
+        self.serialize(&mut tx, Lock::Submit, subject).await?;
+        if let Some((id, _)) = self.pending(&mut tx, kind, subject).await? {
+            return Ok((id, false));
+        }
+        let id = JobId::new_random();
+        self.enqueue(&mut tx, kind, &id, subject).await?;
+        tx.commit().await?;
+        Ok((id, true))
     }
 
     /// The oldest queued or running job of `kind` about `subject`, in `tx`.
@@ -246,6 +261,18 @@ impl Store {
             tracing::warn!(job = %id, "this process's lease ran out and another took the job over; its result is dropped");
         }
         Ok(held)
+    }
+
+    /// Ends job `id`, this process's: `succeeded` with the last step
+    /// `progress`, or `failed` with `error`; `log` replaces its log.
+    /// Nothing if this process no longer holds the job.
+    pub async fn finish(&self, id: &JobId, progress: &str, error: Option<&str>, log: &str) -> Result<(), StoreError> {
+        let mut tx = self.writer().await?;
+        if self.holds(&mut tx, id).await? {
+            self.end(&mut tx, id, progress, error, Some(log)).await?;
+            tx.commit().await?;
+        }
+        Ok(())
     }
 
     /// Ends job `id` in `tx` (the caller checked it [`holds`](Self::holds)

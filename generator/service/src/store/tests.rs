@@ -49,7 +49,7 @@ both! {
         assert_eq!(api.submit(&b).await.unwrap(), Submission::Joined { job_id: job_id.clone(), state: JobState::Queued });
         let claimed = worker.claim_build().await.unwrap().unwrap();
         assert_eq!((&claimed.job_id, &claimed.build_id, claimed.attempt), (&job_id, &b.id, 1));
-        assert_eq!(claimed.targets, vec![Target::Native]);
+        assert_eq!((claimed.targets, claimed.third_party), (vec![Target::Native], Some(vec![])));
         assert!(api.claim_build().await.unwrap().is_none(), "one job, claimed once");
         assert_eq!(api.submit(&b).await.unwrap(), Submission::Joined { job_id: job_id.clone(), state: JobState::Running });
         worker.progress(&job_id, "[1/2] native", "log").await.unwrap();
@@ -199,6 +199,26 @@ both! {
         a.claim_build().await.unwrap().unwrap();
         a.succeed(&job_id, &bd.id, &report(), &[artifact("two")], &[package("two")]).await.unwrap();
         assert_eq!(b.package_versions(Ecosystem::Cargo, "wf_a").await.unwrap(), vec![package("one")]);
+    }
+
+    /// A kind of job of one's own: queued once per subject, claimed by
+    /// kind, leased, finished, counted; no other kind sees it.
+    async fn any_kind_of_job_shares_the_queue(db) {
+        const SWEEP: Kind = Kind::new("sweep");
+        let tmp = TempDb::new(db).await;
+        let (a, b) = (tmp.process(30).await, tmp.process(30).await);
+        let (id, new) = a.submit_job(SWEEP, "bucket-1").await.unwrap();
+        assert!(new);
+        assert_eq!(b.submit_job(SWEEP, "bucket-1").await.unwrap(), (id.clone(), false), "joined while pending");
+        assert!(a.claim_build().await.unwrap().is_none() && a.claim_publish().await.unwrap().is_none());
+        let claim = b.claim(SWEEP).await.unwrap().unwrap();
+        assert_eq!((&claim.id, claim.subject.as_str(), claim.attempt), (&id, "bucket-1", 1));
+        assert!(a.claim(SWEEP).await.unwrap().is_none(), "claimed once");
+        a.finish(&id, "swept", None, "not a's").await.unwrap();
+        assert_eq!(a.job_counts(SWEEP).await.unwrap(), vec![(JobState::Running, 1)], "only the holder finishes it");
+        b.finish(&id, "swept", None, "3 files").await.unwrap();
+        assert_eq!(a.job_counts(SWEEP).await.unwrap(), vec![(JobState::Succeeded, 1)]);
+        assert!(a.submit_job(SWEEP, "bucket-1").await.unwrap().1, "a finished job is not joined");
     }
 
     async fn a_schema_from_a_newer_braid_is_refused(db) {
@@ -367,6 +387,7 @@ mod databases_of_the_braid_before {
         let build = s.claim_build().await.unwrap().expect("the queued build");
         assert_eq!((&build.build_id, build.attempt), (&new_build("queued", &[]).id, 1));
         assert_eq!(build.targets, vec!["web".parse::<Target>().unwrap()]);
+        assert_eq!(build.third_party, None, "not known: submitted before it was kept");
         let next = s.claim_publish().await.unwrap().expect("the queued publish");
         assert_eq!((next.name.as_str(), next.version_id.as_str()), ("op_y", "bafkr4iy"));
         // Identical submissions are answered from what was there.
@@ -445,6 +466,7 @@ mod databases_of_the_braid_before {
             name: "a".into(),
             manifest: manifest.into(),
             targets: vec![Target::Native],
+            third_party: Vec::new(),
         };
         assert_eq!(s.submit(&again).await.unwrap(), Submission::Built { artifacts: vec![artifact("c")] });
         assert_eq!(s.claim_build().await.unwrap().unwrap().job_id, queued_job, "the queue survived");
