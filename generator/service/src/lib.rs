@@ -240,9 +240,13 @@ impl AppState {
 
     /// The registry with every operation published to the deployment so
     /// far (blocking: it asks the database, and fetches what is new from
-    /// the store).
+    /// the store). An embedded store has one process, which registers
+    /// what it publishes itself and took in the rest when it started: its
+    /// registry is up to date without asking.
     pub fn synced_registry(&self) -> Arc<Registry> {
-        operations::sync(self);
+        if self.store.is_shared() {
+            operations::sync(self);
+        }
         self.registry()
     }
 }

@@ -96,6 +96,17 @@ pub struct WorkflowRow {
 
 const BUILD_COLUMNS: &str = "id, workflow_id, name, manifest, targets, state, report, artifacts";
 
+/// A build's state and artifacts, for [`built`].
+const BUILT: &str = "SELECT state, artifacts FROM builds WHERE id = $1";
+
+/// What a submission of the build in `row` ([`BUILT`]) gets if it was made.
+fn built(row: &AnyRow) -> Result<Option<Submission>, StoreError> {
+    if parsed::<BuildState>(row, 0)? != BuildState::Succeeded {
+        return Ok(None);
+    }
+    Ok(Some(Submission::Built { artifacts: optional_json(row, 1)?.unwrap_or_default() }))
+}
+
 fn build_row(r: &AnyRow) -> Result<BuildRow, StoreError> {
     Ok(BuildRow {
         id: parsed(r, 0)?,
@@ -114,15 +125,17 @@ impl Store {
     /// or queues a new job. Identical submissions arriving together (at any
     /// process) get one job.
     pub async fn submit(&self, build: &NewBuild) -> Result<Submission, StoreError> {
+        // The common case, a build made already, needs no transaction.
+        let row = sqlx::query(BUILT).bind(build.id.as_str()).fetch_optional(&self.pool).await?;
+        if let Some(built) = row.as_ref().map(built).transpose()?.flatten() {
+            return Ok(built);
+        }
         let mut tx = self.writer().await?;
         self.serialize(&mut tx, Lock::Submit, build.id.as_str()).await?;
-        let existing = sqlx::query("SELECT state, artifacts FROM builds WHERE id = $1")
-            .bind(build.id.as_str())
-            .fetch_optional(&mut *tx)
-            .await?;
-        if let Some(row) = existing {
-            if parsed::<BuildState>(&row, 0)? == BuildState::Succeeded {
-                return Ok(Submission::Built { artifacts: optional_json(&row, 1)?.unwrap_or_default() });
+        let row = sqlx::query(BUILT).bind(build.id.as_str()).fetch_optional(&mut *tx).await?;
+        if let Some(row) = row {
+            if let Some(built) = built(&row)? {
+                return Ok(built);
             }
             if let Some((job_id, state)) = self.pending(&mut tx, Kind::BUILD, build.id.as_str()).await? {
                 return Ok(Submission::Joined { job_id, state });

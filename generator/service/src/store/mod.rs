@@ -168,6 +168,8 @@ impl Store {
                 let url = sqlite_url(path)?;
                 let pool = AnyPoolOptions::new()
                     .max_connections(1)
+                    // (A file does not drop connections: no ping per query.)
+                    .test_before_acquire(false)
                     .acquire_timeout(connect_timeout)
                     .after_connect(|conn, _| {
                         Box::pin(async move {
@@ -236,6 +238,15 @@ impl Store {
     /// async task: it would block the runtime's thread.
     pub fn blocking<T>(&self, call: impl std::future::Future<Output = T>) -> T {
         tokio::runtime::Handle::current().block_on(call)
+    }
+
+    /// Runs one statement that writes, as its own transaction: refused once
+    /// the SQLite file is gone. How many rows it changed.
+    async fn write(&self, statement: sqlx::query::Query<'_, Any, sqlx::any::AnyArguments>) -> Result<u64, StoreError> {
+        if let Backend::Sqlite(file) = &self.backend {
+            file.check()?;
+        }
+        Ok(statement.execute(&self.pool).await?.rows_affected())
     }
 
     /// A transaction that writes: refused once the SQLite file is gone.

@@ -197,16 +197,15 @@ impl Store {
 
     /// Adds `owner` to the owners of `name` (the operator's `--owner`).
     pub async fn add_owner(&self, name: &str, owner: &str) -> Result<(), StoreError> {
-        let mut tx = self.writer().await?;
-        sqlx::query(
-            "INSERT INTO owners (name, owner, added_at) VALUES ($1, $2, $3) ON CONFLICT (name, owner) DO NOTHING",
+        self.write(
+            sqlx::query(
+                "INSERT INTO owners (name, owner, added_at) VALUES ($1, $2, $3) ON CONFLICT (name, owner) DO NOTHING",
+            )
+            .bind(name)
+            .bind(owner)
+            .bind(now()),
         )
-        .bind(name)
-        .bind(owner)
-        .bind(now())
-        .execute(&mut *tx)
         .await?;
-        tx.commit().await?;
         Ok(())
     }
 }

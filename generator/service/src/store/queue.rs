@@ -195,51 +195,50 @@ impl Store {
     /// this process's (its lease ran out and another process took it): the
     /// job must stop.
     pub async fn heartbeat(&self, id: &JobId) -> Result<bool, StoreError> {
-        let renewed = sqlx::query(sqlx::AssertSqlSafe(format!(
-            "UPDATE jobs SET lease_until = {} + $2 WHERE id = $1 AND state = $3 AND lease_owner = $4",
-            self.clock()
-        )))
-        .bind(id.as_str())
-        .bind(self.lease)
-        .bind(JobState::Running.as_str())
-        .bind(&self.owner)
-        .execute(&self.pool)
-        .await?
-        .rows_affected();
+        let renewed = self
+            .write(
+                sqlx::query(sqlx::AssertSqlSafe(format!(
+                    "UPDATE jobs SET lease_until = {} + $2 WHERE id = $1 AND state = $3 AND lease_owner = $4",
+                    self.clock()
+                )))
+                .bind(id.as_str())
+                .bind(self.lease)
+                .bind(JobState::Running.as_str())
+                .bind(&self.owner),
+            )
+            .await?;
         Ok(renewed > 0)
     }
 
     /// Puts this process's running job back in the queue without counting
     /// the attempt (the process is shutting down).
     pub async fn requeue(&self, id: &JobId) -> Result<(), StoreError> {
-        let mut tx = self.writer().await?;
-        sqlx::query(
-            "UPDATE jobs SET state = $2, attempts = CASE WHEN attempts > 0 THEN attempts - 1 ELSE 0 END,
-             lease_owner = NULL, progress = 'requeued: its process shut down'
-             WHERE id = $1 AND state = $3 AND lease_owner = $4",
+        self.write(
+            sqlx::query(
+                "UPDATE jobs SET state = $2, attempts = CASE WHEN attempts > 0 THEN attempts - 1 ELSE 0 END,
+                 lease_owner = NULL, progress = 'requeued: its process shut down'
+                 WHERE id = $1 AND state = $3 AND lease_owner = $4",
+            )
+            .bind(id.as_str())
+            .bind(JobState::Queued.as_str())
+            .bind(JobState::Running.as_str())
+            .bind(&self.owner),
         )
-        .bind(id.as_str())
-        .bind(JobState::Queued.as_str())
-        .bind(JobState::Running.as_str())
-        .bind(&self.owner)
-        .execute(&mut *tx)
         .await?;
-        tx.commit().await?;
         Ok(())
     }
 
     /// The step under way and the log so far (its last 64 KiB), of a job
     /// this process holds.
     pub async fn progress(&self, id: &JobId, progress: &str, log: &str) -> Result<(), StoreError> {
-        let mut tx = self.writer().await?;
-        sqlx::query("UPDATE jobs SET progress = $2, log = $3 WHERE id = $1 AND lease_owner = $4")
-            .bind(id.as_str())
-            .bind(progress)
-            .bind(tail(log, 64 * 1024))
-            .bind(&self.owner)
-            .execute(&mut *tx)
-            .await?;
-        tx.commit().await?;
+        self.write(
+            sqlx::query("UPDATE jobs SET progress = $2, log = $3 WHERE id = $1 AND lease_owner = $4")
+                .bind(id.as_str())
+                .bind(progress)
+                .bind(tail(log, 64 * 1024))
+                .bind(&self.owner),
+        )
+        .await?;
         Ok(())
     }
 

@@ -140,8 +140,10 @@ async fn every_registered_operation_is_in_the_cargo_registry() {
 
 /// An operation published through another process of the deployment:
 /// listed in the database, its upload in the store. This one takes it in
-/// at its next request; an upload not in the store yet is taken at a later
-/// one; a version that clashes with one registered here is left out.
+/// when it syncs (before every request that reads the registry, where the
+/// database is shared; here, by hand); an upload not in the store yet is
+/// taken at a later sync; a version that clashes with one registered here
+/// is left out.
 #[tokio::test]
 async fn operations_published_elsewhere_are_taken_in_from_the_store() {
     let s = Service::new().await;
@@ -175,6 +177,8 @@ async fn operations_published_elsewhere_are_taken_in_from_the_store() {
         prepared.version_id
     }
     async fn versions(s: &Service) -> Vec<String> {
+        let state = s.state.clone();
+        tokio::task::spawn_blocking(move || crate::operations::sync(&state)).await.unwrap();
         let doc = s.get("/v1/operations/op_cid").await.json();
         doc["versions"].as_array().unwrap().iter().map(|v| v["version"].as_str().unwrap().to_string()).collect()
     }
