@@ -1,6 +1,6 @@
 //! The one job runner: every kind of job runs under it. A kind is a type
-//! implementing [`Handler`] (its [`Kind`], how to claim a job of it, how
-//! to run one, how to fail one); [`spawn`] starts runners of that kind,
+//! implementing [`Handler`] (its [`Kind`], what a job of it needs, how to
+//! run one, how to fail one); [`spawn`] starts runners of that kind,
 //! each looping: take a build slot, claim the oldest queued job of the
 //! kind, run it while renewing its lease, then take the next; when the
 //! queue is empty, sleep until [`Wake::notify`] says a job was queued here

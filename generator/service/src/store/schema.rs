@@ -135,3 +135,35 @@ async fn fill_in_workflow_ids(store: &Store) -> Result<(), StoreError> {
     tx.commit().await?;
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::fixtures::{Db, TempDb};
+    use crate::store::Location;
+
+    /// Each migration runs in a transaction: one that fails leaves nothing
+    /// of itself, the database at the version before it, and the store
+    /// says which failed.
+    #[tokio::test]
+    async fn a_failing_migration_leaves_the_database_as_it_was() {
+        let tmp = TempDb::new(Db::Sqlite).await;
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("0001_a.sql"), "CREATE TABLE a (x INTEGER);").unwrap();
+        std::fs::write(dir.path().join("0002_oops.sql"), "CREATE TABLE b (x INTEGER); CREATE TABLE oops (;").unwrap();
+        let migrator = Migrator::new(dir.path()).await.unwrap();
+        let Location::File(path) = &tmp.location else { unreachable!() };
+        sqlx::any::install_default_drivers();
+        let pool = sqlx::AnyPool::connect(&super::super::sqlite_url(path).unwrap()).await.unwrap();
+        let err = StoreError::from(migrator.run(&pool).await.unwrap_err());
+        assert!(err.to_string().contains("migration 2"), "{err}");
+        let tables = |name: &'static str| {
+            sqlx::query("SELECT COUNT(*) FROM sqlite_master WHERE name = $1").bind(name).fetch_one(&pool)
+        };
+        assert_eq!(int(&tables("a").await.unwrap(), 0).unwrap(), 1, "migration 1 stays");
+        assert_eq!(int(&tables("b").await.unwrap(), 0).unwrap(), 0, "migration 2 was rolled back whole");
+        let applied =
+            sqlx::query("SELECT MAX(version) FROM _sqlx_migrations WHERE success").fetch_one(&pool).await.unwrap();
+        assert_eq!(int(&applied, 0).unwrap(), 1);
+    }
+}
