@@ -20,12 +20,12 @@ const toolsEnv = {
  * Starts `braid serve --data dataDir --api-key key ...args`; resolves once
  * it listens to { child, url, log() } (log: its stderr so far). With
  * `user` (from `ordinaryUser`, the tests running as root), the service
- * runs as that user.
+ * runs as that user; with `bin`, that `braid` rather than the one under test.
  */
-export function spawnServer({ dataDir, key, args = [], env = {}, user }) {
+export function spawnServer({ dataDir, key, args = [], env = {}, user, bin = braid }) {
   env = { ...toolsEnv, ...env };
   return new Promise((resolve, reject) => {
-    let [cmd, argv] = [braid, ['serve', '--addr', '127.0.0.1:0', '--data', dataDir, '--api-key', key, ...args]];
+    let [cmd, argv] = [bin, ['serve', '--addr', '127.0.0.1:0', '--data', dataDir, '--api-key', key, ...args]];
     if (user) {
       [cmd, argv] = user.wrap(cmd, argv);
       env = { ...user.env, ...env };
