@@ -92,8 +92,10 @@ impl Store {
         Ok(PublishSubmission::Queued(id.clone()))
     }
 
-    /// Takes the oldest queued publish job (see [`Store::claim`]).
-    pub async fn claim_publish(&self) -> Result<Option<Publish>, StoreError> {
+    /// Takes the oldest queued publish job (see [`Store::claim`]), for
+    /// tests (the runner claims by kind, then loads).
+    #[cfg(test)]
+    pub(crate) async fn claim_publish(&self) -> Result<Option<Publish>, StoreError> {
         match self.claim(Kind::PUBLISH).await? {
             Some(claim) => self.publish(&claim.id).await,
             None => Ok(None),

@@ -64,13 +64,6 @@ macro_rules! spelled {
 spelled!(JobState { Queued = "queued", Running = "running", Succeeded = "succeeded", Failed = "failed" });
 spelled!(BuildState { Building = "building", Succeeded = "succeeded", Failed = "failed", Missing = "missing" });
 
-impl JobState {
-    /// Queued or running: a submission of the same build joins it.
-    pub fn is_pending(self) -> bool {
-        matches!(self, JobState::Queued | JobState::Running)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
