@@ -66,8 +66,8 @@ impl Problem {
         p
     }
 
-    /// A store error as the client should see it: a database that was
-    /// deleted or a full disk is a 503, anything else a 500.
+    /// A store error as the client should see it (also `?` on one): a
+    /// database that was deleted or a full disk is a 503, anything else a 500.
     pub fn from_store(e: crate::store::StoreError) -> Self {
         if e.is_disk_full() {
             tracing::error!("database: {e}");
@@ -102,5 +102,11 @@ impl IntoResponse for Problem {
             response.headers_mut().insert(header::RETRY_AFTER, seconds.into());
         }
         response
+    }
+}
+
+impl From<crate::store::StoreError> for Problem {
+    fn from(e: crate::store::StoreError) -> Self {
+        Problem::from_store(e)
     }
 }

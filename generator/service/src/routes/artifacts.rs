@@ -23,8 +23,7 @@ use crate::AppState;
         (status = 400, body = Problem), (status = 404, body = Problem), (status = 503, body = Problem)))]
 pub(super) async fn get_artifact(State(state): State<Arc<AppState>>, cid: ContentId, headers: HeaderMap) -> ApiResult {
     let etag = format!("\"{cid}\"");
-    let c = cid.clone();
-    let found = state.store.artifact(&c).await.map_err(Problem::from_store)?;
+    let found = state.store.artifact(&cid).await?;
     let (media_type, name) = found.ok_or_else(|| Problem::not_found("no artifact with this id"))?;
     // Verified before a 304 too: a client must not keep a CID whose bytes
     // the server no longer has.
@@ -54,8 +53,7 @@ pub(super) async fn verified(state: &Arc<AppState>, cid: &ContentId) -> Result<V
             tracing::error!("artifact {cid} is damaged or missing in the store: removed; its builds run again");
             let (cas, c) = (state.cas.clone(), cid.clone());
             let _ = tokio::task::spawn_blocking(move || cas.remove(&c)).await;
-            let c = vec![cid.clone()];
-            state.store.forget_artifacts(&c).await.map_err(Problem::from_store)?;
+            state.store.forget_artifacts(std::slice::from_ref(cid)).await?;
             Err(Problem::not_found(
                 "this artifact was damaged on the server and has been removed; submit its workflow again to rebuild it",
             ))

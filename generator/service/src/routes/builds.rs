@@ -52,7 +52,7 @@ pub(super) fn build_info(row: BuildRow) -> BuildInfo {
 #[utoipa::path(get, path = "/v1/builds/{id}", params(("id" = String, Path, description = "build id, as POST /v1/workflows returns it")),
     responses((status = 200, body = BuildInfo), (status = 400, body = Problem), (status = 404, body = Problem)))]
 pub(super) async fn get_build(State(state): State<Arc<AppState>>, id: BuildId) -> ApiResult {
-    let row = state.store.build(&id).await.map_err(Problem::from_store)?;
+    let row = state.store.build(&id).await?;
     let row = row.ok_or_else(|| Problem::not_found("no build with this id"))?;
     Ok(Json(build_info(row)).into_response())
 }

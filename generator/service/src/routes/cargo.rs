@@ -33,7 +33,7 @@ pub(super) async fn index_file(State(state): State<Arc<AppState>>, Path(path): P
     if index_path(&name).as_deref() != Some(path.as_str()) {
         return Err(Problem::not_found("no crate at this index path"));
     }
-    let versions = state.store.package_versions(Ecosystem::Cargo, &name).await.map_err(Problem::from_store)?;
+    let versions = state.store.package_versions(Ecosystem::Cargo, &name).await?;
     if versions.is_empty() {
         return Err(Problem::not_found("no crate of this name in this registry"));
     }
@@ -50,8 +50,7 @@ pub(super) async fn download(
     State(state): State<Arc<AppState>>,
     Path((name, version)): Path<(String, String)>,
 ) -> ApiResult {
-    let (n, v) = (name.clone(), version.clone());
-    let package = state.store.package(Ecosystem::Cargo, &n, &v).await.map_err(Problem::from_store)?;
+    let package = state.store.package(Ecosystem::Cargo, &name, &version).await?;
     let package = package.ok_or_else(|| Problem::not_found(format!("no crate {name} {version} in this registry")))?;
     let bytes = verified(&state, &package.cid).await?;
     let disposition = format!("attachment; filename=\"{}-{}.crate\"", package.name, package.version);

@@ -154,7 +154,7 @@ pub(super) async fn generate_crate(State(state): State<Arc<AppState>>, JsonBody(
         files.push(braid::project::lock_file(&workflow, &seed).map_err(Problem::internal)?);
         let name = braid::codegen::crate_name(&workflow.manifest.name);
         let entries: Vec<(&str, &[u8])> = files.iter().map(|f| (f.path.as_str(), f.contents.as_bytes())).collect();
-        Ok(braid::package::dist::tarball(&entries, &name))
+        Ok::<_, Problem>(braid::package::dist::tarball(&entries, &name))
     })
     .await??;
     Ok(([(header::CONTENT_TYPE, "application/gzip")], bytes).into_response())

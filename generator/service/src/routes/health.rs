@@ -10,7 +10,6 @@ use axum::Json;
 use serde_json::json;
 
 use super::ApiResult;
-use crate::problem::Problem;
 use crate::store::Kind;
 use crate::AppState;
 
@@ -40,6 +39,6 @@ pub(super) async fn healthz(State(state): State<Arc<AppState>>) -> Response {
 /// Prometheus metrics: requests, jobs by state, build durations, cache hits.
 #[utoipa::path(get, path = "/metrics", responses((status = 200, content_type = "text/plain", body = String)))]
 pub(super) async fn metrics(State(state): State<Arc<AppState>>) -> ApiResult {
-    let jobs = state.store.job_counts(Kind::BUILD).await.map_err(Problem::from_store)?;
+    let jobs = state.store.job_counts(Kind::BUILD).await?;
     Ok(([(header::CONTENT_TYPE, "text/plain; version=0.0.4")], state.metrics.render(&jobs)).into_response())
 }

@@ -18,7 +18,7 @@ use crate::AppState;
 #[utoipa::path(get, path = "/v1/jobs/{id}", params(("id" = String, Path)),
     responses((status = 200, body = Job), (status = 400, body = Problem), (status = 404, body = Problem)))]
 pub(super) async fn get_job(State(state): State<Arc<AppState>>, reader: Reader, id: JobId) -> ApiResult {
-    let job = state.store.job(&id).await.map_err(Problem::from_store)?;
+    let job = state.store.job(&id).await?;
     let mut job = job.ok_or_else(|| Problem::not_found("no job with this id"))?;
     if !reader.keyed {
         withhold(&mut job.log_tail, &mut job.error);

@@ -21,8 +21,7 @@ use crate::store::{Ecosystem, Package};
 use crate::AppState;
 
 async fn versions(state: &Arc<AppState>, name: &str) -> Result<Vec<Package>, Problem> {
-    let n = name.to_string();
-    let versions = state.store.package_versions(Ecosystem::Npm, &n).await.map_err(Problem::from_store)?;
+    let versions = state.store.package_versions(Ecosystem::Npm, name).await?;
     if versions.is_empty() {
         return Err(Problem::not_found(format!("no package {name} in this registry")));
     }

@@ -79,8 +79,7 @@ pub(super) async fn publish_operation(
         return Err(Problem::new(StatusCode::FORBIDDEN, format!("{} cannot be published here: {why}", m.name)));
     }
     // Names have owners: the first publisher of a name takes it.
-    let (name, owner) = (m.name.clone(), publisher.owner.clone());
-    let owners = state.store.claim_name(&name, &owner).await.map_err(Problem::from_store)?;
+    let owners = state.store.claim_name(&m.name, &publisher.owner).await?;
     if !owners.contains(&publisher.owner) {
         return Err(Problem::new(
             StatusCode::FORBIDDEN,
@@ -128,7 +127,7 @@ pub(super) async fn publish_operation(
         source,
     };
     let id = JobId::new_random();
-    let id = match state.store.submit_publish(&id, &new).await.map_err(Problem::from_store)? {
+    let id = match state.store.submit_publish(&id, &new).await? {
         PublishSubmission::Queued(id) | PublishSubmission::Joined(id) => id,
     };
     state.wake.notify(Kind::PUBLISH);
@@ -145,7 +144,7 @@ pub(super) async fn publish_operation(
 #[utoipa::path(get, path = "/v1/publishes/{id}", params(("id" = String, Path)),
     responses((status = 200, body = Publish), (status = 400, body = Problem), (status = 404, body = Problem)))]
 pub(super) async fn get_publish(State(state): State<Arc<AppState>>, reader: Reader, id: JobId) -> ApiResult {
-    let job = state.store.publish(&id).await.map_err(Problem::from_store)?;
+    let job = state.store.publish(&id).await?;
     let mut job = job.ok_or_else(|| Problem::not_found("no publish job with this id"))?;
     if !reader.keyed {
         withhold(&mut job.log_tail, &mut job.error);

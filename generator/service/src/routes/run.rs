@@ -53,7 +53,7 @@ pub(super) async fn run_build(
     let cid = match state.executor.component_of(&id) {
         Some(cid) => cid,
         None => {
-            let row = state.store.build(&id).await.map_err(Problem::from_store)?;
+            let row = state.store.build(&id).await?;
             let row = row.ok_or_else(|| Problem::not_found("no build with this id"))?;
             let cid = component(&row).ok_or_else(|| Problem::not_found(format!("build {} {NO_COMPONENT}", row.id)))?;
             state.executor.remember_component(row.id, cid.clone());
@@ -75,8 +75,7 @@ pub(super) async fn run_workflow(
     body: Bytes,
 ) -> ApiResult {
     authorize(&state, &headers).await?;
-    let lookup = id.clone();
-    let rows = state.store.builds_of(&lookup).await.map_err(Problem::from_store)?;
+    let rows = state.store.builds_of(&id).await?;
     if rows.is_empty() {
         return Err(Problem::not_found("no workflow with this id has been submitted; POST /v1/workflows builds one"));
     }

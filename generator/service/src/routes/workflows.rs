@@ -143,15 +143,15 @@ pub(super) async fn submit_workflow(
 ) -> ApiResult {
     let s = state.clone();
     let build = heavy(&state, move || checked(&s, &text)).await??;
-    let mut submission = state.store.submit(&build).await.map_err(Problem::from_store)?;
+    let mut submission = state.store.submit(&build).await?;
     if let Submission::Built { artifacts } = &submission {
         // An artifact damaged or gone on disk is forgotten, and the
         // build runs again, rather than pointed at.
         let bad = damaged(&state, artifacts).await?;
         if !bad.is_empty() {
             tracing::warn!(build = %build.id, "rebuilding: artifacts damaged or missing on disk: {bad:?}");
-            state.store.forget_artifacts(&bad).await.map_err(Problem::from_store)?;
-            submission = state.store.submit(&build).await.map_err(Problem::from_store)?;
+            state.store.forget_artifacts(&bad).await?;
+            submission = state.store.submit(&build).await?;
         }
     }
     let (workflow_id, build_id) = (build.workflow_id.clone(), build.id.clone());
@@ -234,8 +234,7 @@ pub(super) async fn list_workflows(
         .transpose()
         .map_err(|e| Problem::bad_request(format!("after: {e}")))?;
     // One more than the page, to know whether another follows.
-    let mut rows =
-        state.store.workflows(query.name.as_deref(), after.as_ref(), limit + 1).await.map_err(Problem::from_store)?;
+    let mut rows = state.store.workflows(query.name.as_deref(), after.as_ref(), limit + 1).await?;
     let next = (rows.len() > limit as usize).then(|| {
         rows.truncate(limit as usize);
         rows.last().map(|r| r.id.clone())
@@ -260,8 +259,7 @@ pub struct WorkflowInfo {
 #[utoipa::path(get, path = "/v1/workflows/{id}", params(("id" = String, Path, description = "workflow id: CIDv1 of the manifest")),
     responses((status = 200, body = WorkflowInfo), (status = 400, body = Problem), (status = 404, body = Problem)))]
 pub(super) async fn get_workflow(State(state): State<Arc<AppState>>, id: WorkflowId) -> ApiResult {
-    let lookup = id.clone();
-    let rows = state.store.builds_of(&lookup).await.map_err(Problem::from_store)?;
+    let rows = state.store.builds_of(&id).await?;
     let first = rows.first().ok_or_else(|| {
         Problem::not_found("no workflow with this id has been submitted; POST /v1/workflows builds one")
     })?;
