@@ -54,6 +54,38 @@ pub struct Valid {
     /// Targets its operations allow: of native, nostd, wasm.
     #[schema(value_type = Vec<String>)]
     targets: Vec<Platform>,
+    /// What `run` takes and gives: `text: String, salt: Bytes -> Cid`.
+    signature: String,
+    /// The external inputs, in the order `run` takes them.
+    inputs: Vec<ValidInput>,
+    /// The workflow's output type.
+    output: String,
+}
+
+/// An external input of a valid manifest.
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct ValidInput {
+    /// Its name, when the manifest names its inputs.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    name: Option<String>,
+    /// Its type, as the manifest's operations write it (`Bytes`, `Vec<Cid>`).
+    #[serde(rename = "type")]
+    ty: String,
+}
+
+impl Valid {
+    fn of(w: &Workflow) -> Result<Self, Problem> {
+        let inputs = w.external_inputs();
+        let inputs = inputs.iter().enumerate();
+        Ok(Self {
+            valid: true,
+            id: WorkflowId::of(w).map_err(Problem::internal)?,
+            targets: w.targets.clone(),
+            signature: w.signature(),
+            inputs: inputs.map(|(slot, ty)| ValidInput { name: w.input_name(slot).map(str::to_owned), ty: ty.to_string() }).collect(),
+            output: w.output().to_string(),
+        })
+    }
 }
 
 /// Validates a manifest as sent: size and UTF-8 (a diagnostic at the bad
@@ -134,8 +166,7 @@ pub(super) fn crate_files(state: &AppState, workflow: &Workflow) -> Result<Vec<b
 pub(super) async fn validate_manifest(State(state): State<Arc<AppState>>, JsonBody(text): JsonBody) -> ApiResult {
     let s = state.clone();
     let w = heavy(&state, move || check(&s, &text)).await??;
-    let id = WorkflowId::of(&w).map_err(Problem::internal)?;
-    Ok(Json(Valid { valid: true, id, targets: w.targets }).into_response())
+    Ok(Json(Valid::of(&w)?).into_response())
 }
 
 /// The crate generated from a manifest (the body), as `.tar.gz`, without building it.

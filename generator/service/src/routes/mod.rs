@@ -11,6 +11,7 @@ mod auth;
 mod builds;
 mod cargo;
 mod check;
+mod editor;
 mod health;
 pub mod heavy;
 mod jobs;
@@ -79,13 +80,14 @@ type ApiResult = Result<Response, Problem>;
         operations::OperationInfo,
         publish::Published,
         crate::store::Publish,
-        check::Valid
+        check::Valid,
+        check::ValidInput
     ))
 )]
 pub struct ApiDoc;
 
 /// The route templates: the `route` label of the request metrics.
-const ROUTES: [&str; 20] = [
+const ROUTES: [&str; 23] = [
     "/v1/openapi.json",
     "/v1/operations",
     "/v1/operations/{name}",
@@ -106,11 +108,14 @@ const ROUTES: [&str; 20] = [
     "/cargo/crates/{name}/{version}/download",
     "/npm/{name}",
     "/npm/{name}/-/{file}",
+    "/",
+    "/editor",
+    "/editor/{file}",
 ];
 
 /// The router, with state; no socket (tests call it directly).
 pub fn app(state: Arc<AppState>) -> Router {
-    let [openapi_doc, operations, operation, validate, generate, workflows, workflow, build, build_run, workflow_run, job, artifact, publish, health, metrics, cargo_config, cargo_index, cargo_download, npm_document, npm_tarball] =
+    let [openapi_doc, operations, operation, validate, generate, workflows, workflow, build, build_run, workflow_run, job, artifact, publish, health, metrics, cargo_config, cargo_index, cargo_download, npm_document, npm_tarball, root, editor_page, editor_file] =
         ROUTES;
     let routes = Router::new()
         .route(openapi_doc, get(openapi))
@@ -132,7 +137,10 @@ pub fn app(state: Arc<AppState>) -> Router {
         .route(cargo_index, get(cargo::index_file))
         .route(cargo_download, get(cargo::download))
         .route(npm_document, get(npm::document))
-        .route(npm_tarball, get(npm::tarball));
+        .route(npm_tarball, get(npm::tarball))
+        .route(root, get(editor::page))
+        .route(editor_page, get(editor::page))
+        .route(editor_file, get(editor::file));
     layers::harden(routes, state)
 }
 

@@ -1,0 +1,399 @@
+// The editor page: the palette of the service's operations, the canvas,
+// the manifest checked by the service's validator as it changes (each
+// diagnostic drawn where its pointer points), publishing with an API key,
+// following the build, and running the built web package in the page.
+import { createCanvas } from './canvas.js';
+import { emptyGraph, fromManifest, isFlow, locate, manifestText, newest, toManifest } from './model.js';
+import { loadWebPackage, show } from './package.js';
+
+const $ = (id) => document.getElementById(id);
+let registry = [];
+let canvas;
+let current = { manifest: null, pointers: new Map(), valid: null };
+let checking = 0;
+
+function say(text, kind = 'info') {
+  const status = $('status');
+  status.textContent = text;
+  status.className = kind;
+  status.dataset.kind = kind;
+}
+
+async function api(path, init = {}) {
+  const res = await fetch(path, init);
+  const type = res.headers.get('content-type') ?? '';
+  const body = type.includes('json') ? await res.json() : await res.arrayBuffer();
+  return { res, body };
+}
+
+// ---- the palette ----
+
+function signatureOf(m) {
+  const ins = m.inputs.map((t, i) => (m.input_names?.[i] ? `${m.input_names[i]}: ${t}` : t));
+  return `${isFlow(m) ? `${ins[0]}…` : ins.join(', ')} → ${m.output}`;
+}
+
+function renderPalette() {
+  const query = $('search').value.trim().toLowerCase();
+  const groups = new Map();
+  for (const op of newest(registry)) {
+    const m = op.manifest;
+    const text = `${op.name} ${m.description} ${m.inputs.join(' ')} ${m.output} ${m.groups.join(' ')}`.toLowerCase();
+    if (query && !query.split(/\s+/).every((w) => text.includes(w))) continue;
+    const group = m.groups[0] ?? 'OTHER';
+    if (!groups.has(group)) groups.set(group, []);
+    groups.get(group).push(op);
+  }
+  const list = $('operations');
+  list.replaceChildren();
+  for (const [group, ops] of [...groups].sort(([a], [b]) => a.localeCompare(b))) {
+    const section = document.createElement('div');
+    section.className = 'group';
+    section.innerHTML = '<h3></h3>';
+    section.querySelector('h3').textContent = group;
+    for (const op of ops) {
+      const item = document.createElement('button');
+      item.className = 'palette-item';
+      item.dataset.op = op.name;
+      const versions = registry.filter((o) => o.name === op.name).map((o) => o.version).join(', ');
+      const config = Object.entries(op.manifest.config).map(([k, v]) => `${k}: ${v.join(' | ')}`).join('; ');
+      item.innerHTML = '<div class="name"></div><div class="types"></div><div class="desc"></div><div class="config"></div>';
+      item.querySelector('.name').textContent = `${op.name} ${versions}`;
+      item.querySelector('.types').textContent = signatureOf(op.manifest);
+      item.querySelector('.desc').textContent = op.manifest.description;
+      item.querySelector('.config').textContent = config;
+      item.title = 'Drag onto the canvas, or press Enter to add it';
+      draggable(item, (position) => canvas.addOperation(op, position), () => op.name);
+      section.append(item);
+    }
+    list.append(section);
+  }
+}
+
+/** Drags from the palette with the pointer (a ghost follows it); dropped on the canvas, `add(position)`. Enter adds at the centre. */
+function draggable(item, add, label) {
+  item.addEventListener('pointerdown', (down) => {
+    if (down.button !== 0) return;
+    down.preventDefault();
+    const ghost = document.createElement('div');
+    ghost.className = 'ghost';
+    ghost.textContent = label();
+    const place = (e) => { ghost.style.left = `${e.clientX + 8}px`; ghost.style.top = `${e.clientY + 8}px`; };
+    place(down);
+    document.body.append(ghost);
+    const move = (e) => place(e);
+    const up = async (e) => {
+      window.removeEventListener('pointermove', move);
+      window.removeEventListener('pointerup', up);
+      ghost.remove();
+      const rect = $('canvas').getBoundingClientRect();
+      if (e.clientX >= rect.left && e.clientX <= rect.right && e.clientY >= rect.top && e.clientY <= rect.bottom) {
+        await add(canvas.toArea(e.clientX, e.clientY));
+        changed();
+      }
+    };
+    window.addEventListener('pointermove', move);
+    window.addEventListener('pointerup', up);
+  });
+  item.addEventListener('keydown', async (e) => {
+    if (e.key !== 'Enter') return;
+    e.preventDefault();
+    const rect = $('canvas').getBoundingClientRect();
+    await add(canvas.toArea(rect.left + rect.width / 2, rect.top + rect.height / 2));
+    changed();
+  });
+}
+
+// ---- checking ----
+
+let timer;
+function changed() {
+  clearTimeout(timer);
+  timer = setTimeout(check, 120);
+}
+
+async function check() {
+  const graph = canvas.snapshot();
+  const { manifest, pointers, problems } = toManifest(graph, registry);
+  current = { manifest, pointers, valid: null };
+  if (document.activeElement !== $('json')) $('json').value = manifestText(manifest);
+  const mine = ++checking;
+  let diagnostics = [];
+  let valid = null;
+  try {
+    const { res, body } = await api('/v1/validate', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(manifest) });
+    if (mine !== checking) return;
+    if (res.ok) valid = body;
+    else diagnostics = body.diagnostics ?? [{ pointer: '', message: body.detail ?? `the service answered ${res.status}` }];
+  } catch (e) {
+    if (mine !== checking) return;
+    diagnostics = [{ pointer: '', message: `the service did not answer: ${e.message}` }];
+  }
+  current.valid = valid && !problems.length ? valid : null;
+  showDiagnostics(diagnostics, problems, valid);
+}
+
+function showDiagnostics(diagnostics, problems, valid) {
+  const marks = new Map();
+  const mark = (id) => {
+    if (!marks.has(id)) marks.set(id, { messages: [], ports: new Map(), fields: new Map() });
+    return marks.get(id);
+  };
+  const list = $('diagnostics');
+  list.replaceChildren();
+  for (const f of document.querySelectorAll('[data-meta]')) f.classList.remove('error');
+  const entries = [
+    ...problems.map((p) => ({ message: p.message, at: { node: p.node }, pointer: '' })),
+    ...diagnostics.map((d) => ({ message: [d.message, d.expected && `expected ${d.expected}`, d.found && `found ${d.found}`].filter(Boolean).join('; '), hint: d.hint, at: locate(current.pointers, d.pointer), pointer: d.pointer })),
+  ];
+  for (const { message, hint, at, pointer } of entries) {
+    const text = hint ? `${message}. ${hint}` : message;
+    if (at.node) {
+      const m = mark(at.node);
+      if (at.port !== undefined) m.ports.set(at.port, text);
+      if (at.key) m.fields.set(at.key, text);
+      if (at.field && at.field !== 'operation') m.fields.set(at.field, text);
+      m.messages.push(text);
+    }
+    if (at.field && !at.node) document.querySelector(`[data-meta=${at.field}]`)?.classList.add('error');
+    const li = document.createElement('li');
+    li.dataset.pointer = pointer;
+    li.innerHTML = '<span class="msg"></span> <span class="where"></span>';
+    li.querySelector('.msg').textContent = text;
+    li.querySelector('.where').textContent = pointer;
+    if (at.node) li.addEventListener('click', () => canvas.selection.select(at.node, false));
+    list.append(li);
+  }
+  canvas.mark(marks);
+  const sig = $('signature');
+  sig.classList.toggle('valid', Boolean(valid) && !problems.length);
+  sig.textContent = valid ? valid.signature : entries.length ? `${entries.length} problem(s)` : '';
+  $('targets').textContent = valid ? `builds for: ${valid.targets.join(', ')}` : '';
+  renderTargets(valid);
+  $('publish').disabled = !(valid && !problems.length);
+}
+
+// ---- files ----
+
+async function open(manifest) {
+  await canvas.load(fromManifest(manifest, registry));
+  readMeta();
+}
+
+function readMeta() {
+  for (const f of document.querySelectorAll('[data-meta]')) f.value = canvas.meta[f.dataset.meta] ?? '';
+}
+
+function save() {
+  const { manifest } = toManifest(canvas.snapshot(), registry);
+  const link = document.createElement('a');
+  link.href = URL.createObjectURL(new Blob([manifestText(manifest)], { type: 'application/json' }));
+  link.download = `${manifest.name || 'workflow'}.json`;
+  link.click();
+  setTimeout(() => URL.revokeObjectURL(link.href), 10_000);
+}
+
+async function openText(text) {
+  let manifest;
+  try {
+    manifest = JSON.parse(text);
+  } catch (e) {
+    say(`Not JSON: ${e.message}`, 'error');
+    return;
+  }
+  if (!manifest || typeof manifest !== 'object' || Array.isArray(manifest)) {
+    say('A manifest is a JSON object with "name", "version", "description" and "segments"', 'error');
+    return;
+  }
+  await open(manifest);
+  say(`Opened ${manifest.name ?? 'the manifest'}`, 'ok');
+}
+
+async function fresh() {
+  const graph = emptyGraph();
+  graph.nodes.set('o', { id: 'o', kind: 'output', order: 0 });
+  await canvas.load(graph);
+  readMeta();
+}
+
+// ---- build and try ----
+
+const ALL_TARGETS = { native: 'native', nostd: 'nostd', wasm: ['node', 'web', 'bundler', 'component'] };
+function renderTargets(valid) {
+  const box = $('build-targets');
+  const allowed = valid ? valid.targets.flatMap((t) => ALL_TARGETS[t] ?? [t]) : [];
+  const before = new Map([...box.querySelectorAll('input')].map((i) => [i.value, i.checked]));
+  const key = allowed.join(',');
+  if (box.dataset.key === key) return;
+  box.dataset.key = key;
+  box.querySelectorAll('label').forEach((l) => l.remove());
+  for (const t of allowed) {
+    const label = document.createElement('label');
+    label.innerHTML = '<input type="checkbox">';
+    const input = label.querySelector('input');
+    input.value = t;
+    input.checked = before.get(t) ?? t === 'web';
+    label.append(t);
+    box.append(label);
+  }
+}
+
+let built = null;
+async function publish() {
+  const key = $('api-key').value;
+  localStorage.setItem('braid.apiKey', key);
+  const targets = [...$('build-targets').querySelectorAll('input:checked')].map((i) => i.value);
+  const manifest = current.manifest;
+  $('artifacts').replaceChildren();
+  $('try').hidden = true;
+  const job = $('job');
+  job.textContent = 'submitting…';
+  $('publish').disabled = true;
+  try {
+    const { res, body } = await api('/v1/workflows', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': key },
+      body: JSON.stringify({ manifest, targets }),
+    });
+    if (!res.ok) throw new Error(body.detail ?? `the service answered ${res.status}`);
+    let state = body.state;
+    while (body.job_id && state !== 'succeeded' && state !== 'failed') {
+      await new Promise((r) => setTimeout(r, 700));
+      const j = await api(`/v1/jobs/${body.job_id}`, { headers: { 'x-api-key': key } });
+      state = j.body.state;
+      job.textContent = `job ${body.job_id.slice(0, 8)}: ${state} ${j.body.progress ?? ''}`;
+      if (state === 'failed') throw new Error(`the build failed: ${j.body.error ?? ''}\n${j.body.log_tail ?? ''}`);
+    }
+    const b = await api(`/v1/builds/${body.build_id}`);
+    built = b.body;
+    job.textContent = `built ${built.name} (${built.targets.join(', ')})`;
+    job.dataset.state = 'succeeded';
+    for (const a of built.artifacts) {
+      const li = document.createElement('li');
+      li.innerHTML = '<a></a> <span></span>';
+      const link = li.querySelector('a');
+      link.href = `/v1/artifacts/${a.cid}`;
+      link.download = a.name;
+      link.textContent = a.name;
+      li.querySelector('span').textContent = `${(a.size / 1024).toFixed(1)} KB`;
+      $('artifacts').append(li);
+    }
+    renderTry();
+  } catch (e) {
+    job.textContent = e.message;
+    job.dataset.state = 'failed';
+  } finally {
+    $('publish').disabled = false;
+  }
+}
+
+function renderTry() {
+  const web = built?.artifacts.find((a) => a.name === 'pkg-web.tgz');
+  $('try').hidden = !web;
+  if (!web) return;
+  const box = $('try-inputs');
+  box.replaceChildren();
+  for (const [slot, input] of (current.valid?.inputs ?? []).entries()) {
+    const label = document.createElement('label');
+    const name = input.name ?? `input ${slot}`;
+    label.textContent = `${name}: ${input.type}`;
+    if (input.type === 'Bytes') {
+      const file = document.createElement('input');
+      file.type = 'file';
+      file.dataset.slot = slot;
+      label.append(file);
+    }
+    const text = document.createElement('textarea');
+    text.dataset.slot = slot;
+    text.placeholder = input.type === 'Bytes' ? 'or text (UTF-8)' : input.type === 'String' ? 'text' : 'JSON';
+    label.append(text);
+    box.append(label);
+  }
+}
+
+let loaded = new Map();
+async function runInPage() {
+  const out = $('output');
+  out.className = 'mono';
+  out.textContent = 'running…';
+  try {
+    const web = built.artifacts.find((a) => a.name === 'pkg-web.tgz');
+    if (!loaded.has(web.cid)) {
+      const { res, body } = await api(`/v1/artifacts/${web.cid}`);
+      if (!res.ok) throw new Error(`could not fetch the web package (${res.status})`);
+      loaded.set(web.cid, await loadWebPackage(new Uint8Array(body)));
+    }
+    const module = loaded.get(web.cid);
+    const inputs = [];
+    for (const [slot, input] of (current.valid?.inputs ?? []).entries()) {
+      const file = document.querySelector(`#try-inputs input[type=file][data-slot="${slot}"]`);
+      const text = document.querySelector(`#try-inputs textarea[data-slot="${slot}"]`).value;
+      if (input.type === 'Bytes') inputs.push(file?.files[0] ? new Uint8Array(await file.files[0].arrayBuffer()) : new TextEncoder().encode(text));
+      else if (input.type === 'String') inputs.push(text);
+      else inputs.push(JSON.parse(text));
+    }
+    const started = performance.now();
+    const output = await module.run(inputs);
+    out.textContent = show(output);
+    out.dataset.ms = (performance.now() - started).toFixed(3);
+    out.dataset.done = 'true';
+  } catch (e) {
+    out.className = 'mono error';
+    out.textContent = e.message;
+    out.dataset.done = 'error';
+  }
+}
+
+// ---- start ----
+
+async function start() {
+  $('api-key').value = localStorage.getItem('braid.apiKey') ?? '';
+  const { res, body } = await api('/v1/operations');
+  if (!res.ok) {
+    say(`Could not read the operations: ${body.detail ?? res.status}`, 'error');
+    return;
+  }
+  registry = body;
+  canvas = await createCanvas($('canvas'), { registry: () => registry, changed, say });
+  renderPalette();
+  $('search').addEventListener('input', renderPalette);
+  draggable($('add-input'), (position) => canvas.addNode({ kind: 'input', name: '' }, position), () => 'external input');
+  for (const f of document.querySelectorAll('[data-meta]')) {
+    f.addEventListener('input', () => { canvas.meta[f.dataset.meta] = f.value; changed(); });
+  }
+  $('new').onclick = fresh;
+  $('open').onclick = () => $('open-file').click();
+  $('open-file').onchange = async (e) => {
+    const file = e.target.files[0];
+    if (file) await openText(await file.text());
+    e.target.value = '';
+  };
+  $('save').onclick = save;
+  $('undo').onclick = () => canvas.history.undo();
+  $('redo').onclick = () => canvas.history.redo();
+  $('arrange').onclick = () => canvas.arrange();
+  $('apply-json').onclick = () => openText($('json').value);
+  $('publish').onclick = publish;
+  $('run').onclick = runInPage;
+  document.addEventListener('keydown', async (e) => {
+    const typing = ['INPUT', 'TEXTAREA', 'SELECT'].includes(document.activeElement?.tagName) || e.composedPath().some((el) => ['INPUT', 'TEXTAREA', 'SELECT'].includes(el.tagName));
+    const mod = e.ctrlKey || e.metaKey;
+    if (mod && e.key.toLowerCase() === 's') { e.preventDefault(); save(); return; }
+    if (typing) return;
+    if (mod && e.key.toLowerCase() === 'z') { e.preventDefault(); await (e.shiftKey ? canvas.history.redo() : canvas.history.undo()); changed(); }
+    else if (mod && e.key.toLowerCase() === 'y') { e.preventDefault(); await canvas.history.redo(); changed(); }
+    else if (mod && e.key.toLowerCase() === 'd') { e.preventDefault(); await canvas.duplicate(canvas.selected()); changed(); }
+    else if (e.key === 'Delete' || e.key === 'Backspace') { e.preventDefault(); await canvas.removeNodes(canvas.selected().filter((id) => canvas.editor.getNode(id).braid.kind !== 'output')); changed(); }
+  });
+  // Drop a manifest file anywhere to open it.
+  document.addEventListener('dragover', (e) => e.preventDefault());
+  document.addEventListener('drop', async (e) => {
+    e.preventDefault();
+    const file = e.dataTransfer?.files[0];
+    if (file) await openText(await file.text());
+  });
+  await fresh();
+  window.braidEditor = { ready: true, open, manifest: () => toManifest(canvas.snapshot(), registry).manifest, canvas };
+}
+
+start().catch((e) => say(`The editor failed to start: ${e.message}`, 'error'));

@@ -1,0 +1,388 @@
+// The canvas: Rete.js (nodes, connections, zoom and pan, selection, undo)
+// drawn by its Lit renderer, holding the workflow's graph. Each Rete node
+// carries its model node (`node.braid`: kind, name, ref, where it was
+// opened); `snapshot()` reads the model's graph back (model.js). Ports are
+// refused while a connection is dragged, with the reason, by the model's
+// type rules; diagnostics are drawn on the node, port or field they name.
+import { NodeEditor, ClassicPreset } from 'rete';
+import { AreaPlugin, AreaExtensions } from 'rete-area-plugin';
+import { ConnectionPlugin, ClassicFlow } from 'rete-connection-plugin';
+import { LitPlugin, Presets } from '@retejs/lit-plugin';
+import { HistoryPlugin, Presets as HistoryPresets } from 'rete-history-plugin';
+import { html, LitElement, css } from 'lit';
+import { canConnect, caret, inputType, isFlow, layout, outputType, portCount, portLabel, resolve } from './model.js';
+
+const socket = new ClassicPreset.Socket('value');
+/** Every socket drawn, to mark while a connection is dragged. */
+const sockets = new Set();
+
+/** A port: drawn by the canvas library where it expects a socket; marked `fits` or `refused` (with the reason) while dragging, `error` by a diagnostic. */
+class BraidSocket extends LitElement {
+  static properties = { side: {}, nodeId: {}, key: {}, state: {}, reason: {}, error: {} };
+  static styles = css`
+    :host { display: inline-block; }
+    div { width: 18px; height: 18px; margin: 3px; border-radius: 50%; background: #5b8c5a; border: 2px solid #fff; box-sizing: border-box; cursor: crosshair; }
+    div:hover { background: #7fbf7d; }
+    .fits { background: #2ecc71; box-shadow: 0 0 0 3px #2ecc7188; }
+    .refused { background: #999; opacity: 0.45; cursor: not-allowed; }
+    .error { background: #d33; box-shadow: 0 0 0 3px #f5a3a3; }
+  `;
+  connectedCallback() { super.connectedCallback(); sockets.add(this); }
+  disconnectedCallback() { super.disconnectedCallback(); sockets.delete(this); }
+  render() {
+    const cls = this.error ? 'error' : this.state ?? '';
+    return html`<div class=${cls} data-side=${this.side} data-key=${this.key} title=${this.reason ?? this.error ?? ''}></div>`;
+  }
+}
+customElements.define('braid-socket', BraidSocket);
+
+/** A field on a node: a select (version, a config key), a text (an input's name) or the node's diagnostics. */
+class Field extends ClassicPreset.Control {
+  constructor(kind, { label = '', key = '', options = [], value = '', onChange = () => {} } = {}) {
+    super();
+    Object.assign(this, { kind, label, key, options, value, onChange, error: '', messages: [] });
+  }
+}
+
+class BraidField extends LitElement {
+  static properties = { field: { attribute: false } };
+  static styles = css`
+    :host { display: block; font: 13px system-ui, sans-serif; color: #fff; }
+    label { display: flex; gap: 6px; align-items: center; justify-content: space-between; }
+    select, input { flex: 1; min-width: 0; font: inherit; padding: 2px 4px; border-radius: 4px; border: 1px solid #889; }
+    .error select, .error input { outline: 2px solid #d33; background: #fee; }
+    .msg { color: #ffd4d4; font-size: 12px; margin-top: 2px; }
+    ul { margin: 0; padding: 4px 6px 4px 18px; background: #7a1f1f; border-radius: 4px; }
+    li { font-size: 12px; }
+  `;
+  connectedCallback() { super.connectedCallback(); this.field.element = this; }
+  render() {
+    const f = this.field;
+    const stop = (e) => e.stopPropagation();
+    if (f.kind === 'note') {
+      return f.messages.length ? html`<ul role="alert" data-testid="node-errors">${f.messages.map((m) => html`<li>${m}</li>`)}</ul>` : null;
+    }
+    const control = f.kind === 'text'
+      ? html`<input data-field=${f.key} .value=${f.value} @pointerdown=${stop} @dblclick=${stop} @keydown=${stop} @change=${(e) => f.onChange(e.target.value)} />`
+      : html`<select data-field=${f.key} @pointerdown=${stop} @dblclick=${stop} @change=${(e) => f.onChange(e.target.value)}>
+          ${f.options.map(([value, text]) => html`<option value=${value} ?selected=${value === f.value}>${text}</option>`)}
+        </select>`;
+    return html`<div class=${f.error ? 'error' : ''}><label>${f.label}${control}</label>${f.error ? html`<div class="msg">${f.error}</div>` : null}</div>`;
+  }
+}
+customElements.define('braid-field', BraidField);
+
+const TITLES = { input: 'input', output: 'output' };
+
+/** Node colours by kind, and a red frame for a node with diagnostics (`!important`: the element's own styles come later in the cascade). */
+function nodeStyles(el) {
+  const b = el.data?.braid;
+  const colour = { input: '#2f6f8f', output: '#6b4f9c', op: '#3d4f7d' }[b?.kind] ?? '#3d4f7d';
+  const error = el.data?.errors?.length ? 'border-color: #ff4d4d !important; box-shadow: 0 0 0 4px #ff4d4d88;' : '';
+  return `:host { background: ${colour} !important; border-color: #1d2540 !important; --node-width: 220px; ${error} }
+    :host(:hover) { filter: brightness(1.12); }
+    :host(.selected) { background: #8a6d1d !important; border-color: #ffd92c !important; }
+    .title { font-size: 15px; }`;
+}
+
+/**
+ * The canvas in `container`. `registry()`: the operations; `changed()`:
+ * called after every change of the graph; `say(text, kind)`: a status line.
+ */
+export async function createCanvas(container, { registry, changed, say }) {
+  const editor = new NodeEditor();
+  const area = new AreaPlugin(container);
+  const connection = new ConnectionPlugin();
+  const render = new LitPlugin();
+  const history = new HistoryPlugin();
+  let order = 0;
+  let quiet = 0; // while > 0, changes are the canvas's own (loading, relabelling)
+
+  const selector = AreaExtensions.selector();
+  const selection = AreaExtensions.selectableNodes(area, selector, { accumulating: AreaExtensions.accumulateOnCtrl() });
+  render.addPreset(Presets.classic.setup({
+    customize: {
+      socket: (data) => () => html`<braid-socket .side=${data.side} .nodeId=${data.nodeId} .key=${data.key}></braid-socket>`,
+      control: (data) => () => html`<braid-field .field=${data.payload}></braid-field>`,
+      node: (data) => ({ emit }) => html`<rete-node data-kind=${data.payload.braid.kind} data-label=${data.payload.label} .data=${data.payload} .emit=${emit} .styles=${nodeStyles}></rete-node>`,
+    },
+  }));
+  connection.addPreset(() => new ClassicFlow());
+  history.addPreset(HistoryPresets.classic.setup());
+  editor.use(area);
+  area.use(connection);
+  area.use(render);
+  area.use(history);
+  AreaExtensions.simpleNodesOrder(area);
+
+  /** The model's graph, read from the canvas. */
+  function snapshot(meta) {
+    const nodes = new Map(editor.getNodes().map((n) => [n.id, { id: n.id, ...n.braid }]));
+    const edges = editor.getConnections().map((c) => ({ from: c.source, to: c.target, port: Number(c.targetInput) }));
+    return { meta, nodes, edges };
+  }
+
+  // Connections: refused by the type rules, with the reason said.
+  let meta = null;
+  editor.addPipe((context) => {
+    if (context.type === 'connectioncreate' && !quiet) {
+      const c = context.data;
+      const verdict = canConnect(snapshot(meta), c.source, c.target, Number(c.targetInput), registry());
+      if (!verdict.ok) {
+        say(`Refused: ${verdict.reason}`, 'error');
+        return undefined;
+      }
+      // An input takes one connection: a new one replaces the old.
+      for (const old of editor.getConnections().filter((o) => o.target === c.target && o.targetInput === c.targetInput)) {
+        void editor.removeConnection(old.id);
+      }
+      if (verdict.note) say(verdict.note, 'info');
+    }
+    if (['connectioncreated', 'connectionremoved', 'nodecreated', 'noderemoved'].includes(context.type) && !quiet) {
+      queueMicrotask(() => { relabel(); changed(); });
+    }
+    return context;
+  });
+
+  // While a connection is dragged, every port says whether it fits.
+  let dragging = null;
+  connection.addPipe((context) => {
+    if (context.type === 'connectionpick') {
+      const s = context.data.socket;
+      dragging = s;
+      const graph = snapshot(meta);
+      let from = s.side === 'output' ? s.nodeId : null;
+      if (s.side === 'input') {
+        const existing = editor.getConnections().find((c) => c.target === s.nodeId && c.targetInput === s.key);
+        if (existing) from = existing.source;
+      }
+      for (const el of sockets) {
+        if (el.nodeId === s.nodeId && el.key === s.key && el.side === s.side) continue;
+        let verdict;
+        if (from && el.side === 'input') verdict = canConnect(graph, from, el.nodeId, Number(el.key), registry());
+        else if (!from && el.side === 'output') verdict = canConnect(graph, el.nodeId, s.nodeId, Number(s.key), registry());
+        else verdict = { ok: false, reason: from ? 'an output connects to an input' : 'an input connects to an output' };
+        el.state = verdict.ok ? 'fits' : 'refused';
+        el.reason = verdict.ok ? undefined : verdict.reason;
+      }
+    }
+    if (context.type === 'connectiondrop') {
+      dragging = null;
+      const target = context.data.socket;
+      const refused = target && [...sockets].find((el) => el.nodeId === target.nodeId && el.key === target.key && el.side === target.side && el.state === 'refused');
+      for (const el of sockets) { el.state = ''; el.reason = undefined; }
+      if (refused && !context.data.created) say(`Refused: ${refused.reason}`, 'error');
+    }
+    return context;
+  });
+  // The reason, said as the pointer passes over a refused port.
+  window.addEventListener('pointermove', (e) => {
+    if (!dragging) return;
+    const el = socketAt(e.clientX, e.clientY);
+    if (el?.state === 'refused') say(`Refused: ${el.reason}`, 'error');
+    else if (el?.state === 'fits') say('Fits: release to connect', 'ok');
+  });
+
+  /** A Rete node for model node `data` (without id). */
+  function makeNode(data) {
+    const b = { order: ++order, ...data };
+    const node = new ClassicPreset.Node(b.kind === 'op' ? b.ref.operation ?? b.ref.versionId : TITLES[b.kind]);
+    node.braid = b;
+    node.errors = [];
+    node.note = new Field('note');
+    if (b.kind === 'input') {
+      node.addOutput('out', new ClassicPreset.Output(socket, 'value'));
+      node.addControl('name', new Field('text', { label: 'name', key: 'name', value: b.name ?? '', onChange: (v) => { b.name = v.trim(); changed(); } }));
+    } else if (b.kind === 'output') {
+      node.addInput('0', new ClassicPreset.Input(socket, 'output'));
+    } else {
+      node.addOutput('out', new ClassicPreset.Output(socket, 'output'));
+      addOpFields(node);
+    }
+    node.addControl('note', node.note);
+    return node;
+  }
+
+  function addOpFields(node) {
+    const b = node.braid;
+    const ops = registry().filter((op) => op.name === b.ref.operation);
+    const op = resolve(registry(), b.ref);
+    if (!b.ref.versionId) {
+      const reqs = [...new Set(ops.map((o) => caret(o.version)))];
+      const options = [...new Set([...reqs, ...ops.map((o) => o.version), b.ref.version])].filter(Boolean).map((v) => [v, v]);
+      node.addControl('version', new Field('select', { label: 'version', key: 'version', options, value: b.ref.version, onChange: (v) => { b.ref.version = v; refresh(node); } }));
+    }
+    for (const [key, values] of Object.entries(op?.manifest?.config ?? {})) {
+      const options = [['', `${values[0]} (default)`], ...values.map((v) => [v, v])];
+      const given = b.ref.config?.[key];
+      if (given !== undefined && !values.includes(given)) options.push([given, given]);
+      node.addControl(`config:${key}`, new Field('select', {
+        label: key, key, options, value: given ?? '',
+        onChange: (v) => {
+          if (v === '') delete b.ref.config[key];
+          else b.ref.config[key] = v;
+          changed();
+        },
+      }));
+    }
+  }
+
+  /** Rebuilds an operation node's fields (its version changed: config keys may differ). */
+  function refresh(node) {
+    for (const key of Object.keys(node.controls)) if (key !== 'note') node.removeControl(key);
+    node.removeControl('note');
+    addOpFields(node);
+    node.addControl('note', node.note);
+    relabel();
+    changed();
+  }
+
+  /** Port labels and counts from the types as they now are (a flow-control operation grows a port when its last is used). */
+  function relabel() {
+    const graph = snapshot(meta);
+    quiet++;
+    try {
+      for (const node of editor.getNodes()) {
+        const m = graph.nodes.get(node.id);
+        if (m.kind === 'op') {
+          const count = portCount(graph, m, registry());
+          const flow = isFlow(resolve(registry(), m.ref)?.manifest);
+          for (let p = Object.keys(node.inputs).length; p < count; p++) node.addInput(String(p), new ClassicPreset.Input(socket, ''));
+          if (flow) {
+            for (let p = Object.keys(node.inputs).length - 1; p >= count; p--) node.removeInput(String(p));
+          }
+          for (const [key, input] of Object.entries(node.inputs)) input.label = portLabel(graph, m, Number(key), registry());
+        }
+        if (node.outputs.out) node.outputs.out.label = outputType(graph, node.id, registry()) ?? (m.kind === 'input' ? 'any type' : '?');
+        void area.update('node', node.id);
+      }
+    } finally {
+      quiet--;
+    }
+  }
+
+  async function addNode(data, position) {
+    const node = makeNode(data);
+    await editor.addNode(node);
+    if (position) await area.translate(node.id, position);
+    return node;
+  }
+
+  return {
+    editor, area, history, selector,
+    get meta() { return meta; },
+    set meta(m) { meta = m; },
+    snapshot: () => snapshot(meta),
+    addNode,
+    /** Replaces the canvas with `graph` (from the model), laid out, and fits it in view. */
+    async load(graph) {
+      quiet++;
+      try {
+        await editor.clear();
+        history.clear();
+        meta = graph.meta;
+        const ids = new Map();
+        for (const n of [...graph.nodes.values()].sort((a, b) => a.order - b.order)) {
+          const { id, order: _, ...data } = n;
+          const node = makeNode(data);
+          if (n.kind === 'op') {
+            const count = portCount(graph, n, registry());
+            for (let p = 0; p < count; p++) node.addInput(String(p), new ClassicPreset.Input(socket, ''));
+          }
+          await editor.addNode(node);
+          ids.set(id, node.id);
+        }
+        for (const e of graph.edges) {
+          await editor.addConnection(new ClassicPreset.Connection(editor.getNode(ids.get(e.from)), 'out', editor.getNode(ids.get(e.to)), String(e.port)));
+        }
+      } finally {
+        quiet--;
+      }
+      relabel();
+      await this.arrange();
+      history.clear();
+      changed();
+    },
+    /** Lays the nodes out again (model.layout) and fits them in view. */
+    async arrange() {
+      await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+      const height = (n) => area.nodeViews.get(n.id)?.element.firstElementChild?.offsetHeight || 120;
+      const positions = layout(snapshot(meta), registry(), { height });
+      for (const [id, p] of positions) await area.translate(id, p);
+      await AreaExtensions.zoomAt(area, editor.getNodes(), { scale: 0.92 });
+      const { k } = area.area.transform;
+      if (k > 1) await area.area.zoom(1, 0, 0);
+    },
+    /** Adds operation `op` (registered) at `position`, with its ports. */
+    async addOperation(op, position) {
+      const ref = { operation: op.name, version: caret(op.version), config: {}, hasConfig: false };
+      const node = makeNode({ kind: 'op', ref });
+      const m = op.manifest;
+      for (let p = 0; p < (isFlow(m) ? 1 : m.inputs.length); p++) node.addInput(String(p), new ClassicPreset.Input(socket, ''));
+      await editor.addNode(node);
+      await area.translate(node.id, position);
+      relabel();
+      return node;
+    },
+    async removeNodes(ids) {
+      for (const id of ids) {
+        for (const c of editor.getConnections().filter((c) => c.source === id || c.target === id)) await editor.removeConnection(c.id);
+        await editor.removeNode(id);
+      }
+    },
+    async duplicate(ids) {
+      const made = [];
+      for (const id of ids) {
+        const node = editor.getNode(id);
+        const view = area.nodeViews.get(id);
+        const { order: _, at: __, slot: ___, ...data } = structuredClone(node.braid);
+        if (data.kind === 'output') continue;
+        const copy = makeNode(data);
+        for (const key of Object.keys(node.inputs)) if (!copy.inputs[key]) copy.addInput(key, new ClassicPreset.Input(socket, ''));
+        await editor.addNode(copy);
+        await area.translate(copy.id, { x: view.position.x + 40, y: view.position.y + 40 });
+        made.push(copy.id);
+      }
+      relabel();
+      return made;
+    },
+    selected: () => editor.getNodes().filter((n) => n.selected).map((n) => n.id),
+    /** Area coordinates of a point on screen. */
+    toArea(clientX, clientY) {
+      const rect = container.getBoundingClientRect();
+      const { x, y, k } = area.area.transform;
+      return { x: (clientX - rect.left - x) / k, y: (clientY - rect.top - y) / k };
+    },
+    /** Draws diagnostics: `marks` maps node id -> { messages, ports: Map(port -> message), fields: Map(key -> message) }. */
+    mark(marks) {
+      for (const node of editor.getNodes()) {
+        const m = marks.get(node.id) ?? { messages: [], ports: new Map(), fields: new Map() };
+        node.errors = m.messages;
+        node.note.messages = m.messages;
+        node.note.element?.requestUpdate();
+        for (const control of Object.values(node.controls)) {
+          if (control.kind !== 'select' && control.kind !== 'text') continue;
+          control.error = m.fields.get(control.key) ?? '';
+          control.element?.requestUpdate();
+        }
+        for (const el of sockets) if (el.nodeId === node.id && el.side === 'input') el.error = m.ports.get(Number(el.key));
+        void area.update('node', node.id);
+      }
+    },
+    relabel,
+    inputType: (id, port) => inputType(snapshot(meta), id, port, registry()),
+    selection,
+  };
+}
+
+/** The port under a point, looking into shadow roots. */
+function socketAt(x, y, root = document) {
+  for (const el of root.elementsFromPoint(x, y)) {
+    if (el.tagName === 'BRAID-SOCKET') return el;
+    if (el.shadowRoot && el.shadowRoot !== root) {
+      const inner = socketAt(x, y, el.shadowRoot);
+      if (inner) return inner;
+    }
+  }
+  return null;
+}
