@@ -209,10 +209,16 @@ async function openText(text) {
   say(`Opened ${manifest.name ?? 'the manifest'}`, 'ok');
 }
 
+/** A new workflow: the output alone, at the bottom right, at full size. */
 async function fresh() {
   const graph = emptyGraph();
   graph.nodes.set('o', { id: 'o', kind: 'output', order: 0 });
   await canvas.load(graph);
+  const rect = $('canvas').getBoundingClientRect();
+  await canvas.area.area.zoom(1, 0, 0);
+  await canvas.area.area.translate(0, 0);
+  const [output] = canvas.editor.getNodes();
+  await canvas.area.translate(output.id, { x: Math.max(0, rect.width - 260), y: Math.max(0, rect.height - 160) });
   readMeta();
 }
 

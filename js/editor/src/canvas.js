@@ -52,15 +52,17 @@ class BraidField extends LitElement {
     select, input { flex: 1; min-width: 0; font: inherit; padding: 2px 4px; border-radius: 4px; border: 1px solid #889; }
     .error select, .error input { outline: 2px solid #d33; background: #fee; }
     .msg { color: #ffd4d4; font-size: 12px; margin-top: 2px; }
-    ul { margin: 0; padding: 4px 6px 4px 18px; background: #7a1f1f; border-radius: 4px; }
-    li { font-size: 12px; }
+    .errors { background: #7a1f1f; border-radius: 4px; padding: 3px 6px; font-size: 12px; display: -webkit-box; -webkit-line-clamp: 3; -webkit-box-orient: vertical; overflow: hidden; }
   `;
   connectedCallback() { super.connectedCallback(); this.field.element = this; }
   render() {
     const f = this.field;
     const stop = (e) => e.stopPropagation();
     if (f.kind === 'note') {
-      return f.messages.length ? html`<ul role="alert" data-testid="node-errors">${f.messages.map((m) => html`<li>${m}</li>`)}</ul>` : null;
+      // The first problem, three lines at most (the node must not grow over its neighbours); all of them on hover and in the list.
+      if (!f.messages.length) return null;
+      const more = f.messages.length > 1 ? ` (+${f.messages.length - 1} more)` : '';
+      return html`<div class="errors" role="alert" data-testid="node-errors" title=${f.messages.join('\n')}>⚠ ${f.messages[0]}${more}</div>`;
     }
     const control = f.kind === 'text'
       ? html`<input data-field=${f.key} .value=${f.value} @pointerdown=${stop} @dblclick=${stop} @keydown=${stop} @change=${(e) => f.onChange(e.target.value)} />`
@@ -94,7 +96,9 @@ export async function createCanvas(container, { registry, changed, say }) {
   const area = new AreaPlugin(container);
   const connection = new ConnectionPlugin();
   const render = new LitPlugin();
-  const history = new HistoryPlugin();
+  // One undo step per command: the actions of one (a node and its connections removed) come within
+  // milliseconds of each other; `separate()` ends a step before each command.
+  const history = new HistoryPlugin({ timing: 50 });
   let order = 0;
   let quiet = 0; // while > 0, changes are the canvas's own (loading, relabelling)
 
@@ -165,9 +169,11 @@ export async function createCanvas(container, { registry, changed, say }) {
         el.state = verdict.ok ? 'fits' : 'refused';
         el.reason = verdict.ok ? undefined : verdict.reason;
       }
+      hover();
     }
     if (context.type === 'connectiondrop') {
       dragging = null;
+      queueMicrotask(drawMarks);
       const target = context.data.socket;
       const refused = target && [...sockets].find((el) => el.nodeId === target.nodeId && el.key === target.key && el.side === target.side && el.state === 'refused');
       for (const el of sockets) { el.state = ''; el.reason = undefined; }
@@ -175,13 +181,19 @@ export async function createCanvas(container, { registry, changed, say }) {
     }
     return context;
   });
-  // The reason, said as the pointer passes over a refused port.
-  window.addEventListener('pointermove', (e) => {
+  // The reason, said as the pointer passes over a refused port (captured: the area stops its pointer
+  // events), and once more when the marks are made (the pointer may have arrived first).
+  let pointer = { x: 0, y: 0 };
+  const hover = () => {
     if (!dragging) return;
-    const el = socketAt(e.clientX, e.clientY);
+    const el = socketAt(pointer.x, pointer.y);
     if (el?.state === 'refused') say(`Refused: ${el.reason}`, 'error');
     else if (el?.state === 'fits') say('Fits: release to connect', 'ok');
-  });
+  };
+  window.addEventListener('pointermove', (e) => {
+    pointer = { x: e.clientX, y: e.clientY };
+    hover();
+  }, true);
 
   /** A Rete node for model node `data` (without id). */
   function makeNode(data) {
@@ -261,6 +273,29 @@ export async function createCanvas(container, { registry, changed, say }) {
     }
   }
 
+  let pending = null;
+  function drawMarks() {
+    const marks = pending;
+    pending = null;
+    if (!marks) return;
+    for (const node of editor.getNodes()) {
+      const m = marks.get(node.id) ?? { messages: [], ports: new Map(), fields: new Map() };
+      const key = JSON.stringify([m.messages, [...m.ports], [...m.fields]]);
+      if (node.marked === key) continue;
+      node.marked = key;
+      node.errors = m.messages;
+      node.note.messages = m.messages;
+      node.note.element?.requestUpdate();
+      for (const control of Object.values(node.controls)) {
+        if (control.kind !== 'select' && control.kind !== 'text') continue;
+        control.error = m.fields.get(control.key) ?? '';
+        control.element?.requestUpdate();
+      }
+      for (const el of sockets) if (el.nodeId === node.id && el.side === 'input') el.error = m.ports.get(Number(el.key));
+      void area.update('node', node.id);
+    }
+  }
+
   async function addNode(data, position) {
     const node = makeNode(data);
     await editor.addNode(node);
@@ -315,6 +350,7 @@ export async function createCanvas(container, { registry, changed, say }) {
     },
     /** Adds operation `op` (registered) at `position`, with its ports. */
     async addOperation(op, position) {
+      history.separate();
       const ref = { operation: op.name, version: caret(op.version), config: {}, hasConfig: false };
       const node = makeNode({ kind: 'op', ref });
       const m = op.manifest;
@@ -325,12 +361,14 @@ export async function createCanvas(container, { registry, changed, say }) {
       return node;
     },
     async removeNodes(ids) {
+      history.separate();
       for (const id of ids) {
         for (const c of editor.getConnections().filter((c) => c.source === id || c.target === id)) await editor.removeConnection(c.id);
         await editor.removeNode(id);
       }
     },
     async duplicate(ids) {
+      history.separate();
       const made = [];
       for (const id of ids) {
         const node = editor.getNode(id);
@@ -343,6 +381,9 @@ export async function createCanvas(container, { registry, changed, say }) {
         await area.translate(copy.id, { x: view.position.x + 40, y: view.position.y + 40 });
         made.push(copy.id);
       }
+      // The copies are selected, as after a paste.
+      for (const id of ids) selection.unselect(id);
+      made.forEach((id, k) => selection.select(id, k > 0));
       relabel();
       return made;
     },
@@ -353,21 +394,14 @@ export async function createCanvas(container, { registry, changed, say }) {
       const { x, y, k } = area.area.transform;
       return { x: (clientX - rect.left - x) / k, y: (clientY - rect.top - y) / k };
     },
-    /** Draws diagnostics: `marks` maps node id -> { messages, ports: Map(port -> message), fields: Map(key -> message) }. */
+    /**
+     * Draws diagnostics: `marks` maps node id -> { messages, ports: Map(port -> message), fields: Map(key ->
+     * message) }. Kept until a connection being dragged is dropped: redrawing a node under the pointer
+     * would lose the drag.
+     */
     mark(marks) {
-      for (const node of editor.getNodes()) {
-        const m = marks.get(node.id) ?? { messages: [], ports: new Map(), fields: new Map() };
-        node.errors = m.messages;
-        node.note.messages = m.messages;
-        node.note.element?.requestUpdate();
-        for (const control of Object.values(node.controls)) {
-          if (control.kind !== 'select' && control.kind !== 'text') continue;
-          control.error = m.fields.get(control.key) ?? '';
-          control.element?.requestUpdate();
-        }
-        for (const el of sockets) if (el.nodeId === node.id && el.side === 'input') el.error = m.ports.get(Number(el.key));
-        void area.update('node', node.id);
-      }
+      pending = marks;
+      if (!dragging) drawMarks();
     },
     relabel,
     inputType: (id, port) => inputType(snapshot(meta), id, port, registry()),
@@ -375,12 +409,13 @@ export async function createCanvas(container, { registry, changed, say }) {
   };
 }
 
-/** The port under a point, looking into shadow roots. */
-function socketAt(x, y, root = document) {
+/** The port under a point, looking into shadow roots (each once: a root's hit list names hosts of other roots). */
+function socketAt(x, y, root = document, seen = new Set()) {
+  seen.add(root);
   for (const el of root.elementsFromPoint(x, y)) {
     if (el.tagName === 'BRAID-SOCKET') return el;
-    if (el.shadowRoot && el.shadowRoot !== root) {
-      const inner = socketAt(x, y, el.shadowRoot);
+    if (el.shadowRoot && !seen.has(el.shadowRoot)) {
+      const inner = socketAt(x, y, el.shadowRoot, seen);
       if (inner) return inner;
     }
   }

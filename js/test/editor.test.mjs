@@ -1,0 +1,270 @@
+// The workflow editor `braid serve` serves at `/`, in Chromium (Debian's,
+// driven by playwright-core), against a real service: photo_proof built
+// from an empty canvas with the mouse (palette to canvas, port to port,
+// config chosen), published, built, and run in the page on a PNG, compared
+// with the independent reference; a wrong connection refused while
+// dragging, with the reason; a diagnostic on the node it names, cleared
+// by fixing it; every example opened and saved unchanged; undo, redo,
+// delete and duplicate from the keyboard. Screenshots of the empty editor,
+// a built workflow and an error state go to target/editor-screenshots/.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium } from 'playwright-core';
+import { CHROMIUM, CHROMIUM_FLAGS } from '../lib/static-server.mjs';
+import { killHard, spawnServer } from '../lib/server.mjs';
+import { photoProof } from '../lib/images.mjs';
+import { root } from '../lib/paths.mjs';
+
+const KEY = 'editor-key';
+const shots = join(root, 'target/editor-screenshots');
+let server;
+let base;
+let browser;
+
+before(async () => {
+  mkdirSync(shots, { recursive: true });
+  const s = await spawnServer({ dataDir: mkdtempSync(join(tmpdir(), 'braid-editor-')), key: KEY, args: ['--workers', '1'] });
+  server = s.child;
+  base = s.url;
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_FLAGS, headless: true });
+});
+after(async () => {
+  await browser?.close();
+  killHard(server);
+});
+
+/**
+ * Runs `body(page)` on a fresh editor page; page errors fail the test. On a
+ * failure the page is kept as target/editor-screenshots/failed-<name>.png.
+ */
+async function withEditor(name, body) {
+  const page = await browser.newPage({ viewport: { width: 1920, height: 1080 }, acceptDownloads: true });
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(String(e)));
+  try {
+    await page.goto(`${base}/`);
+    await page.waitForFunction(() => window.braidEditor?.ready, null, { timeout: 30_000 });
+    await body(page);
+    assert.deepEqual(errors, []);
+  } catch (e) {
+    await page.screenshot({ path: join(shots, `failed-${name}.png`) }).catch(() => {});
+    if (errors.length) e.message += `\nerrors in the page:\n${errors.join('\n')}`;
+    throw e;
+  } finally {
+    await page.close();
+  }
+}
+
+const center = async (locator) => {
+  await locator.scrollIntoViewIfNeeded();
+  const box = await locator.boundingBox();
+  assert.ok(box, 'the element is drawn');
+  return { x: box.x + box.width / 2, y: box.y + box.height / 2 };
+};
+
+/** Drags with the mouse from one element (or point) to another, in steps, as a hand does. */
+async function drag(page, from, to, { release = true } = {}) {
+  const a = from.x === undefined ? await center(from) : from;
+  const b = to.x === undefined ? await center(to) : to;
+  await page.mouse.move(a.x, a.y);
+  await page.mouse.down();
+  await page.mouse.move((a.x + b.x) / 2, (a.y + b.y) / 2, { steps: 5 });
+  await page.mouse.move(b.x, b.y, { steps: 5 });
+  if (release) await page.mouse.up();
+}
+
+/** The n-th node titled `label` on the canvas, in the order they were added. */
+const node = (page, label, n = 0) => page.locator(`rete-node[data-label="${label}"]`).nth(n);
+const output = (nodeLocator) => nodeLocator.locator('[data-testid="output-out"] braid-socket div');
+const input = (nodeLocator, port) => nodeLocator.locator(`[data-testid="input-${port}"] braid-socket div`);
+
+/** Drags operation `name` (or the external input) from the palette to canvas point (x, y). */
+async function place(page, name, x, y) {
+  const canvas = await page.locator('#canvas').boundingBox();
+  const item = name === 'input' ? page.locator('#add-input') : page.locator(`.palette-item[data-op="${name}"]`);
+  await drag(page, item, { x: canvas.x + x, y: canvas.y + y });
+}
+
+const connect = (page, from, to, port) => drag(page, output(from), input(to, port));
+const connections = (page) => page.evaluate(() => window.braidEditor.canvas.editor.getConnections().length);
+
+test('photo_proof from an empty canvas, with the mouse only: built by the service and run in the page', { timeout: 900_000 }, async () => {
+  await withEditor('photo-proof', async (page) => {
+    await page.screenshot({ path: join(shots, 'empty.png') });
+    // Four columns of nodes, each dropped where it will not cover another.
+    await place(page, 'input', 20, 20);
+    await place(page, 'op_image_decode', 20, 240);
+    await place(page, 'op_multihash', 320, 20);
+    await place(page, 'op_image_pixels', 320, 300);
+    await place(page, 'op_image_phash', 320, 560);
+    await place(page, 'op_cid', 620, 20);
+    await place(page, 'op_multihash', 620, 330);
+    await place(page, 'op_cid', 920, 20);
+    await place(page, 'op_photo_proof', 920, 330);
+    await page.locator('rete-node[data-label="input"] input[data-field="name"]').fill('photo');
+    await page.locator('rete-node[data-label="input"] input[data-field="name"]').press('Enter');
+
+    const photo = node(page, 'input');
+    const decode = node(page, 'op_image_decode');
+    const [hashFile, hashPixels] = [node(page, 'op_multihash', 0), node(page, 'op_multihash', 1)];
+    const [cidFile, cidPixels] = [node(page, 'op_cid', 0), node(page, 'op_cid', 1)];
+    const pixels = node(page, 'op_image_pixels');
+    const phash = node(page, 'op_image_phash');
+    const proof = node(page, 'op_photo_proof');
+    await connect(page, photo, decode, 0);
+    await connect(page, photo, hashFile, 0);
+    await connect(page, hashFile, cidFile, 0);
+    await connect(page, decode, pixels, 0);
+    await connect(page, pixels, hashPixels, 0);
+    await connect(page, hashPixels, cidPixels, 0);
+    await connect(page, decode, phash, 0);
+    await connect(page, cidFile, proof, 0);
+    await connect(page, cidPixels, proof, 1);
+    await connect(page, phash, proof, 2);
+    await connect(page, decode, proof, 3);
+    await drag(page, output(proof), input(node(page, 'output'), 0));
+    assert.equal(await connections(page), 12);
+    // Config, chosen from each field's values.
+    await hashFile.locator('select[data-field="hasher"]').selectOption('blake3');
+    await hashPixels.locator('select[data-field="hasher"]').selectOption('sha2-256');
+    await phash.locator('select[data-field="algorithm"]').selectOption('blockhash');
+    for (const cid of [cidFile, cidPixels]) {
+      await cid.locator('select[data-field="base"]').selectOption('base32');
+      await cid.locator('select[data-field="codec"]').selectOption('raw');
+    }
+    await page.locator('#wf-name').fill('photo_proof_drawn');
+    await page.waitForFunction(() => document.querySelector('#signature.valid'), null, { timeout: 30_000 });
+    assert.equal(await page.textContent('#signature'), 'photo: Bytes -> op_photo_proof::PhotoProof');
+    assert.match(await page.textContent('#targets'), /native, nostd, wasm/);
+
+    // The manifest it wrote says what photo_proof says (its segments in the order they were drawn).
+    const manifest = await page.evaluate(() => window.braidEditor.manifest());
+    assert.deepEqual(manifest.inputs, ['photo']);
+    const steps = manifest.segments.flatMap((s) => s.sequence.map((o) => `${o.operation}${JSON.stringify(o.config ?? {})}`)).sort();
+    const expected = JSON.parse(readFileSync(join(root, 'workflows/photo_proof.json'), 'utf8'));
+    assert.deepEqual(steps, expected.segments.flatMap((s) => s.sequence.map((o) => `${o.operation}${JSON.stringify(o.config ?? {})}`)).sort());
+    assert.equal(manifest.segments.length, 5);
+
+    // Publish (web only: the page runs it), follow the job, run it on a PNG.
+    await page.locator('#api-key').fill(KEY);
+    await page.locator('#publish').click();
+    await page.waitForSelector('#job[data-state]', { timeout: 840_000 });
+    assert.equal(await page.getAttribute('#job', 'data-state'), 'succeeded', await page.textContent('#job'));
+    const artifacts = await page.locator('#artifacts a').evaluateAll((links) => links.map((a) => [a.textContent, a.getAttribute('href')]));
+    assert.ok(artifacts.some(([name, href]) => name === 'pkg-web.tgz' && href.startsWith('/v1/artifacts/')), JSON.stringify(artifacts));
+    const sample = join(root, 'workflows/samples/images/photo.png');
+    await page.setInputFiles('#try-inputs input[type=file]', sample);
+    await page.locator('#run').click();
+    await page.waitForSelector('#output[data-done]', { timeout: 60_000 });
+    assert.equal(await page.getAttribute('#output', 'data-done'), 'true', await page.textContent('#output'));
+    const ran = JSON.parse(await page.textContent('#output'));
+    assert.deepEqual(ran, photoProof('photo.png', readFileSync(sample)));
+    await page.screenshot({ path: join(shots, 'built.png') });
+  });
+});
+
+test('a wrong connection is refused while dragging, with the reason; a cycle too', async () => {
+  await withEditor('refused', async (page) => {
+    await place(page, 'op_multihash', 20, 20);
+    await place(page, 'op_image_decode', 340, 20);
+    await place(page, 'op_cid', 340, 380);
+    const hash = node(page, 'op_multihash');
+    const decode = node(page, 'op_image_decode');
+    // Held over the Bytes input: marked refused, the reason said.
+    await drag(page, output(hash), input(decode, 0), { release: false });
+    assert.equal(await input(decode, 0).evaluate((el) => el.className), 'refused');
+    assert.equal(await input(node(page, 'op_cid'), 0).evaluate((el) => el.className), 'fits');
+    assert.match(await page.textContent('#status'), /Refused: Multihash into a Bytes input: op_image_decode's input 0 \(`input`\) takes Bytes; op_multihash outputs Multihash/);
+    await page.mouse.up();
+    assert.equal(await connections(page), 0);
+    assert.match(await page.textContent('#status'), /Multihash into a Bytes input/);
+    // The fitting one connects; back from the Cid to the hash would be a cycle.
+    await connect(page, hash, node(page, 'op_cid'), 0);
+    assert.equal(await connections(page), 1);
+    await place(page, 'op_collect', 20, 420);
+    await connect(page, node(page, 'op_cid'), node(page, 'op_collect'), 0);
+    // op_collect's T is Cid now: a Multihash is refused at its next port.
+    await drag(page, output(hash), input(node(page, 'op_collect'), 1), { release: false });
+    assert.match(await page.textContent('#status'), /Multihash into a Cid input/);
+    await page.mouse.up();
+    assert.equal(await connections(page), 2);
+    // From the end of the chain back to its start: a cycle.
+    await drag(page, output(node(page, 'op_collect')), input(hash, 0), { release: false });
+    assert.match(await page.textContent('#status'), /Refused: this connection would make a cycle/);
+    await page.mouse.up();
+    assert.equal(await connections(page), 2);
+  });
+});
+
+test('a diagnostic is drawn on the node and field it names; fixing it clears it', async () => {
+  await withEditor('diagnostic', async (page) => {
+    const m = JSON.parse(readFileSync(join(root, 'workflows/dual_cid_of_text.json'), 'utf8'));
+    m.segments[2].sequence[0].config.hasher = 'md5';
+    await page.evaluate((m) => window.braidEditor.open(m), m);
+    await page.waitForSelector('#diagnostics li');
+    const list = await page.locator('#diagnostics li').allTextContents();
+    assert.equal(list.length, 1, list.join('\n'));
+    assert.match(list[0], /does not allow this value for `hasher`/);
+    // On the second op_multihash (segment 2), on its hasher field; nowhere else.
+    const bad = node(page, 'op_multihash', 1);
+    await bad.locator('[data-testid="node-errors"]').waitFor();
+    assert.match(await bad.locator('[data-testid="node-errors"]').textContent(), /md5|hasher/);
+    assert.equal(await bad.locator('braid-field div.error select[data-field="hasher"]').count(), 1);
+    assert.equal(await node(page, 'op_multihash', 0).locator('[data-testid="node-errors"]').count(), 0);
+    await page.screenshot({ path: join(shots, 'error.png') });
+    await bad.locator('select[data-field="hasher"]').selectOption('sha2-512');
+    await page.waitForFunction(() => document.querySelector('#signature.valid'));
+    assert.equal(await page.locator('#diagnostics li').count(), 0);
+    assert.equal(await bad.locator('[data-testid="node-errors"]').count(), 0);
+  });
+});
+
+test('every example workflow opened from its file and saved: the same manifest', async () => {
+  await withEditor('examples', async (page) => {
+    const files = readdirSync(join(root, 'workflows')).filter((f) => f.endsWith('.json') && f !== 'vectors.json');
+    assert.ok(files.length >= 13);
+    for (const file of files) {
+      const path = join(root, 'workflows', file);
+      await page.setInputFiles('#open-file', path);
+      await page.waitForFunction((name) => document.querySelector('#wf-name').value === name, JSON.parse(readFileSync(path, 'utf8')).name);
+      await page.waitForFunction(() => document.querySelector('#signature.valid'), null, { timeout: 10_000 });
+      const [download] = await Promise.all([page.waitForEvent('download'), page.locator('#save').click()]);
+      const saved = readFileSync(await download.path(), 'utf8');
+      assert.deepEqual(JSON.parse(saved), JSON.parse(readFileSync(path, 'utf8')), file);
+      // The same workflow id, as the service computes it.
+      const id = async (text) => (await (await fetch(`${base}/v1/validate`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: text })).json()).id;
+      assert.equal(await id(saved), await id(readFileSync(path, 'utf8')), file);
+    }
+  });
+});
+
+test('undo, redo, delete and duplicate from the keyboard', async () => {
+  await withEditor('keyboard', async (page) => {
+    const count = () => page.locator('rete-node').count();
+    await place(page, 'op_utf8', 20, 20);
+    await place(page, 'op_multihash', 340, 20);
+    await connect(page, node(page, 'op_utf8'), node(page, 'op_multihash'), 0);
+    assert.equal(await count(), 3);
+    // Select op_multihash by its title, duplicate it (the copy is selected), delete the copy.
+    await node(page, 'op_multihash').locator('[data-testid="title"]').click();
+    await page.keyboard.press('Control+d');
+    await page.waitForFunction(() => document.querySelectorAll('rete-node').length === 4);
+    assert.equal(await node(page, 'op_multihash', 1).count(), 1);
+    await page.keyboard.press('Delete');
+    await page.waitForFunction(() => document.querySelectorAll('rete-node').length === 3);
+    // Delete the original (with its connection), then undo: it is back, connected; redo deletes it again.
+    await node(page, 'op_multihash').locator('[data-testid="title"]').click();
+    await page.keyboard.press('Delete');
+    await page.waitForFunction(() => document.querySelectorAll('rete-node').length === 2);
+    assert.equal(await connections(page), 0);
+    await page.keyboard.press('Control+z');
+    await page.waitForFunction(() => window.braidEditor.canvas.editor.getConnections().length === 1);
+    assert.equal(await count(), 3);
+    await page.keyboard.press('Control+Shift+z');
+    await page.waitForFunction(() => document.querySelectorAll('rete-node').length === 2);
+    assert.equal(await connections(page), 0);
+  });
+});
