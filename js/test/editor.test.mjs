@@ -9,7 +9,7 @@
 // a built workflow and an error state go to target/editor-screenshots/.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
@@ -17,6 +17,7 @@ import { CHROMIUM, CHROMIUM_FLAGS } from '../lib/static-server.mjs';
 import { killHard, spawnServer } from '../lib/server.mjs';
 import { photoProof } from '../lib/images.mjs';
 import { root } from '../lib/paths.mjs';
+import { canConnect, fromManifest, isFlow } from '../editor/src/model.js';
 
 const KEY = 'editor-key';
 const shots = join(root, 'target/editor-screenshots');
@@ -25,6 +26,7 @@ let base;
 let browser;
 
 before(async () => {
+  rmSync(shots, { recursive: true, force: true });
   mkdirSync(shots, { recursive: true });
   const s = await spawnServer({ dataDir: mkdtempSync(join(tmpdir(), 'braid-editor-')), key: KEY, args: ['--workers', '1'] });
   server = s.child;
@@ -210,15 +212,25 @@ test('a diagnostic is drawn on the node and field it names; fixing it clears it'
     assert.match(list[0], /does not allow this value for `hasher`/);
     // On the second op_multihash (segment 2), on its hasher field; nowhere else.
     const bad = node(page, 'op_multihash', 1);
-    await bad.locator('[data-testid="node-errors"]').waitFor();
-    assert.match(await bad.locator('[data-testid="node-errors"]').textContent(), /md5|hasher/);
-    assert.equal(await bad.locator('braid-field div.error select[data-field="hasher"]').count(), 1);
+    await bad.locator('braid-field div.error select[data-field="hasher"]').waitFor();
+    assert.match(await bad.locator('braid-field div.error .msg').textContent(), /does not allow this value for `hasher`/);
+    assert.equal(await bad.evaluate((el) => el.data.errors.length), 1);
+    assert.equal(await node(page, 'op_multihash', 0).evaluate((el) => el.data.errors.length), 0);
     assert.equal(await node(page, 'op_multihash', 0).locator('[data-testid="node-errors"]').count(), 0);
     await page.screenshot({ path: join(shots, 'error.png') });
     await bad.locator('select[data-field="hasher"]').selectOption('sha2-512');
     await page.waitForFunction(() => document.querySelector('#signature.valid'));
     assert.equal(await page.locator('#diagnostics li').count(), 0);
-    assert.equal(await bad.locator('[data-testid="node-errors"]').count(), 0);
+    assert.equal(await bad.locator('braid-field div.error').count(), 0);
+    assert.equal(await bad.evaluate((el) => el.data.errors.length), 0);
+    // A step that does not take what the one before gives: said on that step.
+    const chain = JSON.parse(readFileSync(join(root, 'workflows/hex_sha256_of_text.json'), 'utf8'));
+    chain.segments[0].sequence.splice(2, 1); // op_multihash straight into op_encode
+    await page.evaluate((m) => window.braidEditor.open(m), chain);
+    const encode = node(page, 'op_encode');
+    await encode.locator('[data-testid="node-errors"]').waitFor();
+    assert.match(await encode.locator('[data-testid="node-errors"]').textContent(), /type mismatch: op_encode takes Bytes, op_multihash outputs Multihash/);
+    for (const other of ['op_utf8', 'op_multihash']) assert.equal(await node(page, other).locator('[data-testid="node-errors"]').count(), 0, other);
   });
 });
 
@@ -238,6 +250,17 @@ test('every example workflow opened from its file and saved: the same manifest',
       const id = async (text) => (await (await fetch(`${base}/v1/validate`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: text })).json()).id;
       assert.equal(await id(saved), await id(readFileSync(path, 'utf8')), file);
     }
+    // The JSON beside the canvas, edited and applied, is opened too; JSON that is not a manifest is refused, saying why.
+    const salted = { ...JSON.parse(readFileSync(join(root, 'workflows/salted_cid.json'), 'utf8')), name: 'salted_by_hand' };
+    await page.locator('#json').fill(JSON.stringify(salted));
+    await page.locator('#apply-json').click();
+    await page.waitForFunction(() => document.querySelector('#wf-name').value === 'salted_by_hand');
+    await page.waitForFunction(() => document.querySelector('#signature').textContent === 'text: String, bytes: Bytes -> Cid');
+    assert.deepEqual(await page.evaluate(() => window.braidEditor.manifest()), salted);
+    await page.locator('#json').fill('{"name": ');
+    await page.locator('#apply-json').click();
+    assert.match(await page.textContent('#status'), /^Not JSON: /);
+    assert.equal(await page.inputValue('#wf-name'), 'salted_by_hand');
   });
 });
 
@@ -267,4 +290,40 @@ test('undo, redo, delete and duplicate from the keyboard', async () => {
     await page.waitForFunction(() => document.querySelectorAll('rete-node').length === 2);
     assert.equal(await connections(page), 0);
   });
+});
+
+test("the editor's type rules are the validator's: every operation's output into every input", async () => {
+  const registry = await (await fetch(`${base}/v1/operations`)).json();
+  const ops = registry.filter((op) => op.manifest.output && !isFlow(op.manifest));
+  const validate = async (m) => {
+    const res = await fetch(`${base}/v1/validate`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(m) });
+    return res.ok ? [] : (await res.json()).diagnostics;
+  };
+  let fits = 0;
+  let refused = 0;
+  for (const a of ops) {
+    for (const b of registry.filter((op) => op.manifest.output)) {
+      const ports = isFlow(b.manifest) ? 1 : b.manifest.inputs.length;
+      for (let k = 0; k < ports; k++) {
+        // Segment 0: `a` on external inputs; segment 1: `b`, port k from segment 0, its other ports external.
+        const m = {
+          name: 'pair', version: '0.1.0', description: `${a.name} into ${b.name} input ${k}`,
+          segments: [
+            { inputs: a.manifest.inputs.map(() => -1), sequence: [{ operation: a.name, version: a.version }] },
+            { inputs: Array.from({ length: ports }, (_, p) => (p === k ? 0 : -1)), sequence: [{ operation: b.name, version: b.version }] },
+          ],
+        };
+        const graph = fromManifest(m, registry);
+        const [from, to] = [...graph.nodes.values()].filter((n) => n.kind === 'op').map((n) => n.id);
+        graph.edges = graph.edges.filter((e) => !(e.from === from && e.to === to));
+        const verdict = canConnect(graph, from, to, k, registry);
+        const diagnostics = await validate(m);
+        const pair = `${a.name} (${a.manifest.output}) into ${b.name} input ${k} (${b.manifest.inputs[k]}): ${verdict.reason ?? 'fits'}; ${JSON.stringify(diagnostics)}`;
+        assert.equal(verdict.ok, diagnostics.length === 0, pair);
+        if (verdict.ok) fits++;
+        else refused++;
+      }
+    }
+  }
+  assert.ok(fits > 20 && refused > 100, `${fits} fit, ${refused} refused`);
 });

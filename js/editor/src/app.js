@@ -12,11 +12,11 @@ let canvas;
 let current = { manifest: null, pointers: new Map(), valid: null };
 let checking = 0;
 
+/** The status line under the canvas (hidden when `text` is empty). */
 function say(text, kind = 'info') {
   const status = $('status');
   status.textContent = text;
-  status.className = kind;
-  status.dataset.kind = kind;
+  status.className = text ? kind : '';
 }
 
 async function api(path, init = {}) {
@@ -149,11 +149,12 @@ function showDiagnostics(diagnostics, problems, valid) {
   for (const { message, hint, at, pointer } of entries) {
     const text = hint ? `${message}. ${hint}` : message;
     if (at.node) {
+      // On the field it names (a config key, the version), else on the node; a port's also on its socket.
       const m = mark(at.node);
+      const field = at.key ?? (at.field && at.field !== 'operation' ? at.field : null);
+      if (field) m.fields.set(field, text);
+      else m.messages.push(text);
       if (at.port !== undefined) m.ports.set(at.port, text);
-      if (at.key) m.fields.set(at.key, text);
-      if (at.field && at.field !== 'operation') m.fields.set(at.field, text);
-      m.messages.push(text);
     }
     if (at.field && !at.node) document.querySelector(`[data-meta=${at.field}]`)?.classList.add('error');
     const li = document.createElement('li');

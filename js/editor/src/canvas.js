@@ -178,6 +178,7 @@ export async function createCanvas(container, { registry, changed, say }) {
       const refused = target && [...sockets].find((el) => el.nodeId === target.nodeId && el.key === target.key && el.side === target.side && el.state === 'refused');
       for (const el of sockets) { el.state = ''; el.reason = undefined; }
       if (refused && !context.data.created) say(`Refused: ${refused.reason}`, 'error');
+      else if (!refused) say('');
     }
     return context;
   });
@@ -283,7 +284,7 @@ export async function createCanvas(container, { registry, changed, say }) {
       const key = JSON.stringify([m.messages, [...m.ports], [...m.fields]]);
       if (node.marked === key) continue;
       node.marked = key;
-      node.errors = m.messages;
+      node.errors = [...m.messages, ...m.fields.values()];
       node.note.messages = m.messages;
       node.note.element?.requestUpdate();
       for (const control of Object.values(node.controls)) {

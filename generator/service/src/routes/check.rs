@@ -82,7 +82,9 @@ impl Valid {
             id: WorkflowId::of(w).map_err(Problem::internal)?,
             targets: w.targets.clone(),
             signature: w.signature(),
-            inputs: inputs.map(|(slot, ty)| ValidInput { name: w.input_name(slot).map(str::to_owned), ty: ty.to_string() }).collect(),
+            inputs: inputs
+                .map(|(slot, ty)| ValidInput { name: w.input_name(slot).map(str::to_owned), ty: ty.to_string() })
+                .collect(),
             output: w.output().to_string(),
         })
     }

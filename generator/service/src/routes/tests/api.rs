@@ -23,6 +23,29 @@ async fn health_openapi_and_operations() {
     assert_eq!(one["versions"][0]["manifest"]["output"], "Cid");
 }
 
+/// The editor's page and files, from the binary, with a policy that lets
+/// it run only its own code and the Wasm it builds; nothing else is served.
+#[tokio::test]
+async fn the_editor_is_served_from_the_binary() {
+    let s = Service::new().await;
+    for (uri, media_type) in [
+        ("/", "text/html; charset=utf-8"),
+        ("/editor", "text/html; charset=utf-8"),
+        ("/editor/editor.js", "text/javascript; charset=utf-8"),
+        ("/editor/editor.css", "text/css; charset=utf-8"),
+    ] {
+        let page = s.get(uri).await;
+        assert_eq!(page.status, StatusCode::OK, "{uri}");
+        assert_eq!(page.headers[header::CONTENT_TYPE], media_type, "{uri}");
+        let csp = page.headers[header::CONTENT_SECURITY_POLICY].to_str().unwrap();
+        assert!(csp.contains("default-src 'self'") && csp.contains("connect-src 'self'"), "{csp}");
+    }
+    assert!(s.get("/").await.text().contains("/editor/editor.js"));
+    for uri in ["/editor/../Cargo.toml", "/editor/index.htm", "/editor/%2e%2e%2fsrc%2flib.rs"] {
+        assert_eq!(s.get(uri).await.status, StatusCode::NOT_FOUND, "{uri}");
+    }
+}
+
 /// Was JS 'validate and generate'.
 #[tokio::test]
 async fn validate_and_generate() {
@@ -33,6 +56,11 @@ async fn validate_and_generate() {
     assert_eq!(ok["valid"], true);
     let workflow = braid::manifest::validate(&manifest("salted_cid").to_string(), &s.state.registry()).unwrap();
     assert_eq!(ok["id"], workflow.id, "the workflow id is the manifest's CID");
+    assert_eq!(ok["signature"], "text: String, bytes: Bytes -> Cid");
+    assert_eq!(ok["inputs"], json!([{ "name": "text", "type": "String" }, { "name": "bytes", "type": "Bytes" }]));
+    assert_eq!(ok["output"], "Cid");
+    let unnamed = s.post_json("/v1/validate", &manifest("cidv1_from_bytes")).await.json();
+    assert_eq!(unnamed["inputs"], json!([{ "type": "Bytes" }]));
     let bad = s.post_json("/v1/validate", &json!({ "name": "x", "version": "1", "segments": [] })).await;
     let problem = assert_problem(&bad, StatusCode::UNPROCESSABLE_ENTITY, "invalid");
     let mut pointers: Vec<&str> =
