@@ -1,5 +1,6 @@
 // Builds the editor page the service serves (js/editor/ -> the service's
-// assets/editor/, compiled into `braid`): the modules bundled and minified
+// assets/editor/, compiled into `braid`): the page's modules and the
+// sandboxed runner's (two entry points) bundled and minified
 // by esbuild (one file, no source map: deterministic for a given esbuild
 // and lock file), the page and its styles copied. `--check` builds in
 // memory and fails if the committed assets differ (run by `make test-lint`).
@@ -12,18 +13,25 @@ const src = join(root, 'js/editor');
 const out = join(root, 'generator/service/assets/editor');
 const check = process.argv.includes('--check');
 
-const bundle = await build({
-  entryPoints: [join(src, 'src/app.js')],
-  bundle: true,
-  minify: true,
-  format: 'esm',
-  target: 'es2022',
-  legalComments: 'eof',
-  write: false,
-  logLevel: 'warning',
-});
+// The runner is a classic script: its frame has an opaque origin, from which
+// a module script of the service would be a cross-origin (CORS) fetch.
+const bundle = async (entry, format) => {
+  const result = await build({
+    entryPoints: [join(src, 'src', entry)],
+    bundle: true,
+    minify: true,
+    format,
+    target: 'es2022',
+    legalComments: 'eof',
+    write: false,
+    logLevel: 'warning',
+  });
+  return result.outputFiles[0].contents;
+};
 const files = {
-  'editor.js': bundle.outputFiles[0].contents,
+  'editor.js': await bundle('app.js', 'esm'),
+  'runner.js': await bundle('runner.js', 'iife'),
+  'runner.html': readFileSync(join(src, 'runner.html')),
   'index.html': readFileSync(join(src, 'index.html')),
   'editor.css': readFileSync(join(src, 'editor.css')),
 };

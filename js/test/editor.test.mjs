@@ -164,6 +164,15 @@ test('photo_proof from an empty canvas, with the mouse only: built by the servic
     assert.equal(await page.getAttribute('#output', 'data-done'), 'true', await page.textContent('#output'));
     const ran = JSON.parse(await page.textContent('#output'));
     assert.deepEqual(ran, photoProof('photo.png', readFileSync(sample)));
+    // It ran in a sandboxed frame of an opaque origin: the page's storage (the API key) and DOM are out of its reach.
+    assert.equal(await page.evaluate(() => {
+      const frame = document.querySelector('iframe[sandbox="allow-scripts"]');
+      try {
+        return String(frame.contentWindow.document.cookie ?? frame.contentWindow.localStorage);
+      } catch (e) {
+        return e.name;
+      }
+    }), 'SecurityError');
     await page.screenshot({ path: join(shots, 'built.png') });
   });
 });

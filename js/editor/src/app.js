@@ -4,7 +4,6 @@
 // following the build, and running the built web package in the page.
 import { createCanvas } from './canvas.js';
 import { emptyGraph, fromManifest, isFlow, locate, manifestText, newest, toManifest } from './model.js';
-import { loadWebPackage, show } from './package.js';
 
 const $ = (id) => document.getElementById(id);
 let registry = [];
@@ -318,19 +317,59 @@ function renderTry() {
   }
 }
 
-let loaded = new Map();
+// The built package runs in a sandboxed frame (runner.js): its code, from operations anyone may have
+// published, never runs with this page's origin, its API key or its access to the service.
+let runner = null;
+let sequence = 0;
+function runnerFrame() {
+  if (!runner) {
+    const frame = document.createElement('iframe');
+    frame.sandbox = 'allow-scripts';
+    frame.src = '/editor/runner.html';
+    frame.hidden = true;
+    frame.title = 'workflow runner';
+    const ready = new Promise((resolve) => {
+      const on = (e) => {
+        if (e.source === frame.contentWindow && e.data?.ready) {
+          removeEventListener('message', on);
+          resolve(frame);
+        }
+      };
+      addEventListener('message', on);
+    });
+    document.body.append(frame);
+    runner = ready;
+  }
+  return runner;
+}
+
+async function runIsolated(cid, bytes, inputs) {
+  const frame = await runnerFrame();
+  const id = ++sequence;
+  return new Promise((resolve) => {
+    const on = (e) => {
+      if (e.source !== frame.contentWindow || e.data?.id !== id) return;
+      removeEventListener('message', on);
+      resolve(e.data);
+    };
+    addEventListener('message', on);
+    frame.contentWindow.postMessage({ id, cid, bytes, inputs }, '*');
+  });
+}
+
+const packages = new Map();
 async function runInPage() {
   const out = $('output');
   out.className = 'mono';
   out.textContent = 'running…';
+  delete out.dataset.done;
   try {
     const web = built.artifacts.find((a) => a.name === 'pkg-web.tgz');
-    if (!loaded.has(web.cid)) {
+    if (!packages.has(web.cid)) {
       const { res, body } = await api(`/v1/artifacts/${web.cid}`);
       if (!res.ok) throw new Error(`could not fetch the web package (${res.status})`);
-      loaded.set(web.cid, await loadWebPackage(new Uint8Array(body)));
+      packages.set(web.cid, new Uint8Array(body));
     }
-    const module = loaded.get(web.cid);
     const inputs = [];
     for (const [slot, input] of (current.valid?.inputs ?? []).entries()) {
       const file = document.querySelector(`#try-inputs input[type=file][data-slot="${slot}"]`);
@@ -339,10 +378,10 @@ async function runInPage() {
       else if (input.type === 'String') inputs.push(text);
       else inputs.push(JSON.parse(text));
     }
-    const started = performance.now();
-    const output = await module.run(inputs);
-    out.textContent = show(output);
-    out.dataset.ms = (performance.now() - started).toFixed(3);
+    const answer = await runIsolated(web.cid, packages.get(web.cid), inputs);
+    if (answer.error !== undefined) throw new Error(answer.error);
+    out.textContent = answer.output;
+    out.dataset.ms = answer.ms.toFixed(3);
     out.dataset.done = 'true';
   } catch (e) {
     out.className = 'mono error';

@@ -33,14 +33,20 @@ async fn the_editor_is_served_from_the_binary() {
         ("/editor", "text/html; charset=utf-8"),
         ("/editor/editor.js", "text/javascript; charset=utf-8"),
         ("/editor/editor.css", "text/css; charset=utf-8"),
+        ("/editor/runner.html", "text/html; charset=utf-8"),
+        ("/editor/runner.js", "text/javascript; charset=utf-8"),
     ] {
         let page = s.get(uri).await;
         assert_eq!(page.status, StatusCode::OK, "{uri}");
         assert_eq!(page.headers[header::CONTENT_TYPE], media_type, "{uri}");
         let csp = page.headers[header::CONTENT_SECURITY_POLICY].to_str().unwrap();
-        assert!(csp.contains("default-src 'self'") && csp.contains("connect-src 'self'"), "{csp}");
+        assert!(csp.contains("default-src 'self'") || csp.contains("default-src 'none'"), "{csp}");
     }
     assert!(s.get("/").await.text().contains("/editor/editor.js"));
+    // The frame that runs built packages is sandboxed by its own policy, whoever opens it, and fetches nothing.
+    let runner = s.get("/editor/runner.html").await;
+    let csp = runner.headers[header::CONTENT_SECURITY_POLICY].to_str().unwrap();
+    assert!(csp.starts_with("sandbox allow-scripts;") && csp.contains("connect-src 'none'"), "{csp}");
     for uri in ["/editor/../Cargo.toml", "/editor/index.htm", "/editor/%2e%2e%2fsrc%2flib.rs"] {
         assert_eq!(s.get(uri).await.status, StatusCode::NOT_FOUND, "{uri}");
     }
