@@ -273,7 +273,7 @@ test('every example workflow opened from its file and saved: the same manifest',
   });
 });
 
-test('undo, redo, delete and duplicate from the keyboard', async () => {
+test('undo, redo, delete and duplicate from the keyboard; the draft kept across a reload', async () => {
   await withEditor('keyboard', async (page) => {
     const count = () => page.locator('rete-node').count();
     await place(page, 'op_utf8', 20, 20);
@@ -298,6 +298,11 @@ test('undo, redo, delete and duplicate from the keyboard', async () => {
     await page.keyboard.press('Control+Shift+z');
     await page.waitForFunction(() => document.querySelectorAll('rete-node').length === 2);
     assert.equal(await connections(page), 0);
+    // The draft is kept: a reload opens it again.
+    await page.waitForFunction(() => /op_utf8/.test(localStorage.getItem('braid.draft')) && !/op_multihash/.test(localStorage.getItem('braid.draft')));
+    await page.reload();
+    await page.waitForFunction(() => window.braidEditor?.ready);
+    assert.deepEqual(await page.locator('rete-node').evaluateAll((nodes) => nodes.map((n) => n.dataset.label).sort()), ['op_utf8', 'output']);
   });
 });
 

@@ -10,6 +10,8 @@ let registry = [];
 let canvas;
 let current = { manifest: null, pointers: new Map(), valid: null };
 let checking = 0;
+/** Where the manifest being edited is kept between visits. */
+const DRAFT = 'braid.draft';
 
 /** The status line under the canvas (hidden when `text` is empty). */
 function say(text, kind = 'info') {
@@ -116,6 +118,8 @@ async function check() {
   const { manifest, pointers, problems } = toManifest(graph, registry);
   current = { manifest, pointers, valid: null };
   if (document.activeElement !== $('json')) $('json').value = manifestText(manifest);
+  // A draft survives a reload or a closed tab: the page opens it next time.
+  localStorage.setItem(DRAFT, JSON.stringify(manifest));
   const mine = ++checking;
   let diagnostics = [];
   let valid = null;
@@ -238,7 +242,8 @@ function renderTargets(valid) {
     label.innerHTML = '<input type="checkbox">';
     const input = label.querySelector('input');
     input.value = t;
-    input.checked = before.get(t) ?? t === 'web';
+    // The web package by default (the page runs it), else the first target the workflow allows.
+    input.checked = before.get(t) ?? (allowed.includes('web') ? t === 'web' : t === allowed[0]);
     label.append(t);
     box.append(label);
   }
@@ -249,6 +254,10 @@ async function publish() {
   const key = $('api-key').value;
   localStorage.setItem('braid.apiKey', key);
   const targets = [...$('build-targets').querySelectorAll('input:checked')].map((i) => i.value);
+  if (!targets.length) {
+    $('job').textContent = 'Choose at least one target.';
+    return;
+  }
   const manifest = current.manifest;
   $('artifacts').replaceChildren();
   $('try').hidden = true;
@@ -407,7 +416,10 @@ async function start() {
   for (const f of document.querySelectorAll('[data-meta]')) {
     f.addEventListener('input', () => { canvas.meta[f.dataset.meta] = f.value; changed(); });
   }
-  $('new').onclick = fresh;
+  $('new').onclick = () => {
+    const ops = canvas.editor.getNodes().some((n) => n.braid.kind === 'op');
+    if (!ops || confirm('Start a new workflow? This one is not kept unless you saved it.')) void fresh();
+  };
   $('open').onclick = () => $('open-file').click();
   $('open-file').onchange = async (e) => {
     const file = e.target.files[0];
@@ -438,7 +450,15 @@ async function start() {
     const file = e.dataTransfer?.files[0];
     if (file) await openText(await file.text());
   });
-  await fresh();
+  // The draft of the last visit, if it has a step; else a new workflow.
+  let draft = null;
+  try {
+    draft = JSON.parse(localStorage.getItem(DRAFT) ?? 'null');
+  } catch {
+    localStorage.removeItem(DRAFT);
+  }
+  if (draft?.segments?.length) await open(draft);
+  else await fresh();
   window.braidEditor = { ready: true, open, manifest: () => toManifest(canvas.snapshot(), registry).manifest, canvas };
 }
 
