@@ -177,6 +177,25 @@ test('photo_proof from an empty canvas, with the mouse only: built by the servic
   });
 });
 
+test('the palette: every operation, grouped, found by name, type or description', async () => {
+  await withEditor('palette', async (page) => {
+    const registry = await (await fetch(`${base}/v1/operations`)).json();
+    const names = [...new Set(registry.map((op) => op.name))].sort();
+    assert.deepEqual((await page.locator('.palette-item[data-op]').evaluateAll((items) => items.map((i) => i.dataset.op))).sort(), names);
+    assert.deepEqual(await page.locator('.group h3').allTextContents(), ['FLOWCONTROL', 'IMAGE', 'SYS']);
+    assert.match(await page.locator('.palette-item[data-op="op_cid"]').textContent(), /input: Multihash → Cid.*base: base32 \| base58btc \| base64url/s);
+    await page.locator('#search').fill('multihash');
+    assert.deepEqual(await page.locator('.palette-item[data-op]').evaluateAll((items) => items.map((i) => i.dataset.op)), ['op_cid', 'op_multihash', 'op_multihash_digest']);
+    await page.locator('#search').fill('Vec<Bytes>');
+    assert.deepEqual(await page.locator('.palette-item[data-op]').evaluateAll((items) => items.map((i) => i.dataset.op)), ['op_concat']);
+    await page.locator('#search').fill('dhash');
+    assert.deepEqual(await page.locator('.palette-item[data-op]').evaluateAll((items) => items.map((i) => i.dataset.op)), ['op_image_phash']);
+    // Enter adds the focused operation.
+    await page.locator('.palette-item[data-op="op_image_phash"]').press('Enter');
+    await node(page, 'op_image_phash').waitFor();
+  });
+});
+
 test('a wrong connection is refused while dragging, with the reason; a cycle too', async () => {
   await withEditor('refused', async (page) => {
     await place(page, 'op_multihash', 20, 20);
@@ -240,6 +259,15 @@ test('a diagnostic is drawn on the node and field it names; fixing it clears it'
     await encode.locator('[data-testid="node-errors"]').waitFor();
     assert.match(await encode.locator('[data-testid="node-errors"]').textContent(), /type mismatch: op_encode takes Bytes, op_multihash outputs Multihash/);
     for (const other of ['op_utf8', 'op_multihash']) assert.equal(await node(page, other).locator('[data-testid="node-errors"]').count(), 0, other);
+    // Inputs of two types into op_collect: said on the port that differs.
+    const mixed = JSON.parse(readFileSync(join(root, 'workflows/dual_cid_of_text.json'), 'utf8'));
+    mixed.segments[2].sequence.pop(); // segment 2 now gives a Multihash, segment 1 a Cid
+    await page.evaluate((m) => window.braidEditor.open(m), mixed);
+    const collect = node(page, 'op_collect');
+    await collect.locator('[data-testid="input-1"] braid-socket div.error').waitFor();
+    assert.equal(await collect.locator('[data-testid="input-0"] braid-socket div.error').count(), 0);
+    assert.match(await collect.locator('[data-testid="node-errors"]').textContent(), /op_collect takes inputs of one type/);
+    assert.match(await page.textContent('#diagnostics'), /\/segments\/3\/inputs\/1/);
   });
 });
 
