@@ -69,6 +69,8 @@ const center = async (locator) => {
 
 /** Drags with the mouse from one element (or point) to another, in steps, as a hand does. */
 async function drag(page, from, to, { release = true } = {}) {
+  // As a hand would, after the page has drawn what the last gesture changed.
+  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
   const a = from.x === undefined ? await center(from) : from;
   const b = to.x === undefined ? await center(to) : to;
   await page.mouse.move(a.x, a.y);
@@ -91,6 +93,8 @@ async function place(page, name, x, y) {
 }
 
 const connect = (page, from, to, port) => drag(page, output(from), input(to, port));
+/** Waits until the service's answer for the graph as it is now is drawn. */
+const checked = (page) => page.waitForFunction(() => document.body.dataset.checked === 'done');
 const connections = (page) => page.evaluate(() => window.braidEditor.canvas.editor.getConnections().length);
 
 test('photo_proof from an empty canvas, with the mouse only: built by the service and run in the page', { timeout: 900_000 }, async () => {
@@ -234,7 +238,7 @@ test('a diagnostic is drawn on the node and field it names; fixing it clears it'
     const m = JSON.parse(readFileSync(join(root, 'workflows/dual_cid_of_text.json'), 'utf8'));
     m.segments[2].sequence[0].config.hasher = 'md5';
     await page.evaluate((m) => window.braidEditor.open(m), m);
-    await page.waitForSelector('#diagnostics li');
+    await checked(page);
     const list = await page.locator('#diagnostics li').allTextContents();
     assert.equal(list.length, 1, list.join('\n'));
     assert.match(list[0], /does not allow this value for `hasher`/);
@@ -255,6 +259,7 @@ test('a diagnostic is drawn on the node and field it names; fixing it clears it'
     const chain = JSON.parse(readFileSync(join(root, 'workflows/hex_sha256_of_text.json'), 'utf8'));
     chain.segments[0].sequence.splice(2, 1); // op_multihash straight into op_encode
     await page.evaluate((m) => window.braidEditor.open(m), chain);
+    await checked(page);
     const encode = node(page, 'op_encode');
     await encode.locator('[data-testid="node-errors"]').waitFor();
     assert.match(await encode.locator('[data-testid="node-errors"]').textContent(), /type mismatch: op_encode takes Bytes, op_multihash outputs Multihash/);
@@ -263,6 +268,7 @@ test('a diagnostic is drawn on the node and field it names; fixing it clears it'
     const mixed = JSON.parse(readFileSync(join(root, 'workflows/dual_cid_of_text.json'), 'utf8'));
     mixed.segments[2].sequence.pop(); // segment 2 now gives a Multihash, segment 1 a Cid
     await page.evaluate((m) => window.braidEditor.open(m), mixed);
+    await checked(page);
     const collect = node(page, 'op_collect');
     await collect.locator('[data-testid="input-1"] braid-socket div.error').waitFor();
     assert.equal(await collect.locator('[data-testid="input-0"] braid-socket div.error').count(), 0);

@@ -108,12 +108,17 @@ function draggable(item, add, label) {
 // ---- checking ----
 
 let timer;
+let edits = 0;
+/** The graph changed: check it soon (`data-checked` on the body says `pending` until the answer for it is drawn). */
 function changed() {
+  edits++;
+  document.body.dataset.checked = 'pending';
   clearTimeout(timer);
   timer = setTimeout(check, 120);
 }
 
 async function check() {
+  const seen = edits;
   const graph = canvas.snapshot();
   const { manifest, pointers, problems } = toManifest(graph, registry);
   current = { manifest, pointers, valid: null };
@@ -134,6 +139,7 @@ async function check() {
   }
   current.valid = valid && !problems.length ? valid : null;
   showDiagnostics(diagnostics, problems, valid);
+  if (seen === edits) document.body.dataset.checked = 'done';
 }
 
 function showDiagnostics(diagnostics, problems, valid) {

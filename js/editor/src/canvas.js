@@ -48,6 +48,8 @@ class BraidField extends LitElement {
   static properties = { field: { attribute: false } };
   static styles = css`
     :host { display: block; font: 13px system-ui, sans-serif; color: #fff; }
+    /* A node's problems hang below it: ports do not move as checks come and go. */
+    :host([kind="note"]) { position: absolute; left: 0; right: 0; top: calc(100% + 4px); z-index: 2; }
     label { display: flex; gap: 6px; align-items: center; justify-content: space-between; }
     select, input { flex: 1; min-width: 0; font: inherit; padding: 2px 4px; border-radius: 4px; border: 1px solid #889; }
     .error select, .error input { outline: 2px solid #d33; background: #fee; }
@@ -107,7 +109,7 @@ export async function createCanvas(container, { registry, changed, say }) {
   render.addPreset(Presets.classic.setup({
     customize: {
       socket: (data) => () => html`<braid-socket .side=${data.side} .nodeId=${data.nodeId} .key=${data.key}></braid-socket>`,
-      control: (data) => () => html`<braid-field .field=${data.payload}></braid-field>`,
+      control: (data) => () => html`<braid-field kind=${data.payload.kind} .field=${data.payload}></braid-field>`,
       node: (data) => ({ emit }) => html`<rete-node data-kind=${data.payload.braid.kind} data-label=${data.payload.label} .data=${data.payload} .emit=${emit} .styles=${nodeStyles}></rete-node>`,
     },
   }));
@@ -267,6 +269,10 @@ export async function createCanvas(container, { registry, changed, say }) {
           for (const [key, input] of Object.entries(node.inputs)) input.label = portLabel(graph, m, Number(key), registry());
         }
         if (node.outputs.out) node.outputs.out.label = outputType(graph, node.id, registry()) ?? (m.kind === 'input' ? 'any type' : '?');
+        // Redrawn only when its ports changed: a redraw under a pointer about to drag would lose the drag.
+        const ports = JSON.stringify([Object.entries(node.inputs).map(([k, i]) => [k, i.label]), node.outputs.out?.label]);
+        if (node.ports === ports) continue;
+        node.ports = ports;
         void area.update('node', node.id);
       }
     } finally {
