@@ -51,7 +51,8 @@ class BraidField extends LitElement {
     /* A node's problems hang below it: ports do not move as checks come and go. */
     :host([kind="note"]) { position: absolute; left: 0; right: 0; top: calc(100% + 4px); z-index: 2; }
     label { display: flex; gap: 6px; align-items: center; justify-content: space-between; }
-    select, input { flex: 1; min-width: 0; font: inherit; padding: 2px 4px; border-radius: 4px; border: 1px solid #889; }
+    .key { flex: 0 1 auto; min-width: 0; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
+    select, input { flex: 0 0 58%; min-width: 0; font: inherit; padding: 2px 4px; border-radius: 4px; border: 1px solid #889; }
     .error select, .error input { outline: 2px solid #d33; background: #fee; }
     .msg { color: #ffd4d4; font-size: 12px; margin-top: 2px; }
     .errors { background: #7a1f1f; border-radius: 4px; padding: 3px 6px; font-size: 12px; display: -webkit-box; -webkit-line-clamp: 3; -webkit-box-orient: vertical; overflow: hidden; }
@@ -71,7 +72,7 @@ class BraidField extends LitElement {
       : html`<select data-field=${f.key} @pointerdown=${stop} @dblclick=${stop} @change=${(e) => f.onChange(e.target.value)}>
           ${f.options.map(([value, text]) => html`<option value=${value} ?selected=${value === f.value}>${text}</option>`)}
         </select>`;
-    return html`<div class=${f.error ? 'error' : ''}><label>${f.label}${control}</label>${f.error ? html`<div class="msg">${f.error}</div>` : null}</div>`;
+    return html`<div class=${f.error ? 'error' : ''}><label><span class="key" title=${f.label}>${f.label}</span>${control}</label>${f.error ? html`<div class="msg">${f.error}</div>` : null}</div>`;
   }
 }
 customElements.define('braid-field', BraidField);
