@@ -1,9 +1,10 @@
 // The editor page: the palette of the service's operations, the canvas,
 // the manifest checked by the service's validator as it changes (each
 // diagnostic drawn where its pointer points), publishing with an API key,
-// following the build, and running the built web package in the page.
+// following the build, and running the built web package in a sandboxed
+// frame (runner.js).
 import { createCanvas } from './canvas.js';
-import { emptyGraph, fromManifest, isFlow, locate, manifestText, newest, toManifest } from './model.js';
+import { emptyGraph, fromManifest, isFlow, locate, manifestText, newest, toManifest, versionsOf } from './model.js';
 
 const $ = (id) => document.getElementById(id);
 let registry = [];
@@ -37,7 +38,8 @@ function signatureOf(m) {
 function renderPalette() {
   const query = $('search').value.trim().toLowerCase();
   const groups = new Map();
-  for (const op of newest(registry)) {
+  // Operations only: a registered crate of value types has no output and is not placed.
+  for (const op of newest(registry).filter((o) => o.manifest.output)) {
     const m = op.manifest;
     const text = `${op.name} ${m.description} ${m.inputs.join(' ')} ${m.output} ${m.groups.join(' ')}`.toLowerCase();
     if (query && !query.split(/\s+/).every((w) => text.includes(w))) continue;
@@ -56,12 +58,14 @@ function renderPalette() {
       const item = document.createElement('button');
       item.className = 'palette-item';
       item.dataset.op = op.name;
-      const versions = registry.filter((o) => o.name === op.name).map((o) => o.version).join(', ');
-      const config = Object.entries(op.manifest.config).map(([k, v]) => `${k}: ${v.join(' | ')}`).join('; ');
+      const m = op.manifest;
+      const versions = versionsOf(registry, op.name).join(', ');
+      const also = m.groups.slice(1);
+      const config = Object.entries(m.config).map(([k, v]) => `${k}: ${v.join(' | ')}`).join('; ') + (also.length ? ` (also ${also.join(', ')})` : '');
       item.innerHTML = '<div class="name"></div><div class="types"></div><div class="desc"></div><div class="config"></div>';
       item.querySelector('.name').textContent = `${op.name} ${versions}`;
-      item.querySelector('.types').textContent = signatureOf(op.manifest);
-      item.querySelector('.desc').textContent = op.manifest.description;
+      item.querySelector('.types').textContent = signatureOf(m);
+      item.querySelector('.desc').textContent = m.description;
       item.querySelector('.config').textContent = config;
       item.title = 'Drag onto the canvas, or press Enter to add it';
       draggable(item, (position) => canvas.addOperation(op, position), () => op.name);

@@ -62,6 +62,11 @@ function newestFirst(a, b) {
   return 0;
 }
 
+/** The versions of operation `name` in the registry, newest first. */
+export function versionsOf(registry, name) {
+  return registry.filter((op) => op.name === name).sort(newestFirst).map((op) => op.version);
+}
+
 /** Every operation, newest version of each name first, sorted by name. */
 export function newest(registry) {
   const by = new Map();
