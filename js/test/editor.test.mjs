@@ -99,6 +99,8 @@ const connections = (page) => page.evaluate(() => window.braidEditor.canvas.edit
 
 test('photo_proof from an empty canvas, with the mouse only: built by the service and run in the page', { timeout: 900_000 }, async () => {
   await withEditor('photo-proof', async (page) => {
+    await checked(page);
+    assert.match(await page.textContent('#signature'), /Drag an operation from the palette/);
     await page.screenshot({ path: join(shots, 'empty.png') });
     // Four columns of nodes, each dropped where it will not cover another.
     await place(page, 'input', 20, 20);

@@ -130,6 +130,13 @@ async function check() {
   // A draft survives a reload or a closed tab: the page opens it next time.
   localStorage.setItem(DRAFT, JSON.stringify(manifest));
   const mine = ++checking;
+  if (![...graph.nodes.values()].some((n) => n.kind === 'op')) {
+    // Nothing to check yet: say how to begin rather than what an empty manifest lacks.
+    showDiagnostics([], [], null);
+    $('signature').textContent = 'Drag an operation from the palette onto the canvas to begin.';
+    if (seen === edits) document.body.dataset.checked = 'done';
+    return;
+  }
   let diagnostics = [];
   let valid = null;
   try {
