@@ -257,6 +257,11 @@ test('a diagnostic is drawn on the node and field it names; fixing it clears it'
     assert.equal(await page.locator('#diagnostics li').count(), 0);
     assert.equal(await bad.locator('braid-field div.error').count(), 0);
     assert.equal(await bad.evaluate((el) => el.data.errors.length), 0);
+    // An exact version instead of the requirement: written so, the node redrawn with its fields.
+    await bad.locator('select[data-field="version"]').selectOption('0.1.0');
+    await checked(page);
+    assert.equal((await page.evaluate(() => window.braidEditor.manifest())).segments[2].sequence[0].version, '0.1.0');
+    assert.equal(await bad.locator('select[data-field="hasher"]').inputValue(), 'sha2-512');
     // A step that does not take what the one before gives: said on that step.
     const chain = JSON.parse(readFileSync(join(root, 'workflows/hex_sha256_of_text.json'), 'utf8'));
     chain.segments[0].sequence.splice(2, 1); // op_multihash straight into op_encode

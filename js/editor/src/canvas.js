@@ -15,10 +15,12 @@ import { canConnect, caret, inputType, isFlow, layout, outputType, portCount, po
 const socket = new ClassicPreset.Socket('value');
 /** Every socket drawn, to mark while a connection is dragged. */
 const sockets = new Set();
+/** Diagnostics on input ports, `<node id>/<port>` -> message: read when a socket draws, so a redrawn one keeps its mark. */
+const portErrors = new Map();
 
 /** A port: drawn by the canvas library where it expects a socket; marked `fits` or `refused` (with the reason) while dragging, `error` by a diagnostic. */
 class BraidSocket extends LitElement {
-  static properties = { side: {}, nodeId: {}, key: {}, state: {}, reason: {}, error: {} };
+  static properties = { side: {}, nodeId: {}, key: {}, state: {}, reason: {} };
   static styles = css`
     :host { display: inline-block; }
     div { width: 18px; height: 18px; margin: 3px; border-radius: 50%; background: #5b8c5a; border: 2px solid #fff; box-sizing: border-box; cursor: crosshair; }
@@ -30,8 +32,9 @@ class BraidSocket extends LitElement {
   connectedCallback() { super.connectedCallback(); sockets.add(this); }
   disconnectedCallback() { super.disconnectedCallback(); sockets.delete(this); }
   render() {
-    const cls = this.error ? 'error' : this.state ?? '';
-    return html`<div class=${cls} data-side=${this.side} data-key=${this.key} title=${this.reason ?? this.error ?? ''}></div>`;
+    const error = this.side === 'input' ? portErrors.get(`${this.nodeId}/${this.key}`) : undefined;
+    const cls = this.state || (error ? 'error' : '');
+    return html`<div class=${cls} data-side=${this.side} data-key=${this.key} title=${this.reason ?? error ?? ''}></div>`;
   }
 }
 customElements.define('braid-socket', BraidSocket);
@@ -249,6 +252,7 @@ export async function createCanvas(container, { registry, changed, say }) {
     node.removeControl('note');
     addOpFields(node);
     node.addControl('note', node.note);
+    node.ports = undefined; // its fields changed: redraw it
     relabel();
     changed();
   }
@@ -299,7 +303,12 @@ export async function createCanvas(container, { registry, changed, say }) {
         control.error = m.fields.get(control.key) ?? '';
         control.element?.requestUpdate();
       }
-      for (const el of sockets) if (el.nodeId === node.id && el.side === 'input') el.error = m.ports.get(Number(el.key));
+      for (const key of Object.keys(node.inputs)) {
+        const message = m.ports.get(Number(key));
+        if (message) portErrors.set(`${node.id}/${key}`, message);
+        else portErrors.delete(`${node.id}/${key}`);
+      }
+      for (const el of sockets) if (el.nodeId === node.id) el.requestUpdate();
       void area.update('node', node.id);
     }
   }
@@ -323,6 +332,7 @@ export async function createCanvas(container, { registry, changed, say }) {
       try {
         await editor.clear();
         history.clear();
+        portErrors.clear();
         meta = graph.meta;
         const ids = new Map();
         for (const n of [...graph.nodes.values()].sort((a, b) => a.order - b.order)) {
