@@ -10,7 +10,6 @@ const $ = (id) => document.getElementById(id);
 let registry = [];
 let canvas;
 let current = { manifest: null, pointers: new Map(), valid: null };
-let checking = 0;
 /** Where the manifest being edited is kept between visits. */
 const DRAFT = 'braid.draft';
 
@@ -129,28 +128,27 @@ async function check() {
   if (document.activeElement !== $('json')) $('json').value = manifestText(manifest);
   // A draft survives a reload or a closed tab: the page opens it next time.
   localStorage.setItem(DRAFT, JSON.stringify(manifest));
-  const mine = ++checking;
   if (![...graph.nodes.values()].some((n) => n.kind === 'op')) {
     // Nothing to check yet: say how to begin rather than what an empty manifest lacks.
     showDiagnostics([], [], null);
     $('signature').textContent = 'Drag an operation from the palette onto the canvas to begin.';
-    if (seen === edits) document.body.dataset.checked = 'done';
+    document.body.dataset.checked = 'done';
     return;
   }
   let diagnostics = [];
   let valid = null;
   try {
     const { res, body } = await api('/v1/validate', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(manifest) });
-    if (mine !== checking) return;
+    if (seen !== edits) return; // changed since: the next check draws
     if (res.ok) valid = body;
     else diagnostics = body.diagnostics ?? [{ pointer: '', message: body.detail ?? `the service answered ${res.status}` }];
   } catch (e) {
-    if (mine !== checking) return;
+    if (seen !== edits) return; // changed since: the next check draws
     diagnostics = [{ pointer: '', message: `the service did not answer: ${e.message}` }];
   }
   current.valid = valid && !problems.length ? valid : null;
   showDiagnostics(diagnostics, problems, valid);
-  if (seen === edits) document.body.dataset.checked = 'done';
+  document.body.dataset.checked = 'done';
 }
 
 function showDiagnostics(diagnostics, problems, valid) {

@@ -10,7 +10,7 @@ import { ConnectionPlugin, ClassicFlow } from 'rete-connection-plugin';
 import { LitPlugin, Presets } from '@retejs/lit-plugin';
 import { HistoryPlugin, Presets as HistoryPresets } from 'rete-history-plugin';
 import { html, LitElement, css } from 'lit';
-import { canConnect, caret, inputType, isFlow, layout, outputType, portCount, portLabel, resolve } from './model.js';
+import { canConnect, caret, isFlow, layout, outputType, portCount, portLabel, resolve } from './model.js';
 
 const socket = new ClassicPreset.Socket('value');
 /** Every socket drawn, to mark while a connection is dragged. */
@@ -321,7 +321,7 @@ export async function createCanvas(container, { registry, changed, say }) {
   }
 
   return {
-    editor, area, history, selector,
+    editor, area, history,
     get meta() { return meta; },
     set meta(m) { meta = m; },
     snapshot: () => snapshot(meta),
@@ -422,7 +422,6 @@ export async function createCanvas(container, { registry, changed, say }) {
       if (!dragging) drawMarks();
     },
     relabel,
-    inputType: (id, port) => inputType(snapshot(meta), id, port, registry()),
     selection,
   };
 }
