@@ -126,8 +126,9 @@ bench: setup-bench test-wasm
 	BRAID_DENY_WARNINGS=1 $(BRAID) build workflows/cidv1_from_bytes.json -o $(WF_OUT)/cidv1_from_bytes
 	BRAID_DENY_WARNINGS=1 $(BRAID) build bench/workflows/cid_of_text.json --targets node -o target/bench/cid_of_text
 	BRAID_DENY_WARNINGS=1 $(BRAID) build workflows/photo_proof.json --targets native,node,web -o $(WF_OUT)/photo_proof
-	wasm-pack --quiet build --release --target nodejs bench/baselines --out-dir ../../target/bench/baselines
-	wasm-pack --quiet build --release --target web bench/baselines --out-dir ../../target/bench/baselines-web
+	@# The floor is compiled as Braid compiles its packages: with Wasm SIMD.
+	RUSTFLAGS=-Ctarget-feature=+simd128 wasm-pack --quiet build --release --target nodejs bench/baselines --out-dir ../../target/bench/baselines
+	RUSTFLAGS=-Ctarget-feature=+simd128 wasm-pack --quiet build --release --target web bench/baselines --out-dir ../../target/bench/baselines-web
 	cp $(WF_OUT)/cidv1_from_bytes/crate/Cargo.lock bench/native/Cargo.lock
 	@# Five criterion runs, the order of the two functions swapped every other
 	@# run: the ratio is taken per run, then the median over runs (one run

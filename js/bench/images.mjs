@@ -15,6 +15,7 @@ import jpeg from 'jpeg-js';
 import { draw, photoProof } from '../lib/images.mjs';
 import { bundle, compare, inChromium } from './lib.mjs';
 import { CHAIN_OPS, chainedPhotoProof } from './chain.mjs';
+import { root, wfOut as wfDir, opPkgs as opsDir } from '../lib/paths.mjs';
 
 const require = createRequire(import.meta.url);
 const pkg = `${wfDir}/photo_proof/pkg/node/wf_photo_proof.js`;
@@ -90,7 +91,6 @@ import initWf, * as wf from '/wf/wf_photo_proof.js';
 ${CHAIN_OPS.map((o, i) => `import init${i}, * as op${i} from '/ops/${o}/web/${o}.js';`).join('\n')}
 import { chainedPhotoProof } from '/bench/chain.mjs';
 import { pureJs } from '/app/pure.js';
-import { root, wfOut as wfDir, opPkgs as opsDir } from '../lib/paths.mjs';
 const stats = (s) => { s.sort((a, b) => a - b); const q = (p) => s[Math.min(s.length - 1, Math.floor(p * s.length))]; return { median: q(0.5), p10: q(0.1), p90: q(0.9), n: s.length }; };
 try {
   await Promise.all([initWf(), ${CHAIN_OPS.map((_, i) => `init${i}()`).join(', ')}]);

@@ -696,6 +696,46 @@ fn a_second_build_elsewhere_gives_the_same_wasm() -> Result<(), Failed> {
     Ok(())
 }
 
+/// The Wasm packages use SIMD by default; `--no-simd` leaves no SIMD
+/// instruction in the module (blake3's included), for engines without it,
+/// and gives the same outputs. Each module is validated with and without
+/// Wasm's SIMD feature.
+fn wasm_simd_is_the_default_and_no_simd_leaves_none() -> Result<(), Failed> {
+    let with = built("cidv1_from_bytes")?;
+    let without = root().join("target/wf-no-simd");
+    let mut command = braid();
+    command
+        .env("BRAID_TARGET_DIR", root().join("target/braid-no-simd"))
+        .args(["build", "workflows/cidv1_from_bytes.json", "--no-simd", "--targets", "node", "-o"])
+        .arg(&without)
+        .current_dir(root());
+    run(&mut command)?;
+    let mut features = wasmparser::WasmFeatures::default();
+    features.remove(wasmparser::WasmFeatures::SIMD | wasmparser::WasmFeatures::RELAXED_SIMD);
+    // The validator's error when SIMD is used (a read error is the test's).
+    let without_simd = |dir: &Path| -> Result<Option<String>, Failed> {
+        let bytes = std::fs::read(dir.join("pkg/node/wf_cidv1_from_bytes_bg.wasm"))?;
+        Ok(wasmparser::Validator::new_with_features(features).validate_all(&bytes).err().map(|e| e.to_string()))
+    };
+    if without_simd(&with)?.is_none() {
+        return Err("the default build's module holds no SIMD instruction".into());
+    }
+    if let Some(error) = without_simd(&without)? {
+        return Err(format!("the --no-simd build's module is not valid without SIMD: {error}").into());
+    }
+    let js = "const [a, b] = process.argv.slice(1).map(require); \
+              const x = new TextEncoder().encode('with and without SIMD'); \
+              console.log(a.runSync([x]) === b.runSync([x]))";
+    let same = stdout(
+        Command::new("node")
+            .arg("-e")
+            .arg(js)
+            .arg(with.join("pkg/node/wf_cidv1_from_bytes.js"))
+            .arg(without.join("pkg/node/wf_cidv1_from_bytes.js")),
+    )?;
+    expect_eq("the two builds' outputs are equal", same.trim(), "true")
+}
+
 /// `braid` installed with the README's command into a temporary root
 /// works with the checkout out of sight: in a bubblewrap sandbox where the
 /// checkout is an empty directory, from a directory elsewhere, with a fresh
@@ -808,7 +848,7 @@ fn main() {
     // The installed braid last: its fresh home changes the flags of the
     // operations' builds in the shared target directory, so a build after
     // it recompiles them once (a_new_workflow_reuses_... would see that).
-    let checks: [(&str, Check); 9] = [
+    let checks: [(&str, Check); 10] = [
         ("a_trapping_workflow_is_built_for_the_js_tests", a_trapping_workflow_is_built_for_the_js_tests),
         (
             "an_operation_of_ones_own_is_scaffolded_added_and_used",
@@ -823,6 +863,7 @@ fn main() {
         ),
         ("a_new_workflow_reuses_the_operations_already_built", a_new_workflow_reuses_the_operations_already_built),
         ("a_second_build_elsewhere_gives_the_same_wasm", a_second_build_elsewhere_gives_the_same_wasm),
+        ("wasm_simd_is_the_default_and_no_simd_leaves_none", wasm_simd_is_the_default_and_no_simd_leaves_none),
         ("the_installed_braid_works_outside_the_checkout", the_installed_braid_works_outside_the_checkout),
     ];
     trials.extend(

@@ -1,7 +1,8 @@
 //! `op_cid`: `Multihash -> Cid`, a CIDv1 in the multibase of config `base`
 //! (base32 by default) with the content codec of config `codec` (raw by
-//! default). The CID's bytes come from the `cid` crate (multiformats' Rust
-//! implementation); the text is the multibase prefix and the bytes encoded
+//! default). The CID's bytes are its version and codec as varints
+//! (`unsigned-varint`) and the multihash as encoded, which `Multihash`
+//! validated when it was made; the text is the multibase prefix and the bytes encoded
 //! by `data-encoding` (base32, base64url) or `base-x` (base58btc), each
 //! base behind its cargo feature `base-<name>` so that a workflow links
 //! only the base it names (the `multibase` crate would link all 24).
@@ -39,13 +40,19 @@ fn lookup<T: Copy>(table: &[(&str, T)], key: &str, config: &Config) -> Result<T,
 /// The CIDv1 text of `multihash` with content codec `codec` in multibase
 /// `base` (one of [`BASES`]).
 pub fn cid_v1(codec: u64, base: &str, multihash: &Multihash) -> Result<Cid, Error> {
-    let mh = multihash::Multihash::<64>::from_bytes(multihash.as_bytes())
-        .map_err(|e| Error::invalid_input(OPERATION.name, alloc::format!("not a multihash: {e}")))?;
-    let bytes = cid::Cid::new_v1(codec, mh).to_bytes();
+    // A CIDv1's bytes are its version and codec as varints, then the
+    // multihash as it is encoded: a `Multihash` is validated when made (a
+    // digest of at most 64 bytes, minimal varints), so it is copied as is.
+    let mut codec_buf = unsigned_varint::encode::u64_buffer();
+    let codec = unsigned_varint::encode::u64(codec, &mut codec_buf);
+    let mh = multihash.as_bytes();
+    let mut bytes = alloc::vec::Vec::with_capacity(1 + codec.len() + mh.len());
+    bytes.push(1);
+    bytes.extend_from_slice(codec);
+    bytes.extend_from_slice(mh);
     Cid::from_text(multibase(base, &bytes)?)
 }
 
-/// `bytes` in multibase `base`: the prefix character, then the encoding.
 fn multibase(base: &str, bytes: &[u8]) -> Result<String, Error> {
     // Unused when no base is compiled in.
     let _ = bytes;

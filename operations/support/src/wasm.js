@@ -96,11 +96,52 @@ export function braidForgetBytes() {
   found = undefined;
 }
 
-/** The length of an Array (a Proxy's trap may run); -1 for anything else; NaN if it is not a number. */
+// What a read left for Rust's error path (`braidTakeLeft`): the exception
+// it threw, or the value that was not of the kind asked for. Reads that
+// report through it catch their own exceptions, so Rust imports them
+// without wasm-bindgen's `catch` wrapper (which costs every call).
+let left;
+
+/** What the last read that failed left (see `left`), once. */
+export function braidTakeLeft() {
+  const value = left;
+  left = undefined;
+  return value;
+}
+
+/**
+ * The length of an Array (a Proxy's trap may run): -1 for anything else,
+ * -2 if reading it threw (the exception left), NaN if it is not a
+ * number or is negative.
+ */
 export function braidListLength(value) {
   if (arrayKind(value) !== 1) return -1;
-  const length = value.length;
-  return typeof length === 'number' ? length : NaN;
+  let length;
+  try {
+    length = value.length;
+  } catch (e) {
+    left = e;
+    return -2;
+  }
+  return typeof length === 'number' && length >= 0 ? length : NaN;
+}
+
+/**
+ * Item `index` of a list read as bytes, in one call: the byte length of a
+ * Uint8Array (its bytes found, as `braidByteLength` finds them); -1 for
+ * any other item (left), -2 if reading it threw (the exception left).
+ */
+export function braidItemBytes(list, index) {
+  let item;
+  try {
+    item = list[index];
+  } catch (e) {
+    left = e;
+    return -2;
+  }
+  const length = braidByteLength(item);
+  if (length < 0) left = item;
+  return length;
 }
 
 /** Item `index` of a list (a getter or a Proxy's trap may run). */
@@ -135,6 +176,11 @@ export function braidRecordOut() {
 /** Defines `key` on a fresh object (an own data property: `__proto__` is a key like any other). */
 export function braidSetField(record, key, value) {
   defineProperty(record, key, { value, writable: true, enumerable: true, configurable: true });
+}
+
+/** A workflow's step: one object literal, so every step has the same shape. */
+export function braidStep(done, output, segmentTime, totalTime) {
+  return { done, output, segmentTime, totalTime };
 }
 
 /** A copy of `bytes`, a view of Wasm memory (allocating it may throw). */

@@ -9,7 +9,9 @@
 //! throws, a `Uint8Array` subclass lying about its `length`, a claimed
 //! length of 2^31) are handled the same way. Every JS access that can run
 //! the caller's code or throw is an import with wasm-bindgen's `catch` (the
-//! functions of `wasm.js`), so an exception comes back as an `Err` instead
+//! functions of `wasm.js`), or one that catches in JS and leaves the
+//! exception for `braidTakeLeft` (the hot reads: a list's length, an item
+//! read as bytes), so an exception comes back as an `Err` instead
 //! of unwinding through Rust frames, which would leave the instance borrowed
 //! and leak wasm-bindgen's stack. Bytes are located with the intrinsic
 //! `%TypedArray%` getters, never the value's own (a `Uint8Array` subclass
@@ -58,8 +60,14 @@ extern "C" {
     fn js_read_piece(start: f64, end: f64) -> Vec<u8>;
     #[wasm_bindgen(js_name = braidForgetBytes)]
     fn js_forget_bytes();
-    #[wasm_bindgen(catch, js_name = braidListLength)]
-    fn js_list_length(value: &JsValue) -> Result<f64, JsValue>;
+    // Without `catch` too: these catch what the caller's code throws and
+    // leave it for `braidTakeLeft`.
+    #[wasm_bindgen(js_name = braidListLength)]
+    fn js_list_length(value: &JsValue) -> f64;
+    #[wasm_bindgen(js_name = braidItemBytes)]
+    fn js_item_bytes(list: &JsValue, index: u32) -> f64;
+    #[wasm_bindgen(js_name = braidTakeLeft)]
+    fn js_take_left() -> JsValue;
     #[wasm_bindgen(catch, js_name = braidItem)]
     fn js_item(list: &JsValue, index: u32) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(catch, js_name = braidEntries)]
@@ -72,6 +80,8 @@ extern "C" {
     fn js_record_out() -> JsValue;
     #[wasm_bindgen(js_name = braidSetField)]
     fn js_set_field(record: &JsValue, key: &str, value: JsValue);
+    #[wasm_bindgen(js_name = braidStep)]
+    fn js_step(done: bool, output: JsValue, segment_time: Option<f64>, total_time: Option<f64>) -> JsValue;
     #[wasm_bindgen(catch, js_name = braidBytesOut)]
     fn js_bytes_out(bytes: &[u8]) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(catch, js_name = braidStringOut)]
@@ -116,6 +126,14 @@ pub trait FromJs: Sized {
     const EXPECTED: &'static str;
     /// Reads `value`, or says what was wrong with it.
     fn from_js(value: &JsValue, place: Place<'_>) -> Result<Self, Error>;
+
+    /// Reads item `index` of the JS list `list` (its getter runs once):
+    /// the item, then [`from_js`](Self::from_js). Bytes override it to
+    /// read and locate the item in one call into JS.
+    fn from_item(list: &JsValue, index: u32, place: Place<'_>) -> Result<Self, Error> {
+        let value = js_item(list, index).map_err(|e| threw(place, Self::EXPECTED, &e))?;
+        Self::from_js(&value, place)
+    }
 }
 
 /// A value that can be handed to JS.
@@ -169,9 +187,12 @@ fn thrown(prefix: &str, exception: &JsValue) -> String {
 /// The number of items of a JS Array (or a Proxy of one).
 #[inline(never)]
 fn list_length(value: &JsValue, place: Place<'_>, expected: &str) -> Result<u32, Error> {
-    let length = js_list_length(value).map_err(|e| threw(place, expected, &e))?;
+    let length = js_list_length(value);
     if length == -1.0 {
         return Err(mismatch(place, expected, value));
+    }
+    if length == -2.0 {
+        return Err(threw(place, expected, &js_take_left()));
     }
     // A real Array's length is a u32; a Proxy's trap may claim anything.
     let items = length as u32;
@@ -181,10 +202,22 @@ fn list_length(value: &JsValue, place: Place<'_>, expected: &str) -> Result<u32,
     Ok(items)
 }
 
-/// Reads item `index` of a JS list as a `T` (the item's getter may run).
+/// Reads item `index` of a JS list as a `T` (the item's getter may run,
+/// once).
 pub fn read_item<T: FromJs>(list: &JsValue, index: u32, place: Place<'_>) -> Result<T, Error> {
-    let value = js_item(list, index).map_err(|e| threw(place, T::EXPECTED, &e))?;
-    T::from_js(&value, place)
+    T::from_item(list, index, place)
+}
+
+/// Reads item `index` of a JS list as bytes, located in the same call.
+fn read_bytes_item(list: &JsValue, index: u32, place: Place<'_>, expected: &str) -> Result<Vec<u8>, Error> {
+    let length = js_item_bytes(list, index);
+    if length == -1.0 {
+        return Err(mismatch(place, expected, &js_take_left()));
+    }
+    if length == -2.0 {
+        return Err(threw(place, expected, &js_take_left()));
+    }
+    take_found_bytes(length, place, expected)
 }
 
 /// Whether `length` bytes can be allocated, for wasm-bindgen's glue, whose
@@ -202,6 +235,12 @@ fn read_bytes(value: &JsValue, place: Place<'_>, expected: &str) -> Result<Vec<u
     if length < 0.0 {
         return Err(mismatch(place, expected, value));
     }
+    take_found_bytes(length, place, expected)
+}
+
+/// Copies the `length` bytes `braidByteLength` just found into Wasm memory
+/// (or forgets them when they are over the limit or Wasm memory's room).
+fn take_found_bytes(length: f64, place: Place<'_>, expected: &str) -> Result<Vec<u8>, Error> {
     if length == 0.0 {
         return Ok(Vec::new());
     }
@@ -269,12 +308,18 @@ impl FromJs for Vec<u8> {
     fn from_js(value: &JsValue, place: Place<'_>) -> Result<Self, Error> {
         read_bytes(value, place, Self::EXPECTED)
     }
+    fn from_item(list: &JsValue, index: u32, place: Place<'_>) -> Result<Self, Error> {
+        read_bytes_item(list, index, place, Self::EXPECTED)
+    }
 }
 
 impl FromJs for Multihash {
     const EXPECTED: &'static str = "Uint8Array (an encoded multihash)";
     fn from_js(value: &JsValue, place: Place<'_>) -> Result<Self, Error> {
         Multihash::from_bytes(&read_bytes(value, place, Self::EXPECTED)?)
+    }
+    fn from_item(list: &JsValue, index: u32, place: Place<'_>) -> Result<Self, Error> {
+        Multihash::from_bytes(&read_bytes_item(list, index, place, Self::EXPECTED)?)
     }
 }
 
@@ -489,6 +534,12 @@ impl Default for RecordOut {
     fn default() -> Self {
         Self::new()
     }
+}
+
+/// A workflow step's JS object, `{ done, output, segmentTime, totalTime }`
+/// (see `workflow::js::step`); `None` times are `undefined`.
+pub fn step_object(done: bool, output: JsValue, segment_time: Option<f64>, total_time: Option<f64>) -> JsValue {
+    js_step(done, output, segment_time, total_time)
 }
 
 /// Reads a choice (a `#[derive(Value)]` enum) as one of `names`, its index.

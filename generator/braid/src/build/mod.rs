@@ -96,6 +96,9 @@ pub struct Options {
     /// Run wasm-opt on the Wasm packages. Off (`braid build --no-opt`), a
     /// large workflow builds minutes faster, its module bigger and slower.
     pub optimize: bool,
+    /// Build the Wasm packages with Wasm SIMD (the default; `braid build
+    /// --no-simd` for engines without it: see [`package::js::SIMD_FLAG`]).
+    pub simd: bool,
     /// Run cargo (build scripts, proc-macros) in this sandbox: for crates
     /// with operations nobody vetted. Dependencies are fetched first,
     /// outside it.
@@ -198,6 +201,7 @@ pub fn build(
         target_dir: options.target_dir.clone(),
         remap: package::js::remaps(None, Some(staging.dir())),
         deny_warnings: options.deny_warnings,
+        simd: options.simd,
         sandbox: options.sandbox.clone(),
         compile_cache: options.compile_cache.clone(),
     };

@@ -165,6 +165,10 @@ pub struct PackageSpec {
     pub remap: Vec<(PathBuf, String)>,
     /// Compile with `-D warnings`.
     pub deny_warnings: bool,
+    /// Compile the Wasm packages with Wasm SIMD (`simd128`): on by default
+    /// (see [`SIMD_FLAG`]); off (`braid build --no-simd`) for engines
+    /// without it.
+    pub simd: bool,
     /// Run cargo in this sandbox (see [`crate::build::Options::sandbox`]).
     pub sandbox: Option<crate::sandbox::Sandbox>,
     /// Compile through this cache (see [`crate::build::Options::compile_cache`]).
@@ -189,6 +193,7 @@ impl PackageSpec {
             target_dir: root.join("target"),
             remap: remaps(Some(root), None),
             deny_warnings: false,
+            simd: true,
             sandbox: None,
             compile_cache: None,
         })
@@ -203,22 +208,29 @@ pub struct Package {
     pub wasm_bytes: u64,
 }
 
+/// The flag that lets LLVM and the crates use Wasm's 128-bit SIMD
+/// (`simd128`) in a module, on by default: every engine Braid's packages
+/// target runs it (Node 16.4+, Chrome 91+, Firefox 89+, Safari 16.4+), and
+/// crates with SIMD code for Wasm switch to it (sha2's SHA-256, and
+/// blake3's, whose `wasm32_simd` feature `op_multihash` turns on with it).
+/// An engine without SIMD refuses the whole module, hence `--no-simd`,
+/// which leaves no SIMD instruction in it.
+pub const SIMD_FLAG: &str = "-Ctarget-feature=+simd128";
+
 /// Compiles `spec` to Wasm once (release, wasm32-unknown-unknown).
 pub fn compile(spec: &PackageSpec) -> Result<PathBuf, PackageError> {
     compile_for(spec, "wasm32-unknown-unknown", false)
 }
 
 /// Compiles `spec` as a `cdylib` for the Wasm target `triple`: a core
-/// module for wasm32-unknown-unknown, a component for wasm32-wasip2.
+/// module for wasm32-unknown-unknown, a component for wasm32-wasip2; both
+/// with [`SIMD_FLAG`] unless `spec.simd` is off (wasmtime and jco's Node
+/// run SIMD too).
 /// `strip` drops the symbol names (the `name` section): they hash the
 /// crates' paths, so a module built in another target directory would
 /// differ (wasm-bindgen, which needs its own sections, strips them later).
 pub fn compile_for(spec: &PackageSpec, triple: &str, strip: bool) -> Result<PathBuf, PackageError> {
-    let mut rustflags: Vec<String> =
-        spec.remap.iter().map(|(from, to)| format!("--remap-path-prefix={}={to}", from.display())).collect();
-    if spec.deny_warnings {
-        rustflags.push("-Dwarnings".into());
-    }
+    let rustflags = rustflags(spec);
     let mut cmd = process::cargo();
     cmd.args(["rustc", "--quiet", "--lib", "--release", "--target", triple, "--crate-type", "cdylib"])
         // Unwinding buys nothing in these packages and costs size; Braid's own
@@ -242,6 +254,20 @@ pub fn compile_for(spec: &PackageSpec, triple: &str, strip: bool) -> Result<Path
     crate::sandbox::Sandbox::output_in(spec.sandbox.as_ref(), &mut cmd)?;
     let lib = spec.package.replace('-', "_");
     Ok(spec.target_dir.join(triple).join("release").join(format!("{lib}.wasm")))
+}
+
+/// The flags `spec` is compiled with: its paths remapped, warnings denied
+/// if asked, Wasm SIMD unless turned off.
+fn rustflags(spec: &PackageSpec) -> Vec<String> {
+    let mut flags: Vec<String> =
+        spec.remap.iter().map(|(from, to)| format!("--remap-path-prefix={}={to}", from.display())).collect();
+    if spec.deny_warnings {
+        flags.push("-Dwarnings".into());
+    }
+    if spec.simd {
+        flags.push(SIMD_FLAG.into());
+    }
+    flags
 }
 
 /// Binds, optimises and packages the compiled `wasm` for `target` in `out_dir`

@@ -32,6 +32,11 @@ pub struct Args {
     /// module is bigger and slower. wasm-opt need not be installed then.
     #[arg(long)]
     no_opt: bool,
+    /// Build the Wasm packages without Wasm SIMD (simd128), which they use by default: for engines
+    /// older than Node 16.4, Chrome 91, Firefox 89 or Safari 16.4, which refuse such a module.
+    /// About 10 % slower on image operations.
+    #[arg(long)]
+    no_simd: bool,
     /// Run cargo under bubblewrap: no network, the system read-only, only the target directory
     /// writable, $BRAID_HOME, /tmp, /run and the home directory hidden, a memory and time limit.
     /// For workflows whose operations you have not vetted (their build scripts and proc-macros
@@ -118,6 +123,7 @@ fn build(args: &Args, progress: &mut Progress) -> anyhow::Result<build::Report> 
         tool_dirs: tool_dirs(),
         deny_warnings: std::env::var_os("BRAID_DENY_WARNINGS").is_some_and(|v| v == "1"),
         optimize: !args.no_opt,
+        simd: !args.no_simd,
         sandbox,
         compile_cache,
         require_stream: args.stream,

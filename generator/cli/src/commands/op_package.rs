@@ -23,9 +23,12 @@ pub struct Args {
     /// The Braid repository (default: the one this binary was built from; it must still be there).
     #[arg(long)]
     root: Option<PathBuf>,
+    /// Without Wasm SIMD (as `braid build --no-simd`).
+    #[arg(long)]
+    no_simd: bool,
 }
 
-pub fn run(Args { names, targets, out, root }: Args) -> anyhow::Result<()> {
+pub fn run(Args { names, targets, out, root, no_simd }: Args) -> anyhow::Result<()> {
     let root = root.unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../.."));
     let root = root.canonicalize().with_context(|| format!("cannot open the repository at {}", root.display()))?;
     let registry = Registry::builtin();
@@ -37,7 +40,7 @@ pub fn run(Args { names, targets, out, root }: Args) -> anyhow::Result<()> {
         if op.manifest.kind == braid::schema::Kind::Types {
             bail!("`{name}` is a crate of value types only: it has no package of its own (its types are in the packages of the workflows that use them)");
         }
-        let spec = PackageSpec::operation(&root, op)?;
+        let spec = PackageSpec { simd: !no_simd, ..PackageSpec::operation(&root, op)? };
         let wasm = js::compile(&spec)?;
         for target in &targets {
             let dir = out.join(name).join(target.name());

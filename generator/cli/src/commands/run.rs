@@ -102,6 +102,7 @@ fn run_component(
         tool_dirs: Vec::new(),
         deny_warnings: false,
         optimize: false,
+        simd: true,
         sandbox: None,
         compile_cache: None,
         require_stream: false,

@@ -4,7 +4,6 @@
 //! to `Workflow.resume`, read like any other hostile argument; and the
 //! streaming entry: chunks read into a stream, and `runStream`.
 
-use js_sys::{Object, Reflect};
 use wasm_bindgen::JsValue;
 
 use super::{Memos, State, Step};
@@ -12,18 +11,12 @@ use crate::wasm::{FromJs, IntoJs, Place};
 use crate::{Bytes, Error};
 
 /// `{ done, output, segmentTime, totalTime }`, times in milliseconds
-/// (`undefined` without a clock, `output` `undefined` until done).
+/// (`undefined` without a clock, `output` `undefined` until done): made in
+/// JS by one call (`braidStep` of `wasm.js`), an object literal of one shape.
 pub fn step<O: IntoJs>(step: Step<O>) -> Result<JsValue, Error> {
-    let object = Object::new();
-    let ms = |d: core::time::Duration| JsValue::from_f64(d.as_secs_f64() * 1e3);
+    let ms = |d: core::time::Duration| d.as_secs_f64() * 1e3;
     let output = step.output.map_or(Ok(JsValue::UNDEFINED), IntoJs::into_js)?;
-    // Setting a data property on a fresh plain object runs no caller code
-    // and cannot fail.
-    let _ = Reflect::set(&object, &"done".into(), &JsValue::from_bool(step.done));
-    let _ = Reflect::set(&object, &"output".into(), &output);
-    let _ = Reflect::set(&object, &"segmentTime".into(), &step.segment_time.map_or(JsValue::UNDEFINED, ms));
-    let _ = Reflect::set(&object, &"totalTime".into(), &step.total_time.map_or(JsValue::UNDEFINED, ms));
-    Ok(object.into())
+    Ok(crate::wasm::step_object(step.done, output, step.segment_time.map(ms), step.total_time.map(ms)))
 }
 
 /// The state as a `Uint8Array`; or the error `Workflow.resume` would give
