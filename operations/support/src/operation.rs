@@ -30,17 +30,27 @@ impl OperationInfo {
     /// not handle: [`Error::NotCompiledIn`] when the value is declared (its
     /// cargo feature is off), else [`Error::InvalidConfigValue`] listing the
     /// declared values. For the fallback arm of an operation's `match`.
+    ///
+    /// Inlined, so that only the fields it reads of the operation's
+    /// `OPERATION` constant are kept in a build, not the whole constant
+    /// (its manifest JSON is half a kilobyte a Wasm module has no use for).
+    #[inline(always)]
     pub fn config_error(&self, key: &str, value: &str) -> Error {
-        let allowed = self.config.iter().find(|k| k.name == key).map_or(&[][..], |k| k.allowed);
-        if allowed.contains(&value) {
-            Error::not_compiled_in(self.name, key, value)
-        } else {
-            Error::InvalidConfigValue {
-                operation: self.name.into(),
-                key: key.into(),
-                found: value.into(),
-                expected: crate::config::join(allowed.iter().copied()),
-            }
+        config_error(self.name, self.config, key, value)
+    }
+}
+
+#[inline(never)]
+fn config_error(operation: &str, config: &[ConfigKey], key: &str, value: &str) -> Error {
+    let allowed = config.iter().find(|k| k.name == key).map_or(&[][..], |k| k.allowed);
+    if allowed.contains(&value) {
+        Error::not_compiled_in(operation, key, value)
+    } else {
+        Error::InvalidConfigValue {
+            operation: operation.into(),
+            key: key.into(),
+            found: value.into(),
+            expected: crate::config::join(allowed.iter().copied()),
         }
     }
 }

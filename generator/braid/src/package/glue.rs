@@ -1,5 +1,5 @@
 //! Braid's touches to wasm-bindgen's JS glue, as text in, text out: JS
-//! snippets made CommonJS for Node packages, methods of a freed object
+//! snippets made CommonJS and put in the glue of Node packages, methods of a freed object
 //! refused in JS rather than in Wasm, a call that traps resetting the
 //! module, and raw exports declared `unknown` rather than `any`.
 
@@ -26,6 +26,38 @@ pub(super) fn to_commonjs(source: &str) -> Option<String> {
         out.push('\n');
     }
     out.push_str(&format!("module.exports = {{ {} }};\n", names.join(", ")));
+    Some(out)
+}
+
+/// wasm-bindgen's Node glue `require`s each crate's JS snippet
+/// (`./snippets/<crate>/...js`, an ES module) as a file of its own, and
+/// Node resolves, reads and compiles each at start-up: about a millisecond
+/// of a cold start. Here every snippet, made CommonJS (see [`to_commonjs`]),
+/// is put in the glue once, as a function's scope at its top, and each of
+/// its `require`s names that scope's exports instead. `snippets` pairs the
+/// path the glue requires (`./snippets/...`) with the snippet's ES source.
+/// `None` when a snippet cannot be converted or a snippet is required in
+/// a way not replaced here (the glue would then need the files).
+pub(super) fn inline_snippets(glue: &str, snippets: &[(String, String)]) -> Option<String> {
+    let mut scopes = String::new();
+    let mut out = glue.to_string();
+    for (i, (path, source)) in snippets.iter().enumerate() {
+        let commonjs = to_commonjs(source)?;
+        let body = commonjs.replace("\nmodule.exports = {", "\nreturn {");
+        let name = format!("braidSnippet{i}");
+        scopes.push_str(&format!("// {path}, put here by Braid.\nconst {name} = (() => {{\n{body}}})();\n"));
+        for required in [format!("require(String.raw`{path}`)"), format!("require(\"{path}\")")] {
+            out = out.replace(&required, &name);
+        }
+    }
+    // The import object's keys name the snippets too (as the module's
+    // import names): only a `require` of one would need the files.
+    if out.contains("require(String.raw`./snippets/") || out.contains("require(\"./snippets/") {
+        return None;
+    }
+    // After the first line when it is the glue's `@ts-self-types` comment.
+    let at = if out.starts_with("/* @ts-self-types") { out.find('\n').map_or(out.len(), |i| i + 1) } else { 0 };
+    out.insert_str(at, &scopes);
     Some(out)
 }
 
@@ -184,6 +216,21 @@ mod tests {
         assert_eq!(to_commonjs("export default function () {}\n"), None);
         assert_eq!(to_commonjs("import x from 'y';\n"), None);
         assert_eq!(to_commonjs("export function (x) {}\n"), None);
+    }
+
+    #[test]
+    fn node_glue_takes_its_snippets_in() {
+        let glue = "/* @ts-self-types=\"./wf.d.ts\" */\nconst { a } = require(String.raw`./snippets/s/x.js`);\nconst import1 = require(\"./snippets/s/x.js\");\n";
+        let snippets =
+            [("./snippets/s/x.js".to_string(), "let n = 1;\nexport function a() {\n  return n;\n}\n".to_string())];
+        let inlined = inline_snippets(glue, &snippets).unwrap();
+        assert_eq!(
+            inlined,
+            "/* @ts-self-types=\"./wf.d.ts\" */\n// ./snippets/s/x.js, put here by Braid.\nconst braidSnippet0 = (() => {\nlet n = 1;\nfunction a() {\n  return n;\n}\nreturn { a };\n})();\nconst { a } = braidSnippet0;\nconst import1 = braidSnippet0;\n"
+        );
+        // A snippet required some other way, or one that is not plain, is not inlined.
+        assert_eq!(inline_snippets("require(\"./snippets/s/other.js\");\n", &snippets), None);
+        assert_eq!(inline_snippets(glue, &[("./snippets/s/x.js".into(), "export default 1;\n".into())]), None);
     }
 
     #[test]

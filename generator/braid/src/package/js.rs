@@ -14,7 +14,7 @@ use std::process::Command;
 
 use serde_json::json;
 
-use super::glue::{guard_freed_objects, guard_traps, raw_exports_unknown, to_commonjs};
+use super::glue::{guard_freed_objects, guard_traps, inline_snippets, raw_exports_unknown};
 use crate::fsutil::{self, FsError};
 use crate::process::{self, ProcessError};
 use crate::target::JsTarget;
@@ -58,7 +58,7 @@ pub enum PackageError {
     Process(#[from] ProcessError),
     #[error(transparent)]
     Fs(#[from] FsError),
-    #[error("{}: a JS snippet may only export `export function` declarations", path.display())]
+    #[error("{}: a JS snippet may only export `export function` declarations and import nothing (a Node package takes its snippets into its glue)", path.display())]
     Snippet { path: PathBuf },
     #[error("{name} cannot run in Wasm (targets: {targets}); it has no standalone npm package")]
     NotWasm { name: String, targets: String },
@@ -293,7 +293,7 @@ pub fn package(
     }
     process::output(&mut bindgen)?;
     if target == JsTarget::Node {
-        snippets_to_commonjs(&out_dir.join("snippets"))?;
+        snippets_into_glue(out_dir, &name)?;
     }
     for dts in [format!("{name}.d.ts"), format!("{name}_bg.wasm.d.ts")] {
         let path = out_dir.join(dts);
@@ -359,28 +359,40 @@ pub fn package(
 }
 
 /// wasm-bindgen's Node glue (CommonJS) `require`s the crates' JS snippets
-/// (`snippets/<crate>/...js`), which are ES modules, and Node before 20.19
-/// cannot `require` an ES module: each is rewritten to CommonJS here.
-fn snippets_to_commonjs(dir: &Path) -> Result<(), PackageError> {
+/// (`snippets/<crate>/...js`), which are ES modules (Node before 20.19
+/// cannot `require` one): each is made CommonJS and put in the glue itself
+/// ([`inline_snippets`]: a cold start loads one file), and the snippets
+/// directory removed.
+fn snippets_into_glue(out_dir: &Path, name: &str) -> Result<(), PackageError> {
+    let dir = out_dir.join("snippets");
     if !dir.is_dir() {
         return Ok(());
     }
-    for rel in fsutil::walk(dir)? {
-        let path = dir.join(rel);
+    let mut snippets = Vec::new();
+    for rel in fsutil::walk(&dir)? {
+        let path = dir.join(&rel);
         if path.extension().is_some_and(|e| e == "js") {
-            let Some(commonjs) = to_commonjs(&fsutil::read_to_string(&path)?) else {
-                return Err(PackageError::Snippet { path });
-            };
-            fsutil::write(&path, commonjs.as_bytes())?;
+            let required = format!("./snippets/{}", rel.to_string_lossy().replace('\\', "/"));
+            snippets.push((required, fsutil::read_to_string(&path)?));
         }
     }
+    let glue = out_dir.join(format!("{name}.js"));
+    let Some(inlined) = inline_snippets(&fsutil::read_to_string(&glue)?, &snippets) else {
+        return Err(PackageError::Snippet { path: dir });
+    };
+    fsutil::write(&glue, inlined.as_bytes())?;
+    std::fs::remove_dir_all(&dir).map_err(fsutil::at(&dir))?;
     Ok(())
 }
 
 /// wasm-opt's flags: speed, with the features Rust 1.95 enables by default
-/// on wasm32 plus SIMD (blake3).
+/// on wasm32 plus SIMD; and without the custom sections no engine reads
+/// (the toolchain's `producers`, the `target_features` wasm-opt was just
+/// told): about 270 bytes.
 const WASM_OPT_FLAGS: &[&str] = &[
     "-O3",
+    "--strip-producers",
+    "--strip-target-features",
     "--enable-simd",
     "--enable-bulk-memory",
     "--enable-nontrapping-float-to-int",
