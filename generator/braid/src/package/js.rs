@@ -14,7 +14,7 @@ use std::process::Command;
 
 use serde_json::json;
 
-use super::glue::{guard_freed_objects, guard_traps, inline_snippets, raw_exports_unknown};
+use super::glue::{guard_freed_objects, guard_traps, inline_snippets, plain_instance_ids, raw_exports_unknown};
 use crate::fsutil::{self, FsError};
 use crate::process::{self, ProcessError};
 use crate::target::JsTarget;
@@ -305,12 +305,15 @@ pub fn package(
     }
     for glue in [format!("{name}.js"), format!("{name}_bg.js")] {
         let path = out_dir.join(glue);
-        if let Ok(text) = std::fs::read_to_string(&path) {
-            let freed = guard_freed_objects(&text);
-            let text = freed.as_deref().unwrap_or(&text);
-            let trapped = guard_traps(text);
-            if let Some(guarded) = trapped.as_deref().or(freed.as_deref()) {
-                std::fs::write(&path, guarded).map_err(fsutil::at(&path))?;
+        if let Ok(original) = std::fs::read_to_string(&path) {
+            let mut text = original.clone();
+            for edit in [guard_freed_objects, guard_traps, plain_instance_ids] {
+                if let Some(edited) = edit(&text) {
+                    text = edited;
+                }
+            }
+            if text != original {
+                std::fs::write(&path, text).map_err(fsutil::at(&path))?;
             }
         }
     }
