@@ -678,6 +678,14 @@ pub fn to_js_error(error: Error) -> JsError {
     JsError::new(&error.to_string())
 }
 
+/// What an export that returns a `Promise` returns: always `Ok`. A
+/// `Result` crosses as several values, and V8 then does not inline the call
+/// into optimised JS. Inlined, a call whose JS imports let the garbage
+/// collector deoptimise the caller crashes Node 20's V8 (`Fatal error ...
+/// unreachable code` in `Deoptimizer::DoComputeBuiltinContinuation`): a loop
+/// of a few hundred thousand `new Workflow().next(...)` did, every time.
+pub type Promising = Result<js_sys::Promise, JsError>;
+
 /// A settled `Promise`: resolved with the value, or rejected with a JS
 /// `Error` carrying the message. For APIs that are asynchronous in JS but
 /// finish synchronously in Wasm (no microtask hop inside the module).

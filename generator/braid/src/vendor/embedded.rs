@@ -115,7 +115,8 @@ mod tests {
         assert!(t["dependencies"]["braid-support"].get("path").is_none());
         assert_eq!(t["dependencies"]["braid-support"]["version"].as_str(), Some("0.1.0"));
         assert_eq!(t["dependencies"]["blake3"]["default-features"].as_bool(), Some(false));
-        let wasm_blake3 = &t["target"]["cfg(target_arch = \"wasm32\")"]["dependencies"]["blake3"];
+        let simd = "cfg(all(target_arch = \"wasm32\", target_feature = \"simd128\"))";
+        let wasm_blake3 = &t["target"][simd]["dependencies"]["blake3"];
         assert_eq!(wasm_blake3["features"].as_array().unwrap()[0].as_str(), Some("wasm32_simd"));
         assert!(t.get("dev-dependencies").is_none());
         assert!(op.files.contains_key("src/lib.rs") && op.files.contains_key("manifest.json"));
