@@ -113,6 +113,8 @@ pub(super) fn guard_freed_objects(glue: &str) -> Option<String> {
 const TAKE_EXPORTS: [&str; 2] = ["wasm = wasmInstance.exports;", "wasm = instance.exports;"];
 
 /// The Wasm exports whose glue returns a Promise: a trap in them rejects.
+/// They return it as a `Result` (several values: see braid-support's
+/// `Promising`), so the rejected Promise is handed back the same way.
 const PROMISING_EXPORTS: &str = "'run', 'runMany', 'runStream', 'workflow_next'";
 
 /// A trap (an operation's bug, memory exhausted), or any exception that
@@ -125,7 +127,10 @@ const PROMISING_EXPORTS: &str = "'run', 'runMany', 'runStream', 'workflow_next'"
 /// the old instance refuse use) gives the next call a fresh instance.
 /// `None` when the glue has no reset function (a bundler package).
 pub(super) fn guard_traps(glue: &str) -> Option<String> {
-    if !glue.contains("function __wbg_reset_state") || !TAKE_EXPORTS.iter().any(|t| glue.contains(t)) {
+    if !glue.contains("function __wbg_reset_state")
+        || !glue.contains("function addToExternrefTable0")
+        || !TAKE_EXPORTS.iter().any(|t| glue.contains(t))
+    {
         return None;
     }
     let mut out = glue.to_string();
@@ -144,7 +149,9 @@ pub(super) fn guard_traps(glue: &str) -> Option<String> {
          \x20               return value(...args);\n\
          \x20           }} catch (cause) {{\n\
          \x20               const error = braidReset(cause);\n\
-         \x20               if (braidPromising.has(name)) return Promise.reject(error);\n\
+         \x20               // These hand their Promise back as a Result (braid-support's\n\
+         \x20               // `Promising`): a rejected one, in the new instance's table.\n\
+         \x20               if (braidPromising.has(name)) return [addToExternrefTable0(Promise.reject(error)), 0, 0];\n\
          \x20               // A finalizer's free: nothing to report to.\n\
          \x20               if (name.endsWith('_free')) return undefined;\n\
          \x20               throw error;\n\
@@ -266,11 +273,11 @@ mod tests {
 
     #[test]
     fn every_export_resets_the_module_when_it_traps() {
-        let glue = "function __wbg_reset_state () {\n    wasmInstance = new WebAssembly.Instance(wasmModule, imports);\n    wasm = wasmInstance.exports;\n}\nlet wasm = wasmInstance.exports;\n";
+        let glue = "function addToExternrefTable0(obj) {}\nfunction __wbg_reset_state () {\n    wasmInstance = new WebAssembly.Instance(wasmModule, imports);\n    wasm = wasmInstance.exports;\n}\nlet wasm = wasmInstance.exports;\n";
         let guarded = guard_traps(glue).unwrap();
         assert_eq!(guarded.matches("wasm = braidGuardTraps(wasmInstance.exports);").count(), 2, "{guarded}");
         assert!(guarded.contains("function braidGuardTraps(exports) {"), "{guarded}");
-        let web = "export function __wbg_reset_state () {\n    wasm = wasmInstance.exports;\n}\nfunction __wbg_finalize_init(instance, module) {\n    wasm = instance.exports;\n";
+        let web = "function addToExternrefTable0(obj) {}\nexport function __wbg_reset_state () {\n    wasm = wasmInstance.exports;\n}\nfunction __wbg_finalize_init(instance, module) {\n    wasm = instance.exports;\n";
         assert!(guard_traps(web).unwrap().contains("wasm = braidGuardTraps(instance.exports);"));
         // A bundler package has no reset function: left as it is.
         assert_eq!(guard_traps("let wasm;\nexport function __wbg_set_wasm(val) {\n    wasm = val;\n}\n"), None);
