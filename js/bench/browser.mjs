@@ -6,6 +6,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { bundle, inChromium } from './lib.mjs';
+import { root, wfOut as wfDir, opPkgs as opsDir } from '../lib/paths.mjs';
 
 
 const PAGE = `
@@ -14,7 +15,6 @@ import initMh, * as mh from '/mh/op_multihash.js';
 import initCid, * as cid from '/cid/op_cid.js';
 import initBase, * as base from '/base/braid_bench_baselines.js';
 import { cid as pureJs } from '/app/reference.js';
-import { root, wfOut as wfDir, opPkgs as opsDir } from '../lib/paths.mjs';
 const input = (n) => { const b = new Uint8Array(n); for (let i = 0; i < n; i++) b[i] = (i * 31 + 7) & 0xff; return b; };
 const stats = (s) => { s.sort((a, b) => a - b); const q = (p) => s[Math.min(s.length - 1, Math.floor(p * s.length))]; return { median: q(0.5), p10: q(0.1), p90: q(0.9), n: s.length }; };
 try {
