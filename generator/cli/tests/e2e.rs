@@ -667,19 +667,27 @@ fn a_new_workflow_reuses_the_operations_already_built() -> Result<(), Failed> {
     Ok(())
 }
 
+/// `workflows/cidv1_from_bytes.json` built with `args` into `target/wf-<name>`,
+/// through a cargo target directory of its own (`target/braid-<name>`).
+fn cid_built_elsewhere(name: &str, args: &[&str]) -> Result<PathBuf, Failed> {
+    let out = root().join(format!("target/wf-{name}"));
+    let mut command = braid();
+    command
+        .env("BRAID_TARGET_DIR", root().join(format!("target/braid-{name}")))
+        .args(["build", "workflows/cidv1_from_bytes.json", "-o"])
+        .arg(&out)
+        .args(args)
+        .current_dir(root());
+    run(&mut command)?;
+    Ok(out)
+}
+
 /// Another output directory and another cargo target directory (so another
 /// staging directory) give the same `.wasm`, the npm package's and the
 /// component's, and neither names a local path.
 fn a_second_build_elsewhere_gives_the_same_wasm() -> Result<(), Failed> {
     let first = built("cidv1_from_bytes")?;
-    let again = root().join("target/wf-again");
-    let mut command = braid();
-    command
-        .env("BRAID_TARGET_DIR", root().join("target/braid-again"))
-        .args(["build", "workflows/cidv1_from_bytes.json", "--targets", "node,component", "-o"])
-        .arg(&again)
-        .current_dir(root());
-    run(&mut command)?;
+    let again = cid_built_elsewhere("again", &["--targets", "node,component"])?;
     let component = component_out().join("cidv1_from_bytes");
     if !component.join("report.json").is_file() {
         build_component(&root().join("workflows/cidv1_from_bytes.json"), "cidv1_from_bytes")?;
@@ -702,14 +710,7 @@ fn a_second_build_elsewhere_gives_the_same_wasm() -> Result<(), Failed> {
 /// Wasm's SIMD feature.
 fn wasm_simd_is_the_default_and_no_simd_leaves_none() -> Result<(), Failed> {
     let with = built("cidv1_from_bytes")?;
-    let without = root().join("target/wf-no-simd");
-    let mut command = braid();
-    command
-        .env("BRAID_TARGET_DIR", root().join("target/braid-no-simd"))
-        .args(["build", "workflows/cidv1_from_bytes.json", "--no-simd", "--targets", "node", "-o"])
-        .arg(&without)
-        .current_dir(root());
-    run(&mut command)?;
+    let without = cid_built_elsewhere("no-simd", &["--no-simd", "--targets", "node"])?;
     let mut features = wasmparser::WasmFeatures::default();
     features.remove(wasmparser::WasmFeatures::SIMD | wasmparser::WasmFeatures::RELAXED_SIMD);
     // The validator's error when SIMD is used (a read error is the test's).

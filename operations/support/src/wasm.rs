@@ -688,12 +688,13 @@ pub type Promising = Result<js_sys::Promise, JsError>;
 
 /// A settled `Promise`: resolved with the value, or rejected with a JS
 /// `Error` carrying the message. For APIs that are asynchronous in JS but
-/// finish synchronously in Wasm (no microtask hop inside the module).
-pub fn settle(result: Result<JsValue, Error>) -> js_sys::Promise {
-    match result {
+/// finish synchronously in Wasm (no microtask hop inside the module); as
+/// an export returns it ([`Promising`]).
+pub fn settle(result: Result<JsValue, Error>) -> Promising {
+    Ok(match result {
         Ok(value) => js_sys::Promise::resolve(&value),
         Err(error) => js_sys::Promise::reject(&JsValue::from(to_js_error(error))),
-    }
+    })
 }
 
 /// The outputs of `f` on each item of the JS Array `list`, as a JS Array;
