@@ -40,27 +40,52 @@ impl Shape {
         instance: &Instance,
         store: &mut Store<T>,
         input: &Input,
+        output_limit: usize,
     ) -> wasmtime::Result<Option<Result<Val, RunError>>> {
         match self {
             Self::BytesToString | Self::BytesToBytes => {
                 let Input::Bytes(bytes) = input else { return Ok(None) };
+                let params = (bytes.as_slice(),);
                 match self {
-                    Self::BytesToString => {
-                        typed::<_, _, String, _>(instance, store, (bytes.as_slice(),), Val::String).await
-                    }
-                    _ => typed::<_, _, Vec<u8>, _>(instance, store, (bytes.as_slice(),), values::bytes_val).await,
+                    Self::BytesToString => typed::<_, _, String>(instance, store, params, output_limit).await,
+                    _ => typed::<_, _, Vec<u8>>(instance, store, params, output_limit).await,
                 }
             }
             Self::StringToString | Self::StringToBytes => {
                 let Input::Value(Val::String(text)) = input else { return Ok(None) };
+                let params = (text.as_str(),);
                 match self {
-                    Self::StringToString => {
-                        typed::<_, _, String, _>(instance, store, (text.as_str(),), Val::String).await
-                    }
-                    _ => typed::<_, _, Vec<u8>, _>(instance, store, (text.as_str(),), values::bytes_val).await,
+                    Self::StringToString => typed::<_, _, String>(instance, store, params, output_limit).await,
+                    _ => typed::<_, _, Vec<u8>>(instance, store, params, output_limit).await,
                 }
             }
         }
+    }
+}
+
+/// An output the typed API lifts as one block.
+trait Output: ComponentType + Lift + Send + Sync + 'static {
+    /// Its size as [`values::size`] counts it.
+    fn size(&self) -> usize;
+    /// As a value of the dynamic API.
+    fn into_val(self) -> Val;
+}
+
+impl Output for String {
+    fn size(&self) -> usize {
+        self.len()
+    }
+    fn into_val(self) -> Val {
+        Val::String(self)
+    }
+}
+
+impl Output for Vec<u8> {
+    fn size(&self) -> usize {
+        self.len()
+    }
+    fn into_val(self) -> Val {
+        values::bytes_val(self)
     }
 }
 
@@ -87,23 +112,26 @@ enum WitKind {
 }
 
 /// `run` called typed; `Ok(None)` when its type is not `P -> R` after all.
-async fn typed<T: Send + 'static, P, R, F>(
+/// An output over `output_limit` bytes is refused before it becomes a
+/// `Val` (a `Val` a byte: 8 MiB of output would be 256 MiB of host memory
+/// and, in a debug build, longer than a run's time limit).
+async fn typed<T: Send + 'static, P, R: Output>(
     instance: &Instance,
     store: &mut Store<T>,
     params: P,
-    to_val: F,
+    output_limit: usize,
 ) -> wasmtime::Result<Option<Result<Val, RunError>>>
 where
     P: wasmtime::component::ComponentNamedList + wasmtime::component::Lower + Send + Sync,
-    R: ComponentType + Lift + Send + Sync + 'static,
-    F: FnOnce(R) -> Val,
 {
     let Ok(run) = instance.get_typed_func::<P, (Result<R, WitRunError>,)>(&mut *store, "run") else {
         return Ok(None);
     };
     let (result,) = run.call_async(&mut *store, params).await?;
-    Ok(Some(result.map(to_val).map_err(|e| {
-        RunError::Workflow {
+    Ok(Some(match result {
+        Ok(output) if output.size() > output_limit => Err(RunError::OutputTooLarge { limit: output_limit }),
+        Ok(output) => Ok(output.into_val()),
+        Err(e) => Err(RunError::Workflow {
             kind: match e.kind {
                 WitKind::InvalidInput => "invalid-input",
                 WitKind::Config => "config",
@@ -111,6 +139,6 @@ where
             }
             .to_string(),
             message: e.message,
-        }
-    })))
+        }),
+    }))
 }

@@ -337,10 +337,7 @@ impl Program {
         };
         timings.instantiate = started.elapsed();
         if let (Some(shape), [input]) = (self.shape, inputs.as_slice()) {
-            match shape.call(&instance, &mut store, input).await {
-                Ok(Some(Ok(output))) if values::size(&output) > limits.output_bytes => {
-                    return Err(RunError::OutputTooLarge { limit: limits.output_bytes });
-                }
+            match shape.call(&instance, &mut store, input, limits.output_bytes).await {
                 Ok(Some(result)) => return result,
                 Ok(None) => {}
                 Err(e) => return Err(trapped(&store, e)),
