@@ -382,3 +382,56 @@ export async function freedCalls(mod, good, count = 10000) {
   }
   return problems.concat(await correct(workflowSubject(mod, 'after the freed Workflow', [], good), `after ${count} calls of each method of a freed Workflow`));
 }
+
+/**
+ * Objects the package did not make, or not of the class, as a method's
+ * `this`: an object of the class's prototype given a live Workflow's
+ * pointer (and its instance), a stream as a Workflow, an object whose own
+ * `__destroy_into_raw` names a pointer. Each method refuses them with a
+ * plain Error, `free()` frees nothing, and the real Workflow and stream
+ * they point at go on as if nothing happened. `mod` has `stream()`.
+ */
+export async function forgedObjects(mod, good) {
+  const problems = [];
+  const real = new mod.Workflow();
+  const stream = mod.stream();
+  const forged = Object.create(mod.Workflow.prototype);
+  forged.__wbg_ptr = real.__wbg_ptr;
+  forged.__wbg_inst = real.__wbg_inst;
+  const { next, free } = mod.Workflow.prototype;
+  const done = Object.getOwnPropertyDescriptor(mod.Workflow.prototype, 'done').get;
+  const refused = async (what, call) => {
+    try {
+      const value = await call();
+      problems.push(`${what}: returned ${show(value)}`);
+    } catch (error) {
+      if (!isPlainError(error)) problems.push(`${what}: ${show(error)}`);
+    }
+  };
+  const nothing = (what, call) => {
+    try {
+      call();
+    } catch (error) {
+      problems.push(`${what}: threw ${show(error)}`);
+    }
+  };
+  await refused('next() of a forged Workflow', () => forged.next(...good.args()));
+  await refused('done of a forged Workflow', () => forged.done);
+  await refused('next() of a stream', () => next.call(stream, ...good.args()));
+  await refused('done of a stream', () => done.call(stream));
+  nothing('free() of a forged Workflow', () => forged.free());
+  nothing('free() of a stream as a Workflow', () => free.call(stream));
+  nothing('free() of an object naming a pointer', () => free.call({ __destroy_into_raw: () => real.__wbg_ptr }));
+  try {
+    if (real.done) problems.push('the real Workflow is done before it ran');
+    const step = await real.next(...good.args());
+    if (!step.done || show(step.output) !== show(good.output)) problems.push(`the real Workflow after the forged calls: ${show(step)}`);
+    stream.update(good.args()[0][0]);
+    const output = stream.finish();
+    if (show(output) !== show(good.output)) problems.push(`the stream after the forged calls: ${show(output)}`);
+  } catch (error) {
+    problems.push(`the real objects after the forged calls: ${show(error)}`);
+  }
+  real.free();
+  return problems.concat(await correct(workflowSubject(mod, 'after forged objects', [], good), 'after forged objects'));
+}

@@ -24,6 +24,7 @@ export async function trapChecks(wf, rounds = 100) {
     }
   };
   const before = new wf.Workflow();
+  const stale = Array.from({ length: 8 }, () => new wf.Workflow());
   // A hundred traps in a row, through every entry point, out of memory among them.
   for (let i = 0; i < rounds; i++) {
     const input = i % 10 === 9 ? 'oom' : 'trap';
@@ -53,5 +54,17 @@ export async function trapChecks(wf, rounds = 100) {
   } catch (e) {
     if (!(e instanceof Error) || e instanceof WebAssembly.RuntimeError) problems.push(`stale Workflow: ${e}`);
   }
+  // free() of an object of a reset instance frees nothing in the new one:
+  // Workflows made after it keep their own memory, and finish only when run.
+  const live = Array.from({ length: 8 }, () => new wf.Workflow());
+  for (const w of stale) w.free();
+  const later = Array.from({ length: 8 }, () => new wf.Workflow());
+  for (const [i, w] of later.entries()) await expectAnswer(`a Workflow made after the stale ones were freed #${i}`, async () => (await w.next([enc(`later ${i}`)])).output, `later ${i}`);
+  try {
+    if (live.some((w) => w.done)) problems.push('a Workflow that never ran is done: free() of a stale object freed its memory');
+  } catch (e) {
+    problems.push(`the Workflows made before the stale ones were freed: ${e?.message}`);
+  }
+  for (const [i, w] of live.entries()) await expectAnswer(`a Workflow made before the stale ones were freed #${i}`, async () => (await w.next([enc(`live ${i}`)])).output, `live ${i}`);
   return problems;
 }

@@ -210,7 +210,7 @@ pub struct Package {
 
 /// The flag that lets LLVM and the crates use Wasm's 128-bit SIMD
 /// (`simd128`) in a module, on by default: every engine Braid's packages
-/// target runs it (Node 16.4+, Chrome 91+, Firefox 89+, Safari 16.4+), and
+/// target runs it (Node 18+, Chrome 96+, Firefox 90+, Safari 16.4+), and
 /// crates with SIMD code for Wasm switch to it (sha2's SHA-256, and
 /// blake3's, whose `wasm32_simd` feature `op_multihash` turns on with it).
 /// An engine without SIMD refuses the whole module, hence `--no-simd`,

@@ -33,7 +33,7 @@ pub struct Args {
     #[arg(long)]
     no_opt: bool,
     /// Build the Wasm packages without Wasm SIMD (simd128), which they use by default: for engines
-    /// older than Node 16.4, Chrome 91, Firefox 89 or Safari 16.4, which refuse such a module.
+    /// that refuse such a module (Safari 15 to 16.3).
     /// About 10 % slower on image operations.
     #[arg(long)]
     no_simd: bool,
