@@ -3,7 +3,7 @@
 //! lowers a `list<u8>` one `Val` at a time; its typed API copies it as one
 //! block, which is most of a run's cost on inputs of kilobytes.
 
-use wasmtime::component::{ComponentType, Instance, Lift, Type, Val};
+use wasmtime::component::{ComponentExportIndex, ComponentType, Instance, Lift, Type, Val};
 use wasmtime::Store;
 
 use crate::values::{self, is_bytes, Input};
@@ -39,6 +39,7 @@ impl Shape {
         self,
         instance: &Instance,
         store: &mut Store<T>,
+        run: &ComponentExportIndex,
         input: &Input,
         output_limit: usize,
     ) -> wasmtime::Result<Option<Result<Val, RunError>>> {
@@ -47,16 +48,16 @@ impl Shape {
                 let Input::Bytes(bytes) = input else { return Ok(None) };
                 let params = (bytes.as_slice(),);
                 match self {
-                    Self::BytesToString => typed::<_, _, String>(instance, store, params, output_limit).await,
-                    _ => typed::<_, _, Vec<u8>>(instance, store, params, output_limit).await,
+                    Self::BytesToString => typed::<_, _, String>(instance, store, run, params, output_limit).await,
+                    _ => typed::<_, _, Vec<u8>>(instance, store, run, params, output_limit).await,
                 }
             }
             Self::StringToString | Self::StringToBytes => {
                 let Input::Value(Val::String(text)) = input else { return Ok(None) };
                 let params = (text.as_str(),);
                 match self {
-                    Self::StringToString => typed::<_, _, String>(instance, store, params, output_limit).await,
-                    _ => typed::<_, _, Vec<u8>>(instance, store, params, output_limit).await,
+                    Self::StringToString => typed::<_, _, String>(instance, store, run, params, output_limit).await,
+                    _ => typed::<_, _, Vec<u8>>(instance, store, run, params, output_limit).await,
                 }
             }
         }
@@ -118,13 +119,14 @@ enum WitKind {
 async fn typed<T: Send + 'static, P, R: Output>(
     instance: &Instance,
     store: &mut Store<T>,
+    run: &ComponentExportIndex,
     params: P,
     output_limit: usize,
 ) -> wasmtime::Result<Option<Result<Val, RunError>>>
 where
     P: wasmtime::component::ComponentNamedList + wasmtime::component::Lower + Send + Sync,
 {
-    let Ok(run) = instance.get_typed_func::<P, (Result<R, WitRunError>,)>(&mut *store, "run") else {
+    let Ok(run) = instance.get_typed_func::<P, (Result<R, WitRunError>,)>(&mut *store, run) else {
         return Ok(None);
     };
     let (result,) = run.call_async(&mut *store, params).await?;

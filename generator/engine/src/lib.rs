@@ -25,7 +25,7 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use wasmtime::component::{Component, InstancePre, Linker, ResourceTable};
+use wasmtime::component::{Component, ComponentExportIndex, InstancePre, Linker, ResourceTable};
 use wasmtime::{
     Config, Engine as Wasmtime, InstanceAllocationStrategy, PoolingAllocationConfig, Store, UpdateDeadline,
 };
@@ -106,7 +106,10 @@ pub struct Engine {
 
 /// What a run's store holds.
 struct Host {
-    wasi: WasiCtx,
+    /// Made on the first WASI call: most workflows make none (nothing to
+    /// print, no clock, no randomness), and making one is a dozen
+    /// allocations a run.
+    wasi: Option<WasiCtx>,
     table: ResourceTable,
     memory_limit: usize,
     memory_refused: bool,
@@ -114,7 +117,8 @@ struct Host {
 
 impl WasiView for Host {
     fn ctx(&mut self) -> WasiCtxView<'_> {
-        WasiCtxView { ctx: &mut self.wasi, table: &mut self.table }
+        let ctx = self.wasi.get_or_insert_with(|| WasiCtx::builder().build());
+        WasiCtxView { ctx, table: &mut self.table }
     }
 }
 
@@ -133,6 +137,8 @@ impl wasmtime::ResourceLimiter for Host {
 /// A component ready to run: compiled, linked, its `run` type known.
 pub struct Program {
     pre: InstancePre<Host>,
+    /// `run`, looked up once rather than by name on every run.
+    run: ComponentExportIndex,
     params: Vec<(String, Type)>,
     output: Type,
     source: Source,
@@ -238,6 +244,9 @@ impl Engine {
                 (component, Source::Compiled)
             }
         };
+        let run = component
+            .get_export_index(None, "run")
+            .ok_or_else(|| LoadError::Invalid("it exports no `run` function".into()))?;
         let ty = component.component_type();
         let Some(wasmtime::component::types::ComponentItem::ComponentFunc(func)) =
             ty.get_export(&self.wasmtime, "run").map(|e| e.ty)
@@ -252,7 +261,7 @@ impl Engine {
         .ok_or_else(|| LoadError::Invalid("its `run` does not return result<T, run-error>".into()))?;
         let pre = self.linker.instantiate_pre(&component).map_err(invalid)?;
         let shape = fast::Shape::of(&params, &output);
-        Ok(Program { pre, params, output, source, shape })
+        Ok(Program { pre, run, params, output, source, shape })
     }
 }
 
@@ -301,12 +310,8 @@ impl Program {
             )));
         }
         let started = Instant::now();
-        let host = Host {
-            wasi: WasiCtx::builder().build(),
-            table: ResourceTable::new(),
-            memory_limit: limits.memory_bytes,
-            memory_refused: false,
-        };
+        let host =
+            Host { wasi: None, table: ResourceTable::new(), memory_limit: limits.memory_bytes, memory_refused: false };
         let mut store = Store::new(&engine.wasmtime, host);
         store.limiter(|host| host);
         // At every tick: stop a run past its time, else let others run.
@@ -337,13 +342,13 @@ impl Program {
         };
         timings.instantiate = started.elapsed();
         if let (Some(shape), [input]) = (self.shape, inputs.as_slice()) {
-            match shape.call(&instance, &mut store, input, limits.output_bytes).await {
+            match shape.call(&instance, &mut store, &self.run, input, limits.output_bytes).await {
                 Ok(Some(result)) => return result,
                 Ok(None) => {}
                 Err(e) => return Err(trapped(&store, e)),
             }
         }
-        let Some(run) = instance.get_func(&mut store, "run") else {
+        let Some(run) = instance.get_func(&mut store, self.run) else {
             return Err(RunError::Trap("the instance has no `run`".into()));
         };
         let mut results = [Val::Bool(false)];
