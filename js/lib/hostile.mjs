@@ -386,10 +386,12 @@ export async function freedCalls(mod, good, count = 10000) {
 /**
  * Objects the package did not make, or not of the class, as a method's
  * `this`: an object of the class's prototype given a live Workflow's
- * pointer (and its instance), a stream as a Workflow, an object whose own
- * `__destroy_into_raw` names a pointer. Each method refuses them with a
- * plain Error, `free()` frees nothing, and the real Workflow and stream
- * they point at go on as if nothing happened. `mod` has `stream()`.
+ * pointer (and its instance), copies of a live Workflow (its own
+ * properties, symbols included, or inheriting from it), a Proxy of one, a
+ * stream as a Workflow, an object whose own `__destroy_into_raw` names a
+ * pointer; and no `__wrap` to make an object of a pointer. Each method
+ * refuses them with a plain Error, `free()` frees nothing, and the real
+ * Workflow and stream go on as if nothing happened. `mod` has `stream()`.
  */
 export async function forgedObjects(mod, good) {
   const problems = [];
@@ -415,6 +417,19 @@ export async function forgedObjects(mod, good) {
       problems.push(`${what}: threw ${show(error)}`);
     }
   };
+  const copies = {
+    'a copy of a Workflow': Object.assign(Object.create(mod.Workflow.prototype), real),
+    'a spread of a Workflow': Object.setPrototypeOf({ ...real }, mod.Workflow.prototype),
+    'an object inheriting from a Workflow': Object.create(real),
+    'a Proxy of a Workflow': new Proxy(real, {}),
+  };
+  for (const [what, copy] of Object.entries(copies)) {
+    await refused(`next() of ${what}`, () => next.call(copy, ...good.args()));
+    nothing(`free() of ${what}`, () => free.call(copy));
+  }
+  for (const Class of [mod.Workflow, mod.Stream]) {
+    if (typeof Class.__wrap !== 'undefined') problems.push(`${Class.name}.__wrap is there: any caller could make an object of any pointer`);
+  }
   await refused('next() of a forged Workflow', () => forged.next(...good.args()));
   await refused('done of a forged Workflow', () => forged.done);
   await refused('next() of a stream', () => next.call(stream, ...good.args()));

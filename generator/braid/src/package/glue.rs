@@ -80,49 +80,53 @@ const DESTROY: &str = "const ptr = this.__wbg_ptr;";
 const CLASS_REGISTRY: &str = "Finalization = (typeof FinalizationRegistry === 'undefined')\n    ? { register: () => {}, unregister: () => {} }\n    : new FinalizationRegistry(";
 
 /// wasm-bindgen's glue keeps an object's Wasm pointer in its `__wbg_ptr`
-/// property and trusts it: a method of a freed object passes pointer 0 to
+/// property and trusts it, and makes objects for any pointer with the
+/// class's public `__wrap`: a method of a freed object passes pointer 0 to
 /// Wasm (whose shim throws, each throw leaking part of wasm-bindgen's
-/// stack), any caller can make an object of the class
-/// (`Object.create(Workflow.prototype)`) whose pointer is any address in
-/// Wasm memory, for a method to use as a `Workflow` or for `free()` to
-/// free, a `Stream` can be the `this` of a `Workflow` method, and after a
-/// reset, `free()` of an object of the old instance frees its pointer in
-/// the new one, where it is another object's.
+/// stack), any caller can make an object (`Object.create(Workflow.prototype)`
+/// given a `__wbg_ptr`, or `Workflow.__wrap(ptr)`) for a method to use any
+/// address in Wasm memory as a `Workflow` or for `free()` to free, a
+/// `Stream` can be the `this` of a `Workflow` method, and after a reset,
+/// `free()` of an object of the old instance frees its pointer in the new
+/// one, where it is another object's.
 ///
-/// Here the pointer lives in a cell only the glue can read (private fields
-/// of a class the glue does not export), kept under a symbol of the object
-/// when the glue makes it. A method refuses, in JS and before Wasm, an
-/// object without a cell of its class (not made by the package), freed
-/// (pointer 0) or of another instance; `free()` takes the pointer out of
-/// the cell, so a second `free()` does nothing, and frees it only in its
-/// own instance. A caller can at most move a real cell to another object,
-/// which then stands for the same Wasm object.
+/// Here each class has a brand (`braidBrand`): a private field the glue
+/// adds to each object it makes, holding a record `{ ptr, instance, held }`.
+/// A private field is the object's own: no caller reads or sets it, and it
+/// is not copied (`Object.assign`, spread), inherited (`Object.create`) or
+/// reached through a `Proxy`. A method refuses, in JS and before Wasm, an
+/// object without its class's brand, freed (`ptr` 0) or of another
+/// instance; `free()` takes the pointer out of the record, so a second
+/// `free()` does nothing, and frees it only in its own instance. `__wrap`
+/// is taken off the class, for the glue's own calls.
 ///
-/// The cell is also what the class's FinalizationRegistry holds, without
+/// The record is also what the class's FinalizationRegistry holds, without
 /// the unregister token wasm-bindgen gives (the object): `free()` empties
-/// the cell instead of unregistering, and the finalizer skips an empty
+/// the record instead of unregistering, and the finalizer skips an empty
 /// one. A token costs V8 a map entry per object (0.2 us of
 /// `await new Workflow().next` at 64 B, measured side by side).
 ///
-/// All or nothing: `None` when the glue has no methods, or anything it
-/// does with a pointer is not in the form rewritten here.
+/// All or nothing: `None` when the glue has no classes, or anything it does
+/// with a pointer, a registry or `__wrap` is not in the form rewritten
+/// here (the caller refuses such glue: see [`has_classes`]).
 pub(super) fn guard_freed_objects(glue: &str) -> Option<String> {
-    if !glue.contains(METHOD_CALL) {
+    if !has_classes(glue) {
         return None;
     }
-    let mut out = String::with_capacity(glue.len() + 4096);
+    let mut out = String::with_capacity(glue.len() + 1024);
     // The class whose body a line is in, and the pointer the glue just
     // gave a new object (`obj`, `this`).
     let mut class: Option<&str> = None;
+    let mut classes: Vec<&str> = Vec::new();
     let mut given: Option<(&str, &str)> = None;
-    let (mut registered, mut unregistered) = (0, 0);
+    let (mut registered, mut unregistered, mut freed) = (0, 0, 0);
     for line in glue.split_inclusive('\n') {
         let statement = line.trim();
         let indent = &line[..line.len() - line.trim_start().len()];
         if let Some(name) = line.strip_prefix("export ").unwrap_or(line).strip_prefix("class ") {
-            class = Some(name.strip_suffix(" {\n").filter(|n| is_identifier(n))?);
-        } else if line.starts_with('}') {
-            class = None;
+            let name = name.strip_suffix(" {\n").filter(|n| is_identifier(n))?;
+            class = Some(name);
+            classes.push(name);
         }
         if let Some(pointer) = pointer_given(statement) {
             given = Some(pointer);
@@ -134,36 +138,70 @@ pub(super) fn guard_freed_objects(glue: &str) -> Option<String> {
             // the object: the variable it was given, rather than a getter.
             let held = if held == format!("{object}.__wbg_ptr") { ptr } else { held };
             out.push_str(&format!(
-                "{indent}{registry}.register({object}, braidAdopt({object}, '{name}', {ptr}, {held}));\n"
+                "{indent}{registry}.register({object}, braidBrand{name}.adopt({object}, {ptr}, {held}));\n"
             ));
             registered += 1;
         } else if statement.ends_with("Finalization.unregister(this);") {
             unregistered += 1;
         } else if line.contains(METHOD_CALL) || line.contains(FREE) || line.contains(DESTROY) {
             let name = class?;
+            freed += usize::from(line.contains(FREE));
             out.push_str(
                 &line
-                    .replace(METHOD_CALL, &format!("(braidLivePointer(this, '{name}')"))
-                    .replace(FREE, &format!("const ptr = braidTake(braidObject(this), '{name}'); if (!ptr) return;"))
-                    .replace(DESTROY, &format!("const ptr = braidTake(this, '{name}');")),
+                    .replace(METHOD_CALL, &format!("(braidBrand{name}.pointer(this)"))
+                    .replace(FREE, &format!("const ptr = braidBrand{name}.take(braidObject(this)); if (!ptr) return;"))
+                    .replace(DESTROY, &format!("const ptr = braidBrand{name}.take(this);")),
             );
+        } else if let (Some(name), "}") = (class, line.trim_end()) {
+            // After the class: its brand, and `__wrap` for the glue alone.
+            out.push_str(line);
+            out.push_str(&format!(
+                "const braidBrand{name} = braidBrand('{name}');\n\
+                 const braidWrap{name} = {name}.__wrap;\n\
+                 delete {name}.__wrap;\n"
+            ));
+            class = None;
         } else {
             out.push_str(line);
         }
     }
-    if registered != glue.matches("Finalization.register(").count()
-        || unregistered != glue.matches("Finalization.unregister(").count()
-        || glue.matches(DESTROY).count() != unregistered
-    {
+    let mut out = out
+        .replace(METHOD_STALE, "if (braidObject(this).__wbg_inst !== undefined")
+        .replace(CLASS_REGISTRY, &CLASS_REGISTRY.replace("new FinalizationRegistry(", "braidFinalizationRegistry("));
+    for name in &classes {
+        out = out.replace(&format!("{name}.__wrap("), &format!("braidWrap{name}("));
+    }
+    // Every class rewritten whole, and no pointer read or `__wrap` call left.
+    let whole = registered == glue.matches("Finalization.register(").count()
+        && unregistered == glue.matches("Finalization.unregister(").count()
+        && unregistered == classes.len()
+        && freed == classes.len()
+        && glue.matches(DESTROY).count() == classes.len()
+        && glue.matches(CLASS_REGISTRY).count() == classes.len()
+        && !out.contains(".__wrap(")
+        && out.matches("__wbg_ptr").count() == out.matches(".__wbg_ptr = ").count();
+    if !whole {
         return None;
     }
-    let ours = CLASS_REGISTRY.replace("new FinalizationRegistry(", "braidFinalizationRegistry(");
-    let mut out =
-        out.replace(METHOD_STALE, "if (braidObject(this).__wbg_inst !== undefined").replace(CLASS_REGISTRY, &ours);
-    // Without a reset function (a bundler package) there is one instance.
-    let instance = if glue.contains("let __wbg_instance_id") { "__wbg_instance_id" } else { "0" };
-    out.push_str(&OBJECT_HELPERS.replace("INSTANCE", instance));
+    let at = if out.starts_with("/* @ts-self-types") { out.find('\n').map_or(out.len(), |i| i + 1) } else { 0 };
+    out.insert_str(at, &OBJECT_HELPERS.replace("INSTANCE", instance_id(glue)));
     Some(out)
+}
+
+/// Whether wasm-bindgen's glue has classes (objects with a Wasm pointer),
+/// which [`guard_freed_objects`] must rewrite for the glue to be shipped.
+pub(super) fn has_classes(glue: &str) -> bool {
+    glue.contains("Finalization.register(") || glue.contains("__wbg_ptr")
+}
+
+/// The current instance's id in JS: without a reset function (a bundler
+/// package) there is one instance.
+fn instance_id(glue: &str) -> &'static str {
+    if glue.contains("let __wbg_instance_id") {
+        "__wbg_instance_id"
+    } else {
+        "0"
+    }
 }
 
 /// `OBJECT.__wbg_ptr = PTR;` of a new object (not the `= 0` of a freed one).
@@ -185,62 +223,54 @@ fn is_identifier(text: &str) -> bool {
         && text.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$')
 }
 
-/// The functions [`guard_freed_objects`]' glue calls; `INSTANCE` is the
-/// current instance's id.
-const OBJECT_HELPERS: &str = "
-// Added by Braid (see braid package/glue.rs): an object's pointer is kept
-// in a cell only this glue can read. A method refuses, before Wasm, an
-// object that is freed, of another instance, or not one of its class the
-// package made, and called on something else (`stream().finish.call(null)`)
-// it throws here too; `free()` frees a live pointer of this instance, once.
-const braidCell = Symbol('braid');
-class BraidCell {
-    #ptr;
-    #class;
-    #instance;
-    #held;
-    constructor(ptr, name, held) {
-        this.#ptr = ptr;
-        this.#class = name;
-        this.#instance = INSTANCE;
-        this.#held = held;
-    }
-    static of(object, name) {
-        const cell = object[braidCell];
-        return typeof cell === 'object' && cell !== null && #ptr in cell && cell.#class === name ? cell : undefined;
-    }
-    static pointer(object, name) {
-        const cell = BraidCell.of(braidObject(object), name);
-        if (cell === undefined || cell.#ptr === 0) throw new Error(`this object was freed (free() was called), or is not a ${name} this package made`);
-        if (cell.#instance !== INSTANCE) throw new Error('Invalid stale object from previous Wasm instance');
-        return cell.#ptr;
-    }
-    static take(object, name) {
-        const cell = BraidCell.of(object, name);
-        if (cell === undefined) return 0;
-        const ptr = cell.#ptr;
-        cell.#ptr = 0;
-        return cell.#instance === INSTANCE ? ptr : 0;
-    }
-    static finalize(cell, free) {
-        if (cell.#ptr !== 0) free(cell.#held);
+/// What [`guard_freed_objects`]' glue calls, put at the glue's top (it
+/// runs as the module loads: each class's brand is made right after the
+/// class); `INSTANCE` is the current instance's id.
+const OBJECT_HELPERS: &str = "// Added by Braid (see braid package/glue.rs): each object the glue makes
+// carries its class's brand, a private field holding its pointer, which no
+// caller can read, set, copy or forge. A method refuses, before Wasm, an
+// object without it, freed, or of another instance, and called on
+// something else (`stream().finish.call(null)`) it throws here too;
+// `free()` frees a live pointer of this instance, once.
+class BraidStamp {
+    constructor(object) {
+        return object;
     }
 }
-// No caller reaches the class, so none makes a cell.
-delete BraidCell.prototype.constructor;
-function braidAdopt(object, name, ptr, held) {
-    const cell = new BraidCell(ptr, name, held);
-    object[braidCell] = cell;
-    return cell;
-}
-function braidLivePointer(object, name) {
-    return BraidCell.pointer(object, name);
-}
-function braidTake(object, name) {
-    return BraidCell.take(object, name);
+function braidBrand(name) {
+    return class extends BraidStamp {
+        #record;
+        constructor(object, record) {
+            super(object);
+            this.#record = record;
+        }
+        static adopt(object, ptr, held) {
+            const record = { ptr, instance: INSTANCE, held };
+            new this(object, record);
+            return record;
+        }
+        static pointer(object) {
+            if (!(#record in braidObject(object))) throw new Error(`this object is not a ${name} this package made`);
+            const record = object.#record;
+            if (record.ptr === 0) throw new Error('this object was freed (free() was called)');
+            if (record.instance !== INSTANCE) throw new Error('Invalid stale object from previous Wasm instance');
+            return record.ptr;
+        }
+        static take(object) {
+            if (object === null || (typeof object !== 'object' && typeof object !== 'function') || !(#record in object)) return 0;
+            const record = object.#record;
+            const { ptr } = record;
+            record.ptr = 0;
+            return record.instance === INSTANCE ? ptr : 0;
+        }
+    };
 }
 function braidFinalizationRegistry(free) {
-    return new FinalizationRegistry((cell) => BraidCell.finalize(cell, free));
+    return new FinalizationRegistry((record) => {
+        if (record.ptr === 0) return;
+        record.ptr = 0;
+        free(record.held);
+    });
 }
 function braidObject(object) {
     if (object === null || (typeof object !== 'object' && typeof object !== 'function')) {
@@ -282,8 +312,9 @@ pub(super) fn guard_traps(glue: &str) -> Option<String> {
     }
     out.push_str(&format!(
         "\n// Added by Braid: a call that traps resets the module (see braid package/glue.rs).\n\
-         const braidPromising = new Set([{PROMISING_EXPORTS}]);\n\
          function braidGuardTraps(exports) {{\n\
+         \x20   // Made here, not beside the function: this runs as the module loads.\n\
+         \x20   const promising = new Set([{PROMISING_EXPORTS}]);\n\
          \x20   const guarded = {{}};\n\
          \x20   for (const [name, value] of Object.entries(exports)) {{\n\
          \x20       guarded[name] = typeof value !== 'function' ? value : function (...args) {{\n\
@@ -293,7 +324,7 @@ pub(super) fn guard_traps(glue: &str) -> Option<String> {
          \x20               const error = braidReset(cause);\n\
          \x20               // These hand their Promise back as a Result (braid-support's\n\
          \x20               // `Promising`): a rejected one, in the new instance's table.\n\
-         \x20               if (braidPromising.has(name)) return [addToExternrefTable0(Promise.reject(error)), 0, 0];\n\
+         \x20               if (promising.has(name)) return [addToExternrefTable0(Promise.reject(error)), 0, 0];\n\
          \x20               // A finalizer's free: nothing to report to.\n\
          \x20               if (name.endsWith('_free')) return undefined;\n\
          \x20               throw error;\n\
@@ -431,6 +462,10 @@ mod tests {
         const ret = wasm.workflow_next(this.__wbg_ptr, inputs);
         return ret;
     }
+    static resume(state) {
+        const ret = wasm.workflow_resume(state);
+        return Workflow.__wrap(ret);
+    }
 }
 let __wbg_instance_id = 0;
 const WorkflowFinalization = (typeof FinalizationRegistry === 'undefined')
@@ -442,20 +477,24 @@ const WorkflowFinalization = (typeof FinalizationRegistry === 'undefined')
 
     #[test]
     fn objects_pointers_are_kept_where_callers_cannot_forge_them() {
-        let guarded = guard_freed_objects(CLASS).unwrap();
+        let glue = format!("/* @ts-self-types=\"./wf.d.ts\" */\n{CLASS}");
+        let guarded = guard_freed_objects(&glue).unwrap();
         for expected in [
-            "WorkflowFinalization.register(obj, braidAdopt(obj, 'Workflow', ptr, { ptr, instance: __wbg_instance_id }));\n",
-            "WorkflowFinalization.register(this, braidAdopt(this, 'Workflow', ret, { ptr: ret, instance: __wbg_instance_id }));\n",
-            "const ptr = braidTake(this, 'Workflow');\n        this.__wbg_ptr = 0;\n        return ptr;\n",
-            "const ptr = braidTake(braidObject(this), 'Workflow'); if (!ptr) return;\n",
+            "WorkflowFinalization.register(obj, braidBrandWorkflow.adopt(obj, ptr, { ptr, instance: __wbg_instance_id }));\n",
+            "WorkflowFinalization.register(this, braidBrandWorkflow.adopt(this, ret, { ptr: ret, instance: __wbg_instance_id }));\n",
+            "const ptr = braidBrandWorkflow.take(this);\n        this.__wbg_ptr = 0;\n        return ptr;\n",
+            "const ptr = braidBrandWorkflow.take(braidObject(this)); if (!ptr) return;\n",
             "if (braidObject(this).__wbg_inst !== undefined &&",
-            "wasm.workflow_next(braidLivePointer(this, 'Workflow'), inputs);",
+            "wasm.workflow_next(braidBrandWorkflow.pointer(this), inputs);",
+            "return braidWrapWorkflow(ret);",
+            "}\nconst braidBrandWorkflow = braidBrand('Workflow');\nconst braidWrapWorkflow = Workflow.__wrap;\ndelete Workflow.__wrap;\n",
             ": braidFinalizationRegistry(({ ptr, instance }) => {",
-            "this.#instance = __wbg_instance_id;",
-            "if (cell.#instance !== __wbg_instance_id) throw",
+            "const record = { ptr, instance: __wbg_instance_id, held };",
         ] {
             assert!(guarded.contains(expected), "{expected:?} in {guarded}");
         }
+        // The helpers come first (after the types comment): they run as the module loads.
+        assert!(guarded.starts_with("/* @ts-self-types=\"./wf.d.ts\" */\n// Added by Braid"), "{guarded}");
         assert!(!guarded.contains("unregister(this)") && !guarded.contains("this.__wbg_ptr;"), "{guarded}");
 
         // A bundler package: one instance, and the registry holds the pointer.
@@ -464,19 +503,27 @@ const WorkflowFinalization = (typeof FinalizationRegistry === 'undefined')
             .replace("{ ptr: ret, instance: __wbg_instance_id }, this", "this.__wbg_ptr, this")
             .replace("let __wbg_instance_id = 0;\n", "");
         let guarded = guard_freed_objects(&bundler).unwrap();
-        assert!(guarded.contains("register(obj, braidAdopt(obj, 'Workflow', ptr, ptr));"), "{guarded}");
-        assert!(guarded.contains("register(this, braidAdopt(this, 'Workflow', ret, ret));"), "{guarded}");
-        assert!(guarded.contains("this.#instance = 0;"), "{guarded}");
+        assert!(guarded.contains("register(obj, braidBrandWorkflow.adopt(obj, ptr, ptr));"), "{guarded}");
+        assert!(guarded.contains("register(this, braidBrandWorkflow.adopt(this, ret, ret));"), "{guarded}");
+        assert!(guarded.contains("const record = { ptr, instance: 0, held };"), "{guarded}");
 
-        // Anything in another form leaves the glue as it is.
+        // Glue without classes is left alone; with classes in any other
+        // form, nothing is rewritten (and the package is refused).
         assert_eq!(guard_freed_objects("export function run(inputs) {}\n"), None);
-        let unknown = CLASS.replace(
-            "WorkflowFinalization.register(obj, { ptr, instance: __wbg_instance_id }, obj);",
-            "WorkflowFinalization.register(obj, ptr);",
-        );
-        assert_eq!(guard_freed_objects(&unknown), None);
-        let unexplained = CLASS.replace("        obj.__wbg_ptr = ptr;\n", "");
-        assert_eq!(guard_freed_objects(&unexplained), None);
+        for (what, from, to) in [
+            ("a registration", "register(obj, { ptr, instance: __wbg_instance_id }, obj);", "register(obj, ptr);"),
+            ("a pointer given", "        obj.__wbg_ptr = ptr;\n", ""),
+            (
+                "a registry",
+                "    : new FinalizationRegistry(({ ptr, instance }) => {",
+                "    : new  FinalizationRegistry(({ ptr, instance }) => {",
+            ),
+            ("free()", "const ptr = this.__destroy_into_raw();", "const ptr = this.__destroy_into_raw(0);"),
+            ("a pointer read", "workflow_next(this.__wbg_ptr, inputs)", "workflow_next(inputs, this.__wbg_ptr)"),
+            ("a __wrap", "return Workflow.__wrap(ret);", "return (Workflow).__wrap(ret);"),
+        ] {
+            assert_eq!(guard_freed_objects(&CLASS.replace(from, to)), None, "{what}");
+        }
         let outside = format!("{CLASS}function f() {{\n    return wasm.workflow_done(this.__wbg_ptr);\n}}\n");
         assert_eq!(guard_freed_objects(&outside), None);
     }

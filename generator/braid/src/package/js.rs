@@ -14,7 +14,9 @@ use std::process::Command;
 
 use serde_json::json;
 
-use super::glue::{guard_freed_objects, guard_traps, inline_snippets, plain_instance_ids, raw_exports_unknown};
+use super::glue::{
+    guard_freed_objects, guard_traps, has_classes, inline_snippets, plain_instance_ids, raw_exports_unknown,
+};
 use crate::fsutil::{self, FsError};
 use crate::process::{self, ProcessError};
 use crate::target::JsTarget;
@@ -62,6 +64,8 @@ pub enum PackageError {
     Snippet { path: PathBuf },
     #[error("{name} cannot run in Wasm (targets: {targets}); it has no standalone npm package")]
     NotWasm { name: String, targets: String },
+    #[error("{}: wasm-bindgen's glue for its classes is not in the form Braid guards against forged objects (is `wasm-bindgen` {WASM_BINDGEN_VERSION}?); it is not shipped unguarded", path.display())]
+    UnguardedGlue { path: PathBuf },
 }
 
 /// The external tools a Wasm build needs, checked once.
@@ -307,7 +311,11 @@ pub fn package(
         let path = out_dir.join(glue);
         if let Ok(original) = std::fs::read_to_string(&path) {
             let mut text = original.clone();
-            for edit in [guard_freed_objects, guard_traps, plain_instance_ids] {
+            // Objects' pointers guarded, or no package: see `guard_freed_objects`.
+            if has_classes(&original) {
+                text = guard_freed_objects(&text).ok_or_else(|| PackageError::UnguardedGlue { path: path.clone() })?;
+            }
+            for edit in [guard_traps, plain_instance_ids] {
                 if let Some(edited) = edit(&text) {
                     text = edited;
                 }
