@@ -165,7 +165,7 @@ test('bad use of a stream is an Error, and the stream and module stay usable', (
         assert.doesNotThrow(call, 'free() of a plain object does nothing');
         continue;
       }
-      assert.throws(call, (e) => e.constructor === Error && /called on|freed|not one the package made/.test(e.message), `${method}.call(${self})`);
+      assert.throws(call, (e) => e.constructor === Error && /called on|freed|not a Stream this package made/.test(e.message), `${method}.call(${self})`);
     }
   }
   live.update(input);
