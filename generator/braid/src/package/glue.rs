@@ -57,10 +57,18 @@ pub(super) fn inline_snippets(glue: &str, snippets: &[(String, String)]) -> Opti
     if out.contains("require(String.raw`./snippets/") || out.contains("require(\"./snippets/") {
         return None;
     }
-    // After the first line when it is the glue's `@ts-self-types` comment.
-    let at = if out.starts_with("/* @ts-self-types") { out.find('\n').map_or(out.len(), |i| i + 1) } else { 0 };
-    out.insert_str(at, &scopes);
+    out.insert_str(top(&out), &scopes);
     Some(out)
+}
+
+/// Where code put at the top of the glue goes: after the first line when it
+/// is the glue's `@ts-self-types` comment.
+fn top(glue: &str) -> usize {
+    if glue.starts_with("/* @ts-self-types") {
+        glue.find('\n').map_or(glue.len(), |i| i + 1)
+    } else {
+        0
+    }
 }
 
 /// How wasm-bindgen's glue passes an object's pointer to a method.
@@ -183,8 +191,7 @@ pub(super) fn guard_freed_objects(glue: &str) -> Option<String> {
     if !whole {
         return None;
     }
-    let at = if out.starts_with("/* @ts-self-types") { out.find('\n').map_or(out.len(), |i| i + 1) } else { 0 };
-    out.insert_str(at, &OBJECT_HELPERS.replace("INSTANCE", instance_id(glue)));
+    out.insert_str(top(&out), &OBJECT_HELPERS.replace("INSTANCE", instance_id(glue)));
     Some(out)
 }
 
