@@ -450,3 +450,58 @@ export async function forgedObjects(mod, good) {
   real.free();
   return problems.concat(await correct(workflowSubject(mod, 'after forged objects', [], good), 'after forged objects'));
 }
+
+/**
+ * The inputs Array is read once: each of its keys, through a Proxy's `get`
+ * trap or an index getter, is read at most once by a call of `run`,
+ * `runSync` or `next`, whether the inputs are right (the answer is given)
+ * or not (an Error). `good` is a correct call of one input.
+ */
+export async function readsOnce(mod, good) {
+  const problems = [];
+  const [input] = good.args()[0];
+  const counted = (items, length = items.length) => {
+    const reads = new Map();
+    const proxy = new Proxy(items, {
+      get(target, key, receiver) {
+        if (typeof key === 'string') reads.set(key, (reads.get(key) ?? 0) + 1);
+        return key === 'length' ? length : Reflect.get(target, key, receiver);
+      },
+    });
+    return { proxy, reads };
+  };
+  const getter = () => {
+    const reads = new Map([['0', 0]]);
+    const list = [];
+    Object.defineProperty(list, 0, { get: () => (reads.set('0', reads.get('0') + 1), input), enumerable: true });
+    return { proxy: list, reads };
+  };
+  const calls = {
+    run: (inputs) => mod.run(inputs),
+    runSync: (inputs) => mod.runSync(inputs),
+    'new Workflow().next': (inputs) => new mod.Workflow().next(inputs).then((step) => step.output),
+  };
+  const cases = {
+    'a Proxy of the right inputs': () => counted([input]),
+    'an index getter giving the right input': getter,
+    'a Proxy of an input of the wrong kind': () => counted([42]),
+    'a Proxy of a Proxy of the input': () => counted([new Proxy(input, {})]),
+    'a Proxy claiming one input more': () => counted([input], 2),
+  };
+  for (const [name, call] of Object.entries(calls)) {
+    for (const [what, make] of Object.entries(cases)) {
+      const { proxy, reads } = make();
+      let value;
+      try {
+        value = await call(proxy);
+      } catch (error) {
+        if (!isPlainError(error)) problems.push(`${name}(${what}): ${show(error)}`);
+      }
+      if (value !== undefined && show(value) !== show(good.output)) problems.push(`${name}(${what}): returned ${show(value)}`);
+      for (const [key, count] of reads) {
+        if (count > 1) problems.push(`${name}(${what}): read ${key} ${count} times`);
+      }
+    }
+  }
+  return problems;
+}

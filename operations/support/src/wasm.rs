@@ -228,6 +228,18 @@ fn room_for(length: usize) -> bool {
     Vec::<u8>::new().try_reserve_exact(length).is_ok()
 }
 
+/// Whether Wasm memory has room for `bytes` more, asked by the glue's fast
+/// path of `run` and `runSync` (Braid's `package/glue.rs`) before it copies
+/// inputs it has checked into Wasm memory with wasm-bindgen's allocator,
+/// which traps when it fails. The glue asks for all of a call's inputs at
+/// once, with room for wasm-bindgen to grow a string's copy: see
+/// [`room_for`]. Not exported from the JS module (the glue hides it).
+#[wasm_bindgen::prelude::wasm_bindgen(js_name = __braid_room, skip_typescript)]
+pub fn room(bytes: f64) -> bool {
+    // A count of bytes from JS: an integer below 2^53, exact in an f64.
+    bytes <= usize::MAX as f64 && room_for(bytes as usize)
+}
+
 /// Reads the bytes of a `Uint8Array` (subclasses included) as they are,
 /// whatever its own getters say.
 fn read_bytes(value: &JsValue, place: Place<'_>, expected: &str) -> Result<Vec<u8>, Error> {

@@ -45,6 +45,11 @@ pub struct CratePlan {
     pub output: ValueType,
     /// External inputs of the whole workflow, in the order `run` takes them.
     pub external_inputs: Vec<ExternalInput>,
+    /// When every external input is a `Bytes` or a `String` (and there is
+    /// one at least), their kinds in order (`b`, `s`): the name of the
+    /// typed entry the glue's fast path of `run` and `runSync` calls
+    /// (`__braid_run_typed_<kinds>`: see braid `package/glue.rs`).
+    pub typed_run: Option<Plain>,
     pub segments: Vec<SegmentPlan>,
     /// The segments that take external input, each with the cursors from
     /// which it is the next one to: what `next` expects.
@@ -286,6 +291,7 @@ pub fn plan(w: &Workflow) -> CratePlan {
         segment_count: w.segments.len(),
         input_types: input_types.into_iter().map(ValueType::new).collect(),
         output: output_type(w),
+        typed_run: w.supports(Platform::Wasm).then(|| typed_kinds(&w.external_inputs())).flatten(),
         external_inputs,
         segments,
         next_inputs,
@@ -309,6 +315,21 @@ fn support_dir() -> String {
 /// JS value is the same Array; Rust keeps `Vec<T>`, which has no length
 /// in its type). Only there: an operation after `op_collect` may change
 /// the length.
+/// `b` for each `Bytes` and `s` for each `String` of `inputs`, in order;
+/// `None` when there is none or any other type, which the glue cannot check
+/// without running the caller's code.
+fn typed_kinds(inputs: &[&TypeName]) -> Option<Plain> {
+    let kinds = inputs
+        .iter()
+        .map(|ty| match ty {
+            TypeName::Bytes => Some('b'),
+            TypeName::String => Some('s'),
+            _ => None,
+        })
+        .collect::<Option<String>>()?;
+    (!kinds.is_empty()).then(|| Plain::new(&kinds).expect("letters are plain"))
+}
+
 fn output_type(w: &Workflow) -> ValueType {
     let mut output = ValueType::new(w.output());
     let last = w.segments.last().and_then(|s| s.steps.last());

@@ -63,7 +63,7 @@ pub(super) fn inline_snippets(glue: &str, snippets: &[(String, String)]) -> Opti
 
 /// Where code put at the top of the glue goes: after the first line when it
 /// is the glue's `@ts-self-types` comment.
-fn top(glue: &str) -> usize {
+pub(super) fn top(glue: &str) -> usize {
     if glue.starts_with("/* @ts-self-types") {
         glue.find('\n').map_or(glue.len(), |i| i + 1)
     } else {
@@ -324,19 +324,29 @@ pub(super) fn guard_traps(glue: &str) -> Option<String> {
          \x20   const promising = new Set([{PROMISING_EXPORTS}]);\n\
          \x20   const guarded = {{}};\n\
          \x20   for (const [name, value] of Object.entries(exports)) {{\n\
-         \x20       guarded[name] = typeof value !== 'function' ? value : function (...args) {{\n\
-         \x20           try {{\n\
-         \x20               return value(...args);\n\
-         \x20           }} catch (cause) {{\n\
-         \x20               const error = braidReset(cause);\n\
-         \x20               // These hand their Promise back as a Result (braid-support's\n\
-         \x20               // `Promising`): a rejected one, in the new instance's table.\n\
-         \x20               if (promising.has(name)) return [addToExternrefTable0(Promise.reject(error)), 0, 0];\n\
-         \x20               // A finalizer's free: nothing to report to.\n\
-         \x20               if (name.endsWith('_free')) return undefined;\n\
-         \x20               throw error;\n\
-         \x20           }}\n\
+         \x20       if (typeof value !== 'function') {{\n\
+         \x20           guarded[name] = value;\n\
+         \x20           continue;\n\
+         \x20       }}\n\
+         \x20       const failed = (cause) => {{\n\
+         \x20           const error = braidReset(cause);\n\
+         \x20           // These hand their Promise back as a Result (braid-support's\n\
+         \x20           // `Promising`): a rejected one, in the new instance's table.\n\
+         \x20           if (promising.has(name)) return [addToExternrefTable0(Promise.reject(error)), 0, 0];\n\
+         \x20           // A finalizer's free: nothing to report to.\n\
+         \x20           if (name.endsWith('_free')) return undefined;\n\
+         \x20           throw error;\n\
          \x20       }};\n\
+         \x20       // Of the export's own arity where it is small: V8 calls these\n\
+         \x20       // faster than one with rest parameters and a spread.\n\
+         \x20       switch (value.length) {{\n\
+         \x20           case 0: guarded[name] = function () {{ try {{ return value(); }} catch (cause) {{ return failed(cause); }} }}; break;\n\
+         \x20           case 1: guarded[name] = function (a) {{ try {{ return value(a); }} catch (cause) {{ return failed(cause); }} }}; break;\n\
+         \x20           case 2: guarded[name] = function (a, b) {{ try {{ return value(a, b); }} catch (cause) {{ return failed(cause); }} }}; break;\n\
+         \x20           case 3: guarded[name] = function (a, b, c) {{ try {{ return value(a, b, c); }} catch (cause) {{ return failed(cause); }} }}; break;\n\
+         \x20           case 4: guarded[name] = function (a, b, c, d) {{ try {{ return value(a, b, c, d); }} catch (cause) {{ return failed(cause); }} }}; break;\n\
+         \x20           default: guarded[name] = function (...args) {{ try {{ return value(...args); }} catch (cause) {{ return failed(cause); }} }};\n\
+         \x20       }}\n\
          \x20   }}\n\
          \x20   return guarded;\n\
          }}\n\

@@ -14,6 +14,7 @@ use std::process::Command;
 
 use serde_json::json;
 
+use super::fast_run::fast_run;
 use super::glue::{
     guard_freed_objects, guard_traps, has_classes, inline_snippets, plain_instance_ids, raw_exports_unknown,
 };
@@ -66,6 +67,8 @@ pub enum PackageError {
     NotWasm { name: String, targets: String },
     #[error("{}: wasm-bindgen's glue for its classes is not in the form Braid guards against forged objects (is `wasm-bindgen` {WASM_BINDGEN_VERSION}?); it is not shipped unguarded", path.display())]
     UnguardedGlue { path: PathBuf },
+    #[error("{}: wasm-bindgen's glue is not in the form Braid edits ({what} was not found; is `wasm-bindgen` {WASM_BINDGEN_VERSION}?)", path.display())]
+    GlueForm { path: PathBuf, what: &'static str },
 }
 
 /// The external tools a Wasm build needs, checked once.
@@ -310,7 +313,7 @@ pub fn package(
     for glue in [format!("{name}.js"), format!("{name}_bg.js")] {
         let path = out_dir.join(glue);
         if let Ok(original) = std::fs::read_to_string(&path) {
-            let mut text = original.clone();
+            let mut text = fast_run(&original).map_err(|what| PackageError::GlueForm { path: path.clone(), what })?;
             // Objects' pointers guarded, or no package: see `guard_freed_objects`.
             if has_classes(&original) {
                 text = guard_freed_objects(&text).ok_or_else(|| PackageError::UnguardedGlue { path: path.clone() })?;

@@ -1,0 +1,290 @@
+//! The fast path of `run` and `runSync` in wasm-bindgen's JS glue: the
+//! inputs read once in JS and, when each is a `Uint8Array` or a string with
+//! room in Wasm memory, given to the typed entry the template makes, with no
+//! call back into JS; anything else given to the general path as read.
+
+use super::glue::top;
+
+/// How the glue declares the typed entry of `run` that the template makes
+/// when every external input is a `Bytes` or a `String`, its name ending in
+/// their kinds (`__braid_run_typed_bs`).
+const TYPED_RUN: &str = "function __braid_run_typed_";
+
+/// `run` and `runSync` read their inputs through calls from Wasm into JS,
+/// each hostile-safe (the Array, its length, each item, the bytes located
+/// with the intrinsic getters): about 0.3 us of a call at 64 B, most of what
+/// it costs over a hand-written function. When the template made a typed
+/// entry (see [`TYPED_RUN`]), both read their inputs here instead, in JS,
+/// once: an Array of exactly the inputs, each of its kind (a `Uint8Array`,
+/// a string) and within the limits, with room for them in Wasm memory
+/// (`__braid_room`, as wasm-bindgen's allocator traps when it fails), goes
+/// to the typed entry, which wasm-bindgen gives the bytes and the text.
+/// Anything else goes the general way, unchanged, reading what was read
+/// here (`braidReplay`): a getter or a `Proxy` trap of the caller's runs
+/// once, and every error is the one the general path gives.
+///
+/// The `__braid_` functions are taken out of the module's exports. `Ok`
+/// with the glue unchanged when it has no typed entry; `Err` saying what
+/// is missing when it has one but `run` or `runSync` is not in the form
+/// edited here.
+pub(super) fn fast_run(glue: &str) -> Result<String, &'static str> {
+    let mut out = hide_braid_exports(glue);
+    let Some(at) = out.find(TYPED_RUN) else {
+        return Ok(out);
+    };
+    let rest = &out[at + TYPED_RUN.len()..];
+    let kinds = rest[..rest.find('(').ok_or("the typed entry's parameters")?].to_string();
+    if kinds.is_empty() || !kinds.bytes().all(|k| k == b'b' || k == b's') {
+        return Err("the typed entry's name");
+    }
+    // The typed entry's Uint8Arrays are copied in by `braidPassBytes`.
+    let entry_end = at + out[at..].find("\n}\n").ok_or("the end of the typed entry")?;
+    let mut entry = out[at..entry_end].to_string();
+    for (i, kind) in kinds.bytes().enumerate() {
+        let pass = format!("passArray8ToWasm0(input{i}, wasm.__wbindgen_malloc)");
+        if kind == b'b' {
+            entry = Some(entry.replacen(&pass, &format!("braidPassBytes(input{i})"), 1))
+                .filter(|e| *e != entry)
+                .ok_or("how the typed entry passes bytes")?;
+        }
+    }
+    out.replace_range(at..entry_end, &entry);
+    let arguments: Vec<String> = (0..kinds.len()).map(|i| format!("braidInputs[{i}]")).collect();
+    let typed = format!("__braid_run_typed_{kinds}({})", arguments.join(", "));
+    for (name, fast) in [
+        ("runSync", format!("return {typed};")),
+        (
+            "run",
+            format!("try {{ return Promise.resolve({typed}); }} catch (error) {{ return Promise.reject(error); }}"),
+        ),
+    ] {
+        let call = format!("wasm.{name}(inputs);\n");
+        let at = out.find(&call).ok_or("the call of run or runSync")?;
+        let line = out[..at].rfind('\n').map_or(0, |i| i + 1);
+        let indent = &out[line..line + out[line..].len() - out[line..].trim_start().len()];
+        let prelude = format!(
+            "{indent}const braidInputs = braidItems(inputs, {count});\n\
+             {indent}if (braidInputs === undefined) {{\n\
+             {indent}    inputs = braidTakeSlow();\n\
+             {indent}}} else if (braidFits(braidInputs, '{kinds}')) {{\n\
+             {indent}    {fast}\n\
+             {indent}}} else {{\n\
+             {indent}    inputs = braidInputs;\n\
+             {indent}}}\n",
+            count = kinds.len(),
+        );
+        out.insert_str(line, &prelude);
+    }
+    out.insert_str(top(&out), FAST_RUN_HELPERS);
+    Ok(out)
+}
+
+/// The glue with its `__braid_` functions (the typed entry, `__braid_room`)
+/// no longer exported: by Node's `exports.NAME = NAME;`, an ES module's
+/// `export function`, or a bundler package's list of what it re-exports.
+fn hide_braid_exports(glue: &str) -> String {
+    let mut out = String::with_capacity(glue.len());
+    let mut in_list = false;
+    for line in glue.split_inclusive('\n') {
+        if line.starts_with("exports.__braid_") {
+            continue;
+        }
+        if let Some(rest) = line.strip_prefix("export function __braid_") {
+            out.push_str("function __braid_");
+            out.push_str(rest);
+        } else if in_list && !line.starts_with('}') {
+            let names: Vec<&str> =
+                line.split(',').map(str::trim).filter(|n| !n.is_empty() && !n.starts_with("__braid_")).collect();
+            out.push_str(&format!("    {}\n", names.join(", ")));
+        } else {
+            out.push_str(line);
+        }
+        in_list = (in_list || line == "export {\n") && !line.starts_with('}');
+    }
+    out
+}
+
+/// The JS side of [`fast_run`], put at the glue's top.
+const FAST_RUN_HELPERS: &str = "// Added by Braid (see braid package/glue.rs): `run` and `runSync` read
+// their inputs here, once. An Array of exactly the inputs, each of its kind
+// and with room in Wasm memory, goes to the typed entry; anything else to
+// the general path, which then reads what was read here.
+const braidTypedArray = Object.getPrototypeOf(Uint8Array.prototype);
+const braidGetter = (object, key) => Object.getOwnPropertyDescriptor(object, key).get;
+const braidTagOf = braidGetter(braidTypedArray, Symbol.toStringTag);
+const braidLengthOf = braidGetter(braidTypedArray, 'byteLength');
+const braidNone = Object.freeze([]);
+const { apply: braidApply } = Reflect;
+const { isArray: braidIsArray } = Array;
+const { hasOwn: braidHasOwn } = Object;
+// braid-support's MAX_BYTES and MAX_UNITS: over them, the general path says so.
+const braidMaxBytes = 536870912;
+const braidMaxUnits = 536870912;
+// What the general path is to read when `braidItems` gives up, taken at once.
+let braidSlow;
+function braidTakeSlow() {
+    const inputs = braidSlow;
+    braidSlow = undefined;
+    return inputs;
+}
+/** The `count` items of an Array, each read once; undefined (and `braidSlow` set) for anything else. */
+function braidItems(inputs, count) {
+    let isArray;
+    try {
+        isArray = braidIsArray(inputs);
+    } catch {
+        isArray = false; // a revoked Proxy: the general path says so
+    }
+    if (!isArray) {
+        braidSlow = inputs;
+        return undefined;
+    }
+    let length;
+    try {
+        length = inputs.length;
+    } catch (error) {
+        braidSlow = braidReplay(undefined, [], 'length', error);
+        return undefined;
+    }
+    if (length !== count) {
+        braidSlow = braidReplay(length, [], undefined, undefined);
+        return undefined;
+    }
+    const items = [];
+    for (let i = 0; i < count; i++) {
+        try {
+            items.push(inputs[i]);
+        } catch (error) {
+            braidSlow = braidReplay(length, items, String(i), error);
+            return undefined;
+        }
+    }
+    return items;
+}
+/** An Array (to `Array.isArray`) giving what was read, and throwing again what threw, at key `failed`. */
+function braidReplay(length, items, failed, error) {
+    return new Proxy([], {
+        get(_, key) {
+            if (key === failed) throw error;
+            if (key === 'length') return length;
+            return braidHasOwn(items, key) ? items[key] : undefined;
+        },
+    });
+}
+/**
+ * Whether `items` are of `kinds` (`b` a Uint8Array, `s` a string) within
+ * the limits, with room for them in Wasm memory.
+ */
+function braidFits(items, kinds) {
+    let bytes = 0;
+    for (let i = 0; i < kinds.length; i++) {
+        const item = items[i];
+        if (kinds[i] === 'b') {
+            if (braidApply(braidTagOf, item, braidNone) !== 'Uint8Array') return false;
+            const length = braidApply(braidLengthOf, item, braidNone);
+            // An empty one may be of a detached buffer: the general path tells.
+            if (length === 0 || length > braidMaxBytes) return false;
+            bytes += length + 64;
+        } else {
+            if (typeof item !== 'string' || item.length > braidMaxUnits) return false;
+            // wasm-bindgen copies a string into a byte per unit, then grows
+            // the copy to three per unit unless it is ASCII.
+            bytes += 4 * item.length + 64;
+        }
+    }
+    return wasm.__braid_room(bytes) === 1;
+}
+/**
+ * wasm-bindgen's `passArray8ToWasm0` for a Uint8Array `braidFits` took:
+ * its length read with the intrinsic getter, and its bytes copied by `set`,
+ * which reads a typed array's own slots (a subclass's getters may lie).
+ */
+function braidPassBytes(bytes) {
+    const length = braidApply(braidLengthOf, bytes, braidNone);
+    const ptr = wasm.__wbindgen_malloc(length, 1) >>> 0;
+    getUint8ArrayMemory0().set(bytes, ptr);
+    WASM_VECTOR_LEN = length;
+    return ptr;
+}
+";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `run`, `runSync` and a typed entry as wasm-bindgen 0.2.130 writes them
+    /// for a Node package, a workflow taking a `Bytes` and a `String`.
+    const TYPED: &str = "function __braid_room(bytes) {
+    const ret = wasm.__braid_room(bytes);
+    return ret !== 0;
+}
+exports.__braid_room = __braid_room;
+
+function __braid_run_typed_bs(input0, input1) {
+    const ptr0 = passArray8ToWasm0(input0, wasm.__wbindgen_malloc);
+    const len0 = WASM_VECTOR_LEN;
+    const ptr1 = passStringToWasm0(input1, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+    const len1 = WASM_VECTOR_LEN;
+    let ret;
+    __wbg_call_guard();
+    ret = wasm.__braid_run_typed_bs(ptr0, len0, ptr1, len1);
+    return takeFromExternrefTable0(ret[0]);
+}
+exports.__braid_run_typed_bs = __braid_run_typed_bs;
+
+function run(inputs) {
+    let ret;
+    __wbg_call_guard();
+    ret = wasm.run(inputs);
+    return takeFromExternrefTable0(ret[0]);
+}
+exports.run = run;
+
+function runSync(inputs) {
+    let ret;
+    __wbg_call_guard();
+    ret = wasm.runSync(inputs);
+    return takeFromExternrefTable0(ret[0]);
+}
+exports.runSync = runSync;
+";
+
+    #[test]
+    fn run_and_run_sync_take_a_typed_fast_path() {
+        let glue = format!("/* @ts-self-types=\"./wf.d.ts\" */\n{TYPED}");
+        let fast = fast_run(&glue).unwrap();
+        for expected in [
+            "    const ptr0 = braidPassBytes(input0);\n",
+            // Strings are wasm-bindgen's to copy.
+            "    const ptr1 = passStringToWasm0(input1, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);\n",
+            "    __wbg_call_guard();\n    const braidInputs = braidItems(inputs, 2);\n    if (braidInputs === undefined) {\n        inputs = braidTakeSlow();\n    } else if (braidFits(braidInputs, 'bs')) {\n        return __braid_run_typed_bs(braidInputs[0], braidInputs[1]);\n    } else {\n        inputs = braidInputs;\n    }\n    ret = wasm.runSync(inputs);\n",
+            "        try { return Promise.resolve(__braid_run_typed_bs(braidInputs[0], braidInputs[1])); } catch (error) { return Promise.reject(error); }\n    } else {\n        inputs = braidInputs;\n    }\n    ret = wasm.run(inputs);\n",
+            "exports.run = run;\n",
+            "exports.runSync = runSync;\n",
+        ] {
+            assert!(fast.contains(expected), "{expected:?} in {fast}");
+        }
+        // Helpers first (they run as the module loads); the typed entry and
+        // the room check are the glue's alone.
+        assert!(fast.starts_with("/* @ts-self-types=\"./wf.d.ts\" */\n// Added by Braid"), "{fast}");
+        assert!(!fast.contains("exports.__braid_"), "{fast}");
+
+        // An ES module's, and a bundler's list of what it re-exports.
+        let web = TYPED.replace("exports.", "// ").replace("\nfunction ", "\nexport function ");
+        let fast = fast_run(&format!("\n{web}")).unwrap();
+        assert!(
+            !fast.contains("export function __braid_") && fast.contains("\nexport function runSync(inputs) {"),
+            "{fast}"
+        );
+        let list = "export {\n    Workflow, __braid_room, __braid_run_typed_b, run, runSync\n} from \"./wf_bg.js\";\n";
+        assert_eq!(fast_run(list).unwrap(), "export {\n    Workflow, run, runSync\n} from \"./wf_bg.js\";\n");
+
+        // Without a typed entry the glue is left as it is; with one, `run`
+        // and `runSync` must be in the form edited here.
+        let plain = TYPED.replace("__braid_run_typed_bs", "other");
+        assert_eq!(fast_run(&plain).unwrap(), plain.replace("exports.__braid_room = __braid_room;\n", ""));
+        assert!(fast_run(&TYPED.replace("wasm.run(inputs);", "wasm.run(inputs, 1);")).is_err());
+        assert!(fast_run(&TYPED.replace("passArray8ToWasm0(input0", "passArray8ToWasm1(input0")).is_err());
+        assert!(fast_run(&TYPED.replace("typed_bs(", "typed_bx(")).is_err());
+    }
+}
