@@ -455,10 +455,15 @@ export async function forgedObjects(mod, good) {
  * The inputs Array is read once: each of its keys, through a Proxy's `get`
  * trap or an index getter, is read at most once by a call of `run`,
  * `runSync` or `next`, whether the inputs are right (the answer is given)
- * or not (an Error). `good` is a correct call of one input.
+ * or not (an Error); and the typed entries they call are not reachable.
+ * `good` is a correct call of one input.
  */
 export async function readsOnce(mod, good) {
   const problems = [];
+  // The typed entries these take for inputs they checked are the glue's alone.
+  for (const name of [...Object.keys(mod), ...Object.getOwnPropertyNames(mod.Workflow.prototype)]) {
+    if (name.startsWith('__braid_')) problems.push(`${name} is reachable: it takes inputs nobody checked`);
+  }
   const [input] = good.args()[0];
   const counted = (items, length = items.length) => {
     const reads = new Map();

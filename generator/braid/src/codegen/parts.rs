@@ -111,6 +111,15 @@ pub struct NextInputs {
     pub types: Vec<RustStr>,
 }
 
+/// `next`'s typed entry (see `CratePlan::typed_next`): the segment, its
+/// inputs' kinds (`b`, `s`), and those inputs in the order `next` takes them.
+#[derive(Debug, Clone, Serialize)]
+pub struct TypedNext {
+    pub segment: usize,
+    pub kinds: Plain,
+    pub externals: Vec<ExternalInput>,
+}
+
 /// Input `position` of a segment (its parameter `x<position>`).
 #[derive(Debug, Clone, Serialize)]
 pub struct Param {

@@ -50,6 +50,11 @@ pub struct CratePlan {
     /// typed entry the glue's fast path of `run` and `runSync` calls
     /// (`__braid_run_typed_<kinds>`: see braid `package/glue.rs`).
     pub typed_run: Option<Plain>,
+    /// The same for `next`, when one segment takes every external input and
+    /// they are all `Bytes` or `String`: that segment's kinds, in the order
+    /// `next` takes them (`__braid_next_typed_<kinds>`, a method of
+    /// `Workflow` the glue hides).
+    pub typed_next: Option<TypedNext>,
     pub segments: Vec<SegmentPlan>,
     /// The segments that take external input, each with the cursors from
     /// which it is the next one to: what `next` expects.
@@ -292,6 +297,7 @@ pub fn plan(w: &Workflow) -> CratePlan {
         input_types: input_types.into_iter().map(ValueType::new).collect(),
         output: output_type(w),
         typed_run: w.supports(Platform::Wasm).then(|| typed_kinds(&w.external_inputs())).flatten(),
+        typed_next: w.supports(Platform::Wasm).then(|| typed_next(w, &segments)).flatten(),
         external_inputs,
         segments,
         next_inputs,
@@ -328,6 +334,19 @@ fn typed_kinds(inputs: &[&TypeName]) -> Option<Plain> {
         })
         .collect::<Option<String>>()?;
     (!kinds.is_empty()).then(|| Plain::new(&kinds).expect("letters are plain"))
+}
+
+/// [`CratePlan::typed_next`]: the one segment taking external input, if it
+/// takes them all and each is a `Bytes` or a `String`.
+fn typed_next(w: &Workflow, segments: &[SegmentPlan]) -> Option<TypedNext> {
+    let inputs = w.external_inputs();
+    let mut taking = segments.iter().filter(|s| !s.externals.is_empty());
+    let segment = taking.next().filter(|s| s.externals.len() == inputs.len())?;
+    if taking.next().is_some() {
+        return None;
+    }
+    let types: Vec<&TypeName> = segment.externals.iter().map(|e| inputs[e.slot]).collect();
+    Some(TypedNext { segment: segment.index, kinds: typed_kinds(&types)?, externals: segment.externals.clone() })
 }
 
 fn output_type(w: &Workflow) -> ValueType {

@@ -10,73 +10,115 @@ use super::glue::top;
 /// their kinds (`__braid_run_typed_bs`).
 const TYPED_RUN: &str = "function __braid_run_typed_";
 
-/// `run` and `runSync` read their inputs through calls from Wasm into JS,
-/// each hostile-safe (the Array, its length, each item, the bytes located
-/// with the intrinsic getters): about 0.3 us of a call at 64 B, most of what
-/// it costs over a hand-written function. When the template made a typed
-/// entry (see [`TYPED_RUN`]), both read their inputs here instead, in JS,
-/// once: an Array of exactly the inputs, each of its kind (a `Uint8Array`,
-/// a string) and within the limits, with room for them in Wasm memory
-/// (`__braid_room`, as wasm-bindgen's allocator traps when it fails), goes
-/// to the typed entry, which wasm-bindgen gives the bytes and the text.
-/// Anything else goes the general way, unchanged, reading what was read
-/// here (`braidReplay`): a getter or a `Proxy` trap of the caller's runs
-/// once, and every error is the one the general path gives.
+/// How the glue declares the typed entry of `next`, a method of `Workflow`
+/// (when one segment takes every external input, each a `Bytes` or a
+/// `String`).
+const TYPED_NEXT: &str = "    __braid_next_typed_";
+
+/// `next`'s general call, its object's pointer checked by its brand (see
+/// `glue::guard_freed_objects`, which runs first).
+const NEXT_CALL: &str = "wasm.workflow_next(braidBrandWorkflow.pointer(this), inputs);\n";
+
+/// `run`, `runSync` and `next` read their inputs through calls from Wasm
+/// into JS, each hostile-safe (the Array, its length, each item, the bytes
+/// located with the intrinsic getters): about 0.15 us of a call at 64 B.
+/// When the template made typed entries (see [`TYPED_RUN`] and
+/// [`TYPED_NEXT`]), they read their inputs here instead, in JS, once: an
+/// Array of exactly the inputs, each of its kind (a `Uint8Array`, a string)
+/// and within the limits, with room for them in Wasm memory (`__braid_room`,
+/// as wasm-bindgen's allocator traps when it fails), goes to the typed
+/// entry, which wasm-bindgen gives the bytes (copied by `braidPassBytes`)
+/// and the text. Anything else goes the general way, unchanged, reading
+/// what was read here (`braidReplay`): a getter or a `Proxy` trap of the
+/// caller's runs once, and every error is the one the general path gives.
 ///
-/// The `__braid_` functions are taken out of the module's exports. `Ok`
-/// with the glue unchanged when it has no typed entry; `Err` saying what
-/// is missing when it has one but `run` or `runSync` is not in the form
-/// edited here.
+/// The `__braid_` functions are taken out of the module's exports, and the
+/// typed `next` off `Workflow.prototype`. `Ok` with the glue unchanged but
+/// for that when it has no typed entry; `Err` saying what is missing when
+/// it has one but the glue is not in the form edited here.
 pub(super) fn fast_run(glue: &str) -> Result<String, &'static str> {
     let mut out = hide_braid_exports(glue);
-    let Some(at) = out.find(TYPED_RUN) else {
-        return Ok(out);
+    let mut edited = false;
+    if let Some(kinds) = typed_entry(&mut out, TYPED_RUN)? {
+        let typed = format!("__braid_run_typed_{kinds}({})", arguments(&kinds));
+        let sync = format!("return {typed};");
+        let promise =
+            format!("try {{ return Promise.resolve({typed}); }} catch (error) {{ return Promise.reject(error); }}");
+        insert_prelude(&mut out, "wasm.runSync(inputs);\n", &kinds, "", &sync)?;
+        insert_prelude(&mut out, "wasm.run(inputs);\n", &kinds, "", &promise)?;
+        edited = true;
+    }
+    if let Some(kinds) = typed_entry(&mut out, TYPED_NEXT)? {
+        // Refused before the inputs are read, as the general call would.
+        let check = "braidBrandWorkflow.pointer(this);";
+        let typed = format!("return braidApply(braidNextTyped, this, [{}]);", arguments(&kinds));
+        insert_prelude(&mut out, NEXT_CALL, &kinds, check, &typed)?;
+        // The method is the glue's alone.
+        let brand = "const braidBrandWorkflow = braidBrand('Workflow');\n";
+        let at = out.find(brand).ok_or("the brand of Workflow")? + brand.len();
+        let method = format!("__braid_next_typed_{kinds}");
+        out.insert_str(
+            at,
+            &format!("const braidNextTyped = Workflow.prototype.{method};\ndelete Workflow.prototype.{method};\n"),
+        );
+        edited = true;
+    }
+    if edited {
+        out.insert_str(top(&out), FAST_RUN_HELPERS);
+    }
+    Ok(out)
+}
+
+/// The kinds of the typed entry declared by `declaration` (`bs`), if the
+/// glue has one, its `Uint8Array`s then copied in by `braidPassBytes`.
+fn typed_entry(glue: &mut String, declaration: &str) -> Result<Option<String>, &'static str> {
+    let Some(at) = glue.find(declaration) else {
+        return Ok(None);
     };
-    let rest = &out[at + TYPED_RUN.len()..];
+    let rest = &glue[at + declaration.len()..];
     let kinds = rest[..rest.find('(').ok_or("the typed entry's parameters")?].to_string();
     if kinds.is_empty() || !kinds.bytes().all(|k| k == b'b' || k == b's') {
         return Err("the typed entry's name");
     }
-    // The typed entry's Uint8Arrays are copied in by `braidPassBytes`.
-    let entry_end = at + out[at..].find("\n}\n").ok_or("the end of the typed entry")?;
-    let mut entry = out[at..entry_end].to_string();
-    for (i, kind) in kinds.bytes().enumerate() {
+    let indent = &declaration[..declaration.len() - declaration.trim_start().len()];
+    let end = at + glue[at..].find(&format!("\n{indent}}}\n")).ok_or("the end of the typed entry")?;
+    let mut entry = glue[at..end].to_string();
+    for (i, _) in kinds.bytes().enumerate().filter(|(_, kind)| *kind == b'b') {
         let pass = format!("passArray8ToWasm0(input{i}, wasm.__wbindgen_malloc)");
-        if kind == b'b' {
-            entry = Some(entry.replacen(&pass, &format!("braidPassBytes(input{i})"), 1))
-                .filter(|e| *e != entry)
-                .ok_or("how the typed entry passes bytes")?;
-        }
+        entry = Some(entry.replacen(&pass, &format!("braidPassBytes(input{i})"), 1))
+            .filter(|e| *e != entry)
+            .ok_or("how the typed entry passes bytes")?;
     }
-    out.replace_range(at..entry_end, &entry);
-    let arguments: Vec<String> = (0..kinds.len()).map(|i| format!("braidInputs[{i}]")).collect();
-    let typed = format!("__braid_run_typed_{kinds}({})", arguments.join(", "));
-    for (name, fast) in [
-        ("runSync", format!("return {typed};")),
-        (
-            "run",
-            format!("try {{ return Promise.resolve({typed}); }} catch (error) {{ return Promise.reject(error); }}"),
-        ),
-    ] {
-        let call = format!("wasm.{name}(inputs);\n");
-        let at = out.find(&call).ok_or("the call of run or runSync")?;
-        let line = out[..at].rfind('\n').map_or(0, |i| i + 1);
-        let indent = &out[line..line + out[line..].len() - out[line..].trim_start().len()];
-        let prelude = format!(
-            "{indent}const braidInputs = braidItems(inputs, {count});\n\
-             {indent}if (braidInputs === undefined) {{\n\
-             {indent}    inputs = braidTakeSlow();\n\
-             {indent}}} else if (braidFits(braidInputs, '{kinds}')) {{\n\
-             {indent}    {fast}\n\
-             {indent}}} else {{\n\
-             {indent}    inputs = braidInputs;\n\
-             {indent}}}\n",
-            count = kinds.len(),
-        );
-        out.insert_str(line, &prelude);
-    }
-    out.insert_str(top(&out), FAST_RUN_HELPERS);
-    Ok(out)
+    glue.replace_range(at..end, &entry);
+    Ok(Some(kinds))
+}
+
+/// `braidInputs[0], braidInputs[1], ...`, one for each of `kinds`.
+fn arguments(kinds: &str) -> String {
+    (0..kinds.len()).map(|i| format!("braidInputs[{i}]")).collect::<Vec<_>>().join(", ")
+}
+
+/// Puts the fast path before the line of the general `call`: `check`, then
+/// the inputs read once, and `fast` when they fit `kinds`.
+fn insert_prelude(glue: &mut String, call: &str, kinds: &str, check: &str, fast: &str) -> Result<(), &'static str> {
+    let at = glue.find(call).ok_or("the general call of run, runSync or next")?;
+    let line = glue[..at].rfind('\n').map_or(0, |i| i + 1);
+    let indent = glue[line..].len() - glue[line..].trim_start().len();
+    let indent = " ".repeat(indent);
+    let check = if check.is_empty() { String::new() } else { format!("{indent}{check}\n") };
+    let prelude = format!(
+        "{check}{indent}const braidInputs = braidItems(inputs, {count});\n\
+         {indent}if (braidInputs === undefined) {{\n\
+         {indent}    inputs = braidTakeSlow();\n\
+         {indent}}} else if (braidFits(braidInputs, '{kinds}')) {{\n\
+         {indent}    {fast}\n\
+         {indent}}} else {{\n\
+         {indent}    inputs = braidInputs;\n\
+         {indent}}}\n",
+        count = kinds.len(),
+    );
+    glue.insert_str(line, &prelude);
+    Ok(())
 }
 
 /// The glue with its `__braid_` functions (the typed entry, `__braid_room`)
@@ -286,5 +328,46 @@ exports.runSync = runSync;
         assert!(fast_run(&TYPED.replace("wasm.run(inputs);", "wasm.run(inputs, 1);")).is_err());
         assert!(fast_run(&TYPED.replace("passArray8ToWasm0(input0", "passArray8ToWasm1(input0")).is_err());
         assert!(fast_run(&TYPED.replace("typed_bs(", "typed_bx(")).is_err());
+    }
+
+    /// `next` of a class as `glue::guard_freed_objects` leaves it, with a
+    /// typed entry for a segment taking one `Bytes`.
+    const TYPED_NEXT_CLASS: &str = "class Workflow {
+    __braid_next_typed_b(input0) {
+        const ptr0 = passArray8ToWasm0(input0, wasm.__wbindgen_malloc);
+        const len0 = WASM_VECTOR_LEN;
+        const ret = wasm.workflow___braid_next_typed_b(braidBrandWorkflow.pointer(this), ptr0, len0);
+        return takeFromExternrefTable0(ret[0]);
+    }
+    next(inputs) {
+        const ret = wasm.workflow_next(braidBrandWorkflow.pointer(this), inputs);
+        return takeFromExternrefTable0(ret[0]);
+    }
+}
+const braidBrandWorkflow = braidBrand('Workflow');
+";
+
+    #[test]
+    fn next_takes_the_typed_fast_path_too() {
+        let fast = fast_run(TYPED_NEXT_CLASS).unwrap();
+        for expected in [
+            "        const ptr0 = braidPassBytes(input0);\n",
+            // The object checked first, as the general call does before it reads.
+            "    next(inputs) {\n        braidBrandWorkflow.pointer(this);\n        const braidInputs = braidItems(inputs, 1);\n",
+            "            return braidApply(braidNextTyped, this, [braidInputs[0]]);\n",
+            "const braidBrandWorkflow = braidBrand('Workflow');\nconst braidNextTyped = Workflow.prototype.__braid_next_typed_b;\ndelete Workflow.prototype.__braid_next_typed_b;\n",
+        ] {
+            assert!(fast.contains(expected), "{expected:?} in {fast}");
+        }
+        assert!(fast.starts_with("// Added by Braid"), "{fast}");
+        // Without the brand (the guards did not run), or the general call, it is refused.
+        assert!(
+            fast_run(&TYPED_NEXT_CLASS.replace("const braidBrandWorkflow = braidBrand('Workflow');\n", "")).is_err()
+        );
+        assert!(fast_run(
+            &TYPED_NEXT_CLASS
+                .replace("wasm.workflow_next(braidBrandWorkflow.pointer(this), inputs)", "wasm.workflow_next(inputs)")
+        )
+        .is_err());
     }
 }

@@ -313,11 +313,13 @@ pub fn package(
     for glue in [format!("{name}.js"), format!("{name}_bg.js")] {
         let path = out_dir.join(glue);
         if let Ok(original) = std::fs::read_to_string(&path) {
-            let mut text = fast_run(&original).map_err(|what| PackageError::GlueForm { path: path.clone(), what })?;
+            let mut text = original.clone();
             // Objects' pointers guarded, or no package: see `guard_freed_objects`.
             if has_classes(&original) {
                 text = guard_freed_objects(&text).ok_or_else(|| PackageError::UnguardedGlue { path: path.clone() })?;
             }
+            // After the guards, whose brands the fast path of `next` uses.
+            text = fast_run(&text).map_err(|what| PackageError::GlueForm { path: path.clone(), what })?;
             for edit in [guard_traps, plain_instance_ids] {
                 if let Some(edited) = edit(&text) {
                     text = edited;
