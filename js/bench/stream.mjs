@@ -35,10 +35,21 @@ const GiB = 1 << 30;
 /** Four different 1 MiB chunks, cycled. */
 const chunks = () => [1, 2, 3, 4].map((seed) => input(MiB + seed).subarray(seed));
 
-/** Per-call microseconds of runSync, run, next and runMany (per item) against the floor. */
+/**
+ * A module of its own: a fresh Wasm instance, whatever the earlier
+ * benchmarks did with the cached one (after them, the floor's instance was
+ * once seen taking 30 us instead of 10 for every 16 KiB call, its allocator
+ * left in another state by the large inputs before).
+ */
+function fresh(file) {
+  delete require.cache[require.resolve(file)];
+  return require(file);
+}
+
+/** Per-call microseconds of runSync, run, next and runMany (per item) against the floor, each on a fresh instance. */
 export async function boundary() {
-  const wf = require(pkg);
-  const baselines = require(baselinesFile);
+  const wf = fresh(pkg);
+  const baselines = fresh(baselinesFile);
   const BATCH = 200;
   const rows = {};
   for (const [label, size] of Object.entries({ '64B': 64, '1KiB': 1024, '16KiB': 16 * 1024 })) {

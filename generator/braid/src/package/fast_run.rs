@@ -1,7 +1,8 @@
-//! The fast path of `run` and `runSync` in wasm-bindgen's JS glue: the
-//! inputs read once in JS and, when each is a `Uint8Array` or a string with
-//! room in Wasm memory, given to the typed entry the template makes, with no
-//! call back into JS; anything else given to the general path as read.
+//! The fast path of `run`, `runSync` and `next` in wasm-bindgen's JS glue:
+//! the inputs read once in JS and, when each is a `Uint8Array` or a string
+//! with room in Wasm memory, given to the typed entry the template makes,
+//! with no call back into JS; anything else given to the general path as
+//! read.
 
 use super::glue::top;
 
@@ -135,15 +136,28 @@ fn hide_braid_exports(glue: &str) -> String {
             out.push_str("function __braid_");
             out.push_str(rest);
         } else if in_list && !line.starts_with('}') {
-            let names: Vec<&str> =
-                line.split(',').map(str::trim).filter(|n| !n.is_empty() && !n.starts_with("__braid_")).collect();
-            out.push_str(&format!("    {}\n", names.join(", ")));
+            out.push_str(&without_braid_names(line));
+        } else if let Some(names) = line.strip_prefix("export {").and_then(|rest| rest.split_once('}')) {
+            // All on one line: `export { A, B } from "./x_bg.js";`.
+            out.push_str(&format!("export {{ {} }}{}", without_braid_names(names.0).trim(), names.1));
         } else {
             out.push_str(line);
         }
         in_list = (in_list || line == "export {\n") && !line.starts_with('}');
     }
     out
+}
+
+/// A comma-separated list of names (a line of it) without the `__braid_`
+/// ones, its indent and trailing comma kept.
+fn without_braid_names(line: &str) -> String {
+    let indent = &line[..line.len() - line.trim_start().len()];
+    let trimmed = line.trim();
+    let names: Vec<&str> =
+        trimmed.split(',').map(str::trim).filter(|n| !n.is_empty() && !n.starts_with("__braid_")).collect();
+    let comma = if trimmed.ends_with(',') && !names.is_empty() { "," } else { "" };
+    let end = if line.ends_with('\n') { "\n" } else { "" };
+    format!("{indent}{}{comma}{end}", names.join(", "))
 }
 
 /// The JS side of [`fast_run`], put at the glue's top.
@@ -320,6 +334,11 @@ exports.runSync = runSync;
         );
         let list = "export {\n    Workflow, __braid_room, __braid_run_typed_b, run, runSync\n} from \"./wf_bg.js\";\n";
         assert_eq!(fast_run(list).unwrap(), "export {\n    Workflow, run, runSync\n} from \"./wf_bg.js\";\n");
+        let lines =
+            "export {\n    Workflow, __braid_room,\n    __braid_run_typed_b,\n    run\n} from \"./wf_bg.js\";\n";
+        assert_eq!(fast_run(lines).unwrap(), "export {\n    Workflow,\n    \n    run\n} from \"./wf_bg.js\";\n");
+        let one = "export { Workflow, __braid_room, run } from \"./wf_bg.js\";\n";
+        assert_eq!(fast_run(one).unwrap(), "export { Workflow, run } from \"./wf_bg.js\";\n");
 
         // Without a typed entry the glue is left as it is; with one, `run`
         // and `runSync` must be in the form edited here.
