@@ -510,3 +510,38 @@ export async function readsOnce(mod, good) {
   }
   return problems;
 }
+
+/**
+ * A getter of the inputs that frees the Workflow being called: `next`
+ * refuses the freed object with a plain Error and copies nothing into Wasm
+ * memory for it. 72 such calls with 64 MiB each would fill the 4 GiB of
+ * Wasm memory if each left its copy behind: afterwards a `runSync` of 64
+ * MiB still has room, and the module answers right.
+ */
+export async function freedWhileRead(mod, good) {
+  const problems = [];
+  const big = new Uint8Array(64 << 20);
+  for (let i = 0; i < 72; i++) {
+    const wf = new mod.Workflow();
+    const inputs = [];
+    Object.defineProperty(inputs, 0, { get: () => (wf.free(), big) });
+    try {
+      await wf.next(inputs);
+      problems.push('next of a Workflow freed by its input getter gave an answer');
+      break;
+    } catch (error) {
+      if (!isPlainError(error)) {
+        problems.push(`next of a Workflow freed by its input getter: ${show(error)}`);
+        break;
+      }
+    }
+  }
+  try {
+    mod.runSync([big]);
+  } catch (error) {
+    problems.push(`runSync of 64 MiB afterwards: ${show(error)}`);
+  }
+  const step = await new mod.Workflow().next(...good.args());
+  if (show(step.output) !== show(good.output)) problems.push(`next afterwards: ${show(step)}`);
+  return problems;
+}

@@ -36,9 +36,17 @@ export async function trapChecks(wf, rounds = 100) {
     }
   }
   // A promise-returning call that traps rejects, it does not throw.
-  const pending = wf.run([enc('trap')]);
-  if (!(pending instanceof Promise)) problems.push('run that traps did not return a Promise');
-  await pending.catch(() => {});
+  for (const [what, call] of [['run', () => wf.run([enc('trap')])], ['next', () => new wf.Workflow().next([enc('trap')])]]) {
+    let pending;
+    try {
+      pending = call();
+    } catch (e) {
+      problems.push(`${what} that traps threw: ${e?.message}`);
+      continue;
+    }
+    if (!(pending instanceof Promise)) problems.push(`${what} that traps did not return a Promise`);
+    await Promise.resolve(pending).catch(() => {});
+  }
   // Then correct answers, on fresh instances, through every entry point.
   for (let i = 0; i < 10; i++) {
     await expectAnswer(`run after the traps #${i}`, async () => (await wf.run([enc(`hello ${i}`)])), `hello ${i}`);

@@ -267,7 +267,7 @@ test('bad calls in the browser reject with an Error, not a trap', async () => {
 test('hostile arguments in Chromium: plain Errors, real values, and right answers after 5,000 such calls (and freed or forged Workflows)', async () => {
   // The cases of js/test/hostile.test.mjs (js/lib/hostile.mjs), on the web packages.
   const problems = await inPage('hostile', `
-    import { check, forgedObjects, freedCalls, readsOnce, storm, subjects } from '/lib/hostile.mjs';
+    import { check, forgedObjects, freedCalls, freedWhileRead, readsOnce, storm, subjects } from '/lib/hostile.mjs';
     import initCid, * as cid from '/wf/cidv1_from_bytes/wf_cidv1_from_bytes.js';
     import initHex, * as concatHex from '/wf/concat_hex/wf_concat_hex.js';
     import initMultihash, * as opMultihash from '/ops/op_multihash/web/op_multihash.js';
@@ -283,6 +283,7 @@ test('hostile arguments in Chromium: plain Errors, real values, and right answer
       problems.push(...(await freedCalls(cid, { args: () => [[bytes]], output: cid.runSync([bytes]) })));
       problems.push(...(await forgedObjects(cid, { args: () => [[bytes]], output: cid.runSync([bytes]) })));
       problems.push(...(await readsOnce(cid, { args: () => [[bytes]], output: cid.runSync([bytes]) })));
+      problems.push(...(await freedWhileRead(cid, { args: () => [[bytes]], output: cid.runSync([bytes]) })));
       window.result = problems;
     } catch (e) {
       window.result = ['the page threw: ' + e];

@@ -8,7 +8,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
-import { LyingLength, check, detached, forgedObjects, freedCalls, isPlainError, readsOnce, revoked, storm, subjects } from '../lib/hostile.mjs';
+import { LyingLength, check, detached, forgedObjects, freedCalls, freedWhileRead, isPlainError, readsOnce, revoked, storm, subjects } from '../lib/hostile.mjs';
 import { wfOut as out, opPkgs as ops } from '../lib/paths.mjs';
 
 const require = createRequire(import.meta.url);
@@ -50,6 +50,11 @@ test('objects the package did not make are refused before Wasm, and free() of on
 test('run, runSync and next read each key of the inputs Array once, right or wrong', async () => {
   const bytes = new Uint8Array([1, 2, 3]);
   assert.deepEqual(await readsOnce(mods.cid, { args: () => [[bytes]], output: mods.cid.runSync([bytes]) }), []);
+});
+
+test('a Workflow freed by a getter of its inputs is refused, with nothing copied for it', async () => {
+  const bytes = new Uint8Array([1, 2, 3]);
+  assert.deepEqual(await freedWhileRead(mods.cid, { args: () => [[bytes]], output: mods.cid.runSync([bytes]) }), []);
 });
 
 test('a Uint8Array over the 512 MiB limit gives an Error, and the module goes on', () => {

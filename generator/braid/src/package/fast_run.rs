@@ -50,18 +50,19 @@ pub(super) fn fast_run(glue: &str) -> Result<String, &'static str> {
         edited = true;
     }
     if let Some(kinds) = typed_entry(&mut out, TYPED_NEXT)? {
-        // Refused before the inputs are read, as the general call would.
+        method_to_function(&mut out, &kinds)?;
+        // The object is refused before the inputs are read, as by the
+        // general call, and its pointer taken again after them (a getter
+        // may have freed it), before anything is copied into Wasm memory:
+        // from there on, no code of the caller's runs. What the typed call
+        // throws (a trap that reset the module) rejects, as `next` does.
         let check = "braidBrandWorkflow.pointer(this);";
-        let typed = format!("return braidApply(braidNextTyped, this, [{}]);", arguments(&kinds));
-        insert_prelude(&mut out, NEXT_CALL, &kinds, check, &typed)?;
-        // The method is the glue's alone.
-        let brand = "const braidBrandWorkflow = braidBrand('Workflow');\n";
-        let at = out.find(brand).ok_or("the brand of Workflow")? + brand.len();
-        let method = format!("__braid_next_typed_{kinds}");
-        out.insert_str(
-            at,
-            &format!("const braidNextTyped = Workflow.prototype.{method};\ndelete Workflow.prototype.{method};\n"),
+        let typed = format!(
+            "const braidPointer = braidBrandWorkflow.pointer(this);\n\
+             try {{ return braidNextTyped(braidPointer, {}); }} catch (error) {{ return Promise.reject(error); }}",
+            arguments(&kinds)
         );
+        insert_prelude(&mut out, NEXT_CALL, &kinds, check, &typed)?;
         edited = true;
     }
     if edited {
@@ -94,6 +95,40 @@ fn typed_entry(glue: &mut String, declaration: &str) -> Result<Option<String>, &
     Ok(Some(kinds))
 }
 
+/// The typed method of `next` taken out of the class and made a function of
+/// the glue's, `braidNextTyped(ptr, input0, ...)`, after `Workflow`'s brand:
+/// given the pointer the caller checked, it runs no code of anyone else's
+/// (wasm-bindgen's check of the object's `__wbg_inst`, a property a caller
+/// can make a getter, is dropped: the brand checks the instance).
+fn method_to_function(glue: &mut String, kinds: &str) -> Result<(), &'static str> {
+    let header = format!("{TYPED_NEXT}{kinds}(");
+    let at = glue.find(&header).ok_or("the typed method")?;
+    let end = at + glue[at..].find("\n    }\n").ok_or("the end of the typed method")? + "\n    }\n".len();
+    // Its doc comment goes with it.
+    let start = match glue[..at].strip_suffix("     */\n").and_then(|before| before.rfind("    /**\n")) {
+        Some(doc) => doc,
+        None => at,
+    };
+    let method = glue[at..end].to_string();
+    glue.replace_range(start..end, "");
+    let stale = "if (braidObject(this).__wbg_inst !== undefined && this.__wbg_inst !== __wbg_instance_id) {\n            throw new Error('Invalid stale object from previous Wasm instance');\n        }\n        ";
+    let body = method.replacen(stale, "", 1);
+    let pointer = "braidBrandWorkflow.pointer(this)";
+    if body.matches(pointer).count() != 1 {
+        return Err("how the typed method passes its object");
+    }
+    let body = body.replacen(pointer, "ptr", 1).replacen(&header[4..], "function braidNextTyped(ptr, ", 1);
+    if body.contains("this") {
+        return Err("a typed method using nothing but its pointer");
+    }
+    let function: String =
+        body.lines().map(|line| format!("{}\n", line.strip_prefix("    ").unwrap_or(line))).collect();
+    let brand = "const braidBrandWorkflow = braidBrand('Workflow');\n";
+    let at = glue.find(brand).ok_or("the brand of Workflow")? + brand.len();
+    glue.insert_str(at, &function);
+    Ok(())
+}
+
 /// `braidInputs[0], braidInputs[1], ...`, one for each of `kinds`.
 fn arguments(kinds: &str) -> String {
     (0..kinds.len()).map(|i| format!("braidInputs[{i}]")).collect::<Vec<_>>().join(", ")
@@ -107,12 +142,13 @@ fn insert_prelude(glue: &mut String, call: &str, kinds: &str, check: &str, fast:
     let indent = glue[line..].len() - glue[line..].trim_start().len();
     let indent = " ".repeat(indent);
     let check = if check.is_empty() { String::new() } else { format!("{indent}{check}\n") };
+    let fast: String = fast.lines().map(|line| format!("{indent}    {line}\n")).collect();
     let prelude = format!(
         "{check}{indent}const braidInputs = braidItems(inputs, {count});\n\
          {indent}if (braidInputs === undefined) {{\n\
          {indent}    inputs = braidTakeSlow();\n\
          {indent}}} else if (braidFits(braidInputs, '{kinds}')) {{\n\
-         {indent}    {fast}\n\
+         {fast}\
          {indent}}} else {{\n\
          {indent}    inputs = braidInputs;\n\
          {indent}}}\n",
@@ -352,7 +388,13 @@ exports.runSync = runSync;
     /// `next` of a class as `glue::guard_freed_objects` leaves it, with a
     /// typed entry for a segment taking one `Bytes`.
     const TYPED_NEXT_CLASS: &str = "class Workflow {
+    /**
+     * @param {Uint8Array} input0
+     */
     __braid_next_typed_b(input0) {
+        if (braidObject(this).__wbg_inst !== undefined && this.__wbg_inst !== __wbg_instance_id) {
+            throw new Error('Invalid stale object from previous Wasm instance');
+        }
         const ptr0 = passArray8ToWasm0(input0, wasm.__wbindgen_malloc);
         const len0 = WASM_VECTOR_LEN;
         const ret = wasm.workflow___braid_next_typed_b(braidBrandWorkflow.pointer(this), ptr0, len0);
@@ -370,15 +412,17 @@ const braidBrandWorkflow = braidBrand('Workflow');
     fn next_takes_the_typed_fast_path_too() {
         let fast = fast_run(TYPED_NEXT_CLASS).unwrap();
         for expected in [
-            "        const ptr0 = braidPassBytes(input0);\n",
             // The object checked first, as the general call does before it reads.
             "    next(inputs) {\n        braidBrandWorkflow.pointer(this);\n        const braidInputs = braidItems(inputs, 1);\n",
-            "            return braidApply(braidNextTyped, this, [braidInputs[0]]);\n",
-            "const braidBrandWorkflow = braidBrand('Workflow');\nconst braidNextTyped = Workflow.prototype.__braid_next_typed_b;\ndelete Workflow.prototype.__braid_next_typed_b;\n",
+            "            const braidPointer = braidBrandWorkflow.pointer(this);\n            try { return braidNextTyped(braidPointer, braidInputs[0]); } catch (error) { return Promise.reject(error); }\n",
+            // The method is a function of the glue's, given the checked pointer.
+            "const braidBrandWorkflow = braidBrand('Workflow');\nfunction braidNextTyped(ptr, input0) {\n    const ptr0 = braidPassBytes(input0);\n    const len0 = WASM_VECTOR_LEN;\n    const ret = wasm.workflow___braid_next_typed_b(ptr, ptr0, len0);\n",
         ] {
             assert!(fast.contains(expected), "{expected:?} in {fast}");
         }
         assert!(fast.starts_with("// Added by Braid"), "{fast}");
+        assert!(!fast.contains("    __braid_next_typed_b(") && !fast.contains("@param {Uint8Array} input0"), "{fast}");
+        assert!(!fast[fast.find("function braidNextTyped").unwrap()..].contains("this"), "{fast}");
         // Without the brand (the guards did not run), or the general call, it is refused.
         assert!(
             fast_run(&TYPED_NEXT_CLASS.replace("const braidBrandWorkflow = braidBrand('Workflow');\n", "")).is_err()
