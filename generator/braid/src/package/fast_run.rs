@@ -34,9 +34,10 @@ const NEXT_CALL: &str = "wasm.workflow_next(braidBrandWorkflow.pointer(this), in
 /// caller's runs once, and every error is the one the general path gives.
 ///
 /// The `__braid_` functions are taken out of the module's exports, and the
-/// typed `next` off `Workflow.prototype`. `Ok` with the glue unchanged but
-/// for that when it has no typed entry; `Err` saying what is missing when
-/// it has one but the glue is not in the form edited here.
+/// typed `next` out of `Workflow` (see [`method_to_function`]). `Ok` with
+/// the glue unchanged but for that when it has no typed entry; `Err` saying
+/// what is missing when it has one but the glue is not in the form edited
+/// here.
 pub(super) fn fast_run(glue: &str) -> Result<String, &'static str> {
     let mut out = hide_braid_exports(glue);
     let mut edited = false;
