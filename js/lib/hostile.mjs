@@ -545,3 +545,78 @@ export async function freedWhileRead(mod, good) {
   if (show(step.output) !== show(good.output)) problems.push(`next afterwards: ${show(step)}`);
   return problems;
 }
+
+/**
+ * A call that runs the caller's code (a Proxy's `getPrototypeOf` trap, read
+ * as the error message of an input of the wrong kind is made) which frees
+ * the object being called, or resets the module: the call ends with a plain
+ * Error, the freed object is refused afterwards (it is freed when the call
+ * returns), a reset asked for during a call fails that call and then
+ * happens, and the module answers right. 200 rounds, to catch memory freed
+ * and still used. `mod` has `stream()`; `good` is a correct call of one
+ * input.
+ */
+export async function calledBack(mod, good) {
+  const problems = [];
+  const running = (during) => new Proxy({}, { getPrototypeOf: () => (during(), Object.prototype) });
+  const settle = async (call) => {
+    try {
+      return { value: await call() };
+    } catch (error) {
+      return { error };
+    }
+  };
+  const expect = (what, r, message) => {
+    if (r.error && isPlainError(r.error) && message.test(r.error.message)) return true;
+    problems.push(`${what}: ${r.error ? show(r.error) : `returned ${show(r.value)}`}; expected an Error matching ${message}`);
+    return false;
+  };
+  const wrongKind = /expected Uint8Array, found an object/;
+  for (let i = 0; i < 200; i++) {
+    const wf = new mod.Workflow();
+    if (!expect('next whose input frees its Workflow', await settle(() => wf.next([running(() => wf.free())])), wrongKind)) break;
+    if (!expect('next of that Workflow afterwards', await settle(() => wf.next(...good.args())), /was freed/)) break;
+    const stream = mod.stream();
+    if (!expect('update whose chunk frees its stream', await settle(() => stream.update(running(() => stream.free()))), wrongKind)) break;
+    if (!expect('finish of that stream afterwards', await settle(() => stream.finish()), /was freed/)) break;
+  }
+  if (typeof mod.__wbg_reset_state === 'function') {
+    const asked = /was asked to reset \(__wbg_reset_state\(\)\) during this call/;
+    const reset = () => mod.__wbg_reset_state();
+    for (let i = 0; i < 20; i++) {
+      const before = new mod.Workflow();
+      expect('runSync whose input resets the module', await settle(() => mod.runSync([running(reset)])), asked);
+      expect('next whose input resets the module', await settle(() => new mod.Workflow().next([running(reset)])), asked);
+      expect('a Workflow made before the reset', await settle(() => before.next(...good.args())), /stale object/);
+    }
+  }
+  return problems.concat(await correct(workflowSubject(mod, 'after the calls that freed or reset', [], good), 'afterwards'));
+}
+
+/**
+ * Views of the module's own Wasm memory (`memory`, of the raw exports a web
+ * package's `init()` gives) as inputs: the copy grows the memory, which
+ * detaches them. Each call gives a plain Error saying so or an answer
+ * (never a TypeError, a trap or a reset), and the module answers right.
+ */
+export async function ownMemory(mod, memory, good) {
+  const problems = [];
+  const calls = {
+    runSync: (v) => mod.runSync([v]),
+    run: (v) => mod.run([v]),
+    next: (v) => new mod.Workflow().next([v]),
+    runMany: (v) => mod.runMany([[v]]),
+    'stream update': (v) => mod.stream().update(v),
+  };
+  for (let i = 0; i < 3; i++) {
+    for (const [name, call] of Object.entries(calls)) {
+      try {
+        await call(new Uint8Array(memory.buffer));
+      } catch (error) {
+        // Refused as it is, or once the copy's room detached it.
+        if (!isPlainError(error) || !/detached|own Wasm memory|than Wasm memory has room for/.test(error.message)) problems.push(`${name}(a view of all of Wasm memory): ${show(error)}`);
+      }
+    }
+  }
+  return problems.concat(await correct(workflowSubject(mod, 'after views of its own memory', [], good), 'afterwards'));
+}

@@ -76,3 +76,57 @@ export async function trapChecks(wf, rounds = 100) {
   for (const [i, w] of live.entries()) await expectAnswer(`a Workflow made before the stale ones were freed #${i}`, async () => (await w.next([enc(`live ${i}`)])).output, `live ${i}`);
   return problems;
 }
+
+/**
+ * A trap in a call made by the caller's code while another call runs (a
+ * Proxy's `getPrototypeOf` trap, read as the outer call makes an error
+ * message): the inner call fails with an Error saying so, the outer one
+ * with the reset's Error (the module is reset as it returns, not under
+ * it), and the module then answers right, through every entry point.
+ * `wf` is the `trapping` workflow's module. Returns the problems found.
+ */
+export async function nestedTrapChecks(wf, rounds = 20) {
+  const problems = [];
+  const enc = (s) => new TextEncoder().encode(s);
+  const inner = [];
+  const trapsInside = () =>
+    new Proxy({}, {
+      getPrototypeOf() {
+        try {
+          wf.runSync([enc('trap')]);
+          inner.push(new Error('no error'));
+        } catch (e) {
+          inner.push(e);
+        }
+        return Object.prototype;
+      },
+    });
+  const calls = {
+    runSync: () => wf.runSync([trapsInside()]),
+    run: () => wf.run([trapsInside()]),
+    next: () => new wf.Workflow().next([trapsInside()]),
+    runMany: () => wf.runMany([[enc('fine')], [trapsInside()]]),
+  };
+  for (let i = 0; i < rounds; i++) {
+    for (const [name, call] of Object.entries(calls)) {
+      inner.length = 0;
+      let outer;
+      try {
+        await call();
+        outer = new Error('no error');
+      } catch (e) {
+        outer = e;
+      }
+      if (!(outer instanceof Error) || outer instanceof WebAssembly.RuntimeError || !/trapped \(.*\) and was reset/.test(outer.message)) {
+        problems.push(`${name} around a call that trapped: ${outer?.constructor?.name}: ${outer?.message}`);
+      }
+      if (inner.length !== 1 || !/trapped \(.*\) during another of its calls/.test(inner[0]?.message)) {
+        problems.push(`the call that trapped inside ${name}: ${inner.map((e) => `${e?.constructor?.name}: ${e?.message}`).join('; ')}`);
+      }
+      const text = new TextDecoder().decode(wf.runSync([enc(`after ${name}`)]));
+      if (text !== `after ${name}`) problems.push(`runSync after ${name}: ${text}`);
+      if (problems.length > 10) return problems;
+    }
+  }
+  return problems;
+}

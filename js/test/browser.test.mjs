@@ -74,13 +74,13 @@ const INPUTS = `
   };
   const value = (s) => ('pattern' in s ? pattern(s.pattern) : s.text);`;
 
-test('a hundred traps in a row in Chromium, then correct answers: the module resets after each', async () => {
+test('a hundred traps in a row in Chromium, then correct answers: the module resets after each (and after the outermost call, for a trap inside another)', async () => {
   const result = await inPage('traps', `
     import init, * as wf from '/wf/trapping/wf_trapping.js';
-    import { trapChecks } from '/lib/traps.mjs';
+    import { nestedTrapChecks, trapChecks } from '/lib/traps.mjs';
     try {
       await init();
-      window.result = { problems: await trapChecks(wf) };
+      window.result = { problems: [...(await trapChecks(wf)), ...(await nestedTrapChecks(wf))] };
     } catch (e) { window.result = { error: String(e) }; }`);
   assert.equal(result.error, undefined, result.error);
   assert.deepEqual(result.problems, []);
@@ -264,17 +264,17 @@ test('bad calls in the browser reject with an Error, not a trap', async () => {
   assert.match(result[3], /^bafkrei/, 'still works after the errors');
 });
 
-test('hostile arguments in Chromium: plain Errors, real values, and right answers after 5,000 such calls (and freed or forged Workflows)', async () => {
+test('hostile arguments in Chromium: plain Errors, real values, and right answers after 5,000 such calls (and freed or forged Workflows, views of its own memory)', async () => {
   // The cases of js/test/hostile.test.mjs (js/lib/hostile.mjs), on the web packages.
   const problems = await inPage('hostile', `
-    import { check, forgedObjects, freedCalls, freedWhileRead, readsOnce, storm, subjects } from '/lib/hostile.mjs';
+    import { calledBack, check, forgedObjects, freedCalls, freedWhileRead, ownMemory, readsOnce, storm, subjects } from '/lib/hostile.mjs';
     import initCid, * as cid from '/wf/cidv1_from_bytes/wf_cidv1_from_bytes.js';
     import initHex, * as concatHex from '/wf/concat_hex/wf_concat_hex.js';
     import initMultihash, * as opMultihash from '/ops/op_multihash/web/op_multihash.js';
     import initConcat, * as opConcat from '/ops/op_concat/web/op_concat.js';
     import initCollect, * as opCollect from '/ops/op_collect/web/op_collect.js';
     try {
-      await Promise.all([initCid(), initHex(), initMultihash(), initConcat(), initCollect()]);
+      const [cidExports] = await Promise.all([initCid(), initHex(), initMultihash(), initConcat(), initCollect()]);
       const mods = { cid, concatHex, opMultihash, opConcat, opCollect };
       const problems = [];
       for (const subject of subjects(mods)) problems.push(...(await check(subject)));
@@ -284,6 +284,8 @@ test('hostile arguments in Chromium: plain Errors, real values, and right answer
       problems.push(...(await forgedObjects(cid, { args: () => [[bytes]], output: cid.runSync([bytes]) })));
       problems.push(...(await readsOnce(cid, { args: () => [[bytes]], output: cid.runSync([bytes]) })));
       problems.push(...(await freedWhileRead(cid, { args: () => [[bytes]], output: cid.runSync([bytes]) })));
+      problems.push(...(await calledBack(cid, { args: () => [[bytes]], output: cid.runSync([bytes]) })));
+      problems.push(...(await ownMemory(cid, cidExports.memory, { args: () => [[bytes]], output: cid.runSync([bytes]) })));
       window.result = problems;
     } catch (e) {
       window.result = ['the page threw: ' + e];

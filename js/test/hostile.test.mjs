@@ -8,7 +8,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
-import { LyingLength, check, detached, forgedObjects, freedCalls, freedWhileRead, isPlainError, readsOnce, revoked, storm, subjects } from '../lib/hostile.mjs';
+import { Worker } from 'node:worker_threads';
+import { readFileSync } from 'node:fs';
+import { LyingLength, calledBack, check, detached, forgedObjects, freedCalls, freedWhileRead, isPlainError, ownMemory, readsOnce, revoked, storm, subjects } from '../lib/hostile.mjs';
 import { wfOut as out, opPkgs as ops } from '../lib/paths.mjs';
 
 const require = createRequire(import.meta.url);
@@ -55,6 +57,47 @@ test('run, runSync and next read each key of the inputs Array once, right or wro
 test('a Workflow freed by a getter of its inputs is refused, with nothing copied for it', async () => {
   const bytes = new Uint8Array([1, 2, 3]);
   assert.deepEqual(await freedWhileRead(mods.cid, { args: () => [[bytes]], output: mods.cid.runSync([bytes]) }), []);
+});
+
+test('caller code run by a call that frees its object or resets the module: plain Errors, and nothing used after it was freed', async () => {
+  const bytes = new Uint8Array([1, 2, 3]);
+  assert.deepEqual(await calledBack(mods.cid, { args: () => [[bytes]], output: mods.cid.runSync([bytes]) }), []);
+});
+
+test("a view of the module's own memory as an input gives a plain Error, not a TypeError or a reset (web package)", async () => {
+  const dir = `${out}/cidv1_from_bytes/pkg/web`;
+  const web = await import(`${dir}/wf_cidv1_from_bytes.js`);
+  const { memory } = web.initSync({ module: readFileSync(`${dir}/wf_cidv1_from_bytes_bg.wasm`) });
+  const bytes = new Uint8Array([1, 2, 3]);
+  assert.deepEqual(await ownMemory(web, memory, { args: () => [[bytes]], output: web.runSync([bytes]) }), []);
+});
+
+test('a Uint8Array over a SharedArrayBuffer that another thread grows is copied no further than its length', async () => {
+  // A length-tracking view: its length is read, then the bytes copied, and
+  // the buffer may grow in between. 256 KiB of one-byte steps, in a worker.
+  const sab = new SharedArrayBuffer(1 << 16, { maxByteLength: (1 << 16) + (1 << 18) });
+  const view = new Uint8Array(sab);
+  const grower = new Worker('const { workerData: sab } = require("node:worker_threads"); while (sab.byteLength < sab.maxByteLength) sab.grow(sab.byteLength + 1);', { eval: true, workerData: sab });
+  const calls = [() => mods.cid.runSync([view]), () => mods.cid.run([view]), () => new mods.cid.Workflow().next([view]), () => mods.cid.runMany([[view]]), () => mods.cid.stream().update(view)];
+  const bytes = new Uint8Array([1, 2, 3]);
+  const expected = mods.cid.runSync([bytes]);
+  const problems = [];
+  let made = 0;
+  try {
+    while (sab.byteLength < sab.maxByteLength && problems.length < 5) {
+      try {
+        await calls[made++ % calls.length]();
+      } catch (error) {
+        problems.push(`call ${made}: ${error?.constructor?.name}: ${error?.message}`);
+      }
+    }
+  } finally {
+    await grower.terminate();
+  }
+  assert.deepEqual(problems, []);
+  assert.ok(made > calls.length, `only ${made} calls`);
+  assert.equal(mods.cid.runSync([bytes]), expected);
+  assert.equal((await new mods.cid.Workflow().next([bytes])).output, expected);
 });
 
 test('a Uint8Array over the 512 MiB limit gives an Error, and the module goes on', () => {

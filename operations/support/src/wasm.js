@@ -18,7 +18,7 @@ const tagOf = getter(TypedArray, Symbol.toStringTag);
 const bufferOf = getter(TypedArray, 'buffer');
 const offsetOf = getter(TypedArray, 'byteOffset');
 const lengthOf = getter(TypedArray, 'byteLength');
-const { includes } = TypedArray;
+const { includes, set } = TypedArray;
 const { apply, getOwnPropertyDescriptor, getPrototypeOf } = Reflect;
 const { isArray } = Array;
 const { defineProperty, hasOwn, keys } = Object;
@@ -62,7 +62,7 @@ function arrayKind(value) {
 
 const clip = (s) => (s.length > 200 ? `${s.slice(0, 200)}...` : s);
 
-// The bytes `braidByteLength` found (unless empty), for `braidReadBytes`
+// The bytes `braidByteLength` found (unless empty), for `braidCopyFound`
 // right after it (nothing runs in between), or forgotten.
 let found;
 
@@ -75,20 +75,42 @@ export function braidByteLength(value) {
   return length;
 }
 
-/** The bytes `braidByteLength` found: wasm-bindgen copies them into Wasm memory. */
-export function braidReadBytes() {
+/**
+ * Copies `length` bytes of those `braidByteLength` found, from `start`, to
+ * `ptr` in Wasm memory (`memory`, where Rust allocated them), forgetting
+ * them if `forget`: false if they are no longer there (their buffer
+ * detached, as a view of the module's own memory is when it grows).
+ *
+ * Into a view of exactly `length` bytes: a length-tracking view of a
+ * growable SharedArrayBuffer may grow meanwhile (another thread), and `set`
+ * then throws rather than write past them; they are then copied from a view
+ * of a fixed length, as any piece but a whole is (a plain view is given to
+ * `set` as it is: asking for its buffer would make V8 move a small one's
+ * bytes out of its heap, 0.3 us).
+ */
+export function braidCopyFound(memory, ptr, start, length, forget) {
   const bytes = found;
-  found = undefined;
-  return bytes;
+  if (forget) found = undefined;
+  const target = new Bytes(memory.buffer, ptr, length);
+  try {
+    if (start === 0 && apply(lengthOf, bytes, none) === length) {
+      try {
+        apply(set, target, [bytes]);
+        return true;
+      } catch {
+        // It grew: the first `length` bytes, below.
+      }
+    }
+    apply(set, target, [new Bytes(apply(bufferOf, bytes, none), apply(offsetOf, bytes, none) + start, length)]);
+    return true;
+  } catch {
+    return false; // detached, or shorter than it was
+  }
 }
 
-/**
- * Bytes `start` to `end` of those `braidByteLength` found (a fresh view of
- * them, made with the intrinsic getters): wasm-bindgen copies them into Wasm
- * memory. They stay found until `braidForgetBytes`.
- */
-export function braidReadPiece(start, end) {
-  return new Bytes(apply(bufferOf, found, none), apply(offsetOf, found, none) + start, end - start);
+/** Whether the bytes `braidByteLength` found are in `memory` (Wasm's), which growing detaches. */
+export function braidFoundIn(memory) {
+  return apply(bufferOf, found, none) === memory.buffer;
 }
 
 /** Forgets the bytes `braidByteLength` found. */

@@ -23,9 +23,9 @@
 //! traps when it fails) are first reserved and released here with
 //! `try_reserve`, so they find the room they need.
 
-use alloc::format;
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
+use alloc::{format, vec};
 use core::fmt;
 
 use wasm_bindgen::{JsCast, JsError, JsValue};
@@ -49,15 +49,15 @@ pub const MAX_ITEMS: usize = 1 << 20;
 
 #[wasm_bindgen::prelude::wasm_bindgen(module = "/src/wasm.js")]
 extern "C" {
-    // Without `catch`: these three run no code of the caller's (intrinsic
-    // getters only) and do not throw. The bytes `braidByteLength` finds
-    // (unless empty) are read with `braidReadBytes`, or forgotten.
+    // Without `catch`: these run no code of the caller's (intrinsic getters
+    // only) and do not throw. The bytes `braidByteLength` finds (unless
+    // empty) are copied with `braidCopyFound`, or forgotten.
     #[wasm_bindgen(js_name = braidByteLength)]
     fn js_byte_length(value: &JsValue) -> f64;
-    #[wasm_bindgen(js_name = braidReadBytes)]
-    fn js_read_bytes() -> Vec<u8>;
-    #[wasm_bindgen(js_name = braidReadPiece)]
-    fn js_read_piece(start: f64, end: f64) -> Vec<u8>;
+    #[wasm_bindgen(js_name = braidCopyFound)]
+    fn js_copy_found(memory: &JsValue, ptr: u32, start: f64, length: u32, forget: bool) -> bool;
+    #[wasm_bindgen(js_name = braidFoundIn)]
+    fn js_found_in(memory: &JsValue) -> bool;
     #[wasm_bindgen(js_name = braidForgetBytes)]
     fn js_forget_bytes();
     // Without `catch` too: these catch what the caller's code throws and
@@ -170,6 +170,9 @@ fn threw(place: Place<'_>, expected: &str, exception: &JsValue) -> Error {
 /// has room for (its size is not shown: it may not even fit in a `usize`).
 const LARGER_BYTES: &str = "a Uint8Array larger than the limit of 536870912 bytes or than Wasm memory has room for";
 const LONGER_STRING: &str = "a string longer than the limit of 536870912 UTF-16 units or than Wasm memory has room for";
+const DETACHED_WHILE_READ: &str =
+    "a Uint8Array whose ArrayBuffer was detached while it was read (a view of this module's own memory, which grew?)";
+const OWN_MEMORY: &str = "a Uint8Array over this module's own Wasm memory, which growing detaches (copy it first)";
 const MORE_ITEMS: &str = "an Array of more items than Wasm memory has room for";
 const _: () = assert!(MAX_BYTES == 536870912 && MAX_UNITS == 536870912, "the messages above show the limits");
 
@@ -261,7 +264,25 @@ fn take_found_bytes(length: f64, place: Place<'_>, expected: &str) -> Result<Vec
         return Err(fail(place, expected, LARGER_BYTES.into()));
     }
     // Nothing has run in JS since `braidByteLength`: the bytes it found.
-    Ok(js_read_bytes())
+    let mut bytes = vec![0; length as usize];
+    if !copy_found(&mut bytes, 0, true) {
+        return Err(fail(place, expected, DETACHED_WHILE_READ.into()));
+    }
+    Ok(bytes)
+}
+
+/// Copies as many bytes as `into` holds of those `braidByteLength` found,
+/// from `start`, forgetting them if `forget`: false when they are no longer
+/// there (their buffer detached: a view of this module's own memory is when
+/// it grows).
+///
+/// The copy is JS's `set` into a view of exactly `into`, with no call of
+/// wasm-bindgen's (which copies as many bytes as a view has when it copies:
+/// more than were allocated, for a length-tracking view of a growable
+/// `SharedArrayBuffer` that another thread grew meanwhile).
+fn copy_found(into: &mut [u8], start: u64, forget: bool) -> bool {
+    // Wasm memory is under 4 GiB: pointers and lengths fit in a u32.
+    js_copy_found(&wasm_bindgen::memory(), into.as_mut_ptr() as u32, start as f64, into.len() as u32, forget)
 }
 
 /// The most bytes of one chunk in Wasm memory at a time (1 MiB): see
@@ -285,16 +306,27 @@ pub fn read_chunk(value: &JsValue, place: Place<'_>, mut feed: impl FnMut(&[u8])
     if length == 0 {
         return Ok(());
     }
-    if !room_for(length.min(PIECE as u64) as usize) {
+    // Refused at once, not detached after some pieces were fed.
+    if js_found_in(&wasm_bindgen::memory()) {
+        js_forget_bytes();
+        return Err(fail(place, EXPECTED, OWN_MEMORY.into()));
+    }
+    let mut piece = Vec::new();
+    if piece.try_reserve_exact(length.min(PIECE as u64) as usize).is_err() {
         js_forget_bytes();
         return Err(fail(place, EXPECTED, LARGER_BYTES.into()));
     }
     // Nothing runs in JS between the pieces: each is of the bytes found,
-    // and the memory of one is reused for the next.
+    // copied into the same memory.
     let mut start = 0;
     while start < length {
         let end = length.min(start + PIECE as u64);
-        feed(&js_read_piece(start as f64, end as f64));
+        piece.resize((end - start) as usize, 0);
+        if !copy_found(&mut piece, start, false) {
+            js_forget_bytes();
+            return Err(fail(place, EXPECTED, DETACHED_WHILE_READ.into()));
+        }
+        feed(&piece);
         start = end;
     }
     js_forget_bytes();

@@ -88,7 +88,7 @@ fn typed_entry(glue: &mut String, declaration: &str) -> Result<Option<String>, &
     let mut entry = glue[at..end].to_string();
     for (i, _) in kinds.bytes().enumerate().filter(|(_, kind)| *kind == b'b') {
         let pass = format!("passArray8ToWasm0(input{i}, wasm.__wbindgen_malloc)");
-        entry = Some(entry.replacen(&pass, &format!("braidPassBytes(input{i})"), 1))
+        entry = Some(entry.replacen(&pass, &format!("braidPassBytes(input{i}, {i})"), 1))
             .filter(|e| *e != entry)
             .ok_or("how the typed entry passes bytes")?;
     }
@@ -206,6 +206,10 @@ const braidTypedArray = Object.getPrototypeOf(Uint8Array.prototype);
 const braidGetter = (object, key) => Object.getOwnPropertyDescriptor(object, key).get;
 const braidTagOf = braidGetter(braidTypedArray, Symbol.toStringTag);
 const braidLengthOf = braidGetter(braidTypedArray, 'byteLength');
+const braidBufferOf = braidGetter(braidTypedArray, 'buffer');
+const braidOffsetOf = braidGetter(braidTypedArray, 'byteOffset');
+const { set: braidSet } = braidTypedArray;
+const braidBytes = Uint8Array;
 const braidNone = Object.freeze([]);
 const { apply: braidApply } = Reflect;
 const { isArray: braidIsArray } = Array;
@@ -277,6 +281,7 @@ function braidFits(items, kinds) {
             const length = braidApply(braidLengthOf, item, braidNone);
             // An empty one may be of a detached buffer: the general path tells.
             if (length === 0 || length > braidMaxBytes) return false;
+            braidLengths[i] = length;
             bytes += length + 64;
         } else {
             if (typeof item !== 'string' || item.length > braidMaxUnits) return false;
@@ -285,17 +290,36 @@ function braidFits(items, kinds) {
             bytes += 4 * item.length + 64;
         }
     }
-    return wasm.__braid_room(bytes) === 1;
+    if (wasm.__braid_room(bytes) !== 1) return false;
+    // Making room may have grown Wasm memory, which detaches a view of the
+    // module's own memory (the raw exports' `memory`): the general path
+    // says so.
+    for (let i = 0; i < kinds.length; i++) {
+        if (kinds[i] === 'b' && braidApply(braidLengthOf, items[i], braidNone) < braidLengths[i]) return false;
+    }
+    return true;
 }
+// The length of each Uint8Array `braidFits` took, by input.
+const braidLengths = [];
 /**
- * wasm-bindgen's `passArray8ToWasm0` for a Uint8Array `braidFits` took:
- * its length read with the intrinsic getter, and its bytes copied by `set`,
- * which reads a typed array's own slots (a subclass's getters may lie).
+ * wasm-bindgen's `passArray8ToWasm0` for input `i`, a Uint8Array `braidFits`
+ * took: as many bytes as it had then (`braidLengths`, which it made room
+ * for), copied by `set`, which reads a typed array's own slots (a
+ * subclass's getters may lie), into a view of exactly that many bytes of
+ * Wasm memory. A length-tracking view of a growable SharedArrayBuffer may
+ * have grown since, or grow while copied (another thread): `set` then
+ * throws rather than write past the copy, and the first bytes are copied
+ * from a view of a fixed length.
  */
-function braidPassBytes(bytes) {
-    const length = braidApply(braidLengthOf, bytes, braidNone);
+function braidPassBytes(bytes, i) {
+    const length = braidLengths[i];
     const ptr = wasm.__wbindgen_malloc(length, 1) >>> 0;
-    getUint8ArrayMemory0().set(bytes, ptr);
+    const target = new braidBytes(getUint8ArrayMemory0().buffer, ptr, length);
+    try {
+        braidApply(braidSet, target, [bytes]);
+    } catch {
+        braidApply(braidSet, target, [new braidBytes(braidApply(braidBufferOf, bytes, braidNone), braidApply(braidOffsetOf, bytes, braidNone), length)]);
+    }
     WASM_VECTOR_LEN = length;
     return ptr;
 }
@@ -347,7 +371,7 @@ exports.runSync = runSync;
         let glue = format!("/* @ts-self-types=\"./wf.d.ts\" */\n{TYPED}");
         let fast = fast_run(&glue).unwrap();
         for expected in [
-            "    const ptr0 = braidPassBytes(input0);\n",
+            "    const ptr0 = braidPassBytes(input0, 0);\n",
             // Strings are wasm-bindgen's to copy.
             "    const ptr1 = passStringToWasm0(input1, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);\n",
             "    __wbg_call_guard();\n    const braidInputs = braidItems(inputs, 2);\n    if (braidInputs === undefined) {\n        inputs = braidTakeSlow();\n    } else if (braidFits(braidInputs, 'bs')) {\n        return __braid_run_typed_bs(braidInputs[0], braidInputs[1]);\n    } else {\n        inputs = braidInputs;\n    }\n    ret = wasm.runSync(inputs);\n",
@@ -417,7 +441,7 @@ const braidBrandWorkflow = braidBrand('Workflow');
             "    next(inputs) {\n        braidBrandWorkflow.pointer(this);\n        const braidInputs = braidItems(inputs, 1);\n",
             "            const braidPointer = braidBrandWorkflow.pointer(this);\n            try { return braidNextTyped(braidPointer, braidInputs[0]); } catch (error) { return Promise.reject(error); }\n",
             // The method is a function of the glue's, given the checked pointer.
-            "const braidBrandWorkflow = braidBrand('Workflow');\nfunction braidNextTyped(ptr, input0) {\n    const ptr0 = braidPassBytes(input0);\n    const len0 = WASM_VECTOR_LEN;\n    const ret = wasm.workflow___braid_next_typed_b(ptr, ptr0, len0);\n",
+            "const braidBrandWorkflow = braidBrand('Workflow');\nfunction braidNextTyped(ptr, input0) {\n    const ptr0 = braidPassBytes(input0, 0);\n    const len0 = WASM_VECTOR_LEN;\n    const ret = wasm.workflow___braid_next_typed_b(ptr, ptr0, len0);\n",
         ] {
             assert!(fast.contains(expected), "{expected:?} in {fast}");
         }

@@ -1,9 +1,9 @@
 //! Braid's touches to wasm-bindgen's JS glue, as text in, text out: JS
 //! snippets made CommonJS and put in the glue of Node packages, objects'
 //! pointers kept where callers cannot forge them (and methods of a freed,
-//! stale or forged object refused in JS rather than in Wasm), a call that
-//! traps resetting the module, objects' instance ids assigned, and raw
-//! exports declared `unknown` rather than `any`.
+//! stale or forged object refused in JS rather than in Wasm), objects'
+//! instance ids assigned, and raw exports declared `unknown` rather than
+//! `any`. A call that traps resetting the module is `traps.rs`'s.
 
 /// An ES module whose only exports are `export function NAME` lines (and
 /// that imports nothing) as CommonJS; `None` for any other module.
@@ -71,6 +71,17 @@ pub(super) fn top(glue: &str) -> usize {
     }
 }
 
+/// A Node package's glue (CommonJS, sloppy mode unless it says otherwise)
+/// in strict mode: a sloppy function is reachable by anyone who sees it in
+/// a stack trace (`Error.prepareStackTrace`'s `getFunction()`), the glue's
+/// own functions included, such as the typed entries that take inputs
+/// nobody checked (see `fast_run.rs`). An ES module is strict already.
+pub(super) fn strict(glue: &str) -> String {
+    let mut out = glue.to_string();
+    out.insert_str(top(glue), "'use strict';\n");
+    out
+}
+
 /// How wasm-bindgen's glue passes an object's pointer to a method.
 const METHOD_CALL: &str = "(this.__wbg_ptr";
 
@@ -80,6 +91,13 @@ const METHOD_STALE: &str = "if (this.__wbg_inst !== undefined";
 
 /// How `free()` takes the object's pointer (0 when freed already).
 const FREE: &str = "const ptr = this.__destroy_into_raw();";
+
+/// How `free()` frees the object in Wasm: at once, or throwing (through
+/// Wasm's frames) if a call of the object's is running, as when its caller's
+/// code (a getter of its inputs) calls `free()`. Made `_free(ptr, 1)`, as by
+/// the finalizer: the object is then freed when that call returns, and it
+/// is already refused by the next.
+const FREE_NOW: &str = "_free(ptr, 0);";
 
 /// How `__destroy_into_raw` reads the pointer it gives up.
 const DESTROY: &str = "const ptr = this.__wbg_ptr;";
@@ -175,6 +193,7 @@ pub(super) fn guard_freed_objects(glue: &str) -> Option<String> {
     }
     let mut out = out
         .replace(METHOD_STALE, "if (braidObject(this).__wbg_inst !== undefined")
+        .replace(FREE_NOW, "_free(ptr, 1);")
         .replace(CLASS_REGISTRY, &CLASS_REGISTRY.replace("new FinalizationRegistry(", "braidFinalizationRegistry("));
     for name in &classes {
         out = out.replace(&format!("{name}.__wrap("), &format!("braidWrap{name}("));
@@ -185,6 +204,7 @@ pub(super) fn guard_freed_objects(glue: &str) -> Option<String> {
         && unregistered == classes.len()
         && freed == classes.len()
         && glue.matches(DESTROY).count() == classes.len()
+        && glue.matches(FREE_NOW).count() == classes.len()
         && glue.matches(CLASS_REGISTRY).count() == classes.len()
         && !out.contains(".__wrap(")
         && out.matches("__wbg_ptr").count() == out.matches(".__wbg_ptr = ").count();
@@ -286,78 +306,6 @@ function braidObject(object) {
     return object;
 }
 ";
-
-/// How wasm-bindgen's glue takes a new instance's exports, at start and in
-/// `__wbg_reset_state` (Node: `wasmInstance`; web: `instance` at start).
-const TAKE_EXPORTS: [&str; 2] = ["wasm = wasmInstance.exports;", "wasm = instance.exports;"];
-
-/// The Wasm exports whose glue returns a Promise: a trap in them rejects.
-/// They return it as a `Result` (several values: see braid-support's
-/// `Promising`), so the rejected Promise is handed back the same way.
-const PROMISING_EXPORTS: &str = "'run', 'runMany', 'runStream', 'workflow_next'";
-
-/// A trap (an operation's bug, memory exhausted), or any exception that
-/// unwinds through Wasm, leaves the instance broken: its stack pointer,
-/// borrow flags and allocator stay mid-call, so every later call fails
-/// ("recursive use of an object", then "memory access out of bounds").
-/// Every export is wrapped here: the failing call throws (or, for those
-/// returning a Promise, rejects with) an `Error` saying the module was
-/// reset, and `__wbg_reset_state` (wasm-bindgen's, which makes objects of
-/// the old instance refuse use) gives the next call a fresh instance.
-/// `None` when the glue has no reset function (a bundler package).
-pub(super) fn guard_traps(glue: &str) -> Option<String> {
-    if !glue.contains("function __wbg_reset_state")
-        || !glue.contains("function addToExternrefTable0")
-        || !TAKE_EXPORTS.iter().any(|t| glue.contains(t))
-    {
-        return None;
-    }
-    let mut out = glue.to_string();
-    for take in TAKE_EXPORTS {
-        let exports = take.trim_start_matches("wasm = ").trim_end_matches(';');
-        out = out.replace(take, &format!("wasm = braidGuardTraps({exports});"));
-    }
-    out.push_str(&format!(
-        "\n// Added by Braid: a call that traps resets the module (see braid package/glue.rs).\n\
-         function braidGuardTraps(exports) {{\n\
-         \x20   // Made here, not beside the function: this runs as the module loads.\n\
-         \x20   const promising = new Set([{PROMISING_EXPORTS}]);\n\
-         \x20   const guarded = {{}};\n\
-         \x20   for (const [name, value] of Object.entries(exports)) {{\n\
-         \x20       if (typeof value !== 'function') {{\n\
-         \x20           guarded[name] = value;\n\
-         \x20           continue;\n\
-         \x20       }}\n\
-         \x20       const failed = (cause) => {{\n\
-         \x20           const error = braidReset(cause);\n\
-         \x20           // These hand their Promise back as a Result (braid-support's\n\
-         \x20           // `Promising`): a rejected one, in the new instance's table.\n\
-         \x20           if (promising.has(name)) return [addToExternrefTable0(Promise.reject(error)), 0, 0];\n\
-         \x20           // A finalizer's free: nothing to report to.\n\
-         \x20           if (name.endsWith('_free')) return undefined;\n\
-         \x20           throw error;\n\
-         \x20       }};\n\
-         \x20       // Of the export's own arity where it is small: V8 calls these\n\
-         \x20       // faster than one with rest parameters and a spread.\n\
-         \x20       switch (value.length) {{\n\
-         \x20           case 0: guarded[name] = function () {{ try {{ return value(); }} catch (cause) {{ return failed(cause); }} }}; break;\n\
-         \x20           case 1: guarded[name] = function (a) {{ try {{ return value(a); }} catch (cause) {{ return failed(cause); }} }}; break;\n\
-         \x20           case 2: guarded[name] = function (a, b) {{ try {{ return value(a, b); }} catch (cause) {{ return failed(cause); }} }}; break;\n\
-         \x20           case 3: guarded[name] = function (a, b, c) {{ try {{ return value(a, b, c); }} catch (cause) {{ return failed(cause); }} }}; break;\n\
-         \x20           case 4: guarded[name] = function (a, b, c, d) {{ try {{ return value(a, b, c, d); }} catch (cause) {{ return failed(cause); }} }}; break;\n\
-         \x20           default: guarded[name] = function (...args) {{ try {{ return value(...args); }} catch (cause) {{ return failed(cause); }} }};\n\
-         \x20       }}\n\
-         \x20   }}\n\
-         \x20   return guarded;\n\
-         }}\n\
-         function braidReset(cause) {{\n\
-         \x20   __wbg_reset_state();\n\
-         \x20   const what = cause instanceof WebAssembly.RuntimeError ? `trapped (${{cause.message}})` : `failed inside Wasm (${{cause && cause.message}})`;\n\
-         \x20   return new Error(`the module ${{what}} and was reset: this call failed; the next call runs on a fresh instance (objects made before, such as a Workflow or a stream, can no longer be used)`, {{ cause }});\n\
-         }}\n"
-    ));
-    Some(out)
-}
 
 /// With a reset function, wasm-bindgen's glue gives every object it makes
 /// the instance it belongs to with `Object.defineProperty`, several times
@@ -543,18 +491,6 @@ const WorkflowFinalization = (typeof FinalizationRegistry === 'undefined')
         }
         let outside = format!("{CLASS}function f() {{\n    return wasm.workflow_done(this.__wbg_ptr);\n}}\n");
         assert_eq!(guard_freed_objects(&outside), None);
-    }
-
-    #[test]
-    fn every_export_resets_the_module_when_it_traps() {
-        let glue = "function addToExternrefTable0(obj) {}\nfunction __wbg_reset_state () {\n    wasmInstance = new WebAssembly.Instance(wasmModule, imports);\n    wasm = wasmInstance.exports;\n}\nlet wasm = wasmInstance.exports;\n";
-        let guarded = guard_traps(glue).unwrap();
-        assert_eq!(guarded.matches("wasm = braidGuardTraps(wasmInstance.exports);").count(), 2, "{guarded}");
-        assert!(guarded.contains("function braidGuardTraps(exports) {"), "{guarded}");
-        let web = "function addToExternrefTable0(obj) {}\nexport function __wbg_reset_state () {\n    wasm = wasmInstance.exports;\n}\nfunction __wbg_finalize_init(instance, module) {\n    wasm = instance.exports;\n";
-        assert!(guard_traps(web).unwrap().contains("wasm = braidGuardTraps(instance.exports);"));
-        // A bundler package has no reset function: left as it is.
-        assert_eq!(guard_traps("let wasm;\nexport function __wbg_set_wasm(val) {\n    wasm = val;\n}\n"), None);
     }
 
     #[test]

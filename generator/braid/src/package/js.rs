@@ -15,9 +15,8 @@ use std::process::Command;
 use serde_json::json;
 
 use super::fast_run::fast_run;
-use super::glue::{
-    guard_freed_objects, guard_traps, has_classes, inline_snippets, plain_instance_ids, raw_exports_unknown,
-};
+use super::glue::{guard_freed_objects, has_classes, inline_snippets, plain_instance_ids, raw_exports_unknown, strict};
+use super::traps::guard_traps;
 use crate::fsutil::{self, FsError};
 use crate::process::{self, ProcessError};
 use crate::target::JsTarget;
@@ -324,6 +323,9 @@ pub fn package(
                 if let Some(edited) = edit(&text) {
                     text = edited;
                 }
+            }
+            if target == JsTarget::Node {
+                text = strict(&text);
             }
             if text != original {
                 std::fs::write(&path, text).map_err(fsutil::at(&path))?;
