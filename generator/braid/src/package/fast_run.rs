@@ -301,6 +301,8 @@ function braidFits(items, kinds) {
 }
 // The length of each Uint8Array `braidFits` took, by input.
 const braidLengths = [];
+// By input: the view of Wasm memory `braidPassBytes` last copied it into.
+const braidTargets = [];
 /**
  * wasm-bindgen's `passArray8ToWasm0` for input `i`, a Uint8Array `braidFits`
  * took: as many bytes as it had then (`braidLengths`, which it made room
@@ -314,7 +316,14 @@ const braidLengths = [];
 function braidPassBytes(bytes, i) {
     const length = braidLengths[i];
     const ptr = wasm.__wbindgen_malloc(length, 1) >>> 0;
-    const target = new braidBytes(getUint8ArrayMemory0().buffer, ptr, length);
+    // The view of the previous call for this input if it is the same: a
+    // call like the one before often gets the same memory.
+    const memory = getUint8ArrayMemory0();
+    let target = braidTargets[i];
+    if (target === undefined || target.memory !== memory || target.ptr !== ptr || target.length !== length) {
+        target = braidTargets[i] = { memory, ptr, length, view: new braidBytes(memory.buffer, ptr, length) };
+    }
+    target = target.view;
     try {
         braidApply(braidSet, target, [bytes]);
     } catch {
