@@ -580,6 +580,49 @@ export async function calledBack(mod, good) {
     if (!expect('update whose chunk frees its stream', await settle(() => stream.update(running(() => stream.free()))), wrongKind)) break;
     if (!expect('finish of that stream afterwards', await settle(() => stream.finish()), /was freed/)) break;
   }
+  // A Promise API rejects, never throws, when the caller's code frees the
+  // object while its inputs are read.
+  for (const [what, wrong] of [['the input', false], ['an input of the wrong kind', true]]) {
+    const wf = new mod.Workflow();
+    const inputs = [];
+    Object.defineProperty(inputs, 0, { get: () => (wf.free(), wrong ? 42 : good.args()[0][0]) });
+    let pending;
+    try {
+      pending = wf.next(inputs);
+    } catch (error) {
+      problems.push(`next whose index getter giving ${what} frees its Workflow threw synchronously: ${show(error)}`);
+      continue;
+    }
+    expect(`next whose index getter giving ${what} frees its Workflow`, await settle(() => pending), /was freed/);
+  }
+  // The glue sets and reads no property of its objects that the caller can
+  // make a setter or a getter (a subclass's, or the class's own prototype's),
+  // which could reset the module between the Wasm call that made an object
+  // and its brand, and give it another instance's memory.
+  const props = ['__wbg_ptr', '__wbg_inst'];
+  let ran = 0;
+  const trap = { configurable: true, get: () => (ran++, undefined), set: () => (ran++, mod.__wbg_reset_state?.()) };
+  const StreamPrototype = Object.getPrototypeOf(mod.stream());
+  class Sub extends mod.Workflow {}
+  for (const prototype of [Sub.prototype, mod.Workflow.prototype, StreamPrototype]) for (const p of props) Object.defineProperty(prototype, p, trap);
+  try {
+    const sub = new Sub();
+    const victim = new mod.Workflow();
+    const stream = mod.stream();
+    await sub.next(...good.args());
+    if (victim.done) problems.push('a Workflow made after a subclass ran is done: they share memory');
+    stream.update(good.args()[0][0]);
+    const step = await victim.next(...good.args());
+    if (show(step.output) !== show(good.output)) problems.push(`the Workflow made after the subclass: ${show(step)}`);
+    if (show(stream.finish()) !== show(good.output)) problems.push('the stream made with setters on its prototype gave a wrong answer');
+    mod.Workflow.prototype.free.call(sub);
+    sub.free();
+  } catch (error) {
+    problems.push(`objects with setters and getters on their prototypes: ${show(error)}`);
+  } finally {
+    for (const prototype of [Sub.prototype, mod.Workflow.prototype, StreamPrototype]) for (const p of props) delete prototype[p];
+  }
+  if (ran !== 0) problems.push(`the glue ran ${ran} setters or getters of its objects' prototypes`);
   if (typeof mod.__wbg_reset_state === 'function') {
     const asked = /was asked to reset \(__wbg_reset_state\(\)\) during this call/;
     const reset = () => mod.__wbg_reset_state();

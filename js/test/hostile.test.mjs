@@ -64,6 +64,17 @@ test('caller code run by a call that frees its object or resets the module: plai
   assert.deepEqual(await calledBack(mods.cid, { args: () => [[bytes]], output: mods.cid.runSync([bytes]) }), []);
 });
 
+test("an operation's execute whose config getter resets the module rejects, and the process goes on", async () => {
+  // execute's future runs in microtasks: a reset asked for there fails it,
+  // and nothing is thrown from a microtask (which would end the process).
+  const op = mods.opMultihash;
+  const bytes = new Uint8Array([1, 2, 3]);
+  const expected = op.executeSync(bytes, { hasher: 'sha2-256' });
+  const config = { get hasher() { op.__wbg_reset_state(); return 'sha2-256'; } };
+  await assert.rejects(op.execute(bytes, config), (e) => isPlainError(e) && /was asked to reset/.test(e.message));
+  assert.deepEqual(await op.execute(bytes, { hasher: 'sha2-256' }), expected);
+});
+
 test("a view of the module's own memory as an input gives a plain Error, not a TypeError or a reset (web package)", async () => {
   const dir = `${out}/cidv1_from_bytes/pkg/web`;
   const web = await import(`${dir}/wf_cidv1_from_bytes.js`);

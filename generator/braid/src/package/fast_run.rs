@@ -16,6 +16,9 @@ const TYPED_RUN: &str = "function __braid_run_typed_";
 /// `String`).
 const TYPED_NEXT: &str = "    __braid_next_typed_";
 
+/// How the glue declares its reset function (see `traps.rs`).
+const RESET: &str = "function __wbg_reset_state () {\n";
+
 /// `next`'s general call, its object's pointer checked by its brand (see
 /// `glue::guard_freed_objects`, which runs first).
 const NEXT_CALL: &str = "wasm.workflow_next(braidBrandWorkflow.pointer(this), inputs);\n";
@@ -46,8 +49,8 @@ pub(super) fn fast_run(glue: &str) -> Result<String, &'static str> {
         let sync = format!("return {typed};");
         let promise =
             format!("try {{ return Promise.resolve({typed}); }} catch (error) {{ return Promise.reject(error); }}");
-        insert_prelude(&mut out, "wasm.runSync(inputs);\n", &kinds, "", &sync)?;
-        insert_prelude(&mut out, "wasm.run(inputs);\n", &kinds, "", &promise)?;
+        insert_prelude(&mut out, "wasm.runSync(inputs);\n", &kinds, "", &sync, "")?;
+        insert_prelude(&mut out, "wasm.run(inputs);\n", &kinds, "", &promise, "")?;
         edited = true;
     }
     if let Some(kinds) = typed_entry(&mut out, TYPED_NEXT)? {
@@ -55,19 +58,25 @@ pub(super) fn fast_run(glue: &str) -> Result<String, &'static str> {
         // The object is refused before the inputs are read, as by the
         // general call, and its pointer taken again after them (a getter
         // may have freed it), before anything is copied into Wasm memory:
-        // from there on, no code of the caller's runs. What the typed call
-        // throws (a trap that reset the module) rejects, as `next` does.
+        // from there on, no code of the caller's runs. That the getter
+        // freed it, or what the typed call throws (a trap that reset the
+        // module), rejects, as `next` does; the general call is given the
+        // object checked again the same way.
         let check = "braidBrandWorkflow.pointer(this);";
         let typed = format!(
-            "const braidPointer = braidBrandWorkflow.pointer(this);\n\
-             try {{ return braidNextTyped(braidPointer, {}); }} catch (error) {{ return Promise.reject(error); }}",
+            "try {{ return braidNextTyped(braidBrandWorkflow.pointer(this), {}); }} catch (error) {{ return Promise.reject(error); }}",
             arguments(&kinds)
         );
-        insert_prelude(&mut out, NEXT_CALL, &kinds, check, &typed)?;
+        let again = "try { braidBrandWorkflow.pointer(this); } catch (error) { return Promise.reject(error); }";
+        insert_prelude(&mut out, NEXT_CALL, &kinds, check, &typed, again)?;
         edited = true;
     }
     if edited {
         out.insert_str(top(&out), FAST_RUN_HELPERS);
+        // A reset lets go of the old instance's memory.
+        if let Some(at) = out.find(RESET) {
+            out.insert_str(at + RESET.len(), "    braidTargets.length = 0;\n");
+        }
     }
     Ok(out)
 }
@@ -99,8 +108,7 @@ fn typed_entry(glue: &mut String, declaration: &str) -> Result<Option<String>, &
 /// The typed method of `next` taken out of the class and made a function of
 /// the glue's, `braidNextTyped(ptr, input0, ...)`, after `Workflow`'s brand:
 /// given the pointer the caller checked, it runs no code of anyone else's
-/// (wasm-bindgen's check of the object's `__wbg_inst`, a property a caller
-/// can make a getter, is dropped: the brand checks the instance).
+/// (its `braidObject(this)` is dropped: the brand checked the object).
 fn method_to_function(glue: &mut String, kinds: &str) -> Result<(), &'static str> {
     let header = format!("{TYPED_NEXT}{kinds}(");
     let at = glue.find(&header).ok_or("the typed method")?;
@@ -112,8 +120,7 @@ fn method_to_function(glue: &mut String, kinds: &str) -> Result<(), &'static str
     };
     let method = glue[at..end].to_string();
     glue.replace_range(start..end, "");
-    let stale = "if (braidObject(this).__wbg_inst !== undefined && this.__wbg_inst !== __wbg_instance_id) {\n            throw new Error('Invalid stale object from previous Wasm instance');\n        }\n        ";
-    let body = method.replacen(stale, "", 1);
+    let body = method.replacen("braidObject(this);\n        ", "", 1);
     let pointer = "braidBrandWorkflow.pointer(this)";
     if body.matches(pointer).count() != 1 {
         return Err("how the typed method passes its object");
@@ -136,13 +143,21 @@ fn arguments(kinds: &str) -> String {
 }
 
 /// Puts the fast path before the line of the general `call`: `check`, then
-/// the inputs read once, and `fast` when they fit `kinds`.
-fn insert_prelude(glue: &mut String, call: &str, kinds: &str, check: &str, fast: &str) -> Result<(), &'static str> {
+/// the inputs read once, and `fast` when they fit `kinds`, or else `again`.
+fn insert_prelude(
+    glue: &mut String,
+    call: &str,
+    kinds: &str,
+    check: &str,
+    fast: &str,
+    again: &str,
+) -> Result<(), &'static str> {
     let at = glue.find(call).ok_or("the general call of run, runSync or next")?;
     let line = glue[..at].rfind('\n').map_or(0, |i| i + 1);
     let indent = glue[line..].len() - glue[line..].trim_start().len();
     let indent = " ".repeat(indent);
-    let check = if check.is_empty() { String::new() } else { format!("{indent}{check}\n") };
+    let line_of = |text: &str| if text.is_empty() { String::new() } else { format!("{indent}{text}\n") };
+    let (check, again) = (line_of(check), line_of(again));
     let fast: String = fast.lines().map(|line| format!("{indent}    {line}\n")).collect();
     let prelude = format!(
         "{check}{indent}const braidInputs = braidItems(inputs, {count});\n\
@@ -152,7 +167,8 @@ fn insert_prelude(glue: &mut String, call: &str, kinds: &str, check: &str, fast:
          {fast}\
          {indent}}} else {{\n\
          {indent}    inputs = braidInputs;\n\
-         {indent}}}\n",
+         {indent}}}\n\
+         {again}",
         count = kinds.len(),
     );
     glue.insert_str(line, &prelude);
@@ -426,9 +442,7 @@ exports.runSync = runSync;
      * @param {Uint8Array} input0
      */
     __braid_next_typed_b(input0) {
-        if (braidObject(this).__wbg_inst !== undefined && this.__wbg_inst !== __wbg_instance_id) {
-            throw new Error('Invalid stale object from previous Wasm instance');
-        }
+        braidObject(this);
         const ptr0 = passArray8ToWasm0(input0, wasm.__wbindgen_malloc);
         const len0 = WASM_VECTOR_LEN;
         const ret = wasm.workflow___braid_next_typed_b(braidBrandWorkflow.pointer(this), ptr0, len0);
@@ -448,7 +462,9 @@ const braidBrandWorkflow = braidBrand('Workflow');
         for expected in [
             // The object checked first, as the general call does before it reads.
             "    next(inputs) {\n        braidBrandWorkflow.pointer(this);\n        const braidInputs = braidItems(inputs, 1);\n",
-            "            const braidPointer = braidBrandWorkflow.pointer(this);\n            try { return braidNextTyped(braidPointer, braidInputs[0]); } catch (error) { return Promise.reject(error); }\n",
+            "            try { return braidNextTyped(braidBrandWorkflow.pointer(this), braidInputs[0]); } catch (error) { return Promise.reject(error); }\n",
+            // Freed by a getter of the inputs: rejected, not thrown.
+            "        }\n        try { braidBrandWorkflow.pointer(this); } catch (error) { return Promise.reject(error); }\n        const ret = wasm.workflow_next(",
             // The method is a function of the glue's, given the checked pointer.
             "const braidBrandWorkflow = braidBrand('Workflow');\nfunction braidNextTyped(ptr, input0) {\n    const ptr0 = braidPassBytes(input0, 0);\n    const len0 = WASM_VECTOR_LEN;\n    const ret = wasm.workflow___braid_next_typed_b(ptr, ptr0, len0);\n",
         ] {

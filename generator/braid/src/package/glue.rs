@@ -1,9 +1,10 @@
 //! Braid's touches to wasm-bindgen's JS glue, as text in, text out: JS
 //! snippets made CommonJS and put in the glue of Node packages, objects'
-//! pointers kept where callers cannot forge them (and methods of a freed,
-//! stale or forged object refused in JS rather than in Wasm), objects'
-//! instance ids assigned, and raw exports declared `unknown` rather than
-//! `any`. A call that traps resetting the module is `traps.rs`'s.
+//! pointers (and instances) kept where callers cannot forge them, in a
+//! private field rather than properties (methods of a freed, stale or
+//! forged object refused in JS rather than in Wasm), Node glue made strict,
+//! and raw exports declared `unknown` rather than `any`. A call that traps
+//! resetting the module is `traps.rs`'s.
 
 /// An ES module whose only exports are `export function NAME` lines (and
 /// that imports nothing) as CommonJS; `None` for any other module.
@@ -86,8 +87,9 @@ pub(super) fn strict(glue: &str) -> String {
 const METHOD_CALL: &str = "(this.__wbg_ptr";
 
 /// How the glue (with a reset function) checks that a method's object
-/// belongs to the current instance, before anything else.
-const METHOD_STALE: &str = "if (this.__wbg_inst !== undefined";
+/// belongs to the current instance, before anything else, by a property a
+/// caller can make a getter: the brand checks it instead.
+const METHOD_STALE: &str = "if (this.__wbg_inst !== undefined && this.__wbg_inst !== __wbg_instance_id) {\n            throw new Error('Invalid stale object from previous Wasm instance');\n        }";
 
 /// How `free()` takes the object's pointer (0 when freed already).
 const FREE: &str = "const ptr = this.__destroy_into_raw();";
@@ -155,8 +157,14 @@ pub(super) fn guard_freed_objects(glue: &str) -> Option<String> {
             classes.push(name);
         }
         if let Some(pointer) = pointer_given(statement) {
+            // Kept in the brand alone: an assignment would run a setter of
+            // the caller's (a subclass's) between the Wasm call that made
+            // the object and its brand.
             given = Some(pointer);
-            out.push_str(line);
+        } else if statement.ends_with(".__wbg_ptr = 0;")
+            || statement.starts_with("Object.defineProperty(") && statement.contains(", '__wbg_inst', ")
+        {
+            // The brand takes the pointer out, and holds the instance too.
         } else if let Some((registry, object, held)) = registration(statement) {
             let name = class.filter(|name| registry.strip_suffix("Finalization") == Some(*name))?;
             let (_, ptr) = given.take().filter(|(o, _)| *o == object)?;
@@ -192,7 +200,7 @@ pub(super) fn guard_freed_objects(glue: &str) -> Option<String> {
         }
     }
     let mut out = out
-        .replace(METHOD_STALE, "if (braidObject(this).__wbg_inst !== undefined")
+        .replace(METHOD_STALE, "braidObject(this);")
         .replace(FREE_NOW, "_free(ptr, 1);")
         .replace(CLASS_REGISTRY, &CLASS_REGISTRY.replace("new FinalizationRegistry(", "braidFinalizationRegistry("));
     for name in &classes {
@@ -207,7 +215,8 @@ pub(super) fn guard_freed_objects(glue: &str) -> Option<String> {
         && glue.matches(FREE_NOW).count() == classes.len()
         && glue.matches(CLASS_REGISTRY).count() == classes.len()
         && !out.contains(".__wrap(")
-        && out.matches("__wbg_ptr").count() == out.matches(".__wbg_ptr = ").count();
+        && !out.contains("__wbg_ptr")
+        && out.matches("__wbg_inst").count() == out.matches("__wbg_instance_id").count();
     if !whole {
         return None;
     }
@@ -231,7 +240,7 @@ fn instance_id(glue: &str) -> &'static str {
     }
 }
 
-/// `OBJECT.__wbg_ptr = PTR;` of a new object (not the `= 0` of a freed one).
+/// `OBJECT.__wbg_ptr = PTR;` (of a new object, or the `= 0` of a freed one).
 fn pointer_given(statement: &str) -> Option<(&str, &str)> {
     let (object, ptr) = statement.strip_suffix(';')?.split_once(".__wbg_ptr = ")?;
     (is_identifier(object) && is_identifier(ptr)).then_some((object, ptr))
@@ -306,22 +315,6 @@ function braidObject(object) {
     return object;
 }
 ";
-
-/// With a reset function, wasm-bindgen's glue gives every object it makes
-/// the instance it belongs to with `Object.defineProperty`, several times
-/// slower than an assignment (0.2 us of `new Workflow().next` at 64 B);
-/// here it is assigned, like the object's pointer. `None` when there is
-/// none.
-pub(super) fn plain_instance_ids(glue: &str) -> Option<String> {
-    let mut out = glue.to_string();
-    for object in ["this", "obj"] {
-        out = out.replace(
-            &format!("Object.defineProperty({object}, '__wbg_inst', {{ value: __wbg_instance_id, writable: true }});"),
-            &format!("{object}.__wbg_inst = __wbg_instance_id;"),
-        );
-    }
-    (out != glue).then_some(out)
-}
 
 /// wasm-bindgen declares the module's raw exports (`InitOutput` of the web
 /// package, the `_bg.wasm.d.ts` of every package) with `any` for the
@@ -447,9 +440,9 @@ const WorkflowFinalization = (typeof FinalizationRegistry === 'undefined')
         for expected in [
             "WorkflowFinalization.register(obj, braidBrandWorkflow.adopt(obj, ptr, { ptr, instance: __wbg_instance_id }));\n",
             "WorkflowFinalization.register(this, braidBrandWorkflow.adopt(this, ret, { ptr: ret, instance: __wbg_instance_id }));\n",
-            "const ptr = braidBrandWorkflow.take(this);\n        this.__wbg_ptr = 0;\n        return ptr;\n",
+            "const ptr = braidBrandWorkflow.take(this);\n        return ptr;\n",
             "const ptr = braidBrandWorkflow.take(braidObject(this)); if (!ptr) return;\n",
-            "if (braidObject(this).__wbg_inst !== undefined &&",
+            "braidObject(this);\n        const ret = wasm.workflow_next(",
             "wasm.workflow_next(braidBrandWorkflow.pointer(this), inputs);",
             "return braidWrapWorkflow(ret);",
             "}\nconst braidBrandWorkflow = braidBrand('Workflow');\nconst braidWrapWorkflow = Workflow.__wrap;\ndelete Workflow.__wrap;\n",
@@ -460,7 +453,8 @@ const WorkflowFinalization = (typeof FinalizationRegistry === 'undefined')
         }
         // The helpers come first (after the types comment): they run as the module loads.
         assert!(guarded.starts_with("/* @ts-self-types=\"./wf.d.ts\" */\n// Added by Braid"), "{guarded}");
-        assert!(!guarded.contains("unregister(this)") && !guarded.contains("this.__wbg_ptr;"), "{guarded}");
+        // The glue neither sets nor reads a property a caller could make a setter or getter.
+        assert!(!guarded.contains("__wbg_ptr") && !guarded.contains("__wbg_inst "), "{guarded}");
 
         // A bundler package: one instance, and the registry holds the pointer.
         let bundler = CLASS
@@ -491,16 +485,6 @@ const WorkflowFinalization = (typeof FinalizationRegistry === 'undefined')
         }
         let outside = format!("{CLASS}function f() {{\n    return wasm.workflow_done(this.__wbg_ptr);\n}}\n");
         assert_eq!(guard_freed_objects(&outside), None);
-    }
-
-    #[test]
-    fn instance_ids_are_assigned() {
-        let glue = "        Object.defineProperty(this, '__wbg_inst', { value: __wbg_instance_id, writable: true });\n        Object.defineProperty(obj, '__wbg_inst', { value: __wbg_instance_id, writable: true });\n";
-        assert_eq!(
-            plain_instance_ids(glue).unwrap(),
-            "        this.__wbg_inst = __wbg_instance_id;\n        obj.__wbg_inst = __wbg_instance_id;\n"
-        );
-        assert_eq!(plain_instance_ids("export function run() {}\n"), None);
     }
 
     #[test]

@@ -15,7 +15,7 @@ use std::process::Command;
 use serde_json::json;
 
 use super::fast_run::fast_run;
-use super::glue::{guard_freed_objects, has_classes, inline_snippets, plain_instance_ids, raw_exports_unknown, strict};
+use super::glue::{guard_freed_objects, has_classes, inline_snippets, raw_exports_unknown, strict};
 use super::traps::guard_traps;
 use crate::fsutil::{self, FsError};
 use crate::process::{self, ProcessError};
@@ -319,10 +319,8 @@ pub fn package(
             }
             // After the guards, whose brands the fast path of `next` uses.
             text = fast_run(&text).map_err(|what| PackageError::GlueForm { path: path.clone(), what })?;
-            for edit in [guard_traps, plain_instance_ids] {
-                if let Some(edited) = edit(&text) {
-                    text = edited;
-                }
+            if let Some(guarded) = guard_traps(&text) {
+                text = guarded;
             }
             if target == JsTarget::Node {
                 text = strict(&text);

@@ -13,6 +13,10 @@ const TAKE_EXPORTS: [&str; 2] = ["wasm = wasmInstance.exports;", "wasm = instanc
 /// `export function`, by Node packages with `exports.__wbg_reset_state`).
 const RESET: &str = "function __wbg_reset_state () {\n";
 
+/// How wasm-bindgen's glue refuses to run a closure of an instance that
+/// was reset.
+const STALE_CLOSURE: &str = "throw new Error('Cannot invoke closure from previous WASM instance');";
+
 /// A trap (an operation's bug, memory exhausted), or any exception that
 /// unwinds through Wasm, leaves the instance broken: its stack pointer,
 /// borrow flags and allocator stay mid-call, so every later call fails
@@ -48,6 +52,10 @@ pub(super) fn guard_traps(glue: &str) -> Option<String> {
     }
     // A reset asked for during a call waits for the outermost one.
     out = out.replacen(RESET, &format!("{RESET}    if (braidDepth > 0) {{\n        braidResetCause ??= braidResetAsked;\n        return;\n    }}\n"), 1);
+    // A step of an async export's future left from a reset instance does
+    // nothing (its Promise was rejected), rather than throw from a
+    // microtask, which ends a Node process.
+    out = out.replace(STALE_CLOSURE, "return;");
     out.insert_str(top(&out), GUARD_STATE);
     out.push_str(GUARD);
     Some(out)
@@ -63,7 +71,8 @@ let braidDepth = 0;
 let braidResetCause;
 const braidQuiet = new Set(['workflow_new', 'workflow_done', 'workflow_suspend', 'stream', 'stream_finish']);
 const braidResetAsked = new Error('__wbg_reset_state() was called during the call');
-const braidDrop = ((then, apply) => (promise) => apply(then, promise, [undefined, () => {}]))(Promise.prototype.then, Reflect.apply);
+const braidThen = ((then, apply) => (promise, resolved, rejected) => apply(then, promise, [resolved, rejected]))(Promise.prototype.then, Reflect.apply);
+const braidDrop = (promise) => braidThen(promise, undefined, () => {});
 ";
 
 /// The JS side of [`guard_traps`], at the end of the glue.
@@ -86,6 +95,10 @@ function braidGuardTraps(exports) {
             if (promising.has(name)) return [addToExternrefTable0(Promise.reject(error)), 0, 0];
             // A finalizer's free: nothing to report to.
             if (name.endsWith('_free')) return undefined;
+            // A step of an async export's future, run from a microtask:
+            // nothing to report to either (the export's Promise is rejected
+            // by the reset, see `braidPending`); a Result of no error.
+            if (name.startsWith('wasm_bindgen__convert__closures')) return [0, 0, 0];
             throw error;
         };
         // What the call gave, unless it is the outermost and one inside it
@@ -103,21 +116,43 @@ function braidGuardTraps(exports) {
         // a Workflow's or a stream's methods but `next` and `update`),
         // have no call inside them to count.
         const quiet = name.startsWith('__') || name.includes('___braid_') || name.endsWith('_free') || braidQuiet.has(name);
+        // A call made after one inside the same outermost call trapped fails
+        // at once: the instance is broken.
         switch (quiet ? -value.length - 1 : value.length) {
-            case -1: guarded[name] = function () { try { return value(); } catch (cause) { return failed(cause); } }; break;
-            case -2: guarded[name] = function (a) { try { return value(a); } catch (cause) { return failed(cause); } }; break;
-            case -3: guarded[name] = function (a, b) { try { return value(a, b); } catch (cause) { return failed(cause); } }; break;
-            case -4: guarded[name] = function (a, b, c) { try { return value(a, b, c); } catch (cause) { return failed(cause); } }; break;
-            case -5: guarded[name] = function (a, b, c, d) { try { return value(a, b, c, d); } catch (cause) { return failed(cause); } }; break;
-            case 0: guarded[name] = function () { let ret; braidDepth++; try { ret = value(); } catch (cause) { braidDepth--; return failed(cause); } braidDepth--; return gave(ret); }; break;
-            case 1: guarded[name] = function (a) { let ret; braidDepth++; try { ret = value(a); } catch (cause) { braidDepth--; return failed(cause); } braidDepth--; return gave(ret); }; break;
-            case 2: guarded[name] = function (a, b) { let ret; braidDepth++; try { ret = value(a, b); } catch (cause) { braidDepth--; return failed(cause); } braidDepth--; return gave(ret); }; break;
-            case 3: guarded[name] = function (a, b, c) { let ret; braidDepth++; try { ret = value(a, b, c); } catch (cause) { braidDepth--; return failed(cause); } braidDepth--; return gave(ret); }; break;
-            case 4: guarded[name] = function (a, b, c, d) { let ret; braidDepth++; try { ret = value(a, b, c, d); } catch (cause) { braidDepth--; return failed(cause); } braidDepth--; return gave(ret); }; break;
-            default: guarded[name] = function (...args) { let ret; braidDepth++; try { ret = value(...args); } catch (cause) { braidDepth--; return failed(cause); } braidDepth--; return gave(ret); };
+            case -1: guarded[name] = function () { if (braidResetCause !== undefined) return failed(braidResetCause); try { return value(); } catch (cause) { return failed(cause); } }; break;
+            case -2: guarded[name] = function (a) { if (braidResetCause !== undefined) return failed(braidResetCause); try { return value(a); } catch (cause) { return failed(cause); } }; break;
+            case -3: guarded[name] = function (a, b) { if (braidResetCause !== undefined) return failed(braidResetCause); try { return value(a, b); } catch (cause) { return failed(cause); } }; break;
+            case -4: guarded[name] = function (a, b, c) { if (braidResetCause !== undefined) return failed(braidResetCause); try { return value(a, b, c); } catch (cause) { return failed(cause); } }; break;
+            case -5: guarded[name] = function (a, b, c, d) { if (braidResetCause !== undefined) return failed(braidResetCause); try { return value(a, b, c, d); } catch (cause) { return failed(cause); } }; break;
+            case 0: guarded[name] = function () { if (braidResetCause !== undefined) return failed(braidResetCause); let ret; braidDepth++; try { ret = value(); } catch (cause) { braidDepth--; return failed(cause); } braidDepth--; return gave(ret); }; break;
+            case 1: guarded[name] = function (a) { if (braidResetCause !== undefined) return failed(braidResetCause); let ret; braidDepth++; try { ret = value(a); } catch (cause) { braidDepth--; return failed(cause); } braidDepth--; return gave(ret); }; break;
+            case 2: guarded[name] = function (a, b) { if (braidResetCause !== undefined) return failed(braidResetCause); let ret; braidDepth++; try { ret = value(a, b); } catch (cause) { braidDepth--; return failed(cause); } braidDepth--; return gave(ret); }; break;
+            case 3: guarded[name] = function (a, b, c) { if (braidResetCause !== undefined) return failed(braidResetCause); let ret; braidDepth++; try { ret = value(a, b, c); } catch (cause) { braidDepth--; return failed(cause); } braidDepth--; return gave(ret); }; break;
+            case 4: guarded[name] = function (a, b, c, d) { if (braidResetCause !== undefined) return failed(braidResetCause); let ret; braidDepth++; try { ret = value(a, b, c, d); } catch (cause) { braidDepth--; return failed(cause); } braidDepth--; return gave(ret); }; break;
+            default: guarded[name] = function (...args) { if (braidResetCause !== undefined) return failed(braidResetCause); let ret; braidDepth++; try { ret = value(...args); } catch (cause) { braidDepth--; return failed(cause); } braidDepth--; return gave(ret); };
+        }
+        // An async export's Promise settles by steps of its future run from
+        // microtasks: one rejected by the reset if the module is reset
+        // before it settles (the steps of the old instance never run).
+        if (name === 'execute') {
+            const call = guarded[name];
+            guarded[name] = function (...args) {
+                try {
+                    return braidSettleOnReset(call(...args));
+                } catch (error) {
+                    return Promise.reject(error);
+                }
+            };
         }
     }
     return guarded;
+}
+const braidPending = new Set();
+function braidSettleOnReset(promise) {
+    return new Promise((resolve, reject) => {
+        braidPending.add(reject);
+        braidThen(promise, (value) => { braidPending.delete(reject); resolve(value); }, (error) => { braidPending.delete(reject); reject(error); });
+    });
 }
 /** The Error of a call that failed in Wasm, the module reset now if no other call is running, or else when the outermost returns. */
 function braidFailed(cause) {
@@ -128,7 +163,10 @@ function braidFailed(cause) {
     const first = braidResetCause ?? cause;
     braidResetCause = undefined;
     __wbg_reset_state();
-    return new Error(`the module ${braidWhat(first)} and was reset: this call failed; the next call runs on a fresh instance (objects made before, such as a Workflow or a stream, can no longer be used)`, { cause: first });
+    const error = new Error(`the module ${braidWhat(first)} and was reset: this call failed; the next call runs on a fresh instance (objects made before, such as a Workflow or a stream, can no longer be used)`, { cause: first });
+    for (const reject of braidPending) reject(error);
+    braidPending.clear();
+    return error;
 }
 function braidWhat(cause) {
     if (cause === braidResetAsked) return 'was asked to reset (__wbg_reset_state()) during this call';
