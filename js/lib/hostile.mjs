@@ -580,6 +580,24 @@ export async function calledBack(mod, good) {
     if (!expect('update whose chunk frees its stream', await settle(() => stream.update(running(() => stream.free()))), wrongKind)) break;
     if (!expect('finish of that stream afterwards', await settle(() => stream.finish()), /was freed/)) break;
   }
+  // Its own methods, called by the caller's code a call of it runs, are
+  // refused with a plain Error (the object is busy), and nothing is reset.
+  const before = new mod.Workflow();
+  for (const [what, use] of [['reads done', (wf) => wf.done], ['calls suspend()', (wf) => wf.suspend()], ['calls next()', (wf) => wf.next(...good.args())]]) {
+    const wf = new mod.Workflow();
+    const inner = [];
+    const outer = await settle(() => wf.next([running(() => { try { inner.push({ value: use(wf) }); } catch (error) { inner.push({ error }); } })]));
+    expect(`next whose input ${what} of its Workflow`, outer, wrongKind);
+    if (inner.length !== 1 || !inner[0].error || !isPlainError(inner[0].error) || !/is busy/.test(inner[0].error.message)) {
+      problems.push(`a getter of next's input that ${what} of its Workflow: ${inner.map((r) => (r.error ? show(r.error) : `returned ${show(r.value)}`)).join('; ')}`);
+    }
+  }
+  const busyStream = mod.stream();
+  let finished;
+  expect('update whose chunk finishes its stream', await settle(() => busyStream.update(running(() => { try { busyStream.finish(); } catch (error) { finished = error; } }))), wrongKind);
+  if (!isPlainError(finished) || !/is busy/.test(finished.message)) problems.push(`finish() of a stream during its update: ${show(finished)}`);
+  const stepBefore = await settle(() => before.next(...good.args()));
+  if (stepBefore.error || show(stepBefore.value.output) !== show(good.output)) problems.push(`a Workflow made before the busy objects' calls: ${show(stepBefore.error ?? stepBefore.value)}`);
   // A Promise API rejects, never throws, when the caller's code frees the
   // object while its inputs are read.
   for (const [what, wrong] of [['the input', false], ['an input of the wrong kind', true]]) {

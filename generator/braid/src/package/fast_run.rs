@@ -21,7 +21,7 @@ const RESET: &str = "function __wbg_reset_state () {\n";
 
 /// `next`'s general call, its object's pointer checked by its brand (see
 /// `glue::guard_freed_objects`, which runs first).
-const NEXT_CALL: &str = "wasm.workflow_next(braidBrandWorkflow.pointer(this), inputs);\n";
+const NEXT_CALL: &str = "const braidPtr = braidBrandWorkflow.enter(this);\n";
 
 /// `run`, `runSync` and `next` read their inputs through calls from Wasm
 /// into JS, each hostile-safe (the Array, its length, each item, the bytes
@@ -449,7 +449,13 @@ exports.runSync = runSync;
         return takeFromExternrefTable0(ret[0]);
     }
     next(inputs) {
-        const ret = wasm.workflow_next(braidBrandWorkflow.pointer(this), inputs);
+        let ret;
+        const braidPtr = braidBrandWorkflow.enter(this);
+        try {
+            ret = wasm.workflow_next(braidPtr, inputs);
+        } finally {
+            braidBrandWorkflow.leave(this);
+        }
         return takeFromExternrefTable0(ret[0]);
     }
 }
@@ -461,10 +467,10 @@ const braidBrandWorkflow = braidBrand('Workflow');
         let fast = fast_run(TYPED_NEXT_CLASS).unwrap();
         for expected in [
             // The object checked first, as the general call does before it reads.
-            "    next(inputs) {\n        braidBrandWorkflow.pointer(this);\n        const braidInputs = braidItems(inputs, 1);\n",
+            "    next(inputs) {\n        let ret;\n        braidBrandWorkflow.pointer(this);\n        const braidInputs = braidItems(inputs, 1);\n",
             "            try { return braidNextTyped(braidBrandWorkflow.pointer(this), braidInputs[0]); } catch (error) { return Promise.reject(error); }\n",
             // Freed by a getter of the inputs: rejected, not thrown.
-            "        }\n        try { braidBrandWorkflow.pointer(this); } catch (error) { return Promise.reject(error); }\n        const ret = wasm.workflow_next(",
+            "        }\n        try { braidBrandWorkflow.pointer(this); } catch (error) { return Promise.reject(error); }\n        const braidPtr = braidBrandWorkflow.enter(this);\n",
             // The method is a function of the glue's, given the checked pointer.
             "const braidBrandWorkflow = braidBrand('Workflow');\nfunction braidNextTyped(ptr, input0) {\n    const ptr0 = braidPassBytes(input0, 0);\n    const len0 = WASM_VECTOR_LEN;\n    const ret = wasm.workflow___braid_next_typed_b(ptr, ptr0, len0);\n",
         ] {
@@ -478,8 +484,7 @@ const braidBrandWorkflow = braidBrand('Workflow');
             fast_run(&TYPED_NEXT_CLASS.replace("const braidBrandWorkflow = braidBrand('Workflow');\n", "")).is_err()
         );
         assert!(fast_run(
-            &TYPED_NEXT_CLASS
-                .replace("wasm.workflow_next(braidBrandWorkflow.pointer(this), inputs)", "wasm.workflow_next(inputs)")
+            &TYPED_NEXT_CLASS.replace("const braidPtr = braidBrandWorkflow.enter(this);", "const braidPtr = 0;")
         )
         .is_err());
     }

@@ -128,6 +128,13 @@ const CLASS_REGISTRY: &str = "Finalization = (typeof FinalizationRegistry === 'u
 /// `free()` does nothing, and frees it only in its own instance. `__wrap`
 /// is taken off the class, for the glue's own calls.
 ///
+/// While a method given a value of the caller's runs, its object is busy
+/// (`busy` in the record): the caller's code that the method runs (a getter
+/// of the inputs, a `Proxy` trap) cannot call the object's methods, which
+/// Rust would refuse by throwing through Wasm (the object is borrowed),
+/// resetting the module; they throw a plain `Error` instead. `free()` still
+/// works: the object is freed when the call returns.
+///
 /// The record is also what the class's FinalizationRegistry holds, without
 /// the unregister token wasm-bindgen gives (the object): `free()` empties
 /// the record instead of unregistering, and the finalizer skips an empty
@@ -177,6 +184,20 @@ pub(super) fn guard_freed_objects(glue: &str) -> Option<String> {
             registered += 1;
         } else if statement.ends_with("Finalization.unregister(this);") {
             unregistered += 1;
+        } else if line.contains(&format!("{METHOD_CALL}, ")) && !line.contains("___braid_") {
+            // A method given a value of the caller's, whose reading may run
+            // its code: the object is busy meanwhile (not a typed entry,
+            // given values the glue checked: see `fast_run.rs`).
+            let name = class?;
+            let (ret, call) = match statement.strip_prefix("const ret = ") {
+                Some(call) => (format!("{indent}let ret;\n"), format!("ret = {call}")),
+                None => (String::new(), statement.to_string()),
+            };
+            let call = call.replacen(METHOD_CALL, "(braidPtr", 1);
+            out.push_str(&format!(
+                "{ret}{indent}const braidPtr = braidBrand{name}.enter(this);\n\
+                 {indent}try {{\n{indent}    {call}\n{indent}}} finally {{\n{indent}    braidBrand{name}.leave(this);\n{indent}}}\n"
+            ));
         } else if line.contains(METHOD_CALL) || line.contains(FREE) || line.contains(DESTROY) {
             let name = class?;
             freed += usize::from(line.contains(FREE));
@@ -281,7 +302,7 @@ function braidBrand(name) {
             this.#record = record;
         }
         static adopt(object, ptr, held) {
-            const record = { ptr, instance: INSTANCE, held };
+            const record = { ptr, instance: INSTANCE, held, busy: false };
             new this(object, record);
             return record;
         }
@@ -290,7 +311,16 @@ function braidBrand(name) {
             const record = object.#record;
             if (record.ptr === 0) throw new Error('this object was freed (free() was called)');
             if (record.instance !== INSTANCE) throw new Error('Invalid stale object from previous Wasm instance');
+            if (record.busy) throw new Error(`this ${name} is busy: code run by one of its own calls (a getter of its inputs) cannot use it until that call returns`);
             return record.ptr;
+        }
+        static enter(object) {
+            const ptr = this.pointer(object);
+            object.#record.busy = true;
+            return ptr;
+        }
+        static leave(object) {
+            object.#record.busy = false;
         }
         static take(object) {
             if (object === null || (typeof object !== 'object' && typeof object !== 'function') || !(#record in object)) return 0;
@@ -442,12 +472,11 @@ const WorkflowFinalization = (typeof FinalizationRegistry === 'undefined')
             "WorkflowFinalization.register(this, braidBrandWorkflow.adopt(this, ret, { ptr: ret, instance: __wbg_instance_id }));\n",
             "const ptr = braidBrandWorkflow.take(this);\n        return ptr;\n",
             "const ptr = braidBrandWorkflow.take(braidObject(this)); if (!ptr) return;\n",
-            "braidObject(this);\n        const ret = wasm.workflow_next(",
-            "wasm.workflow_next(braidBrandWorkflow.pointer(this), inputs);",
+            "braidObject(this);\n        let ret;\n        const braidPtr = braidBrandWorkflow.enter(this);\n        try {\n            ret = wasm.workflow_next(braidPtr, inputs);\n        } finally {\n            braidBrandWorkflow.leave(this);\n        }\n",
             "return braidWrapWorkflow(ret);",
             "}\nconst braidBrandWorkflow = braidBrand('Workflow');\nconst braidWrapWorkflow = Workflow.__wrap;\ndelete Workflow.__wrap;\n",
             ": braidFinalizationRegistry(({ ptr, instance }) => {",
-            "const record = { ptr, instance: __wbg_instance_id, held };",
+            "const record = { ptr, instance: __wbg_instance_id, held, busy: false };",
         ] {
             assert!(guarded.contains(expected), "{expected:?} in {guarded}");
         }
@@ -464,7 +493,7 @@ const WorkflowFinalization = (typeof FinalizationRegistry === 'undefined')
         let guarded = guard_freed_objects(&bundler).unwrap();
         assert!(guarded.contains("register(obj, braidBrandWorkflow.adopt(obj, ptr, ptr));"), "{guarded}");
         assert!(guarded.contains("register(this, braidBrandWorkflow.adopt(this, ret, ret));"), "{guarded}");
-        assert!(guarded.contains("const record = { ptr, instance: 0, held };"), "{guarded}");
+        assert!(guarded.contains("const record = { ptr, instance: 0, held, busy: false };"), "{guarded}");
 
         // Glue without classes is left alone; with classes in any other
         // form, nothing is rewritten (and the package is refused).
