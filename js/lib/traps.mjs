@@ -89,6 +89,17 @@ export async function nestedTrapChecks(wf, rounds = 20) {
   const problems = [];
   const enc = (s) => new TextEncoder().encode(s);
   const inner = [];
+  // Promise APIs called after the inner trap, while the outer call still
+  // runs: each must return a Promise (rejected), never throw (`next` of a
+  // Workflow made before the outer call: a constructor may throw).
+  const after = [];
+  let spare;
+  const promiseApis = {
+    'run (fast path)': () => wf.run([enc('x')]),
+    'run (general path)': () => wf.run([42]),
+    next: () => spare.next([42]),
+    runMany: () => wf.runMany([[42]]),
+  };
   const trapsInside = () =>
     new Proxy({}, {
       getPrototypeOf() {
@@ -97,6 +108,15 @@ export async function nestedTrapChecks(wf, rounds = 20) {
           inner.push(new Error('no error'));
         } catch (e) {
           inner.push(e);
+        }
+        for (const [name, call] of Object.entries(promiseApis)) {
+          try {
+            const pending = call();
+            if (!(pending instanceof Promise)) after.push(`${name} after the inner trap did not return a Promise`);
+            else pending.catch(() => {});
+          } catch (e) {
+            after.push(`${name} after the inner trap threw synchronously: ${e?.message}`);
+          }
         }
         return Object.prototype;
       },
@@ -110,6 +130,7 @@ export async function nestedTrapChecks(wf, rounds = 20) {
   for (let i = 0; i < rounds; i++) {
     for (const [name, call] of Object.entries(calls)) {
       inner.length = 0;
+      spare = new wf.Workflow();
       let outer;
       try {
         await call();
@@ -123,6 +144,7 @@ export async function nestedTrapChecks(wf, rounds = 20) {
       if (inner.length !== 1 || !/trapped \(.*\) during another of its calls/.test(inner[0]?.message)) {
         problems.push(`the call that trapped inside ${name}: ${inner.map((e) => `${e?.constructor?.name}: ${e?.message}`).join('; ')}`);
       }
+      problems.push(...after.splice(0));
       const text = new TextDecoder().decode(wf.runSync([enc(`after ${name}`)]));
       if (text !== `after ${name}`) problems.push(`runSync after ${name}: ${text}`);
       if (problems.length > 10) return problems;

@@ -64,14 +64,18 @@ test('caller code run by a call that frees its object or resets the module: plai
   assert.deepEqual(await calledBack(mods.cid, { args: () => [[bytes]], output: mods.cid.runSync([bytes]) }), []);
 });
 
-test("an operation's execute whose config getter resets the module rejects, and the process goes on", async () => {
+test("an operation's execute rejects when the module is reset before it settles (from its config getter, or by a direct reset), and the process goes on", async () => {
   // execute's future runs in microtasks: a reset asked for there fails it,
   // and nothing is thrown from a microtask (which would end the process).
   const op = mods.opMultihash;
   const bytes = new Uint8Array([1, 2, 3]);
   const expected = op.executeSync(bytes, { hasher: 'sha2-256' });
   const config = { get hasher() { op.__wbg_reset_state(); return 'sha2-256'; } };
-  await assert.rejects(op.execute(bytes, config), (e) => isPlainError(e) && /was asked to reset/.test(e.message));
+  await assert.rejects(op.execute(bytes, config), (e) => isPlainError(e) && /was reset/.test(e.message));
+  // Reset while no call runs: a pending execute rejects too.
+  const pending = op.execute(bytes, { hasher: 'sha2-256' });
+  op.__wbg_reset_state();
+  await assert.rejects(pending, (e) => isPlainError(e) && /was reset .* before this call settled/.test(e.message));
   assert.deepEqual(await op.execute(bytes, { hasher: 'sha2-256' }), expected);
 });
 

@@ -51,7 +51,13 @@ pub(super) fn guard_traps(glue: &str) -> Option<String> {
         out = out.replace(take, &format!("wasm = braidGuardTraps({exports});"));
     }
     // A reset asked for during a call waits for the outermost one.
-    out = out.replacen(RESET, &format!("{RESET}    if (braidDepth > 0) {{\n        braidResetCause ??= braidResetAsked;\n        return;\n    }}\n"), 1);
+    out = out.replacen(
+        RESET,
+        &format!(
+            "{RESET}    if (braidDepth > 0) {{\n        braidResetCause ??= braidResetAsked;\n        return;\n    }}\n    braidRejectPending();\n"
+        ),
+        1,
+    );
     // A step of an async export's future left from a reset instance does
     // nothing (its Promise was rejected), rather than throw from a
     // microtask, which ends a Node process.
@@ -70,6 +76,8 @@ const GUARD_STATE: &str = "// Added by Braid (see braid package/traps.rs): how m
 let braidDepth = 0;
 let braidResetCause;
 const braidQuiet = new Set(['workflow_new', 'workflow_done', 'workflow_suspend', 'stream', 'stream_finish']);
+// The reject functions of async exports' Promises not settled yet.
+const braidPending = new Set();
 const braidResetAsked = new Error('__wbg_reset_state() was called during the call');
 const braidThen = ((then, apply) => (promise, resolved, rejected) => apply(then, promise, [resolved, rejected]))(Promise.prototype.then, Reflect.apply);
 const braidDrop = (promise) => braidThen(promise, undefined, () => {});
@@ -92,7 +100,15 @@ function braidGuardTraps(exports) {
             // These hand their Promise back as a Result (braid-support's
             // `Promising`): a rejected one, in the table of the instance
             // the glue reads it from.
-            if (promising.has(name)) return [addToExternrefTable0(Promise.reject(error)), 0, 0];
+            if (promising.has(name)) {
+                const rejected = Promise.reject(error);
+                try {
+                    return [addToExternrefTable0(rejected), 0, 0];
+                } catch (failure) {
+                    braidDrop(rejected);
+                    throw failure;
+                }
+            }
             // A finalizer's free: nothing to report to.
             if (name.endsWith('_free')) return undefined;
             // A step of an async export's future, run from a microtask:
@@ -116,14 +132,17 @@ function braidGuardTraps(exports) {
         // a Workflow's or a stream's methods but `next` and `update`),
         // have no call inside them to count.
         const quiet = name.startsWith('__') || name.includes('___braid_') || name.endsWith('_free') || braidQuiet.has(name);
+        // wasm-bindgen's allocator and tables, the room check and `free`:
+        // what the glue needs to hand back a failure, so never refused.
+        const internal = name.startsWith('__wbindgen') || name.startsWith('__externref') || name === '__braid_room' || name.endsWith('_free');
         // A call made after one inside the same outermost call trapped fails
         // at once: the instance is broken.
         switch (quiet ? -value.length - 1 : value.length) {
-            case -1: guarded[name] = function () { if (braidResetCause !== undefined) return failed(braidResetCause); try { return value(); } catch (cause) { return failed(cause); } }; break;
-            case -2: guarded[name] = function (a) { if (braidResetCause !== undefined) return failed(braidResetCause); try { return value(a); } catch (cause) { return failed(cause); } }; break;
-            case -3: guarded[name] = function (a, b) { if (braidResetCause !== undefined) return failed(braidResetCause); try { return value(a, b); } catch (cause) { return failed(cause); } }; break;
-            case -4: guarded[name] = function (a, b, c) { if (braidResetCause !== undefined) return failed(braidResetCause); try { return value(a, b, c); } catch (cause) { return failed(cause); } }; break;
-            case -5: guarded[name] = function (a, b, c, d) { if (braidResetCause !== undefined) return failed(braidResetCause); try { return value(a, b, c, d); } catch (cause) { return failed(cause); } }; break;
+            case -1: guarded[name] = function () { if (braidResetCause !== undefined && !internal) return failed(braidResetCause); try { return value(); } catch (cause) { return failed(cause); } }; break;
+            case -2: guarded[name] = function (a) { if (braidResetCause !== undefined && !internal) return failed(braidResetCause); try { return value(a); } catch (cause) { return failed(cause); } }; break;
+            case -3: guarded[name] = function (a, b) { if (braidResetCause !== undefined && !internal) return failed(braidResetCause); try { return value(a, b); } catch (cause) { return failed(cause); } }; break;
+            case -4: guarded[name] = function (a, b, c) { if (braidResetCause !== undefined && !internal) return failed(braidResetCause); try { return value(a, b, c); } catch (cause) { return failed(cause); } }; break;
+            case -5: guarded[name] = function (a, b, c, d) { if (braidResetCause !== undefined && !internal) return failed(braidResetCause); try { return value(a, b, c, d); } catch (cause) { return failed(cause); } }; break;
             case 0: guarded[name] = function () { if (braidResetCause !== undefined) return failed(braidResetCause); let ret; braidDepth++; try { ret = value(); } catch (cause) { braidDepth--; return failed(cause); } braidDepth--; return gave(ret); }; break;
             case 1: guarded[name] = function (a) { if (braidResetCause !== undefined) return failed(braidResetCause); let ret; braidDepth++; try { ret = value(a); } catch (cause) { braidDepth--; return failed(cause); } braidDepth--; return gave(ret); }; break;
             case 2: guarded[name] = function (a, b) { if (braidResetCause !== undefined) return failed(braidResetCause); let ret; braidDepth++; try { ret = value(a, b); } catch (cause) { braidDepth--; return failed(cause); } braidDepth--; return gave(ret); }; break;
@@ -147,7 +166,6 @@ function braidGuardTraps(exports) {
     }
     return guarded;
 }
-const braidPending = new Set();
 function braidSettleOnReset(promise) {
     return new Promise((resolve, reject) => {
         braidPending.add(reject);
@@ -163,10 +181,13 @@ function braidFailed(cause) {
     const first = braidResetCause ?? cause;
     braidResetCause = undefined;
     __wbg_reset_state();
-    const error = new Error(`the module ${braidWhat(first)} and was reset: this call failed; the next call runs on a fresh instance (objects made before, such as a Workflow or a stream, can no longer be used)`, { cause: first });
+    return new Error(`the module ${braidWhat(first)} and was reset: this call failed; the next call runs on a fresh instance (objects made before, such as a Workflow or a stream, can no longer be used)`, { cause: first });
+}
+/** Rejects the Promises of async exports still running: the module is being reset. */
+function braidRejectPending() {
+    const error = new Error('the module was reset (after a trap, or by __wbg_reset_state()) before this call settled: the next call runs on a fresh instance');
     for (const reject of braidPending) reject(error);
     braidPending.clear();
-    return error;
 }
 function braidWhat(cause) {
     if (cause === braidResetAsked) return 'was asked to reset (__wbg_reset_state()) during this call';
