@@ -280,12 +280,13 @@ test('hostile arguments in Chromium: plain Errors, real values, and right answer
       for (const subject of subjects(mods)) problems.push(...(await check(subject)));
       for (const subject of subjects(mods)) problems.push(...(await storm(subject, 5000)));
       const bytes = new Uint8Array([1, 2, 3]);
-      problems.push(...(await freedCalls(cid, { args: () => [[bytes]], output: cid.runSync([bytes]) })));
-      problems.push(...(await forgedObjects(cid, { args: () => [[bytes]], output: cid.runSync([bytes]) })));
-      problems.push(...(await readsOnce(cid, { args: () => [[bytes]], output: cid.runSync([bytes]) })));
-      problems.push(...(await freedWhileRead(cid, { args: () => [[bytes]], output: cid.runSync([bytes]) })));
-      problems.push(...(await calledBack(cid, { args: () => [[bytes]], output: cid.runSync([bytes]) })));
-      problems.push(...(await ownMemory(cid, cidExports.memory, { args: () => [[bytes]], output: cid.runSync([bytes]) })));
+      const good = { args: () => [[bytes]], output: cid.runSync([bytes]) };
+      problems.push(...(await freedCalls(cid, good)));
+      problems.push(...(await forgedObjects(cid, good)));
+      problems.push(...(await readsOnce(cid, good)));
+      problems.push(...(await freedWhileRead(cid, good)));
+      problems.push(...(await calledBack(cid, good)));
+      problems.push(...(await ownMemory(cid, cidExports.memory, good)));
       window.result = problems;
     } catch (e) {
       window.result = ['the page threw: ' + e];

@@ -5,6 +5,7 @@
 //! read.
 
 use super::glue::top;
+use super::traps::RESET;
 
 /// How the glue declares the typed entry of `run` that the template makes
 /// when every external input is a `Bytes` or a `String`, its name ending in
@@ -15,9 +16,6 @@ const TYPED_RUN: &str = "function __braid_run_typed_";
 /// (when one segment takes every external input, each a `Bytes` or a
 /// `String`).
 const TYPED_NEXT: &str = "    __braid_next_typed_";
-
-/// How the glue declares its reset function (see `traps.rs`).
-const RESET: &str = "function __wbg_reset_state () {\n";
 
 /// `next`'s general call, its object's pointer checked by its brand (see
 /// `glue::guard_freed_objects`, which runs first).

@@ -11,7 +11,7 @@ const TAKE_EXPORTS: [&str; 2] = ["wasm = wasmInstance.exports;", "wasm = instanc
 
 /// How the glue declares its reset function (exported by web packages with
 /// `export function`, by Node packages with `exports.__wbg_reset_state`).
-const RESET: &str = "function __wbg_reset_state () {\n";
+pub(super) const RESET: &str = "function __wbg_reset_state () {\n";
 
 /// How wasm-bindgen's glue refuses to run a closure of an instance that
 /// was reset.
