@@ -45,6 +45,16 @@ pub use types::{Bool, Bytes, Choice, Cid, Multihash, Record, Value, U64};
 #[global_allocator]
 static ALLOCATOR: talc::wasm::WasmDynamicTalc = talc::wasm::new_wasm_dynamic_allocator();
 
+/// Feature `panic-trap` without `std` (see Cargo.toml): a panic traps, as
+/// it does with `std` and `panic = "abort"`. The message is not formatted:
+/// nothing would read it (a trap reaches JS as a `RuntimeError`, which
+/// the packages' trap guard reports).
+#[cfg(all(feature = "panic-trap", target_arch = "wasm32", not(feature = "std")))]
+#[panic_handler]
+fn panic(_: &core::panic::PanicInfo<'_>) -> ! {
+    core::arch::wasm32::unreachable()
+}
+
 /// Keeps its tokens when this crate's `wasm` feature is on, drops them
 /// otherwise: `#[derive(Value)]` wraps its JS conversions in it, so that
 /// they exist wherever the boundary helpers do (a workflow's Wasm build

@@ -164,6 +164,11 @@ pub struct PackageSpec {
     pub license: String,
     /// Cargo features to enable (e.g. `wasm`).
     pub features: Vec<String>,
+    /// With the package's default features (`std`); without them (and
+    /// with braid-support's `panic-trap` among `features`), a module links
+    /// no `std`: Braid packages a workflow so when its operations all allow
+    /// `no_std`.
+    pub std: bool,
     /// Cargo's target directory, shared between builds for warm builds.
     pub target_dir: PathBuf,
     /// Path prefixes to hide in the binary (e.g. the repo root, the cargo
@@ -196,6 +201,7 @@ impl PackageSpec {
             description: m.description.clone(),
             license: m.license.clone(),
             features: vec!["wasm".into(), "braid-support/wasm-allocator".into()],
+            std: true,
             target_dir: root.join("target"),
             remap: remaps(Some(root), None),
             deny_warnings: false,
@@ -251,6 +257,9 @@ pub fn compile_for(spec: &PackageSpec, triple: &str, strip: bool) -> Result<Path
         // Separated by 0x1f so paths with spaces survive.
         .env("CARGO_ENCODED_RUSTFLAGS", rustflags.join("\u{1f}"))
         .env_remove("RUSTFLAGS");
+    if !spec.std {
+        cmd.arg("--no-default-features");
+    }
     if !spec.features.is_empty() {
         cmd.arg("--features").arg(spec.features.join(","));
     }
