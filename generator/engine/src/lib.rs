@@ -31,7 +31,7 @@ use wasmtime::{
 };
 use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
 
-pub use values::{camel, from_json, is_bytes, to_json, to_json_text, val_bytes, Input};
+pub use values::{camel, from_json, is_bytes, to_json, Input, Output};
 pub use wasmtime::component::{Type, Val};
 
 /// Linear memory a pool slot keeps mapped between runs (the pages a run
@@ -283,12 +283,12 @@ impl Program {
 
     /// Runs the workflow on `inputs` (one per parameter) in a fresh
     /// instance, within the engine's limits: the output, or why not.
-    pub async fn run(&self, engine: &Engine, inputs: Vec<Input>) -> Result<Val, RunError> {
+    pub async fn run(&self, engine: &Engine, inputs: Vec<Input>) -> Result<Output, RunError> {
         self.run_timed(engine, inputs).await.0
     }
 
     /// [`Program::run`], and how long its parts took.
-    pub async fn run_timed(&self, engine: &Engine, inputs: Vec<Input>) -> (Result<Val, RunError>, Timings) {
+    pub async fn run_timed(&self, engine: &Engine, inputs: Vec<Input>) -> (Result<Output, RunError>, Timings) {
         let start = Instant::now();
         let mut timings = Timings::default();
         let result = self.call(engine, inputs, &mut timings).await;
@@ -296,7 +296,7 @@ impl Program {
         (result, timings)
     }
 
-    async fn call(&self, engine: &Engine, inputs: Vec<Input>, timings: &mut Timings) -> Result<Val, RunError> {
+    async fn call(&self, engine: &Engine, inputs: Vec<Input>, timings: &mut Timings) -> Result<Output, RunError> {
         let limits = engine.limits;
         let found: usize = inputs.iter().map(Input::size).sum();
         if found > limits.input_bytes {
@@ -362,7 +362,7 @@ impl Program {
                 if values::size(&output) > limits.output_bytes {
                     return Err(RunError::OutputTooLarge { limit: limits.output_bytes });
                 }
-                Ok(*output)
+                Ok(Output::Value(*output))
             }
             Val::Result(Err(Some(error))) => Err(workflow_error(&error)),
             other => Err(RunError::Trap(format!("`run` gave {other:?}, not a result"))),

@@ -153,8 +153,37 @@ impl Input {
     }
 }
 
+/// A run's output: the bytes of a `list<u8>` output as they came (the
+/// typed path), or a value of the dynamic API. As bytes, an output of N
+/// bytes takes N bytes of the host's memory, not N `Val`s of 40 bytes.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Output {
+    Bytes(Vec<u8>),
+    Value(Val),
+}
+
+impl Output {
+    /// Its bytes, if it is a `list<u8>`.
+    pub fn into_bytes(self) -> Option<Vec<u8>> {
+        match self {
+            Self::Bytes(bytes) => Some(bytes),
+            Self::Value(val) => val_bytes(&val),
+        }
+    }
+
+    /// As JSON text: [`to_json_text`] of the value (bytes as base64).
+    pub fn to_json_text(&self) -> String {
+        match self {
+            // As `to_json` writes a `list<u8>`: an empty one is `[]`.
+            Self::Bytes(bytes) if bytes.is_empty() => "[]".to_string(),
+            Self::Bytes(bytes) => Json::String(BASE64.encode(bytes)).to_string(),
+            Self::Value(val) => to_json_text(val),
+        }
+    }
+}
+
 /// Bytes as a `list<u8>`.
-pub fn bytes_val(bytes: Vec<u8>) -> Val {
+fn bytes_val(bytes: Vec<u8>) -> Val {
     Val::List(bytes.into_iter().map(Val::U8).collect())
 }
 
@@ -251,6 +280,19 @@ fn truncate(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn bytes_kept_as_bytes_read_as_the_same_list_of_u8() {
+        for bytes in [vec![], vec![0, 1, 255], b"hello".to_vec()] {
+            let kept = Output::Bytes(bytes.clone());
+            let listed = Output::Value(bytes_val(bytes.clone()));
+            assert_eq!(kept.to_json_text(), listed.to_json_text());
+            assert_eq!(kept.into_bytes(), Some(bytes.clone()));
+            assert_eq!(listed.into_bytes(), Some(bytes));
+        }
+        assert_eq!(Output::Bytes(b"hi".to_vec()).to_json_text(), "\"aGk=\"");
+        assert_eq!(Output::Value(Val::String("x".into())).into_bytes(), None);
+    }
 
     #[test]
     fn kebab_names_are_the_npm_packages_camel_case() {

@@ -11,7 +11,7 @@ use braid::codegen::{crate_name, Generator};
 use braid::manifest::Workflow;
 use braid::runner::{self, RunError};
 use braid::target::Target;
-use braid_engine::{Engine, Limits, Type, Val};
+use braid_engine::{Engine, Limits, Output, Type, Val};
 
 use crate::output::{emit, load, registry};
 
@@ -144,7 +144,7 @@ fn run_component(
         braid_engine::RunError::BadInput(message) => RunError::Input(message),
         other => RunError::Workflow { workflow: workflow.manifest.name.clone(), message: other.to_string() },
     })?;
-    emit(&(show(&output, program.output()) + "\n"))?;
+    emit(&(show(output, program.output()) + "\n"))?;
     if time {
         eprintln!("wasm: instantiating and running took {:.3} ms", elapsed.as_secs_f64() * 1e3);
     }
@@ -152,12 +152,12 @@ fn run_component(
 }
 
 /// As the native runner prints it: bytes as hex, text as is, the rest as JSON.
-fn show(output: &Val, ty: &Type) -> String {
-    match (output, ty) {
-        (Val::String(s), _) => s.clone(),
-        (_, ty) if braid_engine::is_bytes(ty) => {
-            braid_engine::val_bytes(output).unwrap_or_default().iter().map(|b| format!("{b:02x}")).collect()
+fn show(output: Output, ty: &Type) -> String {
+    match output {
+        Output::Value(Val::String(s)) => s,
+        output if braid_engine::is_bytes(ty) => {
+            output.into_bytes().unwrap_or_default().iter().map(|b| format!("{b:02x}")).collect()
         }
-        _ => braid_engine::to_json_text(output),
+        output => output.to_json_text(),
     }
 }

@@ -180,10 +180,10 @@ async fn run(state: Arc<AppState>, cid: ContentId, headers: HeaderMap, body: Byt
     };
     let bytes_out = braid_engine::is_bytes(ty);
     if raw_out && bytes_out {
-        let bytes = braid_engine::val_bytes(&output).unwrap_or_default();
+        let bytes = output.into_bytes().unwrap_or_default();
         return Ok(([(header::CONTENT_TYPE, "application/octet-stream".to_string()), timing], bytes).into_response());
     }
-    let text = braid_engine::to_json_text(&output);
+    let text = output.to_json_text();
     Ok(([(header::CONTENT_TYPE, "application/json".to_string()), timing], text).into_response())
 }
 
