@@ -208,8 +208,14 @@ function save() {
   const link = document.createElement('a');
   link.href = URL.createObjectURL(new Blob([manifestText(manifest)], { type: 'application/json' }));
   link.download = `${manifest.name || 'workflow'}.json`;
+  link.hidden = true;
+  // Clicked in the document (a detached link downloads nothing in some
+  // browsers), its URL kept for a minute: a busy browser may start the
+  // download well after the click.
+  document.body.append(link);
   link.click();
-  setTimeout(() => URL.revokeObjectURL(link.href), 10_000);
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(link.href), 60_000);
 }
 
 async function openText(text) {
