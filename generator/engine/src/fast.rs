@@ -65,14 +65,14 @@ impl Shape {
 }
 
 /// An output the typed API lifts as one block.
-trait Output: ComponentType + Lift + Send + Sync + 'static {
+trait TypedOutput: ComponentType + Lift + Send + Sync + 'static {
     /// Its size as [`values::size`] counts it.
     fn size(&self) -> usize;
     /// As a run's output.
     fn into_output(self) -> values::Output;
 }
 
-impl Output for String {
+impl TypedOutput for String {
     fn size(&self) -> usize {
         self.len()
     }
@@ -81,7 +81,7 @@ impl Output for String {
     }
 }
 
-impl Output for Vec<u8> {
+impl TypedOutput for Vec<u8> {
     fn size(&self) -> usize {
         self.len()
     }
@@ -117,7 +117,7 @@ enum WitKind {
 /// stays bytes ([`values::Output::Bytes`]): as `Val`s (40 bytes a byte) an
 /// 8 MiB output took 360 MB of the host's memory and 135 ms, against 35 MB
 /// and 1 ms kept as bytes (`runs` example, op_trap's `big`).
-async fn typed<T: Send + 'static, P, R: Output>(
+async fn typed<T: Send + 'static, P, R: TypedOutput>(
     instance: &Instance,
     store: &mut Store<T>,
     run: &ComponentExportIndex,
