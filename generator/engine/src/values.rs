@@ -174,11 +174,19 @@ impl Output {
     /// As JSON text: [`to_json_text`] of the value (bytes as base64).
     pub fn to_json_text(&self) -> String {
         match self {
-            // As `to_json` writes a `list<u8>`: an empty one is `[]`.
-            Self::Bytes(bytes) if bytes.is_empty() => "[]".to_string(),
-            Self::Bytes(bytes) => Json::String(BASE64.encode(bytes)).to_string(),
+            Self::Bytes(bytes) => bytes_json(bytes).to_string(),
             Self::Value(val) => to_json_text(val),
         }
+    }
+}
+
+/// Bytes as JSON: base64, except that an empty `list<u8>` is `[]` (as a
+/// `Val` it cannot be told from an empty list of anything else).
+fn bytes_json(bytes: &[u8]) -> Json {
+    if bytes.is_empty() {
+        Json::Array(Vec::new())
+    } else {
+        Json::String(BASE64.encode(bytes))
     }
 }
 
@@ -204,7 +212,7 @@ pub fn to_json(val: &Val) -> Json {
         Val::Float64(n) => Number::from_f64(*n).map_or(Json::Null, Json::Number),
         Val::String(s) => Json::String(s.clone()),
         Val::List(items) if !items.is_empty() && items.iter().all(|v| matches!(v, Val::U8(_))) => {
-            Json::String(BASE64.encode(val_bytes(val).unwrap_or_default()))
+            bytes_json(&val_bytes(val).unwrap_or_default())
         }
         Val::List(items) | Val::Tuple(items) => Json::Array(items.iter().map(to_json).collect()),
         Val::Record(fields) => {
