@@ -149,6 +149,46 @@ test('TypeScript declarations are exact: no `any`, in any declaration file of an
   assert.match(dual, /export type Output = \[string, string\];/);
 });
 
+// A new Workflow gets its Wasm object when first used; its first `next` on
+// typed inputs makes one for the call alone (braid package/fast_run.rs).
+// Every method answers as for an object made at once.
+test('a new Workflow, used in any order, answers as one made with its Wasm object at once', async () => {
+  const mod = load('cidv1_from_bytes');
+  const bytes = new Uint8Array([1, 2, 3]);
+  const expected = cid(bytes);
+  const first = new mod.Workflow();
+  const step = await first.next([bytes]);
+  assert.deepEqual([step.done, step.output, typeof step.segmentTime, typeof step.totalTime], [true, expected, 'number', 'number']);
+  assert.equal(first.done, true);
+  await assert.rejects(first.next([bytes]), /the workflow is done; create a new Workflow/);
+  assert.throws(() => first.suspend(), /already done/);
+  first.free();
+  first.free();
+  assert.throws(() => first.done, /was freed/);
+  assert.throws(() => first.next([bytes]), /was freed/);
+
+  const unused = new mod.Workflow();
+  assert.equal(unused.done, false);
+  const state = unused.suspend();
+  assert.equal((await mod.Workflow.resume(state).next([bytes])).output, expected);
+  assert.equal((await unused.next([bytes])).output, expected);
+  assert.equal(unused.done, true);
+
+  const refused = new mod.Workflow();
+  await assert.rejects(refused.next(['text']), /expected Uint8Array, found a string/);
+  await assert.rejects(refused.next([bytes, bytes]), /expected 1 input\(s\), found 2/);
+  assert.equal(refused.done, false);
+  assert.equal((await refused.next([bytes])).output, expected);
+
+  const freed = new mod.Workflow();
+  freed.free();
+  assert.throws(() => freed.next([bytes]), /was freed/);
+  assert.throws(() => mod.Workflow.prototype.next.call({}, [bytes]), /not a Workflow this package made/);
+  // Many, none freed: each Wasm object was freed by its own call.
+  for (let i = 0; i < 20000; i++) await new mod.Workflow().next([bytes]);
+  assert.equal((await new mod.Workflow().next([bytes])).output, expected);
+});
+
 test('bad calls reject with an Error saying what was expected; the instance keeps working', async () => {
   const mod = load('salted_cid');
   const wf = new mod.Workflow();

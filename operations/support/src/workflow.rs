@@ -85,6 +85,13 @@ pub struct State<M> {
 }
 
 impl<M: Memos> State<M> {
+    /// The state of a workflow whose segments have all run: what a JS
+    /// `Workflow` that finished without a Wasm object of its own (see
+    /// braid `package/fast_run.rs`) is made of when it is used again.
+    pub fn finished() -> Self {
+        Self { cursor: u32::try_from(M::SPEC.segments).unwrap_or(u32::MAX), total_nanos: 0, memos: M::default() }
+    }
+
     /// The segment that runs next.
     #[inline]
     pub fn cursor(&self) -> usize {

@@ -53,17 +53,20 @@ pub(super) fn fast_run(glue: &str) -> Result<String, &'static str> {
     }
     if let Some(kinds) = typed_entry(&mut out, TYPED_NEXT)? {
         method_to_function(&mut out, &kinds)?;
+        made_later(&mut out)?;
         // The object is refused before the inputs are read, as by the
-        // general call, and its pointer taken again after them (a getter
-        // may have freed it), before anything is copied into Wasm memory:
-        // from there on, no code of the caller's runs. That the getter
-        // freed it, or what the typed call throws (a trap that reset the
-        // module), rejects, as `next` does; the general call is given the
-        // object checked again the same way.
-        let check = "braidBrandWorkflow.pointer(this);";
+        // general call, and checked again after them (a getter may have
+        // freed it), before anything is copied into Wasm memory: from
+        // there on, no code of the caller's runs. A new `Workflow` (no
+        // Wasm object yet) runs on the stack of the fresh entry; any other
+        // is given by its pointer. That the getter freed it, or what the
+        // typed call throws (a trap that reset the module), rejects, as
+        // `next` does; the general call is given the object checked again
+        // the same way.
+        let check = "braidBrandWorkflow.check(this);";
+        let args = arguments(&kinds);
         let typed = format!(
-            "try {{ return braidNextTyped(braidBrandWorkflow.pointer(this), {}); }} catch (error) {{ return Promise.reject(error); }}",
-            arguments(&kinds)
+            "try {{ return braidBrandWorkflow.fresh(this) ? braidNextFresh(this, {args}) : braidNextTyped(braidBrandWorkflow.pointer(this), {args}); }} catch (error) {{ return Promise.reject(error); }}",
         );
         let again = "try { braidBrandWorkflow.pointer(this); } catch (error) { return Promise.reject(error); }";
         insert_prelude(&mut out, NEXT_CALL, &kinds, check, &typed, again)?;
@@ -133,6 +136,96 @@ fn method_to_function(glue: &mut String, kinds: &str) -> Result<(), &'static str
     let at = glue.find(brand).ok_or("the brand of Workflow")? + brand.len();
     glue.insert_str(at, &function);
     Ok(())
+}
+
+/// A `Workflow` made with no Wasm object, made when first needed: most are
+/// made for one `next` (`await new Workflow().next(inputs)`), which, when
+/// one segment takes every input, finishes the workflow. Such an object
+/// then never has a FinalizationRegistry entry, whose cost (the collector
+/// keeps each registered object to a full collection) was most of
+/// `next`'s over `run`. The constructor only
+/// brands the object (`braidBrandWorkflow.later`); its first `next`, on
+/// inputs of the typed entry, makes a Wasm object for the call alone
+/// (`braidNextFresh`) and frees it if the call finished the workflow; any other use of it makes
+/// its Wasm object for good (`braidMakeWorkflow`): a new one or, after a
+/// `next` that finished, a finished one (`__braid_finished`), so that every
+/// method answers as it does for an object made at once.
+fn made_later(glue: &mut String) -> Result<(), &'static str> {
+    const FORM: &str = "the constructor of Workflow";
+    let class = glue.find("class Workflow {").ok_or(FORM)?;
+    let start = class + glue[class..].find("    constructor() {\n").ok_or(FORM)? + "    constructor() {\n".len();
+    let end = start + glue[start..].find("        return this;\n").ok_or(FORM)?;
+    let body = &glue[start..end];
+    let guard = body.contains("__wbg_call_guard();");
+    let register =
+        body.lines().map(str::trim).find(|l| l.starts_with("WorkflowFinalization.register(this, ")).ok_or(FORM)?;
+    let held = register
+        .strip_prefix("WorkflowFinalization.register(this, braidBrandWorkflow.adopt(this, ret, ")
+        .and_then(|rest| rest.strip_suffix("));"))
+        .ok_or(FORM)?
+        .to_string();
+    let lines: Vec<&str> = body.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
+    let expected: &[&str] = if guard {
+        &["let ret;", "__wbg_call_guard();", "ret = wasm.workflow_new();", register]
+    } else {
+        &["const ret = wasm.workflow_new();", register]
+    };
+    if lines != expected {
+        return Err(FORM);
+    }
+    let guard = if guard { "__wbg_call_guard();\n" } else { "" };
+    glue.replace_range(start..end, &format!("{}        braidBrandWorkflow.later(this);\n", indented(guard, 8)));
+    let brand = "const braidBrandWorkflow = braidBrand('Workflow');\n";
+    let at = glue.find(brand).ok_or("the brand of Workflow")?;
+    glue.replace_range(
+        at..at + brand.len(),
+        &format!(
+            "const braidBrandWorkflow = braidBrand('Workflow', (object, later) => {{\n\
+             {guard}    braidMakeWorkflow(object, later === 1 ? wasm.workflow_new() : wasm.__braid_finished());\n}});\n\
+             function braidMakeWorkflow(object, ret) {{\n    \
+             WorkflowFinalization.register(object, braidBrandWorkflow.made(object, ret, {held}));\n}}\n\
+             ",
+            guard = indented(guard, 4),
+        ),
+    );
+    // `braidNextTyped` (see `method_to_function`) on a Wasm object made
+    // after the inputs' copies (between `__braid_room`'s check and them,
+    // nothing may allocate), for this call alone if it finishes.
+    const TYPED: &str = "function braidNextTyped(ptr, ";
+    let start = glue.find(TYPED).ok_or("the typed next")?;
+    let end = start + glue[start..].find("\n}\n").ok_or("the typed next")? + "\n}\n".len();
+    let typed = &glue[start..end];
+    let give = "    return takeFromExternrefTable0(ret[0]);\n";
+    let calls: Vec<&str> = typed.lines().filter(|l| l.contains("= wasm.workflow___braid_next_typed_")).collect();
+    let ([call], 1) = (calls.as_slice(), typed.matches(give).count()) else {
+        return Err("the typed next");
+    };
+    let fresh = typed
+        .replacen(TYPED, "function braidNextFresh(object, ", 1)
+        .replacen(call, &format!("    const ptr = wasm.workflow_new();\n{call}"), 1)
+        .replacen(
+            give,
+            "    const promise = takeFromExternrefTable0(ret[0]);\n    \
+             if (wasm.workflow_done(ptr) === 0) {\n        \
+             braidMakeWorkflow(object, ptr);\n    \
+             } else {\n        \
+             wasm.__wbg_workflow_free(ptr, 0);\n        \
+             braidBrandWorkflow.finished(object);\n    \
+             }\n    \
+             return promise;\n",
+            1,
+        );
+    glue.insert_str(end, &fresh);
+    Ok(())
+}
+
+/// `line` (empty, or ending in a newline) indented by `by` spaces.
+fn indented(line: &str, by: usize) -> String {
+    if line.is_empty() {
+        String::new()
+    } else {
+        format!("{}{line}", " ".repeat(by))
+    }
 }
 
 /// `braidInputs[0], braidInputs[1], ...`, one for each of `kinds`.
@@ -436,6 +529,11 @@ exports.runSync = runSync;
     /// `next` of a class as `glue::guard_freed_objects` leaves it, with a
     /// typed entry for a segment taking one `Bytes`.
     const TYPED_NEXT_CLASS: &str = "class Workflow {
+    constructor() {
+        const ret = wasm.workflow_new();
+        WorkflowFinalization.register(this, braidBrandWorkflow.adopt(this, ret, ret));
+        return this;
+    }
     /**
      * @param {Uint8Array} input0
      */
@@ -465,12 +563,19 @@ const braidBrandWorkflow = braidBrand('Workflow');
         let fast = fast_run(TYPED_NEXT_CLASS).unwrap();
         for expected in [
             // The object checked first, as the general call does before it reads.
-            "    next(inputs) {\n        let ret;\n        braidBrandWorkflow.pointer(this);\n        const braidInputs = braidItems(inputs, 1);\n",
-            "            try { return braidNextTyped(braidBrandWorkflow.pointer(this), braidInputs[0]); } catch (error) { return Promise.reject(error); }\n",
+            "    next(inputs) {\n        let ret;\n        braidBrandWorkflow.check(this);\n        const braidInputs = braidItems(inputs, 1);\n",
+            "            try { return braidBrandWorkflow.fresh(this) ? braidNextFresh(this, braidInputs[0]) : braidNextTyped(braidBrandWorkflow.pointer(this), braidInputs[0]); } catch (error) { return Promise.reject(error); }\n",
             // Freed by a getter of the inputs: rejected, not thrown.
             "        }\n        try { braidBrandWorkflow.pointer(this); } catch (error) { return Promise.reject(error); }\n        const braidPtr = braidBrandWorkflow.enter(this);\n",
             // The method is a function of the glue's, given the checked pointer.
-            "const braidBrandWorkflow = braidBrand('Workflow');\nfunction braidNextTyped(ptr, input0) {\n    const ptr0 = braidPassBytes(input0, 0);\n    const len0 = WASM_VECTOR_LEN;\n    const ret = wasm.workflow___braid_next_typed_b(ptr, ptr0, len0);\n",
+            "function braidNextTyped(ptr, input0) {\n    const ptr0 = braidPassBytes(input0, 0);\n    const len0 = WASM_VECTOR_LEN;\n    const ret = wasm.workflow___braid_next_typed_b(ptr, ptr0, len0);\n",
+            // A new object has no Wasm object until it is used...
+            "    constructor() {\n        braidBrandWorkflow.later(this);\n        return this;\n    }\n",
+            "const braidBrandWorkflow = braidBrand('Workflow', (object, later) => {\n    braidMakeWorkflow(object, later === 1 ? wasm.workflow_new() : wasm.__braid_finished());\n});\n",
+            "function braidMakeWorkflow(object, ret) {\n    WorkflowFinalization.register(object, braidBrandWorkflow.made(object, ret, ret));\n}\n",
+            // ...and its first `next` makes one after the inputs' copies, kept only if it did not finish.
+            "function braidNextFresh(object, input0) {\n    const ptr0 = braidPassBytes(input0, 0);\n    const len0 = WASM_VECTOR_LEN;\n    const ptr = wasm.workflow_new();\n    const ret = wasm.workflow___braid_next_typed_b(ptr, ptr0, len0);\n",
+            "    const promise = takeFromExternrefTable0(ret[0]);\n    if (wasm.workflow_done(ptr) === 0) {\n        braidMakeWorkflow(object, ptr);\n    } else {\n        wasm.__wbg_workflow_free(ptr, 0);\n        braidBrandWorkflow.finished(object);\n    }\n    return promise;\n}\n",
         ] {
             assert!(fast.contains(expected), "{expected:?} in {fast}");
         }
@@ -483,6 +588,11 @@ const braidBrandWorkflow = braidBrand('Workflow');
         );
         assert!(fast_run(
             &TYPED_NEXT_CLASS.replace("const braidPtr = braidBrandWorkflow.enter(this);", "const braidPtr = 0;")
+        )
+        .is_err());
+        // Nor with a constructor that does more than make the Wasm object.
+        assert!(fast_run(
+            &TYPED_NEXT_CLASS.replace("        return this;\n", "        this.x = 1;\n        return this;\n")
         )
         .is_err());
     }

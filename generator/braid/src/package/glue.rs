@@ -135,6 +135,10 @@ const CLASS_REGISTRY: &str = "Finalization = (typeof FinalizationRegistry === 'u
 /// resetting the module; they throw a plain `Error` instead. `free()` still
 /// works: the object is freed when the call returns.
 ///
+/// A `Workflow` may get its Wasm object only when first used (see
+/// `fast_run.rs`, `made_later`): its record's `later` says so, and
+/// `pointer` then makes it, with the class's `make`, before answering.
+///
 /// The record is also what the class's FinalizationRegistry holds, without
 /// the unregister token wasm-bindgen gives (the object): `free()` empties
 /// the record instead of unregistering, and the finalizer skips an empty
@@ -294,7 +298,7 @@ class BraidStamp {
         return object;
     }
 }
-function braidBrand(name) {
+function braidBrand(name, make) {
     return class extends BraidStamp {
         #record;
         constructor(object, record) {
@@ -302,16 +306,40 @@ function braidBrand(name) {
             this.#record = record;
         }
         static adopt(object, ptr, held) {
-            const record = { ptr, instance: INSTANCE, held, busy: false };
+            const record = { ptr, instance: INSTANCE, held, busy: false, later: 0 };
             new this(object, record);
             return record;
         }
-        static pointer(object) {
+        // An object whose Wasm object is made when first needed, by `make`:
+        // `later` is 1 for a new one, 2 for one that finished without it.
+        static later(object) {
+            new this(object, { ptr: 0, instance: INSTANCE, held: undefined, busy: false, later: 1 });
+        }
+        static made(object, ptr, held) {
+            const record = object.#record;
+            record.ptr = ptr;
+            record.held = held;
+            record.instance = INSTANCE;
+            record.later = 0;
+            return record;
+        }
+        static finished(object) {
+            object.#record.later = 2;
+        }
+        static check(object) {
             if (!(#record in braidObject(object))) throw new Error(`this object is not a ${name} this package made`);
             const record = object.#record;
-            if (record.ptr === 0) throw new Error('this object was freed (free() was called)');
+            if (record.ptr === 0 && record.later === 0) throw new Error('this object was freed (free() was called)');
             if (record.instance !== INSTANCE) throw new Error('Invalid stale object from previous Wasm instance');
             if (record.busy) throw new Error(`this ${name} is busy: code run by one of its own calls (a getter of its inputs) cannot use it until that call returns`);
+            return record;
+        }
+        static fresh(object) {
+            return this.check(object).later === 1;
+        }
+        static pointer(object) {
+            const record = this.check(object);
+            if (record.later !== 0) make(object, record.later);
             return record.ptr;
         }
         static enter(object) {
@@ -327,6 +355,7 @@ function braidBrand(name) {
             const record = object.#record;
             const { ptr } = record;
             record.ptr = 0;
+            record.later = 0;
             return record.instance === INSTANCE ? ptr : 0;
         }
     };
@@ -476,7 +505,7 @@ const WorkflowFinalization = (typeof FinalizationRegistry === 'undefined')
             "return braidWrapWorkflow(ret);",
             "}\nconst braidBrandWorkflow = braidBrand('Workflow');\nconst braidWrapWorkflow = Workflow.__wrap;\ndelete Workflow.__wrap;\n",
             ": braidFinalizationRegistry(({ ptr, instance }) => {",
-            "const record = { ptr, instance: __wbg_instance_id, held, busy: false };",
+            "const record = { ptr, instance: __wbg_instance_id, held, busy: false, later: 0 };",
         ] {
             assert!(guarded.contains(expected), "{expected:?} in {guarded}");
         }
@@ -493,7 +522,7 @@ const WorkflowFinalization = (typeof FinalizationRegistry === 'undefined')
         let guarded = guard_freed_objects(&bundler).unwrap();
         assert!(guarded.contains("register(obj, braidBrandWorkflow.adopt(obj, ptr, ptr));"), "{guarded}");
         assert!(guarded.contains("register(this, braidBrandWorkflow.adopt(this, ret, ret));"), "{guarded}");
-        assert!(guarded.contains("const record = { ptr, instance: 0, held, busy: false };"), "{guarded}");
+        assert!(guarded.contains("const record = { ptr, instance: 0, held, busy: false, later: 0 };"), "{guarded}");
 
         // Glue without classes is left alone; with classes in any other
         // form, nothing is rewritten (and the package is refused).
