@@ -58,8 +58,8 @@ pub(super) fn fast_run(glue: &str) -> Result<String, &'static str> {
         // general call, and checked again after them (a getter may have
         // freed it), before anything is copied into Wasm memory: from
         // there on, no code of the caller's runs. A new `Workflow` (no
-        // Wasm object yet) runs on the stack of the fresh entry; any other
-        // is given by its pointer. That the getter freed it, or what the
+        // Wasm object yet) gets one for this call (`braidNextFresh`); any
+        // other is given by its pointer. That the getter freed it, or what the
         // typed call throws (a trap that reset the module), rejects, as
         // `next` does; the general call is given the object checked again
         // the same way.
@@ -142,11 +142,11 @@ fn method_to_function(glue: &mut String, kinds: &str) -> Result<(), &'static str
 /// made for one `next` (`await new Workflow().next(inputs)`), which, when
 /// one segment takes every input, finishes the workflow. Such an object
 /// then never has a FinalizationRegistry entry, whose cost (the collector
-/// keeps each registered object to a full collection) was most of
-/// `next`'s over `run`. The constructor only
-/// brands the object (`braidBrandWorkflow.later`); its first `next`, on
-/// inputs of the typed entry, makes a Wasm object for the call alone
-/// (`braidNextFresh`) and frees it if the call finished the workflow; any other use of it makes
+/// keeps each registered object to a full collection) was most of `next`'s
+/// over `run`. The constructor only brands the object
+/// (`braidBrandWorkflow.later`); its first `next`, on inputs of the typed
+/// entry, makes a Wasm object for the call alone (`braidNextFresh`) and
+/// frees it if the call finished the workflow; any other use of it makes
 /// its Wasm object for good (`braidMakeWorkflow`): a new one or, after a
 /// `next` that finished, a finished one (`__braid_finished`), so that every
 /// method answers as it does for an object made at once.
