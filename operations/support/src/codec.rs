@@ -3,7 +3,7 @@
 //! the only module that names bincode, so it can be swapped (bincode is
 //! unmaintained, RUSTSEC-2025-0141) without touching anything else.
 
-use alloc::format;
+use crate::text::text;
 use alloc::string::String;
 use alloc::vec::Vec;
 
@@ -37,12 +37,13 @@ pub const MAX_ENCODED_BYTES: usize = MAX_DECODED_BYTES - 16;
 
 /// Encodes `value`; refuses an encoding over [`MAX_ENCODED_BYTES`].
 pub fn encode<T: Encode>(value: &T) -> Result<Vec<u8>, Error> {
-    let bytes =
-        bincode::encode_to_vec(value, CONFIG).map_err(|e| Error::Codec(format!("encode: {}", encode_error(&e))))?;
+    let bytes = bincode::encode_to_vec(value, CONFIG).map_err(|e| Error::Codec(text!("encode: ", encode_error(&e))))?;
     if bytes.len() > MAX_ENCODED_BYTES {
         let len = bytes.len();
-        return Err(Error::Codec(format!(
-            "encode: the encoding takes {len} bytes, more than the 64 MiB that decode accepts"
+        return Err(Error::Codec(text!(
+            "encode: the encoding takes ",
+            len,
+            " bytes, more than the 64 MiB that decode accepts"
         )));
     }
     Ok(bytes)
@@ -52,9 +53,9 @@ const _: () = assert!(MAX_DECODED_BYTES == 64 << 20, "the message above shows th
 /// Decodes a `T` from all of `bytes`; trailing bytes are an error.
 pub fn decode<T: Decode<()>>(bytes: &[u8]) -> Result<T, Error> {
     let (value, used) =
-        bincode::decode_from_slice(bytes, CONFIG).map_err(|e| Error::Codec(format!("decode: {}", decode_error(&e))))?;
+        bincode::decode_from_slice(bytes, CONFIG).map_err(|e| Error::Codec(text!("decode: ", decode_error(&e))))?;
     if used != bytes.len() {
-        return Err(Error::Codec(format!("decode: {} trailing bytes after the value", bytes.len() - used)));
+        return Err(Error::Codec(text!("decode: ", bytes.len() - used, " trailing bytes after the value")));
     }
     Ok(value)
 }
@@ -76,13 +77,13 @@ fn encode_error(e: &bincode::error::EncodeError) -> String {
 fn decode_error(e: &bincode::error::DecodeError) -> String {
     use bincode::error::DecodeError as D;
     match e {
-        D::UnexpectedEnd { additional } => format!("the data ends {additional} byte(s) too early"),
-        D::LimitExceeded => format!("a length exceeds the limit of {} MiB", MAX_DECODED_BYTES >> 20),
-        D::UnexpectedVariant { type_name, found, .. } => format!("{type_name} has no variant {found}"),
+        D::UnexpectedEnd { additional } => text!("the data ends ", additional, " byte(s) too early"),
+        D::LimitExceeded => text!("a length exceeds the limit of ", MAX_DECODED_BYTES >> 20, " MiB"),
+        D::UnexpectedVariant { type_name, found, .. } => text!(type_name, " has no variant ", found),
         D::Utf8 { .. } => "a string is not UTF-8".into(),
-        D::InvalidBooleanValue(found) => format!("{found} is not a boolean"),
-        D::ArrayLengthMismatch { required, found } => format!("an array has {found} items, not {required}"),
-        D::OutsideUsizeRange(found) => format!("{found} does not fit in usize"),
+        D::InvalidBooleanValue(found) => text!(found, " is not a boolean"),
+        D::ArrayLengthMismatch { required, found } => text!("an array has ", found, " items, not ", required),
+        D::OutsideUsizeRange(found) => text!(found, " does not fit in usize"),
         D::Other(reason) => (*reason).into(),
         D::OtherString(reason) => reason.clone(),
         _ => "malformed data".into(),
@@ -98,7 +99,7 @@ impl Encode for Multihash {
 impl<C> Decode<C> for Multihash {
     fn decode<D: bincode::de::Decoder<Context = C>>(d: &mut D) -> Result<Self, bincode::error::DecodeError> {
         let bytes: Vec<u8> = Decode::decode(d)?;
-        Multihash::from_bytes(&bytes).map_err(|e| bincode::error::DecodeError::OtherString(format!("{e}")))
+        Multihash::from_bytes(&bytes).map_err(|e| bincode::error::DecodeError::OtherString(e.message()))
     }
 }
 bincode::impl_borrow_decode!(Multihash);
@@ -112,7 +113,7 @@ impl Encode for Cid {
 impl<C> Decode<C> for Cid {
     fn decode<D: bincode::de::Decoder<Context = C>>(d: &mut D) -> Result<Self, bincode::error::DecodeError> {
         let text: String = Decode::decode(d)?;
-        Cid::from_text(text).map_err(|e| bincode::error::DecodeError::OtherString(format!("{e}")))
+        Cid::from_text(text).map_err(|e| bincode::error::DecodeError::OtherString(e.message()))
     }
 }
 bincode::impl_borrow_decode!(Cid);
@@ -136,6 +137,7 @@ bincode::impl_borrow_decode!(Config);
 #[cfg(test)]
 mod tests {
     use super::*;
+    use alloc::format;
     use alloc::string::ToString;
     use alloc::vec;
 

@@ -169,7 +169,7 @@ impl<A: Lift<B>, B> Lift<Vec<(String, B)>> for BTreeMap<String, A> {
             if map.contains_key(&key) {
                 return Err(Error::invalid_input(
                     place,
-                    format!("key `{}` is given twice", crate::error::truncate(&key, 64)),
+                    crate::text::text!("key `", crate::error::truncate(&key, 64), "` is given twice"),
                 ));
             }
             map.insert(key, v);

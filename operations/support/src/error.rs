@@ -3,14 +3,16 @@
 //! was found, so a user can act on it without reading source.
 
 use alloc::string::String;
+use core::fmt;
+
+use crate::text::text;
 
 /// An error raised by an operation, by config resolution, by the codec or at
 /// the Wasm boundary.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Error {
     /// A config key the operation does not declare.
-    #[error("{operation}: unknown config key `{key}`; expected one of: {expected}")]
     UnknownConfigKey {
         /// The operation.
         operation: String,
@@ -20,7 +22,6 @@ pub enum Error {
         expected: String,
     },
     /// A config value outside the declared set.
-    #[error("{operation}: config `{key}` cannot be `{found}`; expected one of: {expected}")]
     InvalidConfigValue {
         /// The operation.
         operation: String,
@@ -33,7 +34,6 @@ pub enum Error {
     },
     /// An allowed config value whose code this build left out: the
     /// operation gates it behind a cargo feature that is not enabled.
-    #[error("{operation}: config `{key}` = `{value}` is not compiled in; enable the cargo feature `{feature}`")]
     NotCompiledIn {
         /// The operation.
         operation: String,
@@ -45,7 +45,6 @@ pub enum Error {
         feature: String,
     },
     /// The wrong number of inputs.
-    #[error("{operation}: expected {expected} input(s), found {found}")]
     Arity {
         /// The operation (or workflow).
         operation: String,
@@ -55,7 +54,6 @@ pub enum Error {
         found: usize,
     },
     /// A value of the wrong type (typically at the Wasm boundary).
-    #[error("{context}: expected {expected}, found {found}")]
     Type {
         /// Where the value was, e.g. `op_cid input 0`.
         context: String,
@@ -65,7 +63,6 @@ pub enum Error {
         found: String,
     },
     /// An input of the right type but an unusable value.
-    #[error("{operation}: invalid input: {reason}")]
     InvalidInput {
         /// The operation (or value type).
         operation: String,
@@ -73,7 +70,6 @@ pub enum Error {
         reason: String,
     },
     /// A file could not be read.
-    #[error("cannot read `{path}`: {reason}")]
     Io {
         /// The path as given.
         path: String,
@@ -81,23 +77,19 @@ pub enum Error {
         reason: String,
     },
     /// Encoding or decoding with the codec failed.
-    #[error("codec: {0}")]
     Codec(String),
     /// `next` was called on a workflow that is already done.
-    #[error("{workflow}: the workflow is done; create a new Workflow to run it again")]
     Done {
         /// The workflow.
         workflow: String,
     },
     /// A stream was fed or finished after it had been finished.
-    #[error("{workflow}: this stream is finished; call stream() again for another input")]
     Finished {
         /// The workflow.
         workflow: String,
     },
     /// A suspended state that does not belong to this workflow or is
     /// inconsistent.
-    #[error("{workflow}: cannot resume: {reason}")]
     BadState {
         /// The workflow.
         workflow: String,
@@ -106,14 +98,62 @@ pub enum Error {
     },
     /// An operation's future did not complete when polled once, where no
     /// executor is available to drive it.
-    #[error("{operation}: did not complete synchronously; call the async API instead")]
     Pending {
         /// The operation.
         operation: String,
     },
 }
 
+/// The messages are put together with `text!` rather than `format!`
+/// (thiserror's `#[error]` writes through `core::fmt`): see `text.rs`.
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message())
+    }
+}
+
+impl core::error::Error for Error {}
+
 impl Error {
+    /// The message, as `to_string` gives it.
+    pub fn message(&self) -> String {
+        match self {
+            Self::UnknownConfigKey { operation, key, expected } => {
+                text!(operation, ": unknown config key `", key, "`; expected one of: ", expected)
+            }
+            Self::InvalidConfigValue { operation, key, found, expected } => {
+                text!(operation, ": config `", key, "` cannot be `", found, "`; expected one of: ", expected)
+            }
+            Self::NotCompiledIn { operation, key, value, feature } => text!(
+                operation,
+                ": config `",
+                key,
+                "` = `",
+                value,
+                "` is not compiled in; enable the cargo feature `",
+                feature,
+                "`"
+            ),
+            Self::Arity { operation, expected, found } => {
+                text!(operation, ": expected ", expected, " input(s), found ", found)
+            }
+            Self::Type { context, expected, found } => text!(context, ": expected ", expected, ", found ", found),
+            Self::InvalidInput { operation, reason } => text!(operation, ": invalid input: ", reason),
+            Self::Io { path, reason } => text!("cannot read `", path, "`: ", reason),
+            Self::Codec(reason) => text!("codec: ", reason),
+            Self::Done { workflow } => {
+                text!(workflow, ": the workflow is done; create a new Workflow to run it again")
+            }
+            Self::Finished { workflow } => {
+                text!(workflow, ": this stream is finished; call stream() again for another input")
+            }
+            Self::BadState { workflow, reason } => text!(workflow, ": cannot resume: ", reason),
+            Self::Pending { operation } => {
+                text!(operation, ": did not complete synchronously; call the async API instead")
+            }
+        }
+    }
+
     /// An [`Error::InvalidInput`].
     pub fn invalid_input(operation: &str, reason: String) -> Self {
         Self::InvalidInput { operation: operation.into(), reason }
@@ -141,7 +181,7 @@ pub(crate) fn truncate(text: &str, max: usize) -> String {
     match text.char_indices().nth(max) {
         // `get` rather than indexing: `cut` is a char boundary, and the
         // panicking path would link core's char-escaping tables into Wasm.
-        Some((cut, _)) => alloc::format!("{}...", text.get(..cut).unwrap_or(text)),
+        Some((cut, _)) => text!(text.get(..cut).unwrap_or(text), "..."),
         None => text.into(),
     }
 }

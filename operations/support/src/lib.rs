@@ -26,6 +26,7 @@ mod exec;
 pub mod json;
 mod operation;
 mod stream;
+mod text;
 pub mod typename;
 mod types;
 #[cfg(feature = "wasm")]

@@ -9,6 +9,7 @@ use alloc::string::String;
 use alloc::vec::Vec;
 use core::fmt;
 
+use crate::text::{text, Hex};
 use crate::Error;
 
 /// A value type of one's own, from `#[derive(braid_macros::Value)]`, which
@@ -99,12 +100,12 @@ impl Multihash {
     pub fn wrap(code: u64, digest: &[u8]) -> Result<Self, Error> {
         if code >= 1 << 63 {
             // Multiformats varints are at most 9 bytes (63 bits).
-            return Err(Error::invalid_input("multihash", alloc::format!("hash code 0x{code:x} is too large")));
+            return Err(Error::invalid_input("multihash", text!("hash code 0x", Hex(code), " is too large")));
         }
         if digest.len() > MAX_DIGEST_LEN {
             return Err(Error::invalid_input(
                 "multihash",
-                alloc::format!("digest of {} bytes is longer than the {MAX_DIGEST_LEN} bytes supported", digest.len()),
+                text!("digest of ", digest.len(), " bytes is longer than the ", MAX_DIGEST_LEN, " bytes supported"),
             ));
         }
         let mut head = [0u8; 10];
@@ -122,9 +123,14 @@ impl Multihash {
         if len as usize != digest.len() || digest.len() > MAX_DIGEST_LEN {
             return Err(Error::invalid_input(
                 "multihash",
-                alloc::format!(
-                    "digest length prefix says {len} bytes but {} follow (at most {MAX_DIGEST_LEN} allowed)",
-                    digest.len()
+                text!(
+                    "digest length prefix says ",
+                    len,
+                    " bytes but ",
+                    digest.len(),
+                    " follow (at most ",
+                    MAX_DIGEST_LEN,
+                    " allowed)"
                 ),
             ));
         }
@@ -190,9 +196,10 @@ impl Cid {
         } else {
             Err(Error::invalid_input(
                 "cid",
-                alloc::format!(
-                    "`{}` is not a CID in base32 (b...), base58btc (z...) or base64url (u...)",
-                    crate::error::truncate(&text, 64)
+                text!(
+                    "`",
+                    crate::error::truncate(&text, 64),
+                    "` is not a CID in base32 (b...), base58btc (z...) or base64url (u...)"
                 ),
             ))
         }

@@ -23,13 +23,14 @@
 //! traps when it fails) are first reserved and released here with
 //! `try_reserve`, so they find the room they need.
 
-use alloc::string::{String, ToString};
+use alloc::string::String;
 use alloc::vec::Vec;
 use alloc::{format, vec};
 use core::fmt;
 
 use wasm_bindgen::{JsCast, JsError, JsValue};
 
+use crate::text::{text, Piece};
 use crate::{Cid, Config, ConfigKey, Error, Multihash};
 
 pub use js_sys;
@@ -110,13 +111,28 @@ pub enum Place<'a> {
     Field(&'a Place<'a>, &'a str),
 }
 
+impl Piece for Place<'_> {
+    fn push_onto(&self, out: &mut String) {
+        match self {
+            Place::Named(name) => out.push_str(name),
+            Place::Item(parent, i) => {
+                parent.push_onto(out);
+                out.push('[');
+                i.push_onto(out);
+                out.push(']');
+            }
+            Place::Field(parent, key) => {
+                parent.push_onto(out);
+                out.push('.');
+                out.push_str(key);
+            }
+        }
+    }
+}
+
 impl fmt::Display for Place<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Place::Named(name) => f.write_str(name),
-            Place::Item(parent, i) => write!(f, "{parent}[{i}]"),
-            Place::Field(parent, key) => write!(f, "{parent}.{key}"),
-        }
+        f.write_str(&text!(self))
     }
 }
 
@@ -154,7 +170,7 @@ impl<T: IntoJs + Clone> IntoJs for &T {
 /// An [`Error::Type`] at `place` (every error of this module is one).
 #[inline(never)]
 fn fail(place: Place<'_>, expected: &str, found: String) -> Error {
-    Error::type_mismatch(&place.to_string(), expected, found)
+    Error::type_mismatch(&text!(place), expected, found)
 }
 
 fn mismatch(place: Place<'_>, expected: &str, value: &JsValue) -> Error {
@@ -403,8 +419,8 @@ impl<T: FromJs> FromJs for Vec<T> {
     fn from_js(value: &JsValue, place: Place<'_>) -> Result<Self, Error> {
         let length = list_length(value, place, Self::EXPECTED)?;
         if length as usize > MAX_ITEMS {
-            let expected = format!("{} of at most {MAX_ITEMS} items", Self::EXPECTED);
-            return Err(fail(place, &expected, format!("an Array of {length} items")));
+            let expected = text!(Self::EXPECTED, " of at most ", MAX_ITEMS, " items");
+            return Err(fail(place, &expected, text!("an Array of ", length, " items")));
         }
         // Grown item by item: a claimed length reserves nothing.
         let mut items = Vec::new();
@@ -507,7 +523,7 @@ impl<T: FromJs> FromJs for alloc::collections::BTreeMap<String, T> {
         let pairs = js_entries(value, MAX_ITEMS as u32 + 1).map_err(|e| threw(place, Self::EXPECTED, &e))?;
         let count = list_length(&pairs, place, Self::EXPECTED)?;
         if count as usize > 2 * MAX_ITEMS {
-            let expected = format!("{} with at most {MAX_ITEMS} keys", Self::EXPECTED);
+            let expected = text!(Self::EXPECTED, " with at most ", MAX_ITEMS, " keys");
             return Err(fail(place, &expected, "more keys".into()));
         }
         let mut map = alloc::collections::BTreeMap::new();
@@ -599,7 +615,7 @@ pub fn read_choice(value: &JsValue, place: Place<'_>, names: &[&str], expected: 
             if let Some(index) = names.iter().position(|n| *n == found) {
                 return Ok(index);
             }
-            return Err(fail(place, expected, format!("\"{found}\"")));
+            return Err(fail(place, expected, text!("\"", found, "\"")));
         }
     }
     Err(fail(place, expected, "another string".into()))
@@ -686,7 +702,7 @@ pub fn config_from_js(operation: &str, keys: &[ConfigKey], value: &JsValue) -> R
         return Config::resolve(operation, keys, []);
     }
     const EXPECTED: &str = "an object such as { key: \"value\" }";
-    let place = format!("{operation} config");
+    let place = text!(operation, " config");
     let place = Place::Named(&place);
     // Its own enumerable keys and values, flat in a fresh Array (reading
     // that runs no caller code); one more pair than keys are declared is
@@ -702,7 +718,7 @@ pub fn config_from_js(operation: &str, keys: &[ConfigKey], value: &JsValue) -> R
     let mut resolved: Vec<(String, String)> = Vec::new();
     for i in (0..count).step_by(2) {
         let key: String = read_item(&pairs, i, place)?;
-        let text: String = read_item(&pairs, i + 1, Place::Named(&format!("{operation} config `{key}`")))?;
+        let text: String = read_item(&pairs, i + 1, Place::Named(&text!(operation, " config `", key, "`")))?;
         resolved.push((key, text));
     }
     Config::resolve(operation, keys, resolved.iter().map(|(k, v)| (k.as_str(), v.as_str())))
@@ -713,13 +729,13 @@ pub fn check_arity(operation: &str, expected: usize, found: usize) -> Result<(),
     if expected == found {
         Ok(())
     } else {
-        Err(Error::Arity { operation: operation.into(), expected: expected.to_string(), found })
+        Err(Error::Arity { operation: operation.into(), expected: text!(expected), found })
     }
 }
 
 /// Turns a Braid error into a JS `Error` with the same message.
 pub fn to_js_error(error: Error) -> JsError {
-    JsError::new(&error.to_string())
+    JsError::new(&error.message())
 }
 
 /// What an export that returns a `Promise` returns: always `Ok`. A
@@ -756,7 +772,7 @@ pub fn for_each_item(
     for i in 0..length {
         let item = Place::Item(&place, i as usize);
         let inputs = js_item(list, i).map_err(|e| threw(item, EXPECTED, &e))?;
-        let output = f(&inputs).map_err(|e| Error::invalid_input(what, format!("item {i}: {e}")))?;
+        let output = f(&inputs).map_err(|e| Error::invalid_input(what, text!("item ", i, ": ", e.message())))?;
         outputs.set(i, output);
     }
     Ok(outputs.into())

@@ -11,7 +11,6 @@
 //! the generated crate, no dynamic dispatch) or `#[inline]`, and allocates
 //! only on error paths.
 
-use alloc::format;
 use alloc::rc::Rc;
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -19,6 +18,7 @@ use core::future::Future;
 use core::time::Duration;
 
 use crate::codec::{self, Decode, Encode};
+use crate::text::text;
 use crate::{clock, now_or_never, Error};
 
 #[cfg(feature = "wasm")]
@@ -201,7 +201,7 @@ impl<M: Memos> State<M> {
         let spec = M::SPEC;
         let (id, body): (String, Vec<u8>) = codec::decode(bytes)?;
         if id != spec.id {
-            let reason = format!("the state belongs to workflow {id}, not {}", spec.id);
+            let reason = text!("the state belongs to workflow ", id, ", not ", spec.id);
             return Err(Error::BadState { workflow: spec.name.into(), reason });
         }
         let (cursor, total_nanos, memos) = codec::decode(&body)?;
@@ -232,14 +232,14 @@ pub fn kept_input<'a, T>(slot: &'a Option<Rc<T>>, workflow: &str, input: usize) 
     match slot {
         Some(value) => Ok(value),
         None => {
-            Err(Error::BadState { workflow: workflow.into(), reason: format!("external input {input} is missing") })
+            Err(Error::BadState { workflow: workflow.into(), reason: text!("external input ", input, " is missing") })
         }
     }
 }
 
 #[inline]
 fn missing(workflow: &str, segment: usize) -> Error {
-    Error::BadState { workflow: workflow.into(), reason: format!("the output of segment {segment} is missing") }
+    Error::BadState { workflow: workflow.into(), reason: text!("the output of segment ", segment, " is missing") }
 }
 
 /// [`Error::Done`]: `next` on a finished workflow.
@@ -252,10 +252,10 @@ pub fn done(workflow: &str) -> Error {
 fn arity(workflow: &str, segment: Option<usize>, expected: &[&str], found: usize) -> Error {
     Error::Arity {
         operation: match segment {
-            Some(s) => format!("{workflow} (segment {s})"),
-            None => format!("{workflow} (no segment left takes input)"),
+            Some(s) => text!(workflow, " (segment ", s, ")"),
+            None => text!(workflow, " (no segment left takes input)"),
         },
-        expected: format!("{}: [{}]", expected.len(), expected.join(", ")),
+        expected: text!(expected.len(), ": [", expected.join(", "), "]"),
         found,
     }
 }
@@ -265,7 +265,7 @@ fn arity(workflow: &str, segment: Option<usize>, expected: &[&str], found: usize
 #[inline]
 pub fn input_mismatch(workflow: &str, segment: usize, position: usize, expected: &str, found: Option<&str>) -> Error {
     Error::Type {
-        context: format!("{workflow} segment {segment} input {position}"),
+        context: text!(workflow, " segment ", segment, " input ", position),
         expected: expected.into(),
         found: found.unwrap_or("nothing").into(),
     }
