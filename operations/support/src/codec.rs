@@ -3,10 +3,10 @@
 //! the only module that names bincode, so it can be swapped (bincode is
 //! unmaintained, RUSTSEC-2025-0141) without touching anything else.
 
-use crate::text::text;
 use alloc::string::String;
 use alloc::vec::Vec;
 
+use crate::text::text;
 use crate::{Cid, Config, Error, Multihash};
 
 /// Traits and derives for types the codec handles. Generated code derives
