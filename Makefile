@@ -89,9 +89,12 @@ test-wasm: setup $(BRAID)
 # the output rely on (standalone crate, a Rust consumer, operations reused,
 # reproducible .wasm): named trials in generator/cli/tests/e2e.rs. Then every
 # manifest at the limits builds (generator/cli/tests/limits.rs).
+# `--workspace`, not `-p braid-cli`: the same features as test-rust's build,
+# so the test binaries are the ones it made (with `-p`, cargo resolves the
+# features of braid-cli alone and compiles them again).
 test-workflows: setup $(BRAID)
-	cargo test --quiet -p braid-cli --test e2e -- --ignored
-	cargo test --quiet -p braid-cli --test limits -- --ignored
+	cargo test --quiet --workspace --test e2e -- --ignored
+	cargo test --quiet --workspace --test limits -- --ignored
 
 # The Node tests make temporary directories (services' data, npm consumers,
 # cargo target directories): all under one TMPDIR, removed afterwards

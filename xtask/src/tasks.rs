@@ -102,10 +102,7 @@ pub fn lint_wasm(root: &Path) -> Result<()> {
 pub fn test_postgres(root: &Path) -> Result<()> {
     let server = Server::start(root, "postgres", POSTGRES_PORT)?;
     let env = BTreeMap::from([("BRAID_TEST_POSTGRES".to_string(), server.url.clone())]);
-    let result = run(
-        root,
-        cargo().envs(&env).args(["test", "--quiet", "-p", "braid-service", "--lib", "store::", "--", "--ignored"]),
-    );
+    let result = run(root, ignored_lib_tests("store::").envs(&env));
     server.stop(result)
 }
 
@@ -116,16 +113,22 @@ pub fn test_s3(root: &Path) -> Result<()> {
     let result = (|| {
         let mut env = server.env()?;
         env.insert("BRAID_TEST_S3".to_string(), server.url.clone());
-        run(
-            root,
-            cargo().envs(&env).args(["test", "--quiet", "-p", "braid-service", "--lib", "cas::s3", "--", "--ignored"]),
-        )?;
-        run(
-            root,
-            cargo().envs(&env).args(["test", "--quiet", "-p", "braid", "--lib", "compile_cache", "--", "--ignored"]),
-        )
+        run(root, ignored_lib_tests("cas::s3").envs(&env))?;
+        run(root, ignored_lib_tests("compile_cache").envs(&env))
     })();
     server.stop(result)
+}
+
+/// The ignored unit tests whose names hold `filter` (they need a server),
+/// in whichever crate of the workspace they are. `--workspace` rather than
+/// `-p` the crate: cargo resolves features over the packages it is asked
+/// for, so `-p braid-service` alone is another build of most dependencies
+/// (1 min 45 s of `make test`), while the workspace's test binaries are
+/// the ones `make test-rust` built.
+fn ignored_lib_tests(filter: &str) -> Command {
+    let mut cmd = cargo();
+    cmd.args(["test", "--quiet", "--workspace", "--lib", filter, "--", "--ignored"]);
+    cmd
 }
 
 fn cargo() -> Command {

@@ -10,7 +10,7 @@
 //! holds its budgets against an operation that misbehaves on demand.
 //!
 //! Slow (real cargo and wasm-bindgen builds), so ignored by a plain
-//! `cargo test`; `make test` runs `cargo test -p braid-cli --test e2e --
+//! `cargo test`; `make test` runs `cargo test --workspace --test e2e --
 //! --ignored`. Trials run one at a time, builds first; a check run alone
 //! (`-- --ignored consumer`) builds what it needs if it is missing.
 

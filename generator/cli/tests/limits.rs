@@ -4,7 +4,7 @@
 //! no compiler process may exceed the memory budget (README, "Limits").
 //!
 //! Slow (it compiles), so it is `#[ignore]`d in `cargo test` and run by
-//! `make test` as `cargo test -p braid-cli --test limits -- --ignored`, after
+//! `make test` as `cargo test --workspace --test limits -- --ignored`, after
 //! the example workflows have warmed the shared target directory.
 
 use std::path::PathBuf;

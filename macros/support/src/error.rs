@@ -24,6 +24,7 @@ impl Location {
     /// `span-locations` (proc-macro2 counts columns from 0); `None` for
     /// `Span::call_site()`, which syn gives the end of parsed tokens and
     /// which in a proc-macro is the attribute.
+    #[cfg(feature = "derive")]
     pub fn of_span(file: &str, span: proc_macro2::Span) -> Option<Self> {
         if span.byte_range() == (0..0) {
             return None;

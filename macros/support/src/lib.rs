@@ -21,6 +21,7 @@ pub mod cargo_toml;
 pub mod check;
 pub mod crate_info;
 pub mod ctxt;
+#[cfg(feature = "derive")]
 pub mod derive;
 pub mod error;
 pub mod manifest;
@@ -28,5 +29,6 @@ pub mod signature;
 pub mod value;
 
 pub use check::{check, Checked};
+#[cfg(feature = "derive")]
 pub use derive::derive_manifest;
 pub use error::{DeriveError, DeriveErrors, Location};
