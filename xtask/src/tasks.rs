@@ -131,8 +131,22 @@ fn ignored_lib_tests(filter: &str) -> Command {
     cmd
 }
 
+/// `cargo`, without the variables `cargo xtask` set for this program (its
+/// package's `CARGO_MANIFEST_DIR`, `CARGO_PKG_*`): build scripts that watch
+/// them, as ring's does, would run again, and the next cargo of `make test`
+/// would rebuild what depends on them (half a minute, twice).
 fn cargo() -> Command {
-    Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()))
+    let mut cmd = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
+    for (name, _) in std::env::vars_os() {
+        let name = name.to_string_lossy();
+        if ["CARGO_PKG_", "CARGO_MANIFEST_", "CARGO_CRATE_NAME", "CARGO_BIN_NAME", "CARGO_PRIMARY_PACKAGE"]
+            .iter()
+            .any(|prefix| name.starts_with(prefix))
+        {
+            cmd.env_remove(name.as_ref());
+        }
+    }
+    cmd
 }
 
 /// A private server started by `scripts/<script>.sh start DIR PORT` in a

@@ -34,6 +34,31 @@ fn braid_target_dir() -> PathBuf {
     std::env::var_os("BRAID_TARGET_DIR").map(PathBuf::from).unwrap_or_else(|| root().join("target/braid"))
 }
 
+/// `cargo`, without the variables cargo set for this test (its package's
+/// `CARGO_MANIFEST_DIR`, `CARGO_PKG_*`): build scripts that watch them, as
+/// ring's does, would run again in the shared target directory, and the
+/// next cargo of `make test` would rebuild what depends on them.
+fn cargo() -> Command {
+    let mut command = Command::new("cargo");
+    for (name, _) in std::env::vars_os() {
+        let name = name.to_string_lossy();
+        if [
+            "CARGO_PKG_",
+            "CARGO_MANIFEST_",
+            "CARGO_CRATE_NAME",
+            "CARGO_BIN_NAME",
+            "CARGO_PRIMARY_PACKAGE",
+            "CARGO_TARGET_TMPDIR",
+        ]
+        .iter()
+        .any(|prefix| name.starts_with(prefix))
+        {
+            command.env_remove(name.as_ref());
+        }
+    }
+    command
+}
+
 /// Runs `command`; its output becomes the failure message if it fails.
 fn run(command: &mut Command) -> Result<(), Failed> {
     let out = command.output().map_err(|e| format!("cannot run {command:?}: {e}"))?;
@@ -122,7 +147,7 @@ fn an_operation_of_ones_own_is_scaffolded_added_and_used() -> Result<(), Failed>
     let op = tmp.path().join("op_shout");
     run(braid_with_home(&home).args(["new", "op", "op_shout", "-o"]).arg(&op))?;
     let cargo_test = |dir: &Path| -> Result<(), Failed> {
-        run(Command::new("cargo").args(["test", "--quiet", "--target-dir"]).arg(braid_target_dir()).current_dir(dir))
+        run(cargo().args(["test", "--quiet", "--target-dir"]).arg(braid_target_dir()).current_dir(dir))
     };
     cargo_test(&op)?;
     let lib = op.join("src/lib.rs");
@@ -543,10 +568,7 @@ fn standalone_crate_builds_away_from_the_repository() -> Result<(), Failed> {
         no_absolute_path(&file, &bytes)?;
         std::fs::write(&to, bytes)?;
     }
-    run(Command::new("cargo")
-        .args(["build", "--quiet", "--offline", "--target-dir"])
-        .arg(braid_target_dir())
-        .current_dir(&copy))
+    run(cargo().args(["build", "--quiet", "--offline", "--target-dir"]).arg(braid_target_dir()).current_dir(&copy))
 }
 
 /// Rust programs depending on a generated crate (`tests/consumer`,
@@ -566,7 +588,7 @@ fn a_rust_program_uses_a_generated_crate() -> Result<(), Failed> {
         let out = built(workflow)?;
         let consumer = root().join("generator/braid/tests").join(consumer);
         std::fs::copy(out.join("crate/Cargo.lock"), consumer.join("Cargo.lock"))?;
-        run(Command::new("cargo")
+        run(cargo()
             .args(["test", "--quiet", "--manifest-path"])
             .arg(consumer.join("Cargo.toml"))
             .arg("--target-dir")
@@ -752,7 +774,7 @@ fn the_installed_braid_works_outside_the_checkout() -> Result<(), Failed> {
     // built (a release build from scratch, fat LTO, is minutes of
     // `make test`), and what this trial checks, that the installed binary
     // needs nothing from the checkout, does not depend on the profile.
-    run(Command::new("cargo")
+    run(cargo()
         .args(["install", "--locked", "--quiet", "--debug", "--path"])
         .arg(root().join("generator/cli"))
         .arg("--root")

@@ -14,7 +14,8 @@
 //! - [`check`]: the one path from attribute and fn to manifest;
 //! - [`value`]: `#[derive(Value)]`'s value types and their TypeScript;
 //! - [`derive_manifest`] ([`derive`], [`cargo_toml`], [`error`]): the same
-//!   from a crate's files, with errors at file, line and column.
+//!   from a crate's files, with errors at file, line and column (the
+//!   default feature `derive`, which braid-macros leaves off).
 
 pub mod args;
 pub mod cargo_toml;
