@@ -8,7 +8,7 @@
 #     - js/node_modules: binaryen 132 (wasm-opt; Debian's 108 breaks
 #       wasm-bindgen output), and the test oracles and tools below
 #   scripts/setup.sh test    (the default) the demo's, and for `make test`:
-#     - rustup targets thumbv7em-none-eabihf (no_std), wasm32-wasip2 (components)
+#     - rustup target thumbv7em-none-eabihf (no_std)
 #     - Debian's chromium (browser tests), bubblewrap (the build sandbox),
 #       postgresql (shared backend tests)
 #     - Garage 2.5.0 (S3-compatible store, cluster tests), sccache 0.16.0
@@ -47,7 +47,7 @@ need node "install Node.js 20 or newer"
 need npm "install npm"
 
 targets=(wasm32-unknown-unknown)
-tests_too && targets+=(thumbv7em-none-eabihf wasm32-wasip2)
+tests_too && targets+=(thumbv7em-none-eabihf)
 installed_targets=$(rustup target list --installed)
 for t in "${targets[@]}"; do
   if ! grep -qx "$t" <<<"$installed_targets"; then

@@ -1,12 +1,12 @@
 // The example workflows as Wasm components (`braid build --targets
 // component`, built by make test-workflows into target/wf-component), run
-// in Node through jco's transpile (@bytecodealliance/jco-transpile): each gives
-// the reference outputs and
-// the same outputs and error messages as the workflow's npm package; and
-// the service builds the same component bytes.
+// in Node through jco's transpile (@bytecodealliance/jco-transpile): each
+// imports nothing (no WASI), gives the reference outputs and the same
+// outputs and error messages as the workflow's npm package; and the
+// service builds the same component bytes.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
@@ -24,16 +24,15 @@ const committed = JSON.parse(readFileSync(`${root}/workflows/vectors.json`, 'utf
 async function load(name) {
   const wasm = readFileSync(`${components}/${name}/component/wf_${name}.wasm`);
   // A failed run throws its `run-error` record itself.
-  const { files } = await transpileBytes(wasm, { name, noComponentErrorWrapping: true });
+  const { files, imports } = await transpileBytes(wasm, { name, noComponentErrorWrapping: true });
+  // No WASI, nothing from the host: the module needs no shim to run.
+  assert.deepEqual(imports, [], `${name} imports nothing`);
   const out = `${root}/target/jco/${name}`;
   rmSync(out, { recursive: true, force: true });
   for (const [file, bytes] of Object.entries(files)) {
     mkdirSync(dirname(join(out, file)), { recursive: true });
     writeFileSync(join(out, file), bytes);
   }
-  // The transpiled module imports @bytecodealliance/preview2-shim (WASI in JS).
-  const modules = `${root}/target/jco/node_modules`;
-  if (!existsSync(modules)) symlinkSync(`${root}/js/node_modules`, modules);
   return import(pathToFileURL(join(out, `${name}.js`)).href);
 }
 

@@ -10,7 +10,7 @@ use xtask::{check_modules, tasks, MAX_LINES, SIZED};
 const USAGE: &str = "usage: cargo xtask TASK
   modules         import cycles between modules, files over the size limit
   nostd           the runtime and every no_std operation built for a bare-metal target
-  lint-wasm       clippy of the operations' Wasm interfaces on wasm32
+  lint-wasm       clippy of the operations' Wasm interfaces and the Wasm allocator on wasm32
   test-postgres   the shared backend's store tests against a private PostgreSQL
   test-s3         the S3 store's and the compile cache's tests against a private Garage";
 

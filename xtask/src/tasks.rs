@@ -84,7 +84,8 @@ pub fn nostd(root: &Path) -> Result<()> {
 }
 
 /// Clippy of the code `#[operation]` generates for the `wasm` feature, on
-/// wasm32, for every operation that supports wasm, warnings denied.
+/// wasm32, for every operation that supports wasm, and of braid-support's
+/// Wasm allocator (which only compiles there), warnings denied.
 pub fn lint_wasm(root: &Path) -> Result<()> {
     let all = operations(root)?;
     let ops: Vec<&Operation> = supporting(&all, "wasm").collect();
@@ -93,7 +94,9 @@ pub fn lint_wasm(root: &Path) -> Result<()> {
     for op in &ops {
         cmd.args(["-p", &op.name]);
     }
-    let features: Vec<String> = ops.iter().map(|op| format!("{}/wasm", op.name)).collect();
+    cmd.args(["-p", "braid-support"]);
+    let mut features: Vec<String> = ops.iter().map(|op| format!("{}/wasm", op.name)).collect();
+    features.push("braid-support/wasm-allocator".into());
     cmd.args(["--features", &features.join(","), "--", "-D", "warnings"]);
     run(root, &mut cmd)
 }

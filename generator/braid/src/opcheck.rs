@@ -15,7 +15,7 @@ use crate::fsutil::{self, FsError};
 use crate::process::{self, ProcessError};
 use crate::registry::{Prepared, Registry, RegistryError};
 use crate::sandbox::Sandbox;
-use crate::target::NOSTD_TRIPLE;
+use crate::target::{NOSTD_TRIPLE, WASM_TRIPLE};
 use crate::vendor::{self, VendorError};
 
 #[derive(Debug, thiserror::Error)]
@@ -68,7 +68,7 @@ pub fn commands(prepared: &Prepared, manifest_path: &Path, target_dir: &Path) ->
                 }
             }
             Platform::Wasm => {
-                cmd.args(["--features", "wasm", "--target", "wasm32-unknown-unknown"]);
+                cmd.args(["--features", "wasm", "--target", WASM_TRIPLE]);
             }
         }
         out.push((platform, cmd));

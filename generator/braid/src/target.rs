@@ -120,9 +120,10 @@ impl UnknownTarget {
 /// The bare-metal target `nostd` builds for.
 pub const NOSTD_TRIPLE: &str = "thumbv7em-none-eabihf";
 
-/// The target `component` builds for: WASI 0.2, whose rustc links a
-/// component directly (wasm-component-ld).
-pub const COMPONENT_TRIPLE: &str = "wasm32-wasip2";
+/// The target of every Wasm build: the npm packages' module, and the core
+/// module `component` encodes as a component (plain Wasm, so the component
+/// imports nothing: no WASI).
+pub const WASM_TRIPLE: &str = "wasm32-unknown-unknown";
 
 /// The JS flavours wasm-bindgen emits.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]

@@ -15,8 +15,10 @@
 //! never holding one for more than a millisecond, rather than handing each
 //! to a blocking thread and back (two context switches a request: without
 //! them `braid serve` answered 1.5x the 64 B runs, measured side by side).
-//! The component sees WASI with nothing in it: no files, no environment,
-//! no network, no clocks beyond WASI's, its output streams discarded.
+//! The linker is empty: a workflow's component imports nothing (no WASI:
+//! no files, no environment, no network, no clock, no randomness), so a
+//! run can reach nothing but its own memory, its input and its budgets.
+//! A component that imports anything is refused when it is loaded.
 
 mod fast;
 mod values;
@@ -25,11 +27,11 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use wasmtime::component::{Component, ComponentExportIndex, InstancePre, Linker, ResourceTable};
+use wasmtime::component::types::ComponentItem;
+use wasmtime::component::{Component, ComponentExportIndex, InstancePre, Linker};
 use wasmtime::{
     Config, Engine as Wasmtime, InstanceAllocationStrategy, PoolingAllocationConfig, Store, UpdateDeadline,
 };
-use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
 
 pub use values::{camel, from_json, is_bytes, to_json, Input, Output};
 pub use wasmtime::component::{Type, Val};
@@ -95,7 +97,7 @@ pub enum RunError {
     Trap(String),
 }
 
-/// One engine per process: its settings, its clock and its WASI linker.
+/// One engine per process: its settings, its clock and its (empty) linker.
 pub struct Engine {
     wasmtime: Wasmtime,
     linker: Linker<Host>,
@@ -104,22 +106,10 @@ pub struct Engine {
     key: String,
 }
 
-/// What a run's store holds.
+/// What a run's store holds: its memory budget, and whether it was hit.
 struct Host {
-    /// Made on the first WASI call: most workflows make none (nothing to
-    /// print, no clock, no randomness), and making one is a dozen
-    /// allocations a run.
-    wasi: Option<WasiCtx>,
-    table: ResourceTable,
     memory_limit: usize,
     memory_refused: bool,
-}
-
-impl WasiView for Host {
-    fn ctx(&mut self) -> WasiCtxView<'_> {
-        let ctx = self.wasi.get_or_insert_with(|| WasiCtx::builder().build());
-        WasiCtxView { ctx, table: &mut self.table }
-    }
 }
 
 impl wasmtime::ResourceLimiter for Host {
@@ -171,13 +161,13 @@ impl Engine {
         let mut config = Config::new();
         config.wasm_component_model(true).epoch_interruption(true).memory_init_cow(true);
         let mut pool = PoolingAllocationConfig::default();
-        // A WASI component has a few core instances and memories (the
-        // program's, the adapter's).
+        // A workflow's component is one core instance with one memory and
+        // one table; the rest is headroom.
         let instances = concurrent.max(1) * 2;
         pool.total_component_instances(instances)
-            .total_core_instances(instances * 8)
-            .total_memories(instances * 4)
-            .total_tables(instances * 8)
+            .total_core_instances(instances * 2)
+            .total_memories(instances * 2)
+            .total_tables(instances * 2)
             .total_stacks(instances)
             .max_memory_size(limits.memory_bytes)
             // What a run wrote is reset in place, up to these sizes, rather
@@ -194,8 +184,7 @@ impl Engine {
             .table_keep_resident(64 << 10);
         config.allocation_strategy(InstanceAllocationStrategy::Pooling(pool));
         let wasmtime = Wasmtime::new(&config).map_err(|e| LoadError::Engine(format!("{e:#}")))?;
-        let mut linker = Linker::new(&wasmtime);
-        wasmtime_wasi::p2::add_to_linker_async(&mut linker).map_err(|e| LoadError::Engine(format!("{e:#}")))?;
+        let linker = Linker::new(&wasmtime);
         let key = {
             use std::hash::{Hash, Hasher};
             let mut hasher = std::collections::hash_map::DefaultHasher::new();
@@ -244,13 +233,17 @@ impl Engine {
                 (component, Source::Compiled)
             }
         };
+        let ty = component.component_type();
+        if let Some((name, _)) = ty.imports(&self.wasmtime).find(|(_, item)| !self.types_only(&item.ty)) {
+            return Err(LoadError::Invalid(format!(
+                "it imports `{name}`, and a workflow's component imports nothing (earlier versions of braid \
+                 built components that imported WASI): build the workflow again"
+            )));
+        }
         let run = component
             .get_export_index(None, "run")
             .ok_or_else(|| LoadError::Invalid("it exports no `run` function".into()))?;
-        let ty = component.component_type();
-        let Some(wasmtime::component::types::ComponentItem::ComponentFunc(func)) =
-            ty.get_export(&self.wasmtime, "run").map(|e| e.ty)
-        else {
+        let Some(ComponentItem::ComponentFunc(func)) = ty.get_export(&self.wasmtime, "run").map(|e| e.ty) else {
             return Err(LoadError::Invalid("it exports no `run` function".into()));
         };
         let params: Vec<_> = func.params().map(|(name, ty)| (name.to_string(), ty)).collect();
@@ -262,6 +255,20 @@ impl Engine {
         let pre = self.linker.instantiate_pre(&component).map_err(invalid)?;
         let shape = fast::Shape::of(&params, &output);
         Ok(Program { pre, run, params, output, source, shape })
+    }
+}
+
+impl Engine {
+    /// Whether an import needs nothing from the host: an interface of types
+    /// only (a workflow's `types`, whose records its `run` uses).
+    fn types_only(&self, item: &ComponentItem) -> bool {
+        match item {
+            ComponentItem::Type(_) => true,
+            ComponentItem::ComponentInstance(instance) => {
+                instance.exports(&self.wasmtime).all(|(_, item)| matches!(item.ty, ComponentItem::Type(_)))
+            }
+            _ => false,
+        }
     }
 }
 
@@ -310,8 +317,7 @@ impl Program {
             )));
         }
         let started = Instant::now();
-        let host =
-            Host { wasi: None, table: ResourceTable::new(), memory_limit: limits.memory_bytes, memory_refused: false };
+        let host = Host { memory_limit: limits.memory_bytes, memory_refused: false };
         let mut store = Store::new(&engine.wasmtime, host);
         store.limiter(|host| host);
         // At every tick: stop a run past its time, else let others run.
@@ -383,4 +389,41 @@ fn workflow_error(error: &Val) -> RunError {
         }
     }
     RunError::Workflow { kind, message }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A component (binary format, layer 1): a type section with
+    /// `func()`, then `sections` (an import section, or none).
+    fn component(sections: &[u8]) -> Vec<u8> {
+        let mut wasm = b"\0asm\x0d\x00\x01\x00\x07\x05\x01\x40\x00\x01\x00".to_vec();
+        wasm.extend_from_slice(sections);
+        wasm
+    }
+
+    fn refusal(wasm: &[u8]) -> String {
+        let engine = Engine::new(Limits::default(), 1).unwrap();
+        match engine.load(wasm, "test", None) {
+            Err(LoadError::Invalid(why)) => why,
+            Err(e) => panic!("not refused as invalid: {e}"),
+            Ok(_) => panic!("loaded"),
+        }
+    }
+
+    #[test]
+    fn a_component_that_imports_anything_is_refused_naming_the_import() {
+        // (import "f" (func (type 0)))
+        let why = refusal(&component(b"\x0a\x06\x01\x00\x01f\x01\x00"));
+        assert!(why.starts_with("it imports `f`, and a workflow's component imports nothing"), "{why}");
+        assert!(why.ends_with("build the workflow again"), "{why}");
+    }
+
+    #[test]
+    fn a_component_without_run_is_refused() {
+        assert_eq!(refusal(&component(b"")), "it exports no `run` function");
+        let core = refusal(b"\0asm\x01\x00\x00\x00");
+        assert!(core.contains("component"), "a core module: {core}");
+    }
 }

@@ -9,7 +9,8 @@
 //! `no_std` + `alloc`; the `std` feature only adds `std::error::Error`
 //! interop through `core::error::Error`, which `std` re-exports.
 #![no_std]
-#![forbid(unsafe_code)]
+// Unsafe code only in `heap`: the Wasm allocator's source of memory.
+#![deny(unsafe_code)]
 #![warn(missing_docs)]
 
 extern crate alloc;
@@ -23,6 +24,9 @@ pub mod component;
 mod config;
 mod error;
 mod exec;
+#[cfg(all(feature = "wasm-allocator", target_arch = "wasm32", not(target_feature = "atomics")))]
+#[allow(unsafe_code)]
+mod heap;
 pub mod json;
 mod operation;
 mod stream;
@@ -42,9 +46,9 @@ pub use types::{Bool, Bytes, Choice, Cid, Multihash, Record, Value, U64};
 
 /// Feature `wasm-allocator`: talc as the global allocator (see Cargo.toml).
 /// Not with Wasm threads (`atomics`): talc's Wasm cell is single-threaded.
-#[cfg(all(feature = "wasm-allocator", target_family = "wasm", not(target_feature = "atomics")))]
+#[cfg(all(feature = "wasm-allocator", target_arch = "wasm32", not(target_feature = "atomics")))]
 #[global_allocator]
-static ALLOCATOR: talc::wasm::WasmDynamicTalc = talc::wasm::new_wasm_dynamic_allocator();
+static ALLOCATOR: heap::Allocator = heap::allocator();
 
 /// Feature `panic-trap` without `std` (see Cargo.toml): a panic traps, as
 /// it does with `std` and `panic = "abort"`. The message is not formatted:

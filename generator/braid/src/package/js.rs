@@ -19,7 +19,7 @@ use super::glue::{guard_freed_objects, has_classes, inline_snippets, raw_exports
 use super::traps::guard_traps;
 use crate::fsutil::{self, FsError};
 use crate::process::{self, ProcessError};
-use crate::target::JsTarget;
+use crate::target::{JsTarget, WASM_TRIPLE};
 
 /// What wasm-bindgen calls `target`.
 fn bindgen_target(target: JsTarget) -> &'static str {
@@ -229,22 +229,20 @@ pub struct Package {
 /// which leaves no SIMD instruction in it.
 pub const SIMD_FLAG: &str = "-Ctarget-feature=+simd128";
 
-/// Compiles `spec` to Wasm once (release, wasm32-unknown-unknown).
+/// Compiles `spec` to Wasm once (release, [`WASM_TRIPLE`]), for wasm-bindgen.
 pub fn compile(spec: &PackageSpec) -> Result<PathBuf, PackageError> {
-    compile_for(spec, "wasm32-unknown-unknown", false)
+    compile_module(spec, false)
 }
 
-/// Compiles `spec` as a `cdylib` for the Wasm target `triple`: a core
-/// module for wasm32-unknown-unknown, a component for wasm32-wasip2; both
-/// with [`SIMD_FLAG`] unless `spec.simd` is off (wasmtime and jco's Node
-/// run SIMD too).
-/// `strip` drops the symbol names (the `name` section): they hash the
-/// crates' paths, so a module built in another target directory would
-/// differ (wasm-bindgen, which needs its own sections, strips them later).
-pub fn compile_for(spec: &PackageSpec, triple: &str, strip: bool) -> Result<PathBuf, PackageError> {
+/// Compiles `spec` as a `cdylib` for [`WASM_TRIPLE`]: the core module of
+/// an npm package or of a component, with [`SIMD_FLAG`] unless `spec.simd`
+/// is off (wasmtime and jco's Node run SIMD too).
+/// `strip` drops the symbols a linked module does not need (wasm-bindgen,
+/// which needs its own sections, strips them later).
+pub fn compile_module(spec: &PackageSpec, strip: bool) -> Result<PathBuf, PackageError> {
     let rustflags = rustflags(spec);
     let mut cmd = process::cargo();
-    cmd.args(["rustc", "--quiet", "--lib", "--release", "--target", triple, "--crate-type", "cdylib"])
+    cmd.args(["rustc", "--quiet", "--lib", "--release", "--target", WASM_TRIPLE, "--crate-type", "cdylib"])
         // Unwinding buys nothing in these packages and costs size; Braid's own
         // workspace profile unwinds (for the service), so say it here.
         .args(["--config", "profile.release.panic=\"abort\""])
@@ -268,7 +266,7 @@ pub fn compile_for(spec: &PackageSpec, triple: &str, strip: bool) -> Result<Path
     }
     crate::sandbox::Sandbox::output_in(spec.sandbox.as_ref(), &mut cmd)?;
     let lib = spec.package.replace('-', "_");
-    Ok(spec.target_dir.join(triple).join("release").join(format!("{lib}.wasm")))
+    Ok(spec.target_dir.join(WASM_TRIPLE).join("release").join(format!("{lib}.wasm")))
 }
 
 /// The flags `spec` is compiled with: its paths remapped, warnings denied

@@ -6,7 +6,7 @@
 use std::process::Command;
 
 use braid::package::js::{Toolchain, WASM_BINDGEN_VERSION, WASM_OPT_NPM_VERSION};
-use braid::target::{COMPONENT_TRIPLE, NOSTD_TRIPLE};
+use braid::target::{NOSTD_TRIPLE, WASM_TRIPLE};
 
 use crate::output::{emit, tool_dirs, Invalid};
 
@@ -71,9 +71,8 @@ fn toolchain() -> Vec<Check> {
     });
     let installed = version(Command::new("rustup").args(["target", "list", "--installed"])).unwrap_or_default();
     for (target, what, why) in [
-        ("wasm32-unknown-unknown", "rust target wasm32", "npm packages (node, web, bundler)"),
+        (WASM_TRIPLE, "rust target wasm32", "npm packages (node, web, bundler) and Wasm components"),
         (NOSTD_TRIPLE, "rust target thumbv7em", "no_std builds"),
-        (COMPONENT_TRIPLE, "rust target wasip2", "Wasm components"),
     ] {
         let ok = installed.lines().any(|l| l.trim() == target);
         checks.push(Check {
