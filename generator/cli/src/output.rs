@@ -21,6 +21,15 @@ pub fn tool_dirs() -> Vec<std::path::PathBuf> {
     vec![braid::registry::tools_dir().join("node_modules/.bin")]
 }
 
+/// Whether builds deny warnings: `BRAID_DENY_WARNINGS=1` (the tests set
+/// it). Every command that compiles Wasm reads it alike: cargo keeps one
+/// artifact per crate whatever its flags, so a build with `-D warnings`
+/// and one without, sharing a target directory, would recompile each
+/// other's dependencies every time.
+pub fn deny_warnings() -> bool {
+    std::env::var_os("BRAID_DENY_WARNINGS").is_some_and(|v| v == "1")
+}
+
 /// A manifest that failed validation: diagnostics were printed; exit 1.
 #[derive(Debug, thiserror::Error)]
 #[error("invalid manifest")]

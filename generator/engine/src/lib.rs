@@ -237,7 +237,8 @@ impl Engine {
         if let Some((name, _)) = ty.imports(&self.wasmtime).find(|(_, item)| !self.types_only(&item.ty)) {
             return Err(LoadError::Invalid(format!(
                 "it imports `{name}`, and a workflow's component imports nothing (earlier versions of braid \
-                 built components that imported WASI): build the workflow again"
+                 built components that imported WASI): build the workflow again, with `braid build` or by \
+                 submitting it to the service again"
             )));
         }
         let run = component
@@ -417,7 +418,7 @@ mod tests {
         // (import "f" (func (type 0)))
         let why = refusal(&component(b"\x0a\x06\x01\x00\x01f\x01\x00"));
         assert!(why.starts_with("it imports `f`, and a workflow's component imports nothing"), "{why}");
-        assert!(why.ends_with("build the workflow again"), "{why}");
+        assert!(why.ends_with("submitting it to the service again"), "{why}");
     }
 
     #[test]

@@ -340,7 +340,8 @@ async fn take_in_operations(state: &Arc<AppState>) {
     .await;
 }
 
-/// Braid's version and the compiler's: part of every build key.
+/// Braid's version, the compiler's and the component format: part of
+/// every build key.
 fn toolchain() -> String {
     let rustc = std::process::Command::new("rustc")
         .arg("-V")
@@ -348,9 +349,10 @@ fn toolchain() -> String {
         .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
         .unwrap_or_default();
     format!(
-        "braid {} / {rustc} / wasm-bindgen {}",
+        "braid {} / {rustc} / wasm-bindgen {} / component {}",
         braid::codegen::BRAID_VERSION,
-        braid::package::js::WASM_BINDGEN_VERSION
+        braid::package::js::WASM_BINDGEN_VERSION,
+        braid::target::COMPONENT_FORMAT
     )
 }
 

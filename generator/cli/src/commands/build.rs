@@ -121,7 +121,7 @@ fn build(args: &Args, progress: &mut Progress) -> anyhow::Result<build::Report> 
         },
         target_dir,
         tool_dirs: tool_dirs(),
-        deny_warnings: std::env::var_os("BRAID_DENY_WARNINGS").is_some_and(|v| v == "1"),
+        deny_warnings: crate::output::deny_warnings(),
         optimize: !args.no_opt,
         simd: !args.no_simd,
         sandbox,

@@ -100,7 +100,7 @@ fn run_component(
         targets: vec![Target::Component],
         target_dir: target_dir.to_path_buf(),
         tool_dirs: Vec::new(),
-        deny_warnings: false,
+        deny_warnings: crate::output::deny_warnings(),
         optimize: false,
         simd: true,
         sandbox: None,
