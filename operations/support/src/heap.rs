@@ -27,17 +27,15 @@ const PAGE: usize = 64 << 10;
 
 /// The allocator: single-threaded Wasm only (`TalcSyncCell::new_wasm`
 /// refuses anything else at compile time).
-pub(crate) type Allocator = TalcSyncCell<InitialThenGrow, WasmBinning>;
-
-pub(crate) const fn allocator() -> Allocator {
-    TalcSyncCell::new_wasm(InitialThenGrow { started: false, end: None })
-}
+#[global_allocator]
+static ALLOCATOR: TalcSyncCell<InitialThenGrow, WasmBinning> =
+    TalcSyncCell::new_wasm(InitialThenGrow { started: false, end: None });
 
 /// Talc's source of memory: the initial memory's free end on the first
 /// call, then pages from `memory.grow`, each extending the heap when it
 /// follows it (nothing else in the module grows the memory).
 #[derive(Debug)]
-pub(crate) struct InitialThenGrow {
+struct InitialThenGrow {
     started: bool,
     /// The heap's end, if one was claimed.
     end: Option<NonNull<u8>>,

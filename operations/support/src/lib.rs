@@ -24,6 +24,8 @@ pub mod component;
 mod config;
 mod error;
 mod exec;
+/// Feature `wasm-allocator`: the global allocator (see Cargo.toml). Not
+/// with Wasm threads (`atomics`): talc's Wasm cell is single-threaded.
 #[cfg(all(feature = "wasm-allocator", target_arch = "wasm32", not(target_feature = "atomics")))]
 #[allow(unsafe_code)]
 mod heap;
@@ -43,12 +45,6 @@ pub use exec::now_or_never;
 pub use operation::OperationInfo;
 pub use stream::Incremental;
 pub use types::{Bool, Bytes, Choice, Cid, Multihash, Record, Value, U64};
-
-/// Feature `wasm-allocator`: talc as the global allocator (see Cargo.toml).
-/// Not with Wasm threads (`atomics`): talc's Wasm cell is single-threaded.
-#[cfg(all(feature = "wasm-allocator", target_arch = "wasm32", not(target_feature = "atomics")))]
-#[global_allocator]
-static ALLOCATOR: heap::Allocator = heap::allocator();
 
 /// Feature `panic-trap` without `std` (see Cargo.toml): a panic traps, as
 /// it does with `std` and `panic = "abort"`. The message is not formatted:

@@ -197,20 +197,21 @@ pub fn build(
         steps.run("nostd", || cargo_build(&manifest_path, options, &["--no-default-features"], Some(NOSTD_TRIPLE)))?;
         sizes.extend(rlib_size(Some(NOSTD_TRIPLE)).map(|size| ("nostd.rlib".to_string(), size)));
     }
-    // The npm packages of a workflow whose operations all allow `no_std`
-    // link no `std`: its panic machinery was about 4 % of the CID module.
+    // The Wasm builds (npm packages and component) of a workflow whose
+    // operations all allow `no_std` link no `std`: its panic machinery was
+    // about 4 % of the CID module. Both use braid-support's allocator; each
+    // adds its interface (`wasm`: wasm-bindgen; `component`: wit-bindgen).
     let no_std = workflow.supports(Platform::Nostd);
+    let features = |interface: &str| -> Vec<String> {
+        [interface, "wasm-allocator"].into_iter().chain(no_std.then_some("panic-trap")).map(Into::into).collect()
+    };
     let spec = PackageSpec {
         manifest_path: manifest_path.clone(),
         package: crate_name.clone(),
         version: workflow.manifest.version.clone(),
         description: workflow.manifest.description.clone(),
         license: String::new(),
-        features: ["wasm", "wasm-allocator"]
-            .into_iter()
-            .chain(no_std.then_some("panic-trap"))
-            .map(Into::into)
-            .collect(),
+        features: features("wasm"),
         std: !no_std,
         target_dir: options.target_dir.clone(),
         remap: package::js::remaps(None, Some(staging.dir())),
@@ -224,9 +225,7 @@ pub fn build(
         std::fs::remove_dir_all(&component_dir).map_err(fsutil::at(&component_dir))?;
     }
     if options.targets.contains(&Target::Component) {
-        // The npm packages' allocator and panic handler, without wasm-bindgen.
-        let features = spec.features.iter().filter(|f| *f != "wasm").cloned();
-        let spec = PackageSpec { features: features.chain(["component".into()]).collect(), ..spec.clone() };
+        let spec = PackageSpec { features: features("component"), ..spec.clone() };
         let size = steps.run("component", || write_component(&spec, &crate_dir, &component_dir))?;
         sizes.insert("component.wasm".to_string(), size);
     }
@@ -287,11 +286,7 @@ impl Steps<'_> {
 /// nothing, so the component imports no WASI: it can reach nothing outside
 /// itself, and a host makes one core instance a run where a wasm32-wasip2
 /// build made four (the program, WASI's preview-1 adapter, their shims).
-/// With the npm packages' allocator, which uses the initial memory before
-/// growing it (braid-support's `heap`), the CID workflow at 64 B in
-/// braid's executor instantiates in 4.3 us instead of 7.1 and runs in 10
-/// instead of 13 (medians of 5000 runs, interleaved; with Rust's default
-/// allocator, which grows the memory at once, it was slower than before).
+/// What that saves per run is in the contributor guide's benchmarks.
 fn write_component(spec: &PackageSpec, crate_dir: &Path, dir: &Path) -> Result<u64, BuildError> {
     let module = fsutil::read(&package::js::compile_module(spec, true)?)?;
     let wasm = wit_component::ComponentEncoder::default()
