@@ -180,6 +180,19 @@ test('a new Workflow, used in any order, answers as one made with its Wasm objec
   assert.equal(refused.done, false);
   assert.equal((await refused.next([bytes])).output, expected);
 
+  // A first `next` that fails inside Wasm leaves the workflow where `next`
+  // leaves it (not done, its state that of a new one), with run's error.
+  const b64 = load('cid_of_base64');
+  const failing = new b64.Workflow();
+  const bad = 'not base64!';
+  const message = await b64.run([bad]).then(() => assert.fail('run accepted bad base64'), (e) => e.message);
+  await assert.rejects(failing.next([bad]), (e) => e instanceof Error && e.message === message);
+  assert.equal(failing.done, false);
+  assert.deepEqual(failing.suspend(), new b64.Workflow().suspend());
+  const good = Buffer.from(bytes).toString('base64');
+  assert.equal((await failing.next([good])).output, await b64.run([good]));
+  assert.equal(failing.done, true);
+
   const freed = new mod.Workflow();
   freed.free();
   assert.throws(() => freed.next([bytes]), /was freed/);

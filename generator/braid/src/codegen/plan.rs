@@ -50,10 +50,10 @@ pub struct CratePlan {
     /// typed entry the glue's fast path of `run` and `runSync` calls
     /// (`__braid_run_typed_<kinds>`: see braid `package/glue.rs`).
     pub typed_run: Option<Plain>,
-    /// The same for `next`, when one segment takes every external input and
-    /// they are all `Bytes` or `String`: that segment's kinds, in the order
-    /// `next` takes them (`__braid_next_typed_<kinds>`, a method of
-    /// `Workflow` the glue hides).
+    /// The same for a new `Workflow`'s first `next`, when one segment takes
+    /// every external input and they are all `Bytes` or `String`: that
+    /// segment's kinds, in the order `next` takes them
+    /// (`__braid_next_fresh_typed_<kinds>`, a function the glue hides).
     pub typed_next: Option<TypedNext>,
     /// The output is a `Cid`: `run`'s typed entry returns its text, which
     /// wasm-bindgen's glue decodes, rather than a JS string made by a call

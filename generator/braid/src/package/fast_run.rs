@@ -12,10 +12,10 @@ use super::traps::RESET;
 /// their kinds (`__braid_run_typed_bs`).
 const TYPED_RUN: &str = "function __braid_run_typed_";
 
-/// How the glue declares the typed entry of `next`, a method of `Workflow`
-/// (when one segment takes every external input, each a `Bytes` or a
-/// `String`).
-const TYPED_NEXT: &str = "    __braid_next_typed_";
+/// How the glue declares the typed entry of a new `Workflow`'s first
+/// `next` (see [`made_later`]), made when one segment takes every external
+/// input, each a `Bytes` or a `String`.
+const TYPED_FRESH: &str = "function __braid_next_fresh_typed_";
 
 /// `next`'s general call, its object's pointer checked by its brand (see
 /// `glue::guard_freed_objects`, which runs first).
@@ -25,7 +25,7 @@ const NEXT_CALL: &str = "const braidPtr = braidBrandWorkflow.enter(this);\n";
 /// into JS, each hostile-safe (the Array, its length, each item, the bytes
 /// located with the intrinsic getters): about 0.15 us of a call at 64 B.
 /// When the template made typed entries (see [`TYPED_RUN`] and
-/// [`TYPED_NEXT`]), they read their inputs here instead, in JS, once: an
+/// [`TYPED_FRESH`]), they read their inputs here instead, in JS, once: an
 /// Array of exactly the inputs, each of its kind (a `Uint8Array`, a string)
 /// and within the limits, with room for them in Wasm memory (`__braid_room`,
 /// as wasm-bindgen's allocator traps when it fails), goes to the typed
@@ -34,8 +34,7 @@ const NEXT_CALL: &str = "const braidPtr = braidBrandWorkflow.enter(this);\n";
 /// what was read here (`braidReplay`): a getter or a `Proxy` trap of the
 /// caller's runs once, and every error is the one the general path gives.
 ///
-/// The `__braid_` functions are taken out of the module's exports, and the
-/// typed `next` out of `Workflow` (see [`method_to_function`]). `Ok` with
+/// The `__braid_` functions are taken out of the module's exports. `Ok` with
 /// the glue unchanged but for that when it has no typed entry; `Err` saying
 /// what is missing when it has one but the glue is not in the form edited
 /// here.
@@ -51,22 +50,24 @@ pub(super) fn fast_run(glue: &str) -> Result<String, &'static str> {
         insert_prelude(&mut out, "wasm.run(inputs);\n", &kinds, "", &promise, "")?;
         edited = true;
     }
-    if let Some(kinds) = typed_entry(&mut out, TYPED_NEXT)? {
-        method_to_function(&mut out, &kinds)?;
+    if let Some(kinds) = typed_entry(&mut out, TYPED_FRESH)? {
         made_later(&mut out)?;
         // The object is refused before the inputs are read, as by the
         // general call, and checked again after them (a getter may have
         // freed it), before anything is copied into Wasm memory: from
         // there on, no code of the caller's runs. A new `Workflow` (no
-        // Wasm object yet) gets one for this call (`braidNextFresh`); any
-        // other is given by its pointer. That the getter freed it, or what the
+        // Wasm object yet) runs its first `next` in one call
+        // (`braidNextFresh`), whose step is made a Promise here; any other
+        // goes the general way. That the getter freed it, or what the
         // typed call throws (a trap that reset the module), rejects, as
         // `next` does; the general call is given the object checked again
         // the same way.
         let check = "braidBrandWorkflow.check(this);";
-        let args = arguments(&kinds);
         let typed = format!(
-            "try {{ return braidBrandWorkflow.fresh(this) ? braidNextFresh(this, {args}) : braidNextTyped(braidBrandWorkflow.pointer(this), {args}); }} catch (error) {{ return Promise.reject(error); }}",
+            "try {{ if (braidBrandWorkflow.fresh(this)) return Promise.resolve(braidNextFresh(this, {})); }} \
+             catch (error) {{ return Promise.reject(error); }}\n\
+             inputs = braidInputs;",
+            arguments(&kinds),
         );
         let again = "try { braidBrandWorkflow.pointer(this); } catch (error) { return Promise.reject(error); }";
         insert_prelude(&mut out, NEXT_CALL, &kinds, check, &typed, again)?;
@@ -106,38 +107,6 @@ fn typed_entry(glue: &mut String, declaration: &str) -> Result<Option<String>, &
     Ok(Some(kinds))
 }
 
-/// The typed method of `next` taken out of the class and made a function of
-/// the glue's, `braidNextTyped(ptr, input0, ...)`, after `Workflow`'s brand:
-/// given the pointer the caller checked, it runs no code of anyone else's
-/// (its `braidObject(this)` is dropped: the brand checked the object).
-fn method_to_function(glue: &mut String, kinds: &str) -> Result<(), &'static str> {
-    let header = format!("{TYPED_NEXT}{kinds}(");
-    let at = glue.find(&header).ok_or("the typed method")?;
-    let end = at + glue[at..].find("\n    }\n").ok_or("the end of the typed method")? + "\n    }\n".len();
-    // Its doc comment goes with it.
-    let start = match glue[..at].strip_suffix("     */\n").and_then(|before| before.rfind("    /**\n")) {
-        Some(doc) => doc,
-        None => at,
-    };
-    let method = glue[at..end].to_string();
-    glue.replace_range(start..end, "");
-    let body = method.replacen("braidObject(this);\n        ", "", 1);
-    let pointer = "braidBrandWorkflow.pointer(this)";
-    if body.matches(pointer).count() != 1 {
-        return Err("how the typed method passes its object");
-    }
-    let body = body.replacen(pointer, "ptr", 1).replacen(&header[4..], "function braidNextTyped(ptr, ", 1);
-    if body.contains("this") {
-        return Err("a typed method using nothing but its pointer");
-    }
-    let function: String =
-        body.lines().map(|line| format!("{}\n", line.strip_prefix("    ").unwrap_or(line))).collect();
-    let brand = "const braidBrandWorkflow = braidBrand('Workflow');\n";
-    let at = glue.find(brand).ok_or("the brand of Workflow")? + brand.len();
-    glue.insert_str(at, &function);
-    Ok(())
-}
-
 /// A `Workflow` made with no Wasm object, made when first needed: most are
 /// made for one `next` (`await new Workflow().next(inputs)`), which, when
 /// one segment takes every input, finishes the workflow. Such an object
@@ -145,8 +114,9 @@ fn method_to_function(glue: &mut String, kinds: &str) -> Result<(), &'static str
 /// keeps each registered object to a full collection) was most of `next`'s
 /// over `run`. The constructor only brands the object
 /// (`braidBrandWorkflow.later`); its first `next`, on inputs of the typed
-/// entry, makes a Wasm object for the call alone (`braidNextFresh`) and
-/// frees it if the call finished the workflow; any other use of it makes
+/// entry, is one call (`braidNextFresh`), whose workflow lives in Wasm for
+/// that call alone if it finishes, and is adopted otherwise (a failure
+/// leaves it where `next` does, to be tried again); any other use of it makes
 /// its Wasm object for good (`braidMakeWorkflow`): a new one or, after a
 /// `next` that finished, a finished one (`__braid_finished`), so that every
 /// method answers as it does for an object made at once.
@@ -184,38 +154,44 @@ fn made_later(glue: &mut String) -> Result<(), &'static str> {
              {guard}    braidMakeWorkflow(object, later === 1 ? wasm.workflow_new() : wasm.__braid_finished());\n}});\n\
              function braidMakeWorkflow(object, ret) {{\n    \
              WorkflowFinalization.register(object, braidBrandWorkflow.made(object, ret, {held}));\n}}\n\
+             function braidAdoptKept(object) {{\n    \
+             const ptr = wasm.__braid_kept();\n    \
+             if (ptr !== 0) braidMakeWorkflow(object, ptr);\n}}\n\
              ",
             guard = indented(guard, 4),
         ),
     );
-    // `braidNextTyped` (see `method_to_function`) on a Wasm object made
-    // after the inputs' copies (between `__braid_room`'s check and them,
-    // nothing may allocate), for this call alone if it finishes.
-    const TYPED: &str = "function braidNextTyped(ptr, ";
-    let start = glue.find(TYPED).ok_or("the typed next")?;
-    let end = start + glue[start..].find("\n}\n").ok_or("the typed next")? + "\n}\n".len();
-    let typed = &glue[start..end];
-    let give = "    return takeFromExternrefTable0(ret[0]);\n";
-    let calls: Vec<&str> = typed.lines().filter(|l| l.contains("= wasm.workflow___braid_next_typed_")).collect();
-    let ([call], 1) = (calls.as_slice(), typed.matches(give).count()) else {
-        return Err("the typed next");
-    };
-    let fresh = typed
-        .replacen(TYPED, "function braidNextFresh(object, ", 1)
-        .replacen(call, &format!("    const ptr = wasm.workflow_new();\n{call}"), 1)
-        .replacen(
-            give,
-            "    const promise = takeFromExternrefTable0(ret[0]);\n    \
-             if (wasm.workflow_done(ptr) === 0) {\n        \
-             braidMakeWorkflow(object, ptr);\n    \
-             } else {\n        \
-             wasm.__wbg_workflow_free(ptr, 0);\n        \
-             braidBrandWorkflow.finished(object);\n    \
-             }\n    \
-             return promise;\n",
-            1,
-        );
-    glue.insert_str(end, &fresh);
+    // The typed entry of a new object's first `next` (see the template's
+    // `next_fresh_typed`): the workflow made in Wasm for the call, one
+    // crossing, its step given back as is (the caller makes the Promise).
+    // The object is finished when the step is; otherwise (the call failed,
+    // or the workflow waits) it adopts the workflow Wasm kept.
+    let start = glue.find(TYPED_FRESH).ok_or("the typed first next")?;
+    let end = start + glue[start..].find("\n}\n").ok_or("the typed first next")? + "\n}\n".len();
+    let name_end = start + glue[start..].find('(').ok_or("the typed first next")? + 1;
+    let give = "    if (ret[2]) {\n        throw takeFromExternrefTable0(ret[1]);\n    }\n    \
+                return takeFromExternrefTable0(ret[0]);\n";
+    let typed = &glue[name_end..end];
+    if typed.matches(give).count() != 1 {
+        return Err("the typed first next");
+    }
+    let fresh = typed.replacen(
+        give,
+        "    if (ret[2]) {\n        \
+         const error = takeFromExternrefTable0(ret[1]);\n        \
+         braidAdoptKept(object);\n        \
+         throw error;\n    \
+         }\n    \
+         const step = takeFromExternrefTable0(ret[0]);\n    \
+         if (step.done) {\n        \
+         braidBrandWorkflow.finished(object);\n    \
+         } else {\n        \
+         braidAdoptKept(object);\n    \
+         }\n    \
+         return step;\n",
+        1,
+    );
+    glue.replace_range(start..end, &format!("function braidNextFresh(object, {fresh}"));
     Ok(())
 }
 
@@ -526,23 +502,14 @@ exports.runSync = runSync;
         assert!(fast_run(&TYPED.replace("typed_bs(", "typed_bx(")).is_err());
     }
 
-    /// `next` of a class as `glue::guard_freed_objects` leaves it, with a
-    /// typed entry for a segment taking one `Bytes`.
+    /// `next` of a class as `glue::guard_freed_objects` leaves it, with the
+    /// typed entry of a new object's first `next`, for a segment taking one
+    /// `Bytes`, as wasm-bindgen 0.2.130 writes it for a Node package.
     const TYPED_NEXT_CLASS: &str = "class Workflow {
     constructor() {
         const ret = wasm.workflow_new();
         WorkflowFinalization.register(this, braidBrandWorkflow.adopt(this, ret, ret));
         return this;
-    }
-    /**
-     * @param {Uint8Array} input0
-     */
-    __braid_next_typed_b(input0) {
-        braidObject(this);
-        const ptr0 = passArray8ToWasm0(input0, wasm.__wbindgen_malloc);
-        const len0 = WASM_VECTOR_LEN;
-        const ret = wasm.workflow___braid_next_typed_b(braidBrandWorkflow.pointer(this), ptr0, len0);
-        return takeFromExternrefTable0(ret[0]);
     }
     next(inputs) {
         let ret;
@@ -556,6 +523,18 @@ exports.runSync = runSync;
     }
 }
 const braidBrandWorkflow = braidBrand('Workflow');
+function __braid_next_fresh_typed_b(input0) {
+    const ptr0 = passArray8ToWasm0(input0, wasm.__wbindgen_malloc);
+    const len0 = WASM_VECTOR_LEN;
+    let ret;
+    __wbg_call_guard();
+    ret = wasm.__braid_next_fresh_typed_b(ptr0, len0);
+    if (ret[2]) {
+        throw takeFromExternrefTable0(ret[1]);
+    }
+    return takeFromExternrefTable0(ret[0]);
+}
+exports.__braid_next_fresh_typed_b = __braid_next_fresh_typed_b;
 ";
 
     #[test]
@@ -564,24 +543,26 @@ const braidBrandWorkflow = braidBrand('Workflow');
         for expected in [
             // The object checked first, as the general call does before it reads.
             "    next(inputs) {\n        let ret;\n        braidBrandWorkflow.check(this);\n        const braidInputs = braidItems(inputs, 1);\n",
-            "            try { return braidBrandWorkflow.fresh(this) ? braidNextFresh(this, braidInputs[0]) : braidNextTyped(braidBrandWorkflow.pointer(this), braidInputs[0]); } catch (error) { return Promise.reject(error); }\n",
+            // A new object's first `next` is one call; any other goes the general way.
+            "    } else if (braidFits(braidInputs, 'b')) {\n            \
+             try { if (braidBrandWorkflow.fresh(this)) return Promise.resolve(braidNextFresh(this, braidInputs[0])); } \
+             catch (error) { return Promise.reject(error); }\n            inputs = braidInputs;\n        } else {\n",
             // Freed by a getter of the inputs: rejected, not thrown.
             "        }\n        try { braidBrandWorkflow.pointer(this); } catch (error) { return Promise.reject(error); }\n        const braidPtr = braidBrandWorkflow.enter(this);\n",
-            // The method is a function of the glue's, given the checked pointer.
-            "function braidNextTyped(ptr, input0) {\n    const ptr0 = braidPassBytes(input0, 0);\n    const len0 = WASM_VECTOR_LEN;\n    const ret = wasm.workflow___braid_next_typed_b(ptr, ptr0, len0);\n",
             // A new object has no Wasm object until it is used...
             "    constructor() {\n        braidBrandWorkflow.later(this);\n        return this;\n    }\n",
             "const braidBrandWorkflow = braidBrand('Workflow', (object, later) => {\n    braidMakeWorkflow(object, later === 1 ? wasm.workflow_new() : wasm.__braid_finished());\n});\n",
             "function braidMakeWorkflow(object, ret) {\n    WorkflowFinalization.register(object, braidBrandWorkflow.made(object, ret, ret));\n}\n",
-            // ...and its first `next` makes one after the inputs' copies, kept only if it did not finish.
-            "function braidNextFresh(object, input0) {\n    const ptr0 = braidPassBytes(input0, 0);\n    const len0 = WASM_VECTOR_LEN;\n    const ptr = wasm.workflow_new();\n    const ret = wasm.workflow___braid_next_typed_b(ptr, ptr0, len0);\n",
-            "    const promise = takeFromExternrefTable0(ret[0]);\n    if (wasm.workflow_done(ptr) === 0) {\n        braidMakeWorkflow(object, ptr);\n    } else {\n        wasm.__wbg_workflow_free(ptr, 0);\n        braidBrandWorkflow.finished(object);\n    }\n    return promise;\n}\n",
+            "function braidAdoptKept(object) {\n    const ptr = wasm.__braid_kept();\n    if (ptr !== 0) braidMakeWorkflow(object, ptr);\n}\n",
+            // ...and its first `next` is one call, whose workflow the object
+            // adopts only if it did not finish.
+            "function braidNextFresh(object, input0) {\n    const ptr0 = braidPassBytes(input0, 0);\n    const len0 = WASM_VECTOR_LEN;\n    let ret;\n    __wbg_call_guard();\n    ret = wasm.__braid_next_fresh_typed_b(ptr0, len0);\n",
+            "    if (ret[2]) {\n        const error = takeFromExternrefTable0(ret[1]);\n        braidAdoptKept(object);\n        throw error;\n    }\n    const step = takeFromExternrefTable0(ret[0]);\n    if (step.done) {\n        braidBrandWorkflow.finished(object);\n    } else {\n        braidAdoptKept(object);\n    }\n    return step;\n}\n",
         ] {
             assert!(fast.contains(expected), "{expected:?} in {fast}");
         }
         assert!(fast.starts_with("// Added by Braid"), "{fast}");
-        assert!(!fast.contains("    __braid_next_typed_b(") && !fast.contains("@param {Uint8Array} input0"), "{fast}");
-        assert!(!fast[fast.find("function braidNextTyped").unwrap()..].contains("this"), "{fast}");
+        assert!(!fast.contains("__braid_next_fresh_typed_b(input0") && !fast.contains("exports.__braid_"), "{fast}");
         // Without the brand (the guards did not run), or the general call, it is refused.
         assert!(
             fast_run(&TYPED_NEXT_CLASS.replace("const braidBrandWorkflow = braidBrand('Workflow');\n", "")).is_err()
@@ -590,6 +571,10 @@ const braidBrandWorkflow = braidBrand('Workflow');
             &TYPED_NEXT_CLASS.replace("const braidPtr = braidBrandWorkflow.enter(this);", "const braidPtr = 0;")
         )
         .is_err());
+        // Nor with the typed entry in another form.
+        let give = "    return takeFromExternrefTable0(ret[0]);\n}\nexports";
+        assert!(fast_run(&TYPED_NEXT_CLASS.replace(give, "    return ret;\n}\nexports")).is_err());
+        assert!(fast_run(&TYPED_NEXT_CLASS.replace("passArray8ToWasm0(input0", "passArray8ToWasm1(input0")).is_err());
         // Nor with a constructor that does more than make the Wasm object.
         assert!(fast_run(
             &TYPED_NEXT_CLASS.replace("        return this;\n", "        this.x = 1;\n        return this;\n")
