@@ -115,8 +115,8 @@ fn typed_entry(glue: &mut String, declaration: &str) -> Result<Option<String>, &
 /// over `run`. The constructor only brands the object
 /// (`braidBrandWorkflow.later`); its first `next`, on inputs of the typed
 /// entry, is one call (`braidNextFresh`), whose workflow lives in Wasm for
-/// that call alone if it finishes, and is adopted otherwise (a failure
-/// leaves it where `next` does, to be tried again); any other use of it makes
+/// that call alone if it succeeds, and is adopted otherwise (a failure
+/// leaves it where `next` does); any other use of it makes
 /// its Wasm object for good (`braidMakeWorkflow`): a new one or, after a
 /// `next` that finished, a finished one (`__braid_finished`), so that every
 /// method answers as it does for an object made at once.
@@ -164,8 +164,10 @@ fn made_later(glue: &mut String) -> Result<(), &'static str> {
     // The typed entry of a new object's first `next` (see the template's
     // `next_fresh_typed`): the workflow made in Wasm for the call, one
     // crossing, its step given back as is (the caller makes the Promise).
-    // The object is finished when the step is; otherwise (the call failed,
-    // or the workflow waits) it adopts the workflow Wasm kept.
+    // The object is finished when the step is and adopts the workflow
+    // Wasm kept when the call failed (done or not: an output JS refused
+    // comes after the last segment) or, were that possible, left it
+    // waiting.
     let start = glue.find(TYPED_FRESH).ok_or("the typed first next")?;
     let end = start + glue[start..].find("\n}\n").ok_or("the typed first next")? + "\n}\n".len();
     let name_end = start + glue[start..].find('(').ok_or("the typed first next")? + 1;
