@@ -4,6 +4,7 @@
 //! with no call back into JS; anything else given to the general path as
 //! read.
 
+use super::braid_exports::{drop_unused_wrappers, hide_braid_exports};
 use super::glue::top;
 use super::traps::RESET;
 
@@ -34,18 +35,21 @@ const NEXT_CALL: &str = "const braidPtr = braidBrandWorkflow.enter(this);\n";
 /// what was read here (`braidReplay`): a getter or a `Proxy` trap of the
 /// caller's runs once, and every error is the one the general path gives.
 ///
-/// The `__braid_` functions are taken out of the module's exports. `Ok` with
-/// the glue unchanged but for that when it has no typed entry; `Err` saying
+/// The `__braid_` functions are taken out of the module's exports, and
+/// those nothing calls out of the glue. `Ok` with the glue unchanged but
+/// for that when it has no typed entry; `Err` saying
 /// what is missing when it has one but the glue is not in the form edited
 /// here.
 pub(super) fn fast_run(glue: &str) -> Result<String, &'static str> {
     let mut out = hide_braid_exports(glue);
     let mut edited = false;
     if let Some(kinds) = typed_entry(&mut out, TYPED_RUN)? {
-        let typed = format!("__braid_run_typed_{kinds}({})", arguments(&kinds));
-        let sync = format!("return {typed};");
-        let promise =
-            format!("try {{ return Promise.resolve({typed}); }} catch (error) {{ return Promise.reject(error); }}");
+        let (fits, typed) = (fits(&kinds), format!("__braid_run_typed_{kinds}({})", arguments(&kinds)));
+        let sync = format!("if ({fits}) return {typed};");
+        // What `runSync` would throw, `run` rejects with.
+        let promise = format!(
+            "try {{ if ({fits}) return Promise.resolve({typed}); }} catch (error) {{ return Promise.reject(error); }}"
+        );
         insert_prelude(&mut out, "wasm.runSync(inputs);\n", &kinds, "", &sync, "")?;
         insert_prelude(&mut out, "wasm.run(inputs);\n", &kinds, "", &promise, "")?;
         edited = true;
@@ -58,15 +62,15 @@ pub(super) fn fast_run(glue: &str) -> Result<String, &'static str> {
         // there on, no code of the caller's runs. A new `Workflow` (no
         // Wasm object yet) runs its first `next` in one call
         // (`braidNextFresh`), whose step is made a Promise here; any other
-        // goes the general way. That the getter freed it, or what the
-        // typed call throws (a trap that reset the module), rejects, as
-        // `next` does; the general call is given the object checked again
-        // the same way.
+        // goes the general way, without asking whether the inputs fit.
+        // That the getter freed it, or what the typed call throws (a trap
+        // that reset the module), rejects, as `next` does; the general call
+        // is given the object checked again the same way.
         let check = "braidBrandWorkflow.check(this);";
         let typed = format!(
-            "try {{ if (braidBrandWorkflow.fresh(this)) return Promise.resolve(braidNextFresh(this, {})); }} \
-             catch (error) {{ return Promise.reject(error); }}\n\
-             inputs = braidInputs;",
+            "try {{ if (braidBrandWorkflow.fresh(this) && {}) return Promise.resolve(braidNextFresh(this, {})); }} \
+             catch (error) {{ return Promise.reject(error); }}",
+            fits(&kinds),
             arguments(&kinds),
         );
         let again = "try { braidBrandWorkflow.pointer(this); } catch (error) { return Promise.reject(error); }";
@@ -80,6 +84,7 @@ pub(super) fn fast_run(glue: &str) -> Result<String, &'static str> {
             out.insert_str(at + RESET.len(), "    braidTargets.length = 0;\n");
         }
     }
+    drop_unused_wrappers(&mut out);
     Ok(out)
 }
 
@@ -206,13 +211,19 @@ fn indented(line: &str, by: usize) -> String {
     }
 }
 
+/// Whether the inputs read are of `kinds`, with room in Wasm memory.
+fn fits(kinds: &str) -> String {
+    format!("braidFits(braidInputs, '{kinds}')")
+}
+
 /// `braidInputs[0], braidInputs[1], ...`, one for each of `kinds`.
 fn arguments(kinds: &str) -> String {
     (0..kinds.len()).map(|i| format!("braidInputs[{i}]")).collect::<Vec<_>>().join(", ")
 }
 
 /// Puts the fast path before the line of the general `call`: `check`, then
-/// the inputs read once, and `fast` when they fit `kinds`, or else `again`.
+/// the inputs read once, as many as `kinds` has, and `fast` (which returns
+/// when it takes the typed entry) once they are; then `again`.
 fn insert_prelude(
     glue: &mut String,
     call: &str,
@@ -232,9 +243,8 @@ fn insert_prelude(
         "{check}{indent}const braidInputs = braidItems(inputs, {count});\n\
          {indent}if (braidInputs === undefined) {{\n\
          {indent}    inputs = braidTakeSlow();\n\
-         {indent}}} else if (braidFits(braidInputs, '{kinds}')) {{\n\
-         {fast}\
          {indent}}} else {{\n\
+         {fast}\
          {indent}    inputs = braidInputs;\n\
          {indent}}}\n\
          {again}",
@@ -242,44 +252,6 @@ fn insert_prelude(
     );
     glue.insert_str(line, &prelude);
     Ok(())
-}
-
-/// The glue with its `__braid_` functions (the typed entry, `__braid_room`)
-/// no longer exported: by Node's `exports.NAME = NAME;`, an ES module's
-/// `export function`, or a bundler package's list of what it re-exports.
-fn hide_braid_exports(glue: &str) -> String {
-    let mut out = String::with_capacity(glue.len());
-    let mut in_list = false;
-    for line in glue.split_inclusive('\n') {
-        if line.starts_with("exports.__braid_") {
-            continue;
-        }
-        if let Some(rest) = line.strip_prefix("export function __braid_") {
-            out.push_str("function __braid_");
-            out.push_str(rest);
-        } else if in_list && !line.starts_with('}') {
-            out.push_str(&without_braid_names(line));
-        } else if let Some(names) = line.strip_prefix("export {").and_then(|rest| rest.split_once('}')) {
-            // All on one line: `export { A, B } from "./x_bg.js";`.
-            out.push_str(&format!("export {{ {} }}{}", without_braid_names(names.0).trim(), names.1));
-        } else {
-            out.push_str(line);
-        }
-        in_list = (in_list || line == "export {\n") && !line.starts_with('}');
-    }
-    out
-}
-
-/// A comma-separated list of names (a line of it) without the `__braid_`
-/// ones, its indent and trailing comma kept.
-fn without_braid_names(line: &str) -> String {
-    let indent = &line[..line.len() - line.trim_start().len()];
-    let trimmed = line.trim();
-    let names: Vec<&str> =
-        trimmed.split(',').map(str::trim).filter(|n| !n.is_empty() && !n.starts_with("__braid_")).collect();
-    let comma = if trimmed.ends_with(',') && !names.is_empty() { "," } else { "" };
-    let end = if line.ends_with('\n') { "\n" } else { "" };
-    format!("{indent}{}{comma}{end}", names.join(", "))
 }
 
 /// The JS side of [`fast_run`], put at the glue's top.
@@ -468,8 +440,8 @@ exports.runSync = runSync;
             "    const ptr0 = braidPassBytes(input0, 0);\n",
             // Strings are wasm-bindgen's to copy.
             "    const ptr1 = passStringToWasm0(input1, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);\n",
-            "    __wbg_call_guard();\n    const braidInputs = braidItems(inputs, 2);\n    if (braidInputs === undefined) {\n        inputs = braidTakeSlow();\n    } else if (braidFits(braidInputs, 'bs')) {\n        return __braid_run_typed_bs(braidInputs[0], braidInputs[1]);\n    } else {\n        inputs = braidInputs;\n    }\n    ret = wasm.runSync(inputs);\n",
-            "        try { return Promise.resolve(__braid_run_typed_bs(braidInputs[0], braidInputs[1])); } catch (error) { return Promise.reject(error); }\n    } else {\n        inputs = braidInputs;\n    }\n    ret = wasm.run(inputs);\n",
+            "    __wbg_call_guard();\n    const braidInputs = braidItems(inputs, 2);\n    if (braidInputs === undefined) {\n        inputs = braidTakeSlow();\n    } else {\n        if (braidFits(braidInputs, 'bs')) return __braid_run_typed_bs(braidInputs[0], braidInputs[1]);\n        inputs = braidInputs;\n    }\n    ret = wasm.runSync(inputs);\n",
+            "    } else {\n        try { if (braidFits(braidInputs, 'bs')) return Promise.resolve(__braid_run_typed_bs(braidInputs[0], braidInputs[1])); } catch (error) { return Promise.reject(error); }\n        inputs = braidInputs;\n    }\n    ret = wasm.run(inputs);\n",
             "exports.run = run;\n",
             "exports.runSync = runSync;\n",
         ] {
@@ -479,6 +451,10 @@ exports.runSync = runSync;
         // the room check are the glue's alone.
         assert!(fast.starts_with("/* @ts-self-types=\"./wf.d.ts\" */\n// Added by Braid"), "{fast}");
         assert!(!fast.contains("exports.__braid_"), "{fast}");
+        // wasm-bindgen's function of `__braid_room`, which nothing calls, is
+        // gone; the typed entry, which the fast path calls, stays.
+        assert!(!fast.contains("function __braid_room") && fast.contains("wasm.__braid_room(bytes)"), "{fast}");
+        assert!(fast.contains("\nfunction __braid_run_typed_bs(input0, input1) {\n"), "{fast}");
 
         // An ES module's, and a bundler's list of what it re-exports.
         let web = TYPED.replace("exports.", "// ").replace("\nfunction ", "\nexport function ");
@@ -498,7 +474,12 @@ exports.runSync = runSync;
         // Without a typed entry the glue is left as it is; with one, `run`
         // and `runSync` must be in the form edited here.
         let plain = TYPED.replace("__braid_run_typed_bs", "other");
-        assert_eq!(fast_run(&plain).unwrap(), plain.replace("exports.__braid_room = __braid_room;\n", ""));
+        let room =
+            "function __braid_room(bytes) {\n    const ret = wasm.__braid_room(bytes);\n    return ret !== 0;\n}\n";
+        assert_eq!(
+            fast_run(&plain).unwrap(),
+            plain.replace(&format!("{room}exports.__braid_room = __braid_room;\n"), "")
+        );
         assert!(fast_run(&TYPED.replace("wasm.run(inputs);", "wasm.run(inputs, 1);")).is_err());
         assert!(fast_run(&TYPED.replace("passArray8ToWasm0(input0", "passArray8ToWasm1(input0")).is_err());
         assert!(fast_run(&TYPED.replace("typed_bs(", "typed_bx(")).is_err());
@@ -546,9 +527,10 @@ exports.__braid_next_fresh_typed_b = __braid_next_fresh_typed_b;
             // The object checked first, as the general call does before it reads.
             "    next(inputs) {\n        let ret;\n        braidBrandWorkflow.check(this);\n        const braidInputs = braidItems(inputs, 1);\n",
             // A new object's first `next` is one call; any other goes the general way.
-            "    } else if (braidFits(braidInputs, 'b')) {\n            \
-             try { if (braidBrandWorkflow.fresh(this)) return Promise.resolve(braidNextFresh(this, braidInputs[0])); } \
-             catch (error) { return Promise.reject(error); }\n            inputs = braidInputs;\n        } else {\n",
+            "        } else {\n            \
+             try { if (braidBrandWorkflow.fresh(this) && braidFits(braidInputs, 'b')) \
+             return Promise.resolve(braidNextFresh(this, braidInputs[0])); } \
+             catch (error) { return Promise.reject(error); }\n            inputs = braidInputs;\n        }\n",
             // Freed by a getter of the inputs: rejected, not thrown.
             "        }\n        try { braidBrandWorkflow.pointer(this); } catch (error) { return Promise.reject(error); }\n        const braidPtr = braidBrandWorkflow.enter(this);\n",
             // A new object has no Wasm object until it is used...

@@ -1,0 +1,90 @@
+//! The glue's `__braid_` functions, which the template exports for the
+//! glue alone: taken out of the module's exports, and out of the glue when
+//! nothing calls them.
+
+/// The glue with its `__braid_` functions (the typed entry, `__braid_room`)
+/// no longer exported: by Node's `exports.NAME = NAME;`, an ES module's
+/// `export function`, or a bundler package's list of what it re-exports.
+pub(super) fn hide_braid_exports(glue: &str) -> String {
+    let mut out = String::with_capacity(glue.len());
+    let mut in_list = false;
+    for line in glue.split_inclusive('\n') {
+        if line.starts_with("exports.__braid_") {
+            continue;
+        }
+        if let Some(rest) = line.strip_prefix("export function __braid_") {
+            out.push_str("function __braid_");
+            out.push_str(rest);
+        } else if in_list && !line.starts_with('}') {
+            out.push_str(&without_braid_names(line));
+        } else if let Some(names) = line.strip_prefix("export {").and_then(|rest| rest.split_once('}')) {
+            // All on one line: `export { A, B } from "./x_bg.js";`.
+            out.push_str(&format!("export {{ {} }}{}", without_braid_names(names.0).trim(), names.1));
+        } else {
+            out.push_str(line);
+        }
+        in_list = (in_list || line == "export {\n") && !line.starts_with('}');
+    }
+    out
+}
+
+/// A comma-separated list of names (a line of it) without the `__braid_`
+/// ones, its indent and trailing comma kept.
+fn without_braid_names(line: &str) -> String {
+    let indent = &line[..line.len() - line.trim_start().len()];
+    let trimmed = line.trim();
+    let names: Vec<&str> =
+        trimmed.split(',').map(str::trim).filter(|n| !n.is_empty() && !n.starts_with("__braid_")).collect();
+    let comma = if trimmed.ends_with(',') && !names.is_empty() { "," } else { "" };
+    let end = if line.ends_with('\n') { "\n" } else { "" };
+    format!("{indent}{}{comma}{end}", names.join(", "))
+}
+
+/// Removes wasm-bindgen's JS functions of `__braid_` exports that nothing
+/// calls, with their doc comments: the glue calls `wasm.__braid_room` and
+/// the like directly, and the functions are no longer exported.
+pub(super) fn drop_unused_wrappers(glue: &mut String) {
+    const DECLARATION: &str = "function __braid_";
+    let mut from = 0;
+    while let Some(at) =
+        glue[from..].match_indices(DECLARATION).map(|(i, _)| from + i).find(|&i| i == 0 || glue[..i].ends_with('\n'))
+    {
+        let Some(name) = glue[at + "function ".len()..].split('(').next().map(str::to_string) else { break };
+        let Some(end) = glue[at..].find("\n}\n").map(|e| at + e + "\n}\n".len()) else { break };
+        let called = glue
+            .match_indices(&format!("{name}("))
+            .any(|(i, _)| i != at + "function ".len() && !glue[..i].ends_with("wasm."));
+        if called {
+            from = end;
+            continue;
+        }
+        // Its doc comment, when the lines just before it are one.
+        let start = glue[..at]
+            .strip_suffix(" */\n")
+            .and_then(|before| before.rfind("\n/**\n").map(|c| c + 1))
+            .filter(|&c| !glue[c..at].contains("\n\n"))
+            .unwrap_or(at);
+        glue.replace_range(start..end, "");
+        from = start;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn braid_functions_nothing_calls_are_dropped_with_their_doc_comments() {
+        let mut glue = "const x = 1;\n/**\n * Takes it.\n * @returns {number}\n */\nfunction __braid_kept() {\n    \
+             return wasm.__braid_kept() >>> 0;\n}\n\n/** Called. */\nfunction __braid_run_typed_b(input0) {\n    \
+             return wasm.__braid_run_typed_b(input0);\n}\nfunction __braid_room(bytes) {\n    \
+             return wasm.__braid_room(bytes);\n}\nconst y = __braid_run_typed_b(x) + wasm.__braid_kept();\n"
+            .to_string();
+        drop_unused_wrappers(&mut glue);
+        assert_eq!(
+            glue,
+            "const x = 1;\n\n/** Called. */\nfunction __braid_run_typed_b(input0) {\n    \
+             return wasm.__braid_run_typed_b(input0);\n}\nconst y = __braid_run_typed_b(x) + wasm.__braid_kept();\n"
+        );
+    }
+}
