@@ -1,6 +1,6 @@
 //! The glue's `__braid_` functions, which the template exports for the
 //! glue alone: taken out of the module's exports, and out of the glue when
-//! nothing calls them.
+//! nothing names them.
 
 /// The glue with its `__braid_` functions (the typed entry, `__braid_room`)
 /// no longer exported: by Node's `exports.NAME = NAME;`, an ES module's
@@ -41,7 +41,7 @@ fn without_braid_names(line: &str) -> String {
 }
 
 /// Removes wasm-bindgen's JS functions of `__braid_` exports that nothing
-/// calls, with their doc comments: the glue calls `wasm.__braid_room` and
+/// names, with their doc comments: the glue calls `wasm.__braid_room` and
 /// the like directly, and the functions are no longer exported.
 pub(super) fn drop_unused_wrappers(glue: &mut String) {
     const DECLARATION: &str = "function __braid_";
@@ -51,10 +51,17 @@ pub(super) fn drop_unused_wrappers(glue: &mut String) {
     {
         let Some(name) = glue[at + "function ".len()..].split('(').next().map(str::to_string) else { break };
         let Some(end) = glue[at..].find("\n}\n").map(|e| at + e + "\n}\n".len()) else { break };
-        let called = glue
-            .match_indices(&format!("{name}("))
-            .any(|(i, _)| i != at + "function ".len() && !glue[..i].ends_with("wasm."));
-        if called {
+        // Named anywhere but its declaration, the raw export (`wasm.`) and
+        // strings (an export's name), called or not.
+        let identifier = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == '$';
+        let used = glue.match_indices(name.as_str()).any(|(i, _)| {
+            i != at + "function ".len()
+                && !glue[..i].ends_with("wasm.")
+                && !glue[..i].ends_with(['\'', '"', '`'])
+                && !glue[..i].ends_with(identifier)
+                && !glue[i + name.len()..].starts_with(identifier)
+        });
+        if used {
             from = end;
             continue;
         }
@@ -74,17 +81,21 @@ mod tests {
     use super::*;
 
     #[test]
-    fn braid_functions_nothing_calls_are_dropped_with_their_doc_comments() {
+    fn braid_functions_nothing_names_are_dropped_with_their_doc_comments() {
         let mut glue = "const x = 1;\n/**\n * Takes it.\n * @returns {number}\n */\nfunction __braid_kept() {\n    \
              return wasm.__braid_kept() >>> 0;\n}\n\n/** Called. */\nfunction __braid_run_typed_b(input0) {\n    \
              return wasm.__braid_run_typed_b(input0);\n}\nfunction __braid_room(bytes) {\n    \
-             return wasm.__braid_room(bytes);\n}\nconst y = __braid_run_typed_b(x) + wasm.__braid_kept();\n"
+             return wasm.__braid_room(bytes);\n}\nfunction __braid_finished() {\n    \
+             return wasm.__braid_finished();\n}\nconst y = __braid_run_typed_b(x) + wasm.__braid_kept();\n\
+             const z = [__braid_finished, '__braid_room'];\n"
             .to_string();
         drop_unused_wrappers(&mut glue);
         assert_eq!(
             glue,
             "const x = 1;\n\n/** Called. */\nfunction __braid_run_typed_b(input0) {\n    \
-             return wasm.__braid_run_typed_b(input0);\n}\nconst y = __braid_run_typed_b(x) + wasm.__braid_kept();\n"
+             return wasm.__braid_run_typed_b(input0);\n}\nfunction __braid_finished() {\n    \
+             return wasm.__braid_finished();\n}\nconst y = __braid_run_typed_b(x) + wasm.__braid_kept();\n\
+             const z = [__braid_finished, '__braid_room'];\n"
         );
     }
 }
