@@ -36,19 +36,18 @@ const NEXT_CALL: &str = "const braidPtr = braidBrandWorkflow.enter(this);\n";
 /// caller's runs once, and every error is the one the general path gives.
 ///
 /// The `__braid_` functions are taken out of the module's exports, and
-/// those nothing calls out of the glue. `Ok` with the glue unchanged but
-/// for that when it has no typed entry; `Err` saying
-/// what is missing when it has one but the glue is not in the form edited
-/// here.
+/// those nothing names out of the glue. `Ok` with the glue unchanged but
+/// for that when it has no typed entry; `Err` saying what is missing when
+/// it has one but the glue is not in the form edited here.
 pub(super) fn fast_run(glue: &str) -> Result<String, &'static str> {
     let mut out = hide_braid_exports(glue);
     let mut edited = false;
     if let Some(kinds) = typed_entry(&mut out, TYPED_RUN)? {
-        let (fits, typed) = (fits(&kinds), format!("__braid_run_typed_{kinds}({})", arguments(&kinds)));
-        let sync = format!("if ({fits}) return {typed};");
+        let (fit, typed) = (fits(&kinds), format!("__braid_run_typed_{kinds}({})", arguments(&kinds)));
+        let sync = format!("if ({fit}) return {typed};");
         // What `runSync` would throw, `run` rejects with.
         let promise = format!(
-            "try {{ if ({fits}) return Promise.resolve({typed}); }} catch (error) {{ return Promise.reject(error); }}"
+            "try {{ if ({fit}) return Promise.resolve({typed}); }} catch (error) {{ return Promise.reject(error); }}"
         );
         insert_prelude(&mut out, "wasm.runSync(inputs);\n", &kinds, "", &sync, "")?;
         insert_prelude(&mut out, "wasm.run(inputs);\n", &kinds, "", &promise, "")?;
