@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AwsClient } from 'aws4fetch';
 import { braid, killHard } from './server.mjs';
+import { answering } from './wait.mjs';
 import { root } from './paths.mjs';
 const script = (name) => (...args) => execFileSync(`${root}/scripts/${name}.sh`, args, { encoding: 'utf8' }).trim();
 export const pg = script('postgres');
@@ -71,7 +72,8 @@ export class Deployment {
           started = true;
           const p = { name, child, url: m[1], log: () => log };
           this.processes.push(p);
-          resolve(p);
+          // An API is ready once it answers; a worker once it says so.
+          (p.url.startsWith('http') ? answering(p.url) : Promise.resolve()).then(() => resolve(p), reject);
         }
       });
       child.on('exit', (code) => reject(new Error(`braid ${role} ${name} exited (${code}):\n${log}`)));

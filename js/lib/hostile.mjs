@@ -136,7 +136,7 @@ async function outcome(call, isAsync) {
   if (!(result instanceof Promise)) return { value: result, broke: 'did not return a Promise' };
   let timer;
   const late = new Promise((resolve) => {
-    timer = setTimeout(() => resolve({ error: new Error('never settled'), broke: 'never settled (3 s)' }), 3000);
+    timer = setTimeout(() => resolve({ error: new Error('never settled'), broke: 'never settled (30 s)' }), 30_000);
   });
   try {
     return await Promise.race([result.then((value) => ({ value })), late]);

@@ -5,6 +5,7 @@ import { chownSync, existsSync, mkdtempSync, statSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { root, braid } from './paths.mjs';
+import { answering, fetchPatiently } from './wait.mjs';
 
 export { braid };
 
@@ -18,11 +19,14 @@ const toolsEnv = {
 
 /**
  * Starts `braid serve --data dataDir --api-key key ...args`; resolves once
- * it listens to { child, url, log() } (log: its stderr so far). With
+ * it answers requests to { child, url, log() } (log: its stderr so far). With
  * `user` (from `ordinaryUser`, the tests running as root), the service
  * runs as that user; with `bin`, that `braid` rather than the one under test.
+ * With `ready: 'starting'`, it resolves (with no `url`) as soon as the
+ * server says it is starting: its signal handlers are in place, nothing
+ * else is done yet.
  */
-export function spawnServer({ dataDir, key, args = [], env = {}, user, bin = braid }) {
+export function spawnServer({ dataDir, key, args = [], env = {}, user, bin = braid, ready = 'listening' }) {
   env = { ...toolsEnv, ...env };
   return new Promise((resolve, reject) => {
     let [cmd, argv] = [bin, ['serve', '--addr', '127.0.0.1:0', '--data', dataDir, '--api-key', key, ...args]];
@@ -39,10 +43,14 @@ export function spawnServer({ dataDir, key, args = [], env = {}, user, bin = bra
     let url;
     child.stderr.on('data', (chunk) => {
       seen += chunk;
+      if (ready === 'starting' && /braid serve: starting\n/.test(seen)) {
+        resolve({ child, url, log: () => seen });
+        return;
+      }
       const m = seen.match(/listening on (http:\/\/[0-9.:]+)\n/);
       if (m && !url) {
         url = m[1];
-        resolve({ child, url, log: () => seen });
+        answering(url).then(() => resolve({ child, url, log: () => seen }), reject);
       }
     });
     child.on('exit', (code) => reject(new Error(`braid serve exited (${code}):\n${seen}`)));
@@ -112,7 +120,7 @@ export function killHard(child) {
 export async function waitJob(url, jobId, { key, until = ['succeeded', 'failed'], timeoutMs = 600_000 } = {}) {
   const start = Date.now();
   for (;;) {
-    const job = await (await fetch(`${url}/v1/jobs/${jobId}`, { headers: { 'x-api-key': key } })).json();
+    const job = await (await fetchPatiently(`${url}/v1/jobs/${jobId}`, { headers: { 'x-api-key': key } })).json();
     if (until.includes(job.state)) return job;
     if (Date.now() - start > timeoutMs) throw new Error(`job ${jobId} still ${job.state}: ${job.progress}`);
     await new Promise((r) => setTimeout(r, 250));

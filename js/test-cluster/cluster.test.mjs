@@ -17,6 +17,7 @@ import { promisify } from 'node:util';
 import { Deployment, garage, pg } from '../lib/cluster.mjs';
 import { root } from '../lib/paths.mjs';
 import { braid, waitJob } from '../lib/server.mjs';
+import { exited, until } from '../lib/wait.mjs';
 import { cid } from '../lib/reference.mjs';
 
 const KEY = 'cluster-key';
@@ -133,18 +134,23 @@ test('an operation published through one API is checked by a worker, listed by b
   built.set(build_id, { name: 'cluster_published', manifest: published.manifest, artifacts: row.artifacts });
 });
 
+test('SIGTERM at any point of a worker\'s start-up stops it gracefully (exit 0)', async () => {
+  for (const [when, ready] of [['before it takes jobs', /braid worker: (starting)\n/], ['once it is ready', /braid worker: (ready)/]]) {
+    const w = await d.start('worker', 'w-sigterm', [...d.shared(), '--workers', '1'], ready);
+    process.kill(w.child.pid, 'SIGTERM');
+    assert.deepEqual(await exited(w.child), { code: 0, signal: null }, `SIGTERM ${when}:\n${w.log()}`);
+    assert.match(w.log(), /braid worker: stopped/, when);
+    d.processes = d.processes.filter((p) => p !== w);
+  }
+});
+
 test('kill -9 of the worker running a build: its lease runs out and another worker finishes the job', async () => {
   // Three targets: long enough (seconds, warm) to be killed mid-way.
   const res = await submit(apis[0], manifest('cluster_killed'), ['native', 'node', 'web']);
   assert.equal(res.status, 202);
   const { job_id, build_id } = await res.json();
   await waitJob(apis[0].url, job_id, { key: KEY, until: ['running'] });
-  let runner;
-  for (let i = 0; i < 100 && !runner; i++) {
-    runner = workers.find((w) => w.log().includes(job_id));
-    if (!runner) await new Promise((r) => setTimeout(r, 100));
-  }
-  assert.ok(runner, 'no worker logged the job');
+  const runner = await until(() => workers.find((w) => w.log().includes(job_id)), 'no worker logged the job');
   d.kill(runner);
   const then = await (await get(apis[0], `/v1/jobs/${job_id}`)).json();
   assert.equal(then.state, 'running', 'the build ended before its worker was killed');

@@ -48,7 +48,7 @@ after(async () => {
 async function saveDownload(page) {
   for (let attempt = 1; ; attempt++) {
     try {
-      const [download] = await Promise.all([page.waitForEvent('download', { timeout: 10_000 }), page.locator('#save').click()]);
+      const [download] = await Promise.all([page.waitForEvent('download', { timeout: 60_000 }), page.locator('#save').click()]);
       return download;
     } catch (e) {
       if (attempt === 2 || e.name !== 'TimeoutError') throw e;
@@ -66,7 +66,7 @@ async function withEditor(name, body) {
   page.on('pageerror', (e) => errors.push(String(e)));
   try {
     await page.goto(`${base}/`);
-    await page.waitForFunction(() => window.braidEditor?.ready, null, { timeout: 30_000 });
+    await page.waitForFunction(() => window.braidEditor?.ready, null, { timeout: 120_000 });
     await body(page);
     assert.deepEqual(errors, []);
   } catch (e) {
@@ -162,7 +162,7 @@ test('photo_proof from an empty canvas, with the mouse only: built by the servic
       await cid.locator('select[data-field="codec"]').selectOption('raw');
     }
     await page.locator('#wf-name').fill('photo_proof_drawn');
-    await page.waitForFunction(() => document.querySelector('#signature.valid'), null, { timeout: 30_000 });
+    await page.waitForFunction(() => document.querySelector('#signature.valid'), null, { timeout: 120_000 });
     assert.equal(await page.textContent('#signature'), 'photo: Bytes -> op_photo_proof::PhotoProof');
     assert.match(await page.textContent('#targets'), /native, nostd, wasm/);
 
@@ -310,7 +310,7 @@ test('every example workflow opened from its file and saved: the same manifest',
       const path = join(root, 'workflows', file);
       await page.setInputFiles('#open-file', path);
       await page.waitForFunction((name) => document.querySelector('#wf-name').value === name, JSON.parse(readFileSync(path, 'utf8')).name);
-      await page.waitForFunction(() => document.querySelector('#signature.valid'), null, { timeout: 10_000 });
+      await page.waitForFunction(() => document.querySelector('#signature.valid'), null, { timeout: 60_000 });
       const download = await saveDownload(page);
       const saved = readFileSync(await download.path(), 'utf8');
       assert.deepEqual(JSON.parse(saved), JSON.parse(readFileSync(path, 'utf8')), file);

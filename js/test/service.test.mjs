@@ -22,6 +22,7 @@ import { join } from 'node:path';
 import { inputValue } from '../lib/reference.mjs';
 import { contentId as cidOf } from '../lib/cid.mjs';
 import { killHard, spawnServer as startServer, waitJob as waitJobAt } from '../lib/server.mjs';
+import { exited, until } from '../lib/wait.mjs';
 import { root, braid, manifest, braidSync } from '../lib/paths.mjs';
 
 const KEY = 'test-key-1';
@@ -32,22 +33,13 @@ let server;
 let base;
 
 /** `braid serve` on `dataDir` with this file's key. */
-const spawnServer = ({ dataDir, args = [], env = {} }) => startServer({ dataDir, key: KEY, args, env });
+const spawnServer = ({ dataDir, args = [], env = {}, ready }) => startServer({ dataDir, key: KEY, args, env, ready });
 
 /** The main server of this file (restarted by the kill -9 test). */
 async function start() {
   const s = await spawnServer({ dataDir: data, args: ['--workers', '1'] });
   base = s.url;
   return s.child;
-}
-
-/** Polls `check` every 100 ms until it is true; fails with `message` after `ms`. */
-async function until(check, message, ms = 30_000) {
-  const start = Date.now();
-  while (!(await check())) {
-    if (Date.now() - start > ms) throw new Error(message);
-    await new Promise((r) => setTimeout(r, 100));
-  }
 }
 
 /** Command lines of the processes that mention `text` (e.g. a job id). */
@@ -195,10 +187,11 @@ test('kill -9 during a build, restart: the job runs again and only whole artifac
   assert.equal(res.status, 202);
   const { job_id, build_id } = await res.json();
   await waitJob(job_id, { until: ['running'] });
-  // Let the build get under way, then kill the server and its builds.
-  await new Promise((r) => setTimeout(r, 1500));
+  // Once the build compiles (its crate generated), kill the server and its builds.
+  const compiling = async () => (await (await api(`/v1/jobs/${job_id}`, { headers: { 'x-api-key': KEY } })).json()).log_tail.includes('generate done');
+  await until(compiling, 'the build did not get past generating its crate');
   killHard(server);
-  await new Promise((r) => setTimeout(r, 300));
+  await exited(server);
   base = undefined;
   server = await start();
   const job = await waitJob(job_id);
@@ -261,7 +254,7 @@ test('/v1/generate starts no process (the lock is pruned in memory) and gives th
 });
 
 /** Resolves when `socket` is closed by the server (or fails with `message` after `ms`). */
-function closedByServer(socket, message, ms = 20_000) {
+function closedByServer(socket, message, ms = 120_000) {
   return new Promise((resolve, reject) => {
     let received = '';
     socket.on('data', (d) => (received += d));
@@ -426,6 +419,40 @@ test('builds die with the server (kill -9), never share a directory, and SIGTERM
   }
 });
 
+test('SIGTERM at any point of start-up stops the server gracefully: exit 0, its build queued again', async () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'braid-startup-'));
+  /** SIGTERM to `s`; it exits 0 of its own accord, saying it stopped. */
+  const stopped = async (s, when) => {
+    process.kill(s.child.pid, 'SIGTERM');
+    assert.deepEqual(await exited(s.child), { code: 0, signal: null }, `SIGTERM ${when}:\n${s.log()}`);
+    assert.match(s.log(), /braid serve: stopped/, `SIGTERM ${when}`);
+  };
+  const servers = [];
+  const start = (ready) => spawnServer({ dataDir, args: ['--workers', '1'], ready }).then((s) => servers.push(s) && s);
+  try {
+    // Before it listens: its handlers are in place, the data directory and
+    // the registry not yet opened.
+    await stopped(await start('starting'), 'before listening');
+    // Right after it listens.
+    await stopped(await start('listening'), 'right after listening');
+    // While a build starts: the build stops, its job waits for the next start.
+    let s = await start('listening');
+    const res = await postTo(s.url, '/v1/workflows', { manifest: fresh('sigterm'), targets: ['native'] });
+    assert.equal(res.status, 202);
+    const { job_id } = await res.json();
+    await waitJob(job_id, { url: s.url, until: ['running'] });
+    await stopped(s, 'while a build starts');
+    assert.match(s.log(), /shutting down/);
+    await until(() => processesMentioning(job_id).length === 0, 'the build outlived the server stopped by SIGTERM');
+    s = await start('listening');
+    const job = await waitJob(job_id, { url: s.url });
+    assert.equal(job.state, 'succeeded', `${job.error}\n${job.log_tail}`);
+    await stopped(s, 'after a build');
+  } finally {
+    for (const s of servers) killHard(s.child);
+  }
+});
+
 test('a deleted database: writes get 503, health is degraded, reads go on', async () => {
   const data4 = mkdtempSync(join(tmpdir(), 'braid-nodb-'));
   const s = await spawnServer({ dataDir: data4 });
@@ -477,7 +504,7 @@ test('a full disk ends the job with a reason and leaves no file; health says so;
     const res = await postTo(s.url, '/v1/workflows', body);
     assert.equal(res.status, 202, await res.clone().text());
     const first = await res.json();
-    const job = await waitJob(first.job_id, { url: s.url, timeoutMs: 60_000 });
+    const job = await waitJob(first.job_id, { url: s.url });
     assert.equal(job.state, 'failed');
     assert.match(job.error, /No space left on device/);
     assert.ok(!job.error.includes(mnt), job.error);
@@ -499,8 +526,10 @@ test('a full disk ends the job with a reason and leaves no file; health says so;
     const rebuilt = await waitJob(second.job_id, { url: s.url });
     assert.equal(rebuilt.state, 'succeeded', `${rebuilt.error}\n${rebuilt.log_tail}`);
   } finally {
-    if (s) killHard(s.child);
-    await new Promise((r) => setTimeout(r, 200));
+    if (s) {
+      killHard(s.child);
+      await exited(s.child);
+    }
     spawnSync('umount', ['-l', mnt]);
   }
 });

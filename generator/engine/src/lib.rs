@@ -1,8 +1,9 @@
 //! Braid's executor: a workflow's component (`braid build --targets
 //! component`) run by wasmtime the way its authors recommend for running
 //! untrusted code per request: compiled once and kept precompiled on disk
-//! (keyed by the component's CID, the wasmtime version and the engine's
-//! settings), pre-instantiated ([`Program`]), the pooling allocator with
+//! ([`PrecompiledCache`]: keyed by the component's CID, the wasmtime
+//! version and the engine's settings, and bound to them by a MAC),
+//! pre-instantiated ([`Program`]), the pooling allocator with
 //! copy-on-write memory images, and a fresh instance for every run, so
 //! that nothing a run leaves in memory is seen by the next.
 //!
@@ -21,9 +22,9 @@
 //! A component that imports anything is refused when it is loaded.
 
 mod fast;
+mod precompiled;
 mod values;
 
-use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -33,6 +34,7 @@ use wasmtime::{
     Config, Engine as Wasmtime, InstanceAllocationStrategy, PoolingAllocationConfig, Store, UpdateDeadline,
 };
 
+pub use precompiled::{CacheError, PrecompiledCache};
 pub use values::{camel, from_json, is_bytes, to_json, Input, Output};
 pub use wasmtime::component::{Type, Val};
 
@@ -70,8 +72,6 @@ pub enum LoadError {
     Invalid(String),
     #[error("the engine could not start: {0}")]
     Engine(String),
-    #[error("the precompiled components' cache: {0}")]
-    Cache(#[from] std::io::Error),
 }
 
 /// Why a run did not give an output.
@@ -208,31 +208,46 @@ impl Engine {
     }
 
     /// The component `wasm` (whose CID is `cid`), compiled or, with
-    /// `cache`, loaded precompiled from `cache/<cid>.<engine key>.cwasm`
-    /// (written after the first compilation).
-    pub fn load(&self, wasm: &[u8], cid: &str, cache: Option<&Path>) -> Result<Program, LoadError> {
+    /// `cache`, loaded precompiled from it when the cache wrote it for this
+    /// component and engine (written after the first compilation).
+    pub fn load(&self, wasm: &[u8], cid: &str, cache: Option<&PrecompiledCache>) -> Result<Program, LoadError> {
+        let (component, source) = self.component(wasm, cid, cache)?;
+        self.program(component, source)
+    }
+
+    /// The compiled component: precompiled from `cache` if it holds this
+    /// one's code (a file that does not load is deleted), else compiled
+    /// and kept there.
+    fn component(
+        &self,
+        wasm: &[u8],
+        cid: &str,
+        cache: Option<&PrecompiledCache>,
+    ) -> Result<(Component, Source), LoadError> {
+        if let Some(code) = cache.and_then(|c| c.read(cid, &self.key)) {
+            // SAFETY: `code` is what this engine serialized for exactly this
+            // component: its MAC, under a key only this user can read, was
+            // checked on these very bytes (nothing re-reads the file), and
+            // wasmtime checks the version and settings again.
+            match unsafe { Component::deserialize(&self.wasmtime, &code) } {
+                Ok(component) => return Ok((component, Source::Precompiled)),
+                Err(_) => cache.into_iter().for_each(|c| c.remove(cid, &self.key)),
+            }
+        }
         let invalid = |e: wasmtime::Error| LoadError::Invalid(format!("{e:#}"));
-        let cached = cache.map(|dir| dir.join(format!("{cid}.{}.cwasm", self.key)));
-        let (component, source) = match cached.as_deref().filter(|p| p.is_file()) {
-            // SAFETY: the file is one this engine wrote (its key names the
-            // wasmtime version and settings); wasmtime checks both again.
-            Some(path) => {
-                (unsafe { Component::deserialize_file(&self.wasmtime, path) }.map_err(invalid)?, Source::Precompiled)
+        let component = Component::new(&self.wasmtime, wasm).map_err(invalid)?;
+        if let Some(cache) = cache {
+            if let Ok(code) = component.serialize() {
+                cache.write(cid, &self.key, &code);
             }
-            None => {
-                let component = Component::new(&self.wasmtime, wasm).map_err(invalid)?;
-                if let Some(path) = &cached {
-                    let bytes = component.serialize().map_err(invalid)?;
-                    if let Some(dir) = path.parent() {
-                        std::fs::create_dir_all(dir)?;
-                    }
-                    let tmp = path.with_extension(format!("tmp{}", std::process::id()));
-                    std::fs::write(&tmp, bytes)?;
-                    std::fs::rename(&tmp, path)?;
-                }
-                (component, Source::Compiled)
-            }
-        };
+        }
+        Ok((component, Source::Compiled))
+    }
+
+    /// The program of a compiled component, checked: it imports nothing
+    /// and exports `run`.
+    fn program(&self, component: Component, source: Source) -> Result<Program, LoadError> {
+        let invalid = |e: wasmtime::Error| LoadError::Invalid(format!("{e:#}"));
         let ty = component.component_type();
         if let Some((name, _)) = ty.imports(&self.wasmtime).find(|(_, item)| !self.types_only(&item.ty)) {
             return Err(LoadError::Invalid(format!(
@@ -426,5 +441,37 @@ mod tests {
         assert_eq!(refusal(&component(b"")), "it exports no `run` function");
         let core = refusal(b"\0asm\x01\x00\x00\x00");
         assert!(core.contains("component"), "a core module: {core}");
+    }
+
+    /// A precompiled file that is not this cache's own for this component
+    /// (another component's, truncated, patched) is never deserialized:
+    /// the component is compiled again and the file rewritten.
+    #[test]
+    fn a_tampered_precompiled_file_is_compiled_again_never_loaded() {
+        let engine = Engine::new(Limits::default(), 1).unwrap();
+        let tmp = tempfile::tempdir().unwrap();
+        let cache = PrecompiledCache::open(tmp.path(), 1 << 30).unwrap();
+        let source = |wasm: &[u8], cid: &str| engine.component(wasm, cid, Some(&cache)).unwrap().1;
+        let (a, b) = (component(b""), component(b"\x0a\x06\x01\x00\x01f\x01\x00"));
+        assert_eq!(source(&a, "a"), Source::Compiled);
+        assert_eq!(source(&a, "a"), Source::Precompiled);
+        assert_eq!(source(&b, "b"), Source::Compiled);
+        let file = |cid: &str| tmp.path().join(format!("{cid}.{}.cwasm", engine.key));
+        type Tamper<'a> = &'a dyn Fn(&mut Vec<u8>);
+        let tampered: [(&str, Tamper); 3] = [
+            ("swapped", &|bytes| *bytes = std::fs::read(file("b")).unwrap()),
+            ("truncated", &|bytes| bytes.truncate(bytes.len() / 2)),
+            ("patched", &|bytes| {
+                let middle = bytes.len() / 2;
+                bytes[middle] ^= 0xff;
+            }),
+        ];
+        for (how, tamper) in tampered {
+            let mut bytes = std::fs::read(file("a")).unwrap();
+            tamper(&mut bytes);
+            std::fs::write(file("a"), &bytes).unwrap();
+            assert_eq!(source(&a, "a"), Source::Compiled, "a {how} file was loaded");
+            assert_eq!(source(&a, "a"), Source::Precompiled, "after a {how} file, the cache works again");
+        }
     }
 }

@@ -3,7 +3,8 @@
 //! process, started on the first run; programs by their component's CID,
 //! fetched from the store on first use (so any process of a deployment
 //! runs any build), checked against that CID, and kept precompiled under
-//! `<data>/precompiled`; runs bounded by slots and a queue (beyond it, 503
+//! `<data>/precompiled` ([`PrecompiledCache`]: loaded only when bound to
+//! that component and engine by this process's MAC key); runs bounded by slots and a queue (beyond it, 503
 //! + `Retry-After`). Every run is a fresh instance: an executor holds no
 //!   state a request could leave behind.
 
@@ -12,7 +13,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
-use braid_engine::{Engine, Limits, Program, Source, Timings};
+use braid_engine::{Engine, Limits, PrecompiledCache, Program, Source, Timings};
 
 use crate::admission::Slots;
 use crate::ids::{BuildId, ContentId};
@@ -54,6 +55,9 @@ pub struct Executor {
     /// id does not ask the store.
     components: Mutex<HashMap<BuildId, ContentId>>,
     precompiled: PathBuf,
+    /// The disk cache, opened on first use; `None` where it is refused
+    /// (runs then compile every component once per process).
+    cache: OnceLock<Option<PrecompiledCache>>,
     pub(crate) slots: Slots,
 }
 
@@ -66,6 +70,7 @@ impl Executor {
             loading: Mutex::new(()),
             components: Mutex::new(HashMap::new()),
             precompiled: data.join("precompiled"),
+            cache: OnceLock::new(),
             slots: Slots::new(config.slots, config.queue),
         }
     }
@@ -118,7 +123,7 @@ impl Executor {
         let engine = self.engine()?;
         let program = Arc::new(
             engine
-                .load(&wasm, &key, Some(&self.precompiled))
+                .load(&wasm, &key, self.cache())
                 .map_err(|e| Problem::internal(format!("loading the component {key}: {e}")))?,
         );
         self.programs.lock().unwrap_or_else(std::sync::PoisonError::into_inner).insert(key, program.clone());
@@ -129,6 +134,23 @@ impl Executor {
         Ok((program, source))
     }
 }
+
+impl Executor {
+    /// The precompiled cache, opened on first use.
+    fn cache(&self) -> Option<&PrecompiledCache> {
+        self.cache
+            .get_or_init(|| {
+                PrecompiledCache::open(&self.precompiled, PRECOMPILED_MAX_BYTES)
+                    .inspect_err(|e| tracing::warn!("not keeping precompiled components: {e}"))
+                    .ok()
+            })
+            .as_ref()
+    }
+}
+
+/// Most bytes of precompiled components kept on disk (the least recently
+/// used go first): a CID workflow's is about 1 MB, photo_proof's 4 MB.
+pub const PRECOMPILED_MAX_BYTES: u64 = 1 << 30;
 
 /// A run's timings as a `Server-Timing` header value (milliseconds): the
 /// fresh instance's making, and the whole run.

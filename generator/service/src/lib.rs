@@ -20,6 +20,7 @@ pub mod operations;
 pub mod packages;
 pub mod problem;
 pub mod routes;
+pub mod stop;
 pub mod store;
 
 use std::net::SocketAddr;
@@ -357,11 +358,12 @@ fn toolchain() -> String {
 }
 
 /// Locks the data directory, binds `config.addr`, starts the workers and
-/// serves until SIGINT or SIGTERM; then stops accepting, lets open requests
-/// finish, stops running builds (their jobs wait in the queue for the next
-/// start) and returns. Prints `braid serve: listening on http://ADDR` once
-/// ready.
-pub async fn serve(config: Config) -> Result<(), ServeError> {
+/// serves until `stop` (SIGINT or SIGTERM, taken before this is called);
+/// then stops accepting, lets open requests finish, stops running builds
+/// (their jobs wait in the queue for the next start) and returns. Prints
+/// `braid serve: listening on http://ADDR` once ready; a stop asked for
+/// before that returns without listening or building.
+pub async fn serve(config: Config, stop: stop::Stop) -> Result<(), ServeError> {
     let addr = config.addr;
     let workers = config.workers;
     let limits = config.limits;
@@ -370,6 +372,10 @@ pub async fn serve(config: Config) -> Result<(), ServeError> {
     // request (about a second for the built-ins): what the index lists
     // does not change under a client that just started.
     take_in_operations(&state).await;
+    if stop.asked() {
+        eprintln!("braid serve: stopped before listening");
+        return Ok(());
+    }
     let listener = tokio::net::TcpListener::bind(addr).await.map_err(|source| ServeError::Bind { addr, source })?;
     let local = listener.local_addr().map_err(|source| ServeError::Bind { addr, source })?;
     state.data_lock.record(&format!("http://{local}"))?;
@@ -386,13 +392,13 @@ pub async fn serve(config: Config) -> Result<(), ServeError> {
         }
     });
     eprintln!("braid serve: listening on http://{local}");
-    let stop = state.shutdown.clone();
-    let shutdown = async move {
-        signalled().await;
+    let shutdown = state.shutdown.clone();
+    let stopping = async move {
+        stop.wait().await;
         eprintln!("braid serve: shutting down");
-        let _ = stop.send(true);
+        let _ = shutdown.send(true);
     };
-    conn::serve(listener, routes::app(state.clone()), limits, shutdown).await;
+    conn::serve(listener, routes::app(state.clone()), limits, stopping).await;
     for runner in runners {
         let _ = runner.await;
     }
@@ -401,17 +407,22 @@ pub async fn serve(config: Config) -> Result<(), ServeError> {
 }
 
 /// `braid worker`: builds jobs from the shared database (nothing else)
-/// until SIGINT or SIGTERM; then stops its running builds (their jobs go
-/// back to the queue, for another worker) and returns. Prints `braid
-/// worker: ready` once it takes jobs.
-pub async fn work(config: Config) -> Result<(), ServeError> {
+/// until `stop` (SIGINT or SIGTERM, taken before this is called); then
+/// stops its running builds (their jobs go back to the queue, for another
+/// worker) and returns. Prints `braid worker: ready` once it takes jobs; a
+/// stop asked for before that returns without taking any.
+pub async fn work(config: Config, stop: stop::Stop) -> Result<(), ServeError> {
     let workers = config.workers;
     let state = open(config).await?;
     take_in_operations(&state).await;
+    if stop.asked() {
+        eprintln!("braid worker: stopped before taking jobs");
+        return Ok(());
+    }
     state.data_lock.record("worker")?;
     let runners = jobs::spawn(&state, workers);
     eprintln!("braid worker: ready ({workers} builder(s))");
-    signalled().await;
+    stop.wait().await;
     eprintln!("braid worker: shutting down");
     let _ = state.shutdown.send(true);
     for runner in runners {
@@ -419,21 +430,4 @@ pub async fn work(config: Config) -> Result<(), ServeError> {
     }
     eprintln!("braid worker: stopped");
     Ok(())
-}
-
-/// SIGINT (Ctrl-C) or SIGTERM.
-async fn signalled() {
-    let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
-    let term = async {
-        match term.as_mut() {
-            Some(t) => {
-                t.recv().await;
-            }
-            None => std::future::pending().await,
-        }
-    };
-    tokio::select! {
-        _ = tokio::signal::ctrl_c() => {}
-        () = term => {}
-    }
 }

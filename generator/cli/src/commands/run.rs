@@ -113,7 +113,7 @@ fn run_component(
     let wasm = std::fs::read(&wasm_path).with_context(|| format!("reading {}", wasm_path.display()))?;
     let engine = Engine::new(limits, 1)?;
     let cid = braid::content_id(&wasm);
-    let program = engine.load(&wasm, &cid, Some(&build::run_dir(target_dir).join("precompiled")))?;
+    let program = engine.load(&wasm, &cid, precompiled_cache().as_ref())?;
     if files.len() != program.params().len() {
         return Err(RunError::Arity {
             workflow: workflow.manifest.name.clone(),
@@ -160,4 +160,19 @@ fn show(output: Output, ty: &Type) -> String {
         }
         output => output.to_json_text(),
     }
+}
+
+/// The user's own cache of precompiled components,
+/// `$XDG_CACHE_HOME/braid/precompiled` or `~/.cache/braid/precompiled`:
+/// never beside a target directory, which may be in a shared temporary
+/// one. Without a home, or where the directory is not the user's alone,
+/// none (each run compiles, saying why once).
+fn precompiled_cache() -> Option<braid_engine::PrecompiledCache> {
+    let cache = std::env::var_os("XDG_CACHE_HOME")
+        .filter(|d| std::path::Path::new(d).is_absolute())
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").filter(|h| !h.is_empty()).map(|h| PathBuf::from(h).join(".cache")))?;
+    braid_engine::PrecompiledCache::open(&cache.join("braid/precompiled"), 256 << 20)
+        .inspect_err(|e| eprintln!("warning: compiling the component on every run: {e}"))
+        .ok()
 }

@@ -9,6 +9,7 @@ use std::time::Duration;
 
 use anyhow::Context as _;
 use braid::build;
+use braid_service::stop::Stop;
 use braid_service::{Config, Database};
 
 /// What `braid serve` and `braid worker` share.
@@ -155,8 +156,18 @@ fn say_what_is_missing(who: &str) {
     }
 }
 
-fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
-    tokio::runtime::Builder::new_multi_thread().enable_all().build().context("cannot start the async runtime")
+/// The runtime, and SIGINT and SIGTERM taken before anything else (the
+/// checks of the machine and the data directory can take seconds): from
+/// the `starting` line on, either signal stops the process gracefully.
+fn start(who: &str) -> anyhow::Result<(tokio::runtime::Runtime, Stop)> {
+    let runtime =
+        tokio::runtime::Builder::new_multi_thread().enable_all().build().context("cannot start the async runtime")?;
+    let stop = {
+        let _inside = runtime.enter();
+        Stop::install().context("cannot take SIGINT and SIGTERM")?
+    };
+    eprintln!("{who}: starting");
+    Ok((runtime, stop))
 }
 
 impl Shared {
@@ -188,6 +199,7 @@ impl Shared {
 
 /// `braid worker`: builds jobs from the shared database until SIGINT or SIGTERM.
 pub fn worker(args: WorkerArgs) -> anyhow::Result<()> {
+    let (runtime, stop) = start("braid worker")?;
     init_logging();
     let database = args.shared.database()?;
     say_what_is_missing("braid worker");
@@ -199,7 +211,7 @@ pub fn worker(args: WorkerArgs) -> anyhow::Result<()> {
     }
     let workers = args.shared.workers(args.workers, &database)?.max(1);
     let config = Config { workers, ..config(args.shared, database, Config::defaults())? };
-    runtime()?.block_on(braid_service::work(config))?;
+    runtime.block_on(braid_service::work(config, stop))?;
     Ok(())
 }
 
@@ -228,6 +240,7 @@ fn config(shared: Shared, database: Database, base: Config) -> anyhow::Result<Co
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
+    let (runtime, stop) = start("braid serve")?;
     init_logging();
     let database = args.shared.database()?;
     let workers = args.shared.workers(args.workers, &database)?;
@@ -276,7 +289,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         },
         ..Config::defaults()
     };
-    runtime()?.block_on(braid_service::serve(config(args.shared, database, base)?))?;
+    runtime.block_on(braid_service::serve(config(args.shared, database, base)?, stop))?;
     Ok(())
 }
 

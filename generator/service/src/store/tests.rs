@@ -108,25 +108,28 @@ both! {
     /// run out, the job (and its build) fail.
     async fn an_expired_lease_passes_the_job_on(db) {
         let tmp = TempDb::new(db).await;
-        let (dead, alive) = (tmp.process(1).await, tmp.process(1).await);
+        // Leases of 3 s: long enough for "a live lease is respected" on a
+        // busy machine; expiry is waited for by polling, not by sleeping.
+        let (dead, alive) = (tmp.process(3).await, tmp.process(3).await);
         let b = new_build("w", &["native"]);
         let Submission::Queued { job_id } = dead.submit(&b).await.unwrap() else { panic!() };
         assert_eq!(dead.claim_build().await.unwrap().unwrap().attempt, 1);
         assert!(dead.heartbeat(&job_id).await.unwrap(), "its own lease renews");
         assert!(alive.claim_build().await.unwrap().is_none(), "a live lease is respected");
-        tokio::time::sleep(Duration::from_millis(2500)).await;
-        let taken = alive.claim_build().await.unwrap().expect("the expired job is claimed again");
+        let taken = eventually("the expired job to be claimed again", || alive.claim_build()).await;
         assert_eq!((&taken.job_id, taken.attempt), (&job_id, 2));
         assert!(!dead.heartbeat(&job_id).await.unwrap(), "the first process learns it lost the job");
         dead.fail(&job_id, &b.id, "late").await.unwrap();
         dead.progress(&job_id, "late", "late").await.unwrap();
         let job = alive.job(&job_id).await.unwrap().unwrap();
         assert_eq!((job.state, job.progress.as_str(), job.error), (JobState::Running, "starting", None));
-        // The second process dies too: MAX_ATTEMPTS is reached.
-        tokio::time::sleep(Duration::from_millis(2500)).await;
-        assert!(alive.claim_build().await.unwrap().is_none());
-        let job = alive.job(&job_id).await.unwrap().unwrap();
-        assert_eq!(job.state, JobState::Failed);
+        // The second process dies too: MAX_ATTEMPTS is reached (a claim
+        // past the lease fails the job instead of taking it).
+        let failed = || async {
+            assert!(alive.claim_build().await.unwrap().is_none(), "a job past its last attempt is not claimed");
+            Ok(alive.job(&job_id).await.unwrap().filter(|job| job.state == JobState::Failed))
+        };
+        let job = eventually("the job to fail after its last attempt", failed).await;
         assert!(job.error.unwrap().contains("interrupted"));
         assert_eq!(alive.build(&b.id).await.unwrap().unwrap().state, BuildState::Failed);
         // A process shutting down hands its job back without using an attempt.
@@ -481,5 +484,22 @@ mod databases_of_the_braid_before {
         let err =
             Store::open(&tmp.location, Duration::from_secs(30), Duration::from_secs(10)).await.err().expect("refused");
         assert!(matches!(err, StoreError::TooNew { found: 99, .. }), "{err}");
+    }
+}
+
+/// Polls `check` until it gives `Some`, for what only time brings (a
+/// lease running out); fails after two minutes, saying what it waited for.
+async fn eventually<T, F, Fut>(what: &str, mut check: F) -> T
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = Result<Option<T>, StoreError>>,
+{
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(120);
+    loop {
+        if let Some(value) = check().await.unwrap() {
+            return value;
+        }
+        assert!(tokio::time::Instant::now() < deadline, "waited two minutes for {what}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
     }
 }
