@@ -1,7 +1,9 @@
 //! What every route gets: one `Host` (two are a 400, and an absolute-form
 //! target's authority is the host, as RFC 9112 says), problem answers for
 //! unknown paths and methods,
-//! the request body read whole within its size and time limits, the
+//! the request body read whole within its size and time limits (and, on
+//! the routes whose bodies may be larger than `--max-body`, only once the
+//! key in the headers is good), the
 //! request metrics (labels from closed sets), and a 500 problem for a
 //! handler that panics (the `braid` binary unwinds, so the service goes on).
 
@@ -82,14 +84,41 @@ pub(super) fn too_large(limit: usize) -> Problem {
     )
 }
 
-/// The largest body of a request: operation uploads (`.tar.gz`) and runs'
-/// inputs (`--input-limit`) have their own limits, the rest `--max-body`.
-fn body_limit(state: &AppState, parts: &axum::http::request::Parts) -> usize {
+/// Who may send a body larger than `--max-body`.
+enum Gate {
+    /// Anyone (the body is at most `--max-body`).
+    Open,
+    /// A caller with an API key (runs, unless `--public-run`).
+    Writer,
+    /// A caller with a publisher key (operation uploads).
+    Publisher,
+}
+
+/// The largest body of a request, and who may send it: operation uploads
+/// (`.tar.gz`) and runs' inputs (`--input-limit`) have their own limits,
+/// behind their keys; the rest `--max-body`.
+fn body_limit(state: &AppState, parts: &axum::http::request::Parts) -> (usize, Gate) {
     let route = parts.extensions.get::<MatchedPath>().map(MatchedPath::as_str);
+    let run = state.executor.config();
     match route {
-        Some(route) if parts.method == axum::http::Method::POST && route == super::ROUTES[1] => state.config.max_upload,
-        Some("/v1/builds/{id}/run" | "/v1/workflows/{id}/run") => state.executor.config().limits.input_bytes,
-        _ => state.config.max_body,
+        Some(route) if parts.method == axum::http::Method::POST && route == super::ROUTES[1] => {
+            (state.config.max_upload, Gate::Publisher)
+        }
+        Some("/v1/builds/{id}/run" | "/v1/workflows/{id}/run") => {
+            (run.limits.input_bytes, if run.public { Gate::Open } else { Gate::Writer })
+        }
+        _ => (state.config.max_body, Gate::Open),
+    }
+}
+
+/// The key `gate` asks for, from the headers alone: a request without it
+/// is answered before a byte of its body is read.
+async fn admit(state: &Arc<AppState>, gate: Gate, parts: &mut axum::http::request::Parts) -> Result<(), Problem> {
+    use axum::extract::FromRequestParts as _;
+    match gate {
+        Gate::Open => Ok(()),
+        Gate::Writer => super::auth::Writer::from_request_parts(parts, state).await.map(drop),
+        Gate::Publisher => super::auth::Publisher::from_request_parts(parts, state).await.map(drop),
     }
 }
 
@@ -97,8 +126,11 @@ fn body_limit(state: &AppState, parts: &axum::http::request::Parts) -> usize {
 /// at most `--max-body` bytes (413), so a client that sends slowly holds a
 /// connection for a bounded time and handlers never wait on the network.
 async fn read_body(State(state): State<Arc<AppState>>, request: Request, next: Next) -> Response {
-    let (parts, body) = request.into_parts();
-    let limit = body_limit(&state, &parts);
+    let (mut parts, body) = request.into_parts();
+    let (limit, gate) = body_limit(&state, &parts);
+    if let Err(refused) = admit(&state, gate, &mut parts).await {
+        return refused.into_response();
+    }
     let declared = parts.headers.get(header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()?.parse::<u64>().ok());
     if declared.is_some_and(|n| n > limit as u64) {
         return too_large(limit).into_response();

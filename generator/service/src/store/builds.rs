@@ -12,7 +12,7 @@ use sqlx::{Any, Transaction};
 use super::packages::{self, Package};
 use super::queue::{Claim, Kind};
 use super::rows::{int, json, optional_json, optional_text, parsed, text};
-use super::{insert_artifacts, now, tail, Artifact, BuildState, JobState, Lock, Store, StoreError};
+use super::{insert_artifacts, now, now_ms, tail, Artifact, BuildState, JobState, Lock, Store, StoreError};
 use crate::ids::{BuildId, ContentId, JobId, WorkflowId};
 
 /// A build to record: what [`Store::submit`] takes.
@@ -255,11 +255,12 @@ impl Store {
             }
         }
         insert_artifacts(&mut tx, artifacts).await?;
-        sqlx::query("UPDATE builds SET state = $2, report = $3, artifacts = $4 WHERE id = $1")
+        sqlx::query("UPDATE builds SET state = $2, report = $3, artifacts = $4, built_at = $5 WHERE id = $1")
             .bind(build_id.as_str())
             .bind(BuildState::Succeeded.as_str())
             .bind(serde_json::to_string(report).expect("a report serializes"))
             .bind(serde_json::to_string(artifacts).expect("artifacts serialize"))
+            .bind(now_ms())
             .execute(&mut *tx)
             .await?;
         self.end(&mut tx, job_id, "done", None, None).await?;
@@ -327,6 +328,27 @@ impl Store {
         .iter()
         .map(build_row)
         .collect()
+    }
+
+    /// The build of a workflow that succeeded last with an artifact whose
+    /// name ends with `suffix` (no `%` or `_` in it): one query on the
+    /// `builds_built` index, newest first, reading rows only until one has
+    /// it.
+    pub async fn newest_build_with(&self, workflow: &WorkflowId, suffix: &str) -> Result<Option<BuildRow>, StoreError> {
+        // The artifacts column is the JSON of [`Artifact`]s: `"name":"..."`.
+        let named = format!("%{suffix}\"%");
+        sqlx::query(sqlx::AssertSqlSafe(format!(
+            "SELECT {BUILD_COLUMNS} FROM builds WHERE workflow_id = $1 AND built_at IS NOT NULL AND state = $2
+             AND artifacts LIKE $3 ORDER BY built_at DESC, id DESC LIMIT 1"
+        )))
+        .bind(workflow.as_str())
+        .bind(BuildState::Succeeded.as_str())
+        .bind(named)
+        .fetch_optional(&self.pool)
+        .await?
+        .as_ref()
+        .map(build_row)
+        .transpose()
     }
 
     /// The media type of a stored artifact, and the name a build gave it

@@ -144,6 +144,11 @@ pub(crate) fn now() -> i64 {
     SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs() as i64)
 }
 
+/// Milliseconds since the epoch (orders events within a second).
+pub(crate) fn now_ms() -> i64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis() as i64)
+}
+
 /// Keeps the end of a log.
 pub fn tail(text: &str, max_bytes: usize) -> String {
     if text.len() <= max_bytes {

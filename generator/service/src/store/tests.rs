@@ -39,6 +39,31 @@ macro_rules! both {
 }
 
 both! {
+    /// A run by workflow id takes the build that succeeded last with a
+    /// component (a rebuild after an operation's fix), not the first; a
+    /// later build without one, or one whose artifacts went missing, is
+    /// passed over.
+    async fn the_newest_build_with_a_component_is_found(db) {
+        let tmp = TempDb::new(db).await;
+        let s = tmp.process(30).await;
+        let component = |seed: &str| Artifact { name: "wf_a.component.wasm".into(), ..artifact(seed) };
+        let workflow = new_build("any", &[]).workflow_id;
+        assert!(s.newest_build_with(&workflow, ".component.wasm").await.unwrap().is_none());
+        let mut built = Vec::new();
+        for (seed, artifacts) in [("first", vec![component("c1")]), ("rebuilt", vec![component("c2")]), ("no-component", vec![artifact("c3")])] {
+            let b = new_build(seed, &["component"]);
+            let Submission::Queued { job_id } = s.submit(&b).await.unwrap() else { panic!() };
+            s.claim_build().await.unwrap().unwrap();
+            s.succeed(&job_id, &b.id, &report(), &artifacts, &[]).await.unwrap();
+            built.push(b.id);
+        }
+        let newest = s.newest_build_with(&workflow, ".component.wasm").await.unwrap().unwrap();
+        assert_eq!(newest.id, built[1], "not the build that succeeded last with a component");
+        s.forget_artifacts(&[cid("c2")]).await.unwrap();
+        let newest = s.newest_build_with(&workflow, ".component.wasm").await.unwrap().unwrap();
+        assert_eq!(newest.id, built[0], "a build whose component went missing was taken");
+    }
+
     /// The life of a build: queued, joined, claimed once, its progress
     /// seen by another process, succeeded, reused, forgotten, built again.
     async fn a_build_is_queued_joined_claimed_and_reused(db) {

@@ -147,3 +147,43 @@ fn diagnostics_point_into_the_body_as_sent() {
     assert_eq!(&body.lines().nth(1).unwrap()[23..24], "1");
     assert_eq!((d[1].line, d[1].column), (Some(3), Some(3)));
 }
+
+/// The routes whose bodies may be larger than `--max-body` (runs up to
+/// `--input-limit`, operation uploads up to `--max-upload`) answer a
+/// request without its key, or with another kind's or a wrong one, from
+/// its headers: not a byte of the body is read (here, a body that never
+/// ends and says when it is polled), so a keyless client cannot make the
+/// server hold megabytes.
+#[tokio::test]
+async fn big_bodies_are_not_read_before_their_key_is_checked() {
+    let s = Service::new().await;
+    let build = "/v1/builds/bafkr4ihkr6fqyz2rhwvsd6nlo5vmkz7gvczecqmyfoiym3ka7tpvlhfyga/run";
+    let workflow = "/v1/workflows/bafkr4ihkr6fqyz2rhwvsd6nlo5vmkz7gvczecqmyfoiym3ka7tpvlhfyga/run";
+    let cases = [
+        (build, None, StatusCode::UNAUTHORIZED),
+        (build, Some("wrong"), StatusCode::FORBIDDEN),
+        (build, Some("p"), StatusCode::FORBIDDEN),
+        (workflow, None, StatusCode::UNAUTHORIZED),
+        (workflow, Some("wrong"), StatusCode::FORBIDDEN),
+        ("/v1/operations", None, StatusCode::UNAUTHORIZED),
+        ("/v1/operations", Some(KEY), StatusCode::FORBIDDEN),
+    ];
+    for (uri, key, status) in cases {
+        let polled = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let seen = polled.clone();
+        let endless = futures_util::stream::poll_fn(move |_| {
+            seen.store(true, std::sync::atomic::Ordering::SeqCst);
+            std::task::Poll::<Option<Result<Bytes, std::io::Error>>>::Pending
+        });
+        let mut request = Request::post(uri).header(header::CONTENT_TYPE, "application/octet-stream");
+        if let Some(key) = key {
+            request = request.header("x-api-key", key);
+        }
+        let answer = s.send(request.body(Body::from_stream(endless)).unwrap()).await;
+        assert_eq!(answer.status, status, "{uri} with {key:?}: {}", answer.text());
+        assert!(!polled.load(std::sync::atomic::Ordering::SeqCst), "{uri} with {key:?}: the body was read first");
+    }
+    // With the key, the body is read (and the run is then a 404: no such build).
+    let answer = s.post(build, "x", &[("content-type", "application/octet-stream")]).await;
+    assert_eq!(answer.status, StatusCode::NOT_FOUND, "{}", answer.text());
+}
