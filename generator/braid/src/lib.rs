@@ -8,7 +8,7 @@ pub mod codegen;
 pub mod compile_cache;
 pub mod diagnostic;
 pub mod fsutil;
-mod ident;
+pub mod ident;
 pub mod lockfile;
 pub mod manifest;
 pub mod opcheck;

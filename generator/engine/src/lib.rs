@@ -180,7 +180,12 @@ impl Engine {
             // run giving pages back, 29 us zeroing the first 4 MiB, 8 us
             // with the scan.
             .linear_memory_keep_resident(KEEP_RESIDENT)
-            .pagemap_scan(wasmtime::Enabled::Auto)
+            // Not where the host swaps: wasmtime's tracker has an open
+            // report (PR 14357, 2026-09) that a dirty page swapped out is
+            // neither reset nor decommitted by the scan, so that the next
+            // instance could read the last run's data. Resets then use
+            // `madvise`, which swap does not fool (slower, still isolated).
+            .pagemap_scan(if host_swaps() { wasmtime::Enabled::No } else { wasmtime::Enabled::Auto })
             .table_keep_resident(64 << 10);
         config.allocation_strategy(InstanceAllocationStrategy::Pooling(pool));
         let wasmtime = Wasmtime::new(&config).map_err(|e| LoadError::Engine(format!("{e:#}")))?;
@@ -356,7 +361,7 @@ impl Program {
             if format!("{e:#}").contains("fuel allocated for hostcalls has been exhausted") {
                 return RunError::OutputTooLarge { limit: limits.output_bytes };
             }
-            RunError::Trap(format!("{e:#}").lines().next().unwrap_or_default().to_string())
+            RunError::Trap(trap_message(&e))
         };
         let instance = match self.pre.instantiate_async(&mut store).await {
             Ok(instance) => instance,
@@ -393,6 +398,31 @@ impl Program {
 }
 
 /// A `run-error { kind, message }` as a [`RunError`].
+/// Whether the host has swap in use (a line under `/proc/swaps`' header);
+/// unknown counts as yes.
+fn host_swaps() -> bool {
+    std::fs::read_to_string("/proc/swaps").map_or(true, |swaps| swaps_listed(&swaps))
+}
+
+/// Whether `/proc/swaps` text lists a swap area.
+fn swaps_listed(swaps: &str) -> bool {
+    swaps.lines().skip(1).any(|line| !line.trim().is_empty())
+}
+
+/// What a trap was, for the caller: wasmtime's kind of trap (its root
+/// cause; the first line of the error is only "error while executing"),
+/// and what the kind usually means in a workflow.
+fn trap_message(e: &wasmtime::Error) -> String {
+    match e.downcast_ref::<wasmtime::Trap>() {
+        Some(wasmtime::Trap::UnreachableCodeReached) => {
+            "wasm `unreachable` instruction executed (an operation panicked: panics abort in a component)".into()
+        }
+        Some(wasmtime::Trap::StackOverflow) => "call stack exhausted (unbounded recursion?)".into(),
+        Some(trap) => trap.to_string(),
+        None => e.root_cause().to_string(),
+    }
+}
+
 fn workflow_error(error: &Val) -> RunError {
     let (mut kind, mut message) = (String::new(), String::new());
     if let Val::Record(fields) = error {
@@ -441,6 +471,13 @@ mod tests {
         assert_eq!(refusal(&component(b"")), "it exports no `run` function");
         let core = refusal(b"\0asm\x01\x00\x00\x00");
         assert!(core.contains("component"), "a core module: {core}");
+    }
+
+    #[test]
+    fn swap_is_seen_in_proc_swaps() {
+        let header = "Filename\t\t\t\tType\t\tSize\t\tUsed\t\tPriority\n";
+        assert!(!swaps_listed(header));
+        assert!(swaps_listed(&format!("{header}/swapfile                               file\t\t1048572\t\t0\t\t-2\n")));
     }
 
     /// A precompiled file that is not this cache's own for this component

@@ -37,8 +37,12 @@ pub enum UploadError {
 /// (`braid-*`), and the `wf_` prefix, which names workflows' crates and
 /// packages in the registries.
 pub fn reserved(name: &str) -> Option<String> {
-    let lower = name.to_ascii_lowercase().replace('-', "_");
-    if braid::registry::Registry::is_builtin_name(name) {
+    if !braid::ident::is_crate_name(name) {
+        return Some("an operation's name is a crate name: an ASCII letter, then letters, digits, `-` and `_`".into());
+    }
+    // Compared as cargo compares crate names: `OP_CID` is `op_cid`.
+    let lower = braid::ident::name_key(name);
+    if braid::registry::Registry::is_builtin_name(&lower) {
         return Some("it is the name of an operation that ships with Braid (reserved)".into());
     }
     if lower.starts_with("braid_") || lower == "braid" {
@@ -162,4 +166,23 @@ pub fn sync(state: &AppState) -> bool {
         crate::packages::add_operations(state);
     }
     added > 0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::reserved;
+
+    /// Reserved names are compared as cargo compares crate names, and a
+    /// name that is not a crate name is refused.
+    #[test]
+    fn reserved_names_in_any_case_and_spelling() {
+        for name in ["op_cid", "OP_CID", "Op-Cid", "wf_x", "WF-x", "braid", "Braid_support", "BRAID-x"] {
+            assert!(reserved(name).is_some(), "{name} passed");
+        }
+        for name in ["op\u{212a}", "opé", "1op", "", "op x"] {
+            assert!(reserved(name).is_some_and(|why| why.contains("crate name")), "{name:?} passed");
+        }
+        assert_eq!(reserved("op_mine"), None);
+        assert_eq!(reserved("Op-Mine"), None);
+    }
 }

@@ -30,15 +30,13 @@ impl<S: Send + Sync> FromRequest<S> for JsonBody {
     type Rejection = Problem;
 
     async fn from_request(request: Request, state: &S) -> Result<Self, Problem> {
-        let content_type =
-            request.headers().get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or("").to_owned();
-        let essence = content_type.split(';').next().unwrap_or("").trim().to_ascii_lowercase();
+        let essence = super::media::content_type(request.headers());
         // The size was checked when the body was read (`layers::read_body`).
         let body = Bytes::from_request(request, state).await.map_err(|e| Problem::new(e.status(), e.body_text()))?;
         if essence != "application/json" {
             return Err(Problem::new(
                 StatusCode::UNSUPPORTED_MEDIA_TYPE,
-                format!("send the body as application/json (got {content_type:?})"),
+                format!("send the body as application/json (got {essence:?})"),
             ));
         }
         Ok(Self(body))

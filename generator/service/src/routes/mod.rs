@@ -16,6 +16,7 @@ mod health;
 pub mod heavy;
 mod jobs;
 mod layers;
+mod media;
 mod npm;
 mod operations;
 mod params;

@@ -52,8 +52,8 @@ pub(super) async fn publish_operation(
     headers: axum::http::HeaderMap,
     body: Bytes,
 ) -> ApiResult {
-    let content_type = headers.get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or("");
-    if !matches!(content_type, "application/gzip" | "application/x-gzip" | "application/octet-stream") {
+    let content_type = super::media::content_type(&headers);
+    if !matches!(content_type.as_str(), "application/gzip" | "application/x-gzip" | "application/octet-stream") {
         return Err(Problem::new(
             StatusCode::UNSUPPORTED_MEDIA_TYPE,
             format!("send a .tar.gz of the crate as application/gzip (got {content_type:?})"),

@@ -14,7 +14,7 @@ use std::sync::Arc;
 
 use axum::body::Bytes;
 use axum::extract::State;
-use axum::http::{header, HeaderMap, StatusCode};
+use axum::http::{header, Extensions, HeaderMap, StatusCode};
 use axum::response::IntoResponse;
 use braid_engine::{Input, RunError, Type};
 
@@ -49,6 +49,7 @@ pub(super) async fn run_build(
     State(state): State<Arc<AppState>>,
     id: BuildId,
     headers: HeaderMap,
+    extensions: Extensions,
     body: Bytes,
 ) -> ApiResult {
     // (The key was checked before the body was read: `layers::admit`.)
@@ -62,7 +63,7 @@ pub(super) async fn run_build(
             cid
         }
     };
-    run(state, cid, headers, body).await
+    run(state, cid, headers, extensions, body).await
 }
 
 /// Runs the build of a workflow that succeeded last with a component.
@@ -74,13 +75,14 @@ pub(super) async fn run_workflow(
     State(state): State<Arc<AppState>>,
     id: WorkflowId,
     headers: HeaderMap,
+    extensions: Extensions,
     body: Bytes,
 ) -> ApiResult {
     // (The key was checked before the body was read: `layers::admit`.)
     let row = state.store.newest_build_with(&id, COMPONENT).await?;
     let cid =
         row.as_ref().and_then(component).ok_or_else(|| Problem::not_found(format!("workflow {id} {NO_COMPONENT}")))?;
-    run(state, cid, headers, body).await
+    run(state, cid, headers, extensions, body).await
 }
 
 /// A run's inputs as sent.
@@ -103,16 +105,18 @@ impl Sent {
     }
 
     /// What the request sent, by its `Content-Type`.
-    async fn read(headers: &HeaderMap, body: Bytes) -> Result<Self, Problem> {
-        let content_type = headers.get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or_default();
-        if content_type.starts_with("application/json") {
-            return Ok(Self::Json(body));
-        }
-        if !content_type.starts_with("multipart/form-data") {
-            return Ok(Self::Raw(body));
+    /// `extensions` are the request's: among them the body limit the
+    /// router set, which the multipart reader honours (its own default
+    /// would stop at 2 MiB, under `--input-limit`).
+    async fn read(headers: &HeaderMap, extensions: Extensions, body: Bytes) -> Result<Self, Problem> {
+        match super::media::content_type(headers).as_str() {
+            "application/json" => return Ok(Self::Json(body)),
+            "multipart/form-data" => {}
+            _ => return Ok(Self::Raw(body)),
         }
         let mut request = axum::http::Request::new(axum::body::Body::from(body));
         *request.headers_mut() = headers.clone();
+        *request.extensions_mut() = extensions;
         let bad = |text: String| Problem::bad_request(format!("the multipart body cannot be read: {text}"));
         let mut form = <axum::extract::Multipart as axum::extract::FromRequest<()>>::from_request(request, &())
             .await
@@ -126,9 +130,15 @@ impl Sent {
     }
 }
 
-async fn run(state: Arc<AppState>, cid: ContentId, headers: HeaderMap, body: Bytes) -> ApiResult {
-    let sent = Sent::read(&headers, body).await?;
-    let raw_out = headers.get(header::ACCEPT).and_then(|v| v.to_str().ok()) == Some("application/octet-stream");
+async fn run(
+    state: Arc<AppState>,
+    cid: ContentId,
+    headers: HeaderMap,
+    extensions: Extensions,
+    body: Bytes,
+) -> ApiResult {
+    let sent = Sent::read(&headers, extensions, body).await?;
+    let raw_out = super::media::accepts_exactly(&headers, "application/octet-stream");
     let _slot = state.executor.slots.slot("runs").await?;
     // Loaded, the program runs here; loading it reads the store and may
     // compile, so it is done on a blocking thread.

@@ -173,26 +173,32 @@ impl Store {
 
     /// Makes `owner` the owner of the operation name `name` if it has none
     /// yet, atomically; returns the name's owners, oldest first (`owner`
-    /// may publish it if it is among them).
+    /// may publish it if it is among them). Names are compared as cargo
+    /// compares crate names ([`braid::ident::name_key`]): whoever owns
+    /// `op_x` owns `OP-X`.
     pub async fn claim_name(&self, name: &str, owner: &str) -> Result<Vec<String>, StoreError> {
+        let key = braid::ident::name_key(name);
         let mut tx = self.writer().await?;
-        self.serialize(&mut tx, Lock::Publish, name).await?;
-        sqlx::query(
+        self.serialize(&mut tx, Lock::Publish, &key).await?;
+        sqlx::query(sqlx::AssertSqlSafe(format!(
             "INSERT INTO owners (name, owner, added_at) SELECT $1, $2, $3
-             WHERE NOT EXISTS (SELECT 1 FROM owners WHERE name = $1)",
-        )
-        .bind(name)
+             WHERE NOT EXISTS (SELECT 1 FROM owners WHERE {OWNED_NAME} = $1)"
+        )))
+        .bind(&key)
         .bind(owner)
         .bind(now())
         .execute(&mut *tx)
         .await?;
-        let owners = sqlx::query("SELECT owner FROM owners WHERE name = $1 ORDER BY added_at, owner")
-            .bind(name)
-            .fetch_all(&mut *tx)
-            .await?
-            .iter()
-            .map(|r| text(r, 0))
-            .collect::<Result<_, _>>()?;
+        let owners = sqlx::query(sqlx::AssertSqlSafe(format!(
+            "SELECT owner, MIN(added_at) FROM owners WHERE {OWNED_NAME} = $1 GROUP BY owner
+             ORDER BY MIN(added_at), owner"
+        )))
+        .bind(&key)
+        .fetch_all(&mut *tx)
+        .await?
+        .iter()
+        .map(|r| text(r, 0))
+        .collect::<Result<_, _>>()?;
         tx.commit().await?;
         Ok(owners)
     }
@@ -203,7 +209,7 @@ impl Store {
             sqlx::query(
                 "INSERT INTO owners (name, owner, added_at) VALUES ($1, $2, $3) ON CONFLICT (name, owner) DO NOTHING",
             )
-            .bind(name)
+            .bind(braid::ident::name_key(name))
             .bind(owner)
             .bind(now()),
         )
@@ -211,3 +217,7 @@ impl Store {
         Ok(())
     }
 }
+
+/// An owner row's name as [`braid::ident::name_key`] gives it (rows written
+/// before names were compared so keep the name as published).
+const OWNED_NAME: &str = "LOWER(REPLACE(name, '-', '_'))";

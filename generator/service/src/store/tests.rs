@@ -205,6 +205,10 @@ both! {
         b.add_owner("op_named", "bob").await.unwrap();
         b.add_owner("op_named", "bob").await.unwrap();
         assert_eq!(a.claim_name("op_named", "bob").await.unwrap(), ["alice", "bob"]);
+        // The same name as cargo sees it: another case, `-` for `_`.
+        for other in ["OP_NAMED", "Op-Named", "op-named"] {
+            assert_eq!(b.claim_name(other, "mallory").await.unwrap(), ["alice", "bob"], "{other} taken");
+        }
         assert_eq!(b.register_operation(&op("bafkr4ix", "upload")).await.unwrap(), None);
         assert_eq!(a.register_operation(&op("bafkr4ix", "upload")).await.unwrap(), None, "again: a no-op");
         assert_eq!(a.register_operation(&op("bafkr4iy", "other")).await.unwrap(), Some(op("bafkr4ix", "upload")));

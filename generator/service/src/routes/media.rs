@@ -1,0 +1,64 @@
+//! Media types as RFC 9110 writes them: `Content-Type` compared by its
+//! type and subtype alone, case-insensitively (`APPLICATION/JSON;
+//! charset=utf-8` is JSON, `application/jsonx` is not), and `Accept` read
+//! as a list of media ranges with their weights.
+
+use axum::http::{header, HeaderMap};
+
+/// The request's media type without parameters, in lower case (empty when
+/// it has none).
+pub(super) fn content_type(headers: &HeaderMap) -> String {
+    let value = headers.get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or("");
+    essence(value)
+}
+
+/// `type/subtype` of a media type, in lower case.
+fn essence(value: &str) -> String {
+    value.split(';').next().unwrap_or("").trim().to_ascii_lowercase()
+}
+
+/// Whether `Accept` names `media_type` itself (not through a wildcard)
+/// with a weight above zero.
+pub(super) fn accepts_exactly(headers: &HeaderMap, media_type: &str) -> bool {
+    headers.get_all(header::ACCEPT).iter().filter_map(|v| v.to_str().ok()).flat_map(|v| v.split(',')).any(|range| {
+        let mut params = range.split(';');
+        let named = essence(params.next().unwrap_or("")) == media_type;
+        let weight = params
+            .filter_map(|p| p.trim().strip_prefix("q=").or_else(|| p.trim().strip_prefix("Q=")))
+            .find_map(|q| q.trim().parse::<f32>().ok())
+            .unwrap_or(1.0);
+        named && weight > 0.0
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn headers(name: header::HeaderName, value: &str) -> HeaderMap {
+        let mut h = HeaderMap::new();
+        h.insert(name, value.parse().unwrap());
+        h
+    }
+
+    #[test]
+    fn content_types_are_compared_by_essence_in_any_case() {
+        let ct = |v: &str| content_type(&headers(header::CONTENT_TYPE, v));
+        assert_eq!(ct("APPLICATION/JSON"), "application/json");
+        assert_eq!(ct(" application/json ; charset=utf-8"), "application/json");
+        assert_eq!(ct("application/jsonx"), "application/jsonx");
+        assert_eq!(ct("Multipart/Form-Data; boundary=x"), "multipart/form-data");
+        assert_eq!(content_type(&HeaderMap::new()), "");
+    }
+
+    #[test]
+    fn accept_is_a_list_of_ranges_with_weights() {
+        let bytes = |v: &str| accepts_exactly(&headers(header::ACCEPT, v), "application/octet-stream");
+        assert!(bytes("application/octet-stream"));
+        assert!(bytes("application/json;q=0.5, Application/Octet-Stream"));
+        assert!(bytes("application/octet-stream; q=0.9"));
+        assert!(!bytes("application/octet-stream;q=0"));
+        assert!(!bytes("*/*"));
+        assert!(!bytes("application/octet-streamx"));
+    }
+}
