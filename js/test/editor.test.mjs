@@ -197,6 +197,21 @@ test('photo_proof from an empty canvas, with the mouse only: built by the servic
         return e.name;
       }
     }), 'SecurityError');
+    // Nor can it reach the network through WebRTC, or a worker or frame of its own.
+    const runner = page.frames().find((f) => f.url().endsWith('/editor/runner.html'));
+    assert.deepEqual(await runner.evaluate(async () => {
+      // A worker that would run answers; one the policy refuses fires `error`.
+      const worker = await new Promise((resolve) => {
+        try {
+          const w = new Worker(URL.createObjectURL(new Blob(['postMessage(1)'], { type: 'text/javascript' })));
+          w.onerror = () => resolve('refused');
+          w.onmessage = () => resolve('ran');
+        } catch (e) {
+          resolve(e.name);
+        }
+      });
+      return [typeof RTCPeerConnection, typeof webkitRTCPeerConnection, typeof RTCDataChannel, worker];
+    }), ['undefined', 'undefined', 'undefined', 'refused']);
     await page.screenshot({ path: join(shots, 'built.png') });
   });
 });

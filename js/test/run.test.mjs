@@ -202,3 +202,27 @@ test('past the run slots and the queue, 503 with Retry-After; after a restart, t
   assert.match(metrics, /braid_run_programs_total\{source="precompiled"\} 1\n/, 'loaded from <data>/precompiled');
   assert.doesNotMatch(metrics, /source="compiled"/);
 });
+
+test('two keys: one floods the run slot with loops, the other is served next, never refused', async () => {
+  const gone = new Promise((resolve) => server.child.once('exit', resolve));
+  killHard(server.child);
+  await gone;
+  const OTHER = 'run-key-other';
+  // One slot, a queue of 16: each key may have 4 runs waiting.
+  const url = await serve(['--run-slots', '1', '--run-queue', '16', '--api-key', OTHER]);
+  const order = [];
+  const tagged = (name, answer) => answer.then((r) => (order.push(`${name} ${r.status}`), { name, ...r }));
+  const flood = Array.from({ length: 12 }, (_, i) => tagged(`a${i}`, run(url, 'loop', { 'x-api-key': KEY })));
+  // A refusal means the flood fills its share of the queue: now the other key.
+  const refused = flood.map((p) => p.then((r) => (r.status === 503 ? r : new Promise(() => {}))));
+  const first = await Promise.race([...refused, Promise.all(flood)]);
+  assert.ok(!Array.isArray(first), `the flood was never refused, its share of the queue not enforced: ${order.join(', ')}`);
+  const other = await tagged('b', run(url, 'count', { 'x-api-key': OTHER }));
+  assert.deepEqual([other.status, other.body], [200, '1'], 'the other key was refused or failed');
+  const answers = await Promise.all(flood);
+  const admitted = answers.filter((a) => a.status !== 503);
+  for (const a of admitted) assert.match(a.body.detail, /took longer than/);
+  // Served at the next free slot, ahead of the loops the flood queued before it.
+  const last = order.findLastIndex((o) => o.startsWith('a') && !o.endsWith('503'));
+  assert.ok(order.indexOf('b 200') < last, `the other key waited for the flood: ${order.join(', ')}`);
+});

@@ -1,7 +1,7 @@
 //! Admission: a bounded number of units of work at once, a bounded queue
 //! behind them, and a 503 problem with `Retry-After` past that. The
-//! service has two such pools: CPU-heavy requests (`AppState::checks`) and
-//! runs of components ([`crate::execute`]).
+//! service's CPU-heavy requests (`AppState::checks`) take turns in one;
+//! runs of components, which tenants share, in [`crate::fair`].
 
 use std::sync::Arc;
 

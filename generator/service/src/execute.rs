@@ -4,9 +4,10 @@
 //! fetched from the store on first use (so any process of a deployment
 //! runs any build), checked against that CID, and kept precompiled under
 //! `<data>/precompiled` ([`PrecompiledCache`]: loaded only when bound to
-//! that component and engine by this process's MAC key); runs bounded by slots and a queue (beyond it, 503
-//! + `Retry-After`). Every run is a fresh instance: an executor holds no
-//!   state a request could leave behind.
+//! that component and engine by this process's MAC key); runs bounded by
+//! slots shared fairly between keys and a queue ([`crate::fair`]; beyond
+//! it, 503 + `Retry-After`). Every run is a fresh instance: an executor
+//! holds no state a request could leave behind.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -15,7 +16,7 @@ use std::time::Duration;
 
 use braid_engine::{Engine, Limits, PrecompiledCache, Program, Source, Timings};
 
-use crate::admission::Slots;
+use crate::fair::FairSlots;
 use crate::ids::{BuildId, ContentId};
 use crate::problem::Problem;
 
@@ -58,7 +59,8 @@ pub struct Executor {
     /// The disk cache, opened on first use; `None` where it is refused
     /// (runs then compile every component once per process).
     cache: OnceLock<Option<PrecompiledCache>>,
-    pub(crate) slots: Slots,
+    /// Run slots, shared fairly between keys ([`crate::fair`]).
+    pub(crate) slots: Arc<FairSlots>,
 }
 
 impl Executor {
@@ -71,7 +73,7 @@ impl Executor {
             components: Mutex::new(HashMap::new()),
             precompiled: data.join("precompiled"),
             cache: OnceLock::new(),
-            slots: Slots::new(config.slots, config.queue),
+            slots: FairSlots::new(config.slots, config.queue),
         }
     }
 

@@ -13,6 +13,7 @@ pub mod cas;
 pub mod conn;
 pub mod datadir;
 pub mod execute;
+pub mod fair;
 pub mod ids;
 pub mod jobs;
 pub mod metrics;

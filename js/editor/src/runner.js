@@ -8,6 +8,14 @@
 // answers { id, output } (as text) or { id, error }.
 import { loadWebPackage, show } from './package.js';
 
+// WebRTC reaches the network whatever `connect-src` says, so its
+// constructors are gone before any package code runs (the frame may start
+// no worker or frame of its own, `worker-src 'none'` and `default-src
+// 'none'`, where fresh ones could be found).
+for (const name of ['RTCPeerConnection', 'webkitRTCPeerConnection', 'RTCDataChannel', 'RTCSessionDescription', 'RTCIceCandidate']) {
+  Object.defineProperty(globalThis, name, { value: undefined, writable: false, configurable: false });
+}
+
 const modules = new Map();
 
 addEventListener('message', async (event) => {

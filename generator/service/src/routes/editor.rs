@@ -33,9 +33,12 @@ const CSP: &str = "default-src 'self'; script-src 'self' blob: 'wasm-unsafe-eval
 /// The frame the editor runs a built workflow in: sandboxed whatever embeds
 /// or opens it (an opaque origin: no access to the editor's storage or the
 /// service as the user), fetching nothing; its own script, the package's
-/// modules from blobs and Wasm compilation only.
+/// modules from blobs and Wasm compilation only; no worker (whose source
+/// would fall back to `script-src`) and no frame (`default-src`), where
+/// WebRTC, which the runner removes from its own globals, could be found.
 const RUNNER_CSP: &str = "sandbox allow-scripts; default-src 'none'; script-src 'self' blob: 'wasm-unsafe-eval'; \
-                          connect-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'self'";
+                          worker-src 'none'; connect-src 'none'; base-uri 'none'; form-action 'none'; \
+                          frame-ancestors 'self'";
 
 fn asset(name: &str) -> Option<Response> {
     let (_, media_type, csp, bytes) = ASSETS.iter().find(|(n, ..)| *n == name)?;

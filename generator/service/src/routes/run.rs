@@ -139,7 +139,9 @@ async fn run(
 ) -> ApiResult {
     let sent = Sent::read(&headers, extensions, body).await?;
     let raw_out = super::media::accepts_exactly(&headers, "application/octet-stream");
-    let _slot = state.executor.slots.slot("runs").await?;
+    // Slots are shared fairly between keys (public runs share one tenant).
+    let tenant = headers.get("x-api-key").and_then(|v| v.to_str().ok()).unwrap_or("");
+    let _slot = state.executor.slots.acquire(tenant).await?;
     // Loaded, the program runs here; loading it reads the store and may
     // compile, so it is done on a blocking thread.
     let (program, source) = match state.executor.loaded(&cid) {

@@ -46,7 +46,12 @@ async fn the_editor_is_served_from_the_binary() {
     // The frame that runs built packages is sandboxed by its own policy, whoever opens it, and fetches nothing.
     let runner = s.get("/editor/runner.html").await;
     let csp = runner.headers[header::CONTENT_SECURITY_POLICY].to_str().unwrap();
-    assert!(csp.starts_with("sandbox allow-scripts;") && csp.contains("connect-src 'none'"), "{csp}");
+    assert!(
+        csp.starts_with("sandbox allow-scripts;")
+            && csp.contains("connect-src 'none'")
+            && csp.contains("worker-src 'none'"),
+        "{csp}"
+    );
     for uri in ["/editor/../Cargo.toml", "/editor/index.htm", "/editor/%2e%2e%2fsrc%2flib.rs"] {
         assert_eq!(s.get(uri).await.status, StatusCode::NOT_FOUND, "{uri}");
     }
