@@ -134,6 +134,8 @@ pub struct Program {
     source: Source,
     /// The typed path of `run`, for the shapes it covers.
     shape: Option<fast::Shape>,
+    /// Bytes of compiled code it keeps mapped.
+    code_bytes: usize,
 }
 
 /// Where a [`Program`]'s machine code came from.
@@ -275,7 +277,9 @@ impl Engine {
         .ok_or_else(|| LoadError::Invalid("its `run` does not return result<T, run-error>".into()))?;
         let pre = self.linker.instantiate_pre(&component).map_err(invalid)?;
         let shape = fast::Shape::of(&params, &output);
-        Ok(Program { pre, run, params, output, source, shape })
+        let code = component.image_range();
+        let code_bytes = (code.end as usize).saturating_sub(code.start as usize);
+        Ok(Program { pre, run, params, output, source, shape, code_bytes })
     }
 }
 
@@ -305,6 +309,12 @@ impl Program {
     }
 
     /// Whether it was compiled or loaded precompiled.
+    /// Bytes of compiled code the program keeps mapped (what a cache of
+    /// programs weighs).
+    pub fn code_bytes(&self) -> usize {
+        self.code_bytes
+    }
+
     pub fn source(&self) -> Source {
         self.source
     }

@@ -1,24 +1,31 @@
 //! Running built workflows for callers (`POST /v1/builds/{id}/run`,
-//! `POST /v1/workflows/{id}/run`): one [`braid_engine::Engine`] per
-//! process, started on the first run; programs by their component's CID,
-//! fetched from the store on first use (so any process of a deployment
-//! runs any build), checked against that CID, and kept precompiled under
-//! `<data>/precompiled` ([`PrecompiledCache`]: loaded only when bound to
-//! that component and engine by this process's MAC key); runs bounded by
-//! slots shared fairly between keys and a queue ([`crate::fair`]; beyond
-//! it, 503 + `Retry-After`). Every run is a fresh instance: an executor
-//! holds no state a request could leave behind.
+//! `POST /v1/workflows/{id}/run`): the [`Executor`] owns everything between
+//! a checked request and a run. It finds what to run (a build id pins a
+//! build; a workflow id takes the build that succeeded last with a
+//! component, one indexed query), loads its component once per process
+//! (fetched from the store, so any process of a deployment runs any build,
+//! checked against its CID; precompiled under `<data>/precompiled` in a
+//! [`PrecompiledCache`] that loads a file only when this process's MAC key
+//! binds it to that component and engine), keeps programs in a cache
+//! bounded by their compiled code, least recently used first out, and
+//! gives run slots fairly between keys ([`crate::fair`]). Concurrent first
+//! runs of one component share its load; loads of different components do
+//! not wait for each other; no run slot is held while a component loads.
+//! Every run is a fresh instance: an executor holds no state a request
+//! could leave behind. Errors are [`ExecError`]s; the route maps them to
+//! problem documents.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::time::Duration;
 
-use braid_engine::{Engine, Limits, PrecompiledCache, Program, Source, Timings};
+use braid_engine::{Engine, Limits, LoadError, PrecompiledCache, Program, Source, Timings};
 
-use crate::fair::FairSlots;
-use crate::ids::{BuildId, ContentId};
-use crate::problem::Problem;
+use crate::cas::{Cas, CasError};
+use crate::fair::{FairSlot, FairSlots};
+use crate::ids::{BuildId, ContentId, WorkflowId};
+use crate::store::{BuildRow, BuildState, Store, StoreError};
 
 /// How the service runs workflows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -45,12 +52,62 @@ impl Default for RunConfig {
     }
 }
 
+/// Most bytes of precompiled components kept on disk (the least recently
+/// used go first): a CID workflow's is about 1 MB, photo_proof's 4 MB.
+pub const PRECOMPILED_MAX_BYTES: u64 = 1 << 30;
+
+/// Most bytes of compiled code kept loaded in memory, all programs
+/// together (the least recently used go first).
+pub const PROGRAMS_MAX_BYTES: usize = 256 << 20;
+
+/// How the name of a build's component artifact ends (after its crate name).
+pub const COMPONENT: &str = ".component.wasm";
+
+/// What to run.
+#[derive(Debug, Clone)]
+pub enum Target {
+    /// This build.
+    Build(BuildId),
+    /// The build of this workflow that succeeded last with a component.
+    Workflow(WorkflowId),
+}
+
+/// Why a run could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum ExecError {
+    #[error("no build with this id")]
+    NoBuild,
+    #[error("{0} has no component to run: submit the workflow with \"targets\": [\"component\"] (POST /v1/workflows), wait for its build, then run it")]
+    NoComponent(String),
+    #[error("the build's component is missing from the store; submit its workflow again")]
+    ComponentMissing,
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error("reading the component: {0}")]
+    Cas(#[from] CasError),
+    #[error("loading the component {cid}: {source}")]
+    Load { cid: String, source: LoadError },
+    #[error("the executor cannot start: {0}")]
+    Engine(String),
+}
+
+/// A program, and where it came from: `memory`, `precompiled` (the disk
+/// cache) or `compiled`.
+pub struct Loaded {
+    pub program: Arc<Program>,
+    pub source: &'static str,
+}
+
+/// One load of a component, shared by the runs that wait for it.
+type Pending = Arc<tokio::sync::OnceCell<Result<Arc<Program>, String>>>;
+
 /// The engine, the programs and the slots.
 pub struct Executor {
     config: RunConfig,
     engine: OnceLock<Result<Arc<Engine>, String>>,
-    programs: Mutex<HashMap<String, Arc<Program>>>,
-    loading: Mutex<()>,
+    programs: Mutex<Lru<Arc<Program>>>,
+    /// Loads under way, by component CID.
+    loading: Mutex<HashMap<String, Pending>>,
     /// The component of each succeeded build run so far (a build's
     /// artifacts never change once it succeeded), so that a run by build
     /// id does not ask the store.
@@ -58,9 +115,49 @@ pub struct Executor {
     precompiled: PathBuf,
     /// The disk cache, opened on first use; `None` where it is refused
     /// (runs then compile every component once per process).
-    cache: OnceLock<Option<PrecompiledCache>>,
-    /// Run slots, shared fairly between keys ([`crate::fair`]).
-    pub(crate) slots: Arc<FairSlots>,
+    cache: OnceLock<Option<Arc<PrecompiledCache>>>,
+    /// Run slots, shared fairly between keys.
+    slots: Arc<FairSlots>,
+}
+
+/// Values by key, bounded by their weight in bytes: past the bound, the
+/// least recently used go (never the one just kept). Loaded programs by
+/// component CID, weighed by their compiled code.
+struct Lru<V> {
+    by_key: HashMap<String, (V, usize, u64)>,
+    bytes: usize,
+    max_bytes: usize,
+    uses: u64,
+}
+
+impl<V: Clone> Lru<V> {
+    fn new(max_bytes: usize) -> Self {
+        Self { by_key: HashMap::new(), bytes: 0, max_bytes, uses: 0 }
+    }
+
+    fn get(&mut self, key: &str) -> Option<V> {
+        self.uses += 1;
+        let uses = self.uses;
+        self.by_key.get_mut(key).map(|(value, _, used)| {
+            *used = uses;
+            value.clone()
+        })
+    }
+
+    fn insert(&mut self, key: &str, value: V, bytes: usize) {
+        self.uses += 1;
+        self.bytes += bytes;
+        if let Some((_, old, _)) = self.by_key.insert(key.to_string(), (value, bytes, self.uses)) {
+            self.bytes -= old;
+        }
+        while self.bytes > self.max_bytes {
+            let oldest = self.by_key.iter().filter(|(k, _)| *k != key).min_by_key(|(_, (_, _, used))| *used);
+            let Some(oldest) = oldest.map(|(k, _)| k.clone()) else { break };
+            if let Some((_, gone, _)) = self.by_key.remove(&oldest) {
+                self.bytes -= gone;
+            }
+        }
+    }
 }
 
 impl Executor {
@@ -68,9 +165,9 @@ impl Executor {
         Self {
             config,
             engine: OnceLock::new(),
-            programs: Mutex::new(HashMap::new()),
-            loading: Mutex::new(()),
-            components: Mutex::new(HashMap::new()),
+            programs: Mutex::new(Lru::new(PROGRAMS_MAX_BYTES)),
+            loading: Mutex::default(),
+            components: Mutex::default(),
             precompiled: data.join("precompiled"),
             cache: OnceLock::new(),
             slots: FairSlots::new(config.slots, config.queue),
@@ -81,82 +178,139 @@ impl Executor {
         self.config
     }
 
-    /// The component of build `id`, if a run of it was seen.
-    pub fn component_of(&self, id: &BuildId) -> Option<ContentId> {
-        self.components.lock().unwrap_or_else(std::sync::PoisonError::into_inner).get(id).cloned()
-    }
-
-    /// Remembers the component of the succeeded build `id`.
-    pub fn remember_component(&self, id: BuildId, cid: ContentId) {
-        self.components.lock().unwrap_or_else(std::sync::PoisonError::into_inner).insert(id, cid);
-    }
-
     /// The engine, started on first use.
-    pub fn engine(&self) -> Result<Arc<Engine>, Problem> {
+    pub fn engine(&self) -> Result<Arc<Engine>, ExecError> {
         let slots = u32::try_from(self.config.slots).unwrap_or(u32::MAX);
         self.engine
             .get_or_init(|| Engine::new(self.config.limits, slots).map_err(|e| e.to_string()))
             .clone()
-            .map_err(|e| Problem::internal(format!("the executor cannot start: {e}")))
+            .map_err(ExecError::Engine)
     }
 
-    /// The program of the component `cid`, if it is loaded.
-    pub fn loaded(&self, cid: &ContentId) -> Option<Arc<Program>> {
-        self.programs.lock().unwrap_or_else(std::sync::PoisonError::into_inner).get(&cid.to_string()).cloned()
-    }
-
-    /// The program of the component `cid` (blocking: it may read the store
-    /// and compile). `fetch` gives the component's bytes, checked. With it,
-    /// where it came from: `memory`, `precompiled` (the disk cache) or
-    /// `compiled`.
-    pub fn program(
-        &self,
-        cid: &ContentId,
-        fetch: impl FnOnce() -> Result<Vec<u8>, Problem>,
-    ) -> Result<(Arc<Program>, &'static str), Problem> {
-        // One load at a time, so that runs arriving together compile once
-        // (callers look in memory first, [`Executor::loaded`]).
-        let _loading = self.loading.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        if let Some(program) = self.loaded(cid) {
-            return Ok((program, "memory"));
+    /// The component `target` runs.
+    pub async fn component(&self, store: &Store, target: &Target) -> Result<ContentId, ExecError> {
+        match target {
+            Target::Build(id) => {
+                if let Some(cid) = self.components.lock().unwrap_or_else(PoisonError::into_inner).get(id) {
+                    return Ok(cid.clone());
+                }
+                let row = store.build(id).await?.ok_or(ExecError::NoBuild)?;
+                let cid = component(&row).ok_or_else(|| ExecError::NoComponent(format!("build {id}")))?;
+                self.components.lock().unwrap_or_else(PoisonError::into_inner).insert(id.clone(), cid.clone());
+                Ok(cid)
+            }
+            Target::Workflow(id) => {
+                let row = store.newest_build_with(id, COMPONENT).await?;
+                row.as_ref().and_then(component).ok_or_else(|| ExecError::NoComponent(format!("workflow {id}")))
+            }
         }
-        let key = cid.to_string();
-        let wasm = fetch()?;
-        let engine = self.engine()?;
-        let program = Arc::new(
-            engine
-                .load(&wasm, &key, self.cache())
-                .map_err(|e| Problem::internal(format!("loading the component {key}: {e}")))?,
-        );
-        self.programs.lock().unwrap_or_else(std::sync::PoisonError::into_inner).insert(key, program.clone());
-        let source = match program.source() {
-            Source::Compiled => "compiled",
-            Source::Precompiled => "precompiled",
-        };
-        Ok((program, source))
     }
-}
 
-impl Executor {
+    /// The program of component `cid`: from memory, or loaded (on a
+    /// blocking thread: it may read the store and compile) by this call or
+    /// by the one already loading it.
+    pub async fn program(&self, cas: &Cas, cid: &ContentId) -> Result<Loaded, ExecError> {
+        let key = cid.to_string();
+        if let Some(program) = self.programs.lock().unwrap_or_else(PoisonError::into_inner).get(&key) {
+            return Ok(Loaded { program, source: "memory" });
+        }
+        let pending =
+            self.loading.lock().unwrap_or_else(PoisonError::into_inner).entry(key.clone()).or_default().clone();
+        let mut loaded_here = None;
+        let result = pending
+            .get_or_init(|| async {
+                let load = self.load(cas.clone(), cid.clone()).await;
+                let result = load.as_ref().map(|(p, _)| p.clone()).map_err(ToString::to_string);
+                loaded_here = Some(load);
+                result
+            })
+            .await
+            .clone();
+        let loaded = match loaded_here {
+            // This call loaded it: its own error, typed, and where it came from.
+            Some(load) => load.map(|(program, source)| {
+                let weight = program.code_bytes();
+                self.programs.lock().unwrap_or_else(PoisonError::into_inner).insert(&key, program.clone(), weight);
+                Loaded { program, source }
+            }),
+            // Another did: the same program, from memory as far as this run goes.
+            None => result
+                .map(|program| Loaded { program, source: "memory" })
+                .map_err(|e| ExecError::Load { cid: key.clone(), source: LoadError::Invalid(e) }),
+        };
+        // (Kept in memory first: a run arriving now finds it there.)
+        self.loading.lock().unwrap_or_else(PoisonError::into_inner).remove(&key);
+        loaded
+    }
+
+    /// Fetches, checks and loads component `cid` on a blocking thread.
+    async fn load(&self, cas: Cas, cid: ContentId) -> Result<(Arc<Program>, &'static str), ExecError> {
+        let engine = self.engine()?;
+        let cache = self.cache();
+        tokio::task::spawn_blocking(move || {
+            // (`Cas::get` checks the bytes against their CID.)
+            let wasm = cas.get(&cid)?.ok_or(ExecError::ComponentMissing)?;
+            let key = cid.to_string();
+            let program =
+                engine.load(&wasm, &key, cache.as_deref()).map_err(|source| ExecError::Load { cid: key, source })?;
+            let source = match program.source() {
+                Source::Compiled => "compiled",
+                Source::Precompiled => "precompiled",
+            };
+            Ok((Arc::new(program), source))
+        })
+        .await
+        .map_err(|e| ExecError::Engine(format!("a load panicked: {e}")))?
+    }
+
     /// The precompiled cache, opened on first use.
-    fn cache(&self) -> Option<&PrecompiledCache> {
+    fn cache(&self) -> Option<Arc<PrecompiledCache>> {
         self.cache
             .get_or_init(|| {
                 PrecompiledCache::open(&self.precompiled, PRECOMPILED_MAX_BYTES)
                     .inspect_err(|e| tracing::warn!("not keeping precompiled components: {e}"))
                     .ok()
+                    .map(Arc::new)
             })
-            .as_ref()
+            .clone()
+    }
+
+    /// A run slot for `tenant` (a key, or `""` for public runs), taken
+    /// only once the program is loaded.
+    pub async fn slot(&self, tenant: &str) -> Result<FairSlot, crate::problem::Problem> {
+        self.slots.acquire(tenant).await
     }
 }
 
-/// Most bytes of precompiled components kept on disk (the least recently
-/// used go first): a CID workflow's is about 1 MB, photo_proof's 4 MB.
-pub const PRECOMPILED_MAX_BYTES: u64 = 1 << 30;
+/// The component artifact of a build, if it has one.
+fn component(row: &BuildRow) -> Option<ContentId> {
+    let name = format!("{}{COMPONENT}", braid::codegen::crate_name(&row.name));
+    (row.state == BuildState::Succeeded)
+        .then(|| row.artifacts.iter().find(|a| a.name == name).map(|a| a.cid.clone()))
+        .flatten()
+}
 
 /// A run's timings as a `Server-Timing` header value (milliseconds): the
 /// fresh instance's making, and the whole run.
 pub fn server_timing(timings: Timings) -> String {
     let ms = |d: Duration| d.as_secs_f64() * 1e3;
     format!("inst;dur={:.3}, run;dur={:.3}", ms(timings.instantiate), ms(timings.total))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Lru;
+
+    #[test]
+    fn the_least_recently_used_go_past_the_bound() {
+        let mut lru = Lru::new(10);
+        lru.insert("a", 1, 4);
+        lru.insert("b", 2, 4);
+        assert_eq!(lru.get("a"), Some(1), "a is used: b is now the oldest");
+        lru.insert("c", 3, 4);
+        assert_eq!((lru.get("a"), lru.get("b"), lru.get("c")), (Some(1), None, Some(3)));
+        assert_eq!(lru.bytes, 8);
+        lru.insert("huge", 4, 20);
+        assert_eq!((lru.get("huge"), lru.get("a"), lru.bytes), (Some(4), None, 20), "the one just kept stays");
+    }
 }

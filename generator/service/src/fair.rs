@@ -5,9 +5,12 @@
 //! recently (round robin), its runs in the order they came.
 //! So one tenant's flood of slow runs cannot hold every slot while another
 //! waits: the other's next run takes the next slot that frees, whatever
-//! the flood queued before it. The queue is bounded in all and per tenant
-//! (a tenant may fill at most its share of it), so a flood's 503s are its
-//! own. Idle slots are never held back: a tenant alone uses them all.
+//! the flood queued before it. The queue is bounded, and a flood's 503s
+//! are its own: a tenant may queue while the queue has room, or while it has fewer
+//! than a quarter of the queue's length waiting, so one that fills the
+//! queue is refused, and every other tenant can still queue its quarter
+//! (the queue holds at most its length plus a quarter per tenant). Idle
+//! slots and room are never held back: a tenant alone uses them all.
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex, PoisonError};
@@ -48,13 +51,13 @@ pub struct FairSlot {
 }
 
 impl FairSlots {
-    /// `slots` runs at once, `queue` waiting in all, a tenant's waiting
-    /// runs at most a quarter of the queue (at least one).
+    /// `slots` runs at once, `queue` waiting, and past it a quarter of
+    /// `queue` (at least one, none without a queue) for each tenant.
     pub fn new(slots: usize, queue: usize) -> Arc<Self> {
         Arc::new(Self {
             slots: slots.max(1),
             queue,
-            per_tenant_queue: (queue / 4).max(1).min(queue.max(1)),
+            per_tenant_queue: if queue == 0 { 0 } else { (queue / 4).max(1) },
             inner: Mutex::default(),
         })
     }
@@ -86,12 +89,14 @@ impl FairSlots {
                 return Ok(FairSlot { pool: self.clone(), tenant: tenant.to_string() });
             }
             let waiting_here = inner.tenants.get(tenant).map_or(0, |t| t.waiting.len());
-            if inner.waiting >= self.queue || waiting_here >= self.per_tenant_queue {
-                let why = if waiting_here >= self.per_tenant_queue {
-                    format!("this key has {waiting_here} runs waiting, its share of the queue")
-                } else {
-                    format!("{} runs in progress and {} waiting", self.slots, inner.waiting)
-                };
+            // The queue has room, or this tenant waits for less than its
+            // share: a flood that fills the queue is refused its own runs,
+            // never another tenant's first ones.
+            if inner.waiting >= self.queue && waiting_here >= self.per_tenant_queue {
+                let why = format!(
+                    "{} runs in progress and {} waiting, {waiting_here} of them with this key",
+                    self.slots, inner.waiting
+                );
                 return Err(Problem::unavailable(format!("the server is busy ({why}); retry shortly"), Some(1)));
             }
             let (tell, granted) = oneshot::channel();
@@ -201,20 +206,23 @@ mod tests {
         assert!(ready(&mut a_next).is_some());
     }
 
-    /// A flood fills its share of the queue and gets 503s; another
-    /// tenant still queues.
+    /// A flood fills the queue and gets 503s; another tenant still queues
+    /// its share.
     #[tokio::test]
-    async fn a_tenant_fills_only_its_share_of_the_queue() {
+    async fn a_flood_fills_the_queue_but_not_the_others_share() {
         let pool = FairSlots::new(1, 8);
         let _running = pool.acquire("a").await.unwrap();
-        let mut queued: Vec<_> = (0..2).map(|_| Box::pin(pool.acquire("a"))).collect();
+        let mut queued: Vec<_> = (0..8).map(|_| Box::pin(pool.acquire("a"))).collect();
         for w in &mut queued {
-            assert!(ready(w).is_none());
+            assert!(ready(w).is_none(), "a alone may use the whole queue");
         }
-        let refused = pool.acquire("a").await.err().expect("a third waiting run of a is refused");
+        let refused = pool.acquire("a").await.err().expect("a ninth waiting run of a is refused");
         assert_eq!(refused.status, 503);
-        let mut b = Box::pin(pool.acquire("b"));
-        assert!(ready(&mut b).is_none(), "b waits, it is not refused");
+        let mut b: Vec<_> = (0..2).map(|_| Box::pin(pool.acquire("b"))).collect();
+        for w in &mut b {
+            assert!(ready(w).is_none(), "b waits, it is not refused");
+        }
+        assert!(pool.acquire("b").await.is_err(), "past its share, b is refused too");
     }
 
     /// A waiter that goes away is skipped, and a slot handed to one that

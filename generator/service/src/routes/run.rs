@@ -19,25 +19,10 @@ use axum::response::IntoResponse;
 use braid_engine::{Input, RunError, Type};
 
 use super::ApiResult;
-use crate::execute::server_timing;
-use crate::ids::{BuildId, ContentId, WorkflowId};
+use crate::execute::{server_timing, ExecError, Loaded, Target};
+use crate::ids::{BuildId, WorkflowId};
 use crate::problem::Problem;
-use crate::store::{BuildRow, BuildState};
 use crate::AppState;
-
-/// How the name of a build's component artifact ends (after its crate name).
-const COMPONENT: &str = ".component.wasm";
-
-/// The component artifact of a build, if it has one.
-fn component(row: &BuildRow) -> Option<ContentId> {
-    let name = format!("{}{COMPONENT}", braid::codegen::crate_name(&row.name));
-    (row.state == BuildState::Succeeded)
-        .then(|| row.artifacts.iter().find(|a| a.name == name).map(|a| a.cid.clone()))
-        .flatten()
-}
-
-const NO_COMPONENT: &str = "has no component to run: submit the workflow with \"targets\": [\"component\"] \
-     (POST /v1/workflows), wait for its build, then run it";
 
 /// Runs a build's component.
 #[utoipa::path(post, path = "/v1/builds/{id}/run", params(("id" = String, Path, description = "build id")),
@@ -53,17 +38,7 @@ pub(super) async fn run_build(
     body: Bytes,
 ) -> ApiResult {
     // (The key was checked before the body was read: `layers::admit`.)
-    let cid = match state.executor.component_of(&id) {
-        Some(cid) => cid,
-        None => {
-            let row = state.store.build(&id).await?;
-            let row = row.ok_or_else(|| Problem::not_found("no build with this id"))?;
-            let cid = component(&row).ok_or_else(|| Problem::not_found(format!("build {} {NO_COMPONENT}", row.id)))?;
-            state.executor.remember_component(row.id, cid.clone());
-            cid
-        }
-    };
-    run(state, cid, headers, extensions, body).await
+    run(state, Target::Build(id), headers, extensions, body).await
 }
 
 /// Runs the build of a workflow that succeeded last with a component.
@@ -79,10 +54,7 @@ pub(super) async fn run_workflow(
     body: Bytes,
 ) -> ApiResult {
     // (The key was checked before the body was read: `layers::admit`.)
-    let row = state.store.newest_build_with(&id, COMPONENT).await?;
-    let cid =
-        row.as_ref().and_then(component).ok_or_else(|| Problem::not_found(format!("workflow {id} {NO_COMPONENT}")))?;
-    run(state, cid, headers, extensions, body).await
+    run(state, Target::Workflow(id), headers, extensions, body).await
 }
 
 /// A run's inputs as sent.
@@ -132,37 +104,22 @@ impl Sent {
 
 async fn run(
     state: Arc<AppState>,
-    cid: ContentId,
+    target: Target,
     headers: HeaderMap,
     extensions: Extensions,
     body: Bytes,
 ) -> ApiResult {
     let sent = Sent::read(&headers, extensions, body).await?;
     let raw_out = super::media::accepts_exactly(&headers, "application/octet-stream");
-    // Slots are shared fairly between keys (public runs share one tenant).
-    let tenant = headers.get("x-api-key").and_then(|v| v.to_str().ok()).unwrap_or("");
-    let _slot = state.executor.slots.acquire(tenant).await?;
-    // Loaded, the program runs here; loading it reads the store and may
-    // compile, so it is done on a blocking thread.
-    let (program, source) = match state.executor.loaded(&cid) {
-        Some(program) => (program, "memory"),
-        None => {
-            let state = state.clone();
-            tokio::task::spawn_blocking(move || {
-                state.executor.program(&cid, || match state.cas.get(&cid) {
-                    Ok(Some(bytes)) => Ok(bytes),
-                    Ok(None) => Err(Problem::not_found(
-                        "the build's component is missing from the store; submit its workflow again",
-                    )),
-                    Err(e) => Err(Problem::internal(e)),
-                })
-            })
-            .await
-            .map_err(Problem::internal)??
-        }
-    };
+    let executor = &state.executor;
+    let cid = executor.component(&state.store, &target).await.map_err(exec_problem)?;
+    let Loaded { program, source } = executor.program(&state.cas, &cid).await.map_err(exec_problem)?;
     state.metrics.program(source);
-    let engine = state.executor.engine()?;
+    // Slots are shared fairly between keys (public runs share one tenant),
+    // and taken only once the program is loaded.
+    let tenant = headers.get("x-api-key").and_then(|v| v.to_str().ok()).unwrap_or("");
+    let _slot = executor.slot(tenant).await?;
+    let engine = executor.engine().map_err(exec_problem)?;
     // Decoding a large JSON or multipart body is work for a blocking thread.
     let inputs = match sent {
         sent if matches!(sent, Sent::Raw(_)) || sent.len() <= 64 << 10 => inputs(program.params(), sent)?,
@@ -277,6 +234,17 @@ fn names(params: &[(String, Type)]) -> String {
 
 /// A failed run as the caller sees it: what they sent is wrong (400, 413),
 /// or the workflow failed or went over a budget (422).
+/// Why a run could not start, as a problem document.
+fn exec_problem(error: ExecError) -> Problem {
+    match error {
+        ExecError::NoBuild | ExecError::NoComponent(_) | ExecError::ComponentMissing => {
+            Problem::not_found(error.to_string())
+        }
+        ExecError::Store(e) => e.into(),
+        ExecError::Cas(_) | ExecError::Load { .. } | ExecError::Engine(_) => Problem::internal(error.to_string()),
+    }
+}
+
 fn problem(error: RunError) -> Problem {
     let status = match &error {
         RunError::BadInput(_) => StatusCode::BAD_REQUEST,
