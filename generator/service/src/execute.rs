@@ -24,6 +24,7 @@ use braid_engine::{Engine, Limits, LoadError, PrecompiledCache, Program, Source,
 
 use crate::cas::{Cas, CasError};
 use crate::fair::{FairSlot, FairSlots};
+use crate::held::{Held, HeldBody};
 use crate::ids::{BuildId, ContentId, WorkflowId};
 use crate::store::{BuildRow, BuildState, Store, StoreError};
 
@@ -59,6 +60,12 @@ pub const PRECOMPILED_MAX_BYTES: u64 = 1 << 30;
 /// Most bytes of compiled code kept loaded in memory, all programs
 /// together (the least recently used go first).
 pub const PROGRAMS_MAX_BYTES: usize = 256 << 20;
+
+/// Bytes of outputs that clients have not read yet, all together: twice
+/// what the run slots can produce at once, at least 64 MiB.
+fn unread_output_limit(config: &RunConfig) -> usize {
+    config.slots.saturating_mul(config.limits.output_bytes).saturating_mul(2).max(64 << 20)
+}
 
 /// How the name of a build's component artifact ends (after its crate name).
 pub const COMPONENT: &str = ".component.wasm";
@@ -118,6 +125,8 @@ pub struct Executor {
     cache: OnceLock<Option<Arc<PrecompiledCache>>>,
     /// Run slots, shared fairly between keys.
     slots: Arc<FairSlots>,
+    /// Outputs their clients have not read yet, bounded in all.
+    held: Held,
 }
 
 /// Values by key, bounded by their weight in bytes: past the bound, the
@@ -171,6 +180,7 @@ impl Executor {
             precompiled: data.join("precompiled"),
             cache: OnceLock::new(),
             slots: FairSlots::new(config.slots, config.queue),
+            held: Held::new(unread_output_limit(&config)),
         }
     }
 
@@ -273,6 +283,12 @@ impl Executor {
                     .map(Arc::new)
             })
             .clone()
+    }
+
+    /// A run's output as a response body, counted against the bound on
+    /// unread outputs until the connection takes it (or a 503 past it).
+    pub fn hold(&self, output: axum::body::Bytes) -> Result<HeldBody, crate::problem::Problem> {
+        self.held.hold(output)
     }
 
     /// A run slot for `tenant` (a key, or `""` for public runs), taken

@@ -14,6 +14,7 @@ pub mod conn;
 pub mod datadir;
 pub mod execute;
 pub mod fair;
+pub mod held;
 pub mod ids;
 pub mod jobs;
 pub mod metrics;

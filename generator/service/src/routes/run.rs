@@ -137,12 +137,17 @@ async fn run(
         Err(error) => return Ok(([timing], problem(error)).into_response()),
     };
     let bytes_out = braid_engine::is_bytes(ty);
-    if raw_out && bytes_out {
-        let bytes = output.into_bytes().unwrap_or_default();
-        return Ok(([(header::CONTENT_TYPE, "application/octet-stream".to_string()), timing], bytes).into_response());
-    }
-    let text = output.to_json_text();
-    Ok(([(header::CONTENT_TYPE, "application/json".to_string()), timing], text).into_response())
+    let (media_type, body) = if raw_out && bytes_out {
+        ("application/octet-stream", output.into_bytes().unwrap_or_default())
+    } else {
+        ("application/json", output.to_json_text().into_bytes())
+    };
+    // Held against the bound on unread outputs until the client takes it.
+    let body = match executor.hold(Bytes::from(body)) {
+        Ok(body) => axum::body::Body::new(body),
+        Err(busy) => return Ok(([timing], busy).into_response()),
+    };
+    Ok(([(header::CONTENT_TYPE, media_type.to_string()), timing], body).into_response())
 }
 
 /// The request's inputs for `params`.
