@@ -69,14 +69,16 @@ fail() {
   exit 1
 }
 
+# Polls the condition (a node that exits fails at once); the deadline is
+# generous, for a machine busy with other work.
 wait_for() { # what, command...
   local what=$1; shift
-  for _ in $(seq 1 300); do
+  for _ in $(seq 1 1500); do
     "$@" >/dev/null 2>&1 && return 0
     for n in "${nodes[@]}"; do running "$n" || fail "node $n exited while waiting for $what"; done
     sleep 0.2
   done
-  fail "$what did not come up within a minute"
+  fail "$what did not come up within five minutes"
 }
 
 # A port that something else holds makes a node exit at once: say which.

@@ -37,7 +37,7 @@ case "$cmd" in
       as_owner "$bin/initdb" -D "$dir" -U braid --auth=trust --encoding=UTF8 --locale=C.UTF-8 >/dev/null
     fi
     as_owner "$bin/pg_ctl" -D "$dir" status >/dev/null 2>&1 ||
-      as_owner "$bin/pg_ctl" -D "$dir" -l "$dir/server.log" -w -t 60 \
+      as_owner "$bin/pg_ctl" -D "$dir" -l "$dir/server.log" -w -t 300 \
       -o "-c listen_addresses=127.0.0.1 -c port=$port -c unix_socket_directories='$dir' -c fsync=on" start >/dev/null ||
       { echo "postgres.sh: the server did not start; the end of $dir/server.log:" >&2; tail -n 15 "$dir/server.log" >&2; exit 1; }
     as_owner "$bin/psql" -h 127.0.0.1 -p "$port" -U braid -d postgres -tAc \

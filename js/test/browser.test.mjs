@@ -55,7 +55,7 @@ async function inPage(name, source, { files } = {}) {
   try {
     await page.goto(`${base}/page.html?script=/app/tests/${name}.mjs`);
     if (files) await page.setInputFiles('input[type=file]', files);
-    await page.waitForFunction(() => window.result !== undefined, null, { timeout: 60_000 });
+    await page.waitForFunction(() => window.result !== undefined, null, { timeout: 120_000 });
     const result = await page.evaluate(() => window.result);
     assert.deepEqual(errors, []);
     return result;

@@ -66,9 +66,9 @@ test('the Vite app example, built by Vite, proves a photo chosen in its page in 
     const errors = [];
     page.on('pageerror', (e) => errors.push(String(e)));
     await page.goto(`${site.base}/index.html`);
-    await page.waitForFunction(() => window.ready === true, null, { timeout: 60_000 });
+    await page.waitForFunction(() => window.ready === true, null, { timeout: 120_000 });
     await page.setInputFiles('input[type=file]', `${images}/photo.png`);
-    await page.waitForFunction(() => window.result !== undefined, null, { timeout: 60_000 });
+    await page.waitForFunction(() => window.result !== undefined, null, { timeout: 120_000 });
     assert.deepEqual(await page.evaluate(() => window.result), proofs['photo.png'], errors.join('; '));
     assert.match(await page.textContent('#proof'), /"fileCid"/);
   } finally {

@@ -222,8 +222,9 @@ async function resultAt(url) {
     const page = await browser.newPage();
     const errors = [];
     page.on('pageerror', (e) => errors.push(String(e)));
-    await page.goto(url);
-    await page.waitForFunction(() => window.result !== undefined, null, { timeout: 60_000 }).catch(() => {});
+    // Generous for a busy machine: a dev server transforms on first request.
+    await page.goto(url, { timeout: 120_000 });
+    await page.waitForFunction(() => window.result !== undefined, null, { timeout: 120_000 }).catch(() => {});
     const result = await page.evaluate(() => window.result);
     assert.ok(result !== undefined, `no result at ${url}; page errors: ${errors.join('; ')}`);
     return result;
