@@ -169,12 +169,26 @@ bench-first: setup $(BRAID)
 bench-cluster: setup $(BRAID)
 	cd js && BRAID_BIN=$(CURDIR)/$(BRAID) node bench/cluster.mjs
 
-## bench-run: the run endpoint against a node:http server and the native
-## floor (bench/run.json, bench/RUN.md): req/s, latency at half load,
-## instantiation, RSS, first runs. oha is installed into target/tools.
+## bench-run: the run endpoint against a node:http server, the native
+## floor and `wasmtime serve` on a hand-written wasi:http component
+## (bench/run.json, bench/RUN.md): req/s, latency at half load, CPU and
+## page faults a request, cores used, instantiation, RSS, first runs. oha
+## and the wasmtime CLI (the engine's version) are installed into
+## target/tools.
 OHA := target/tools/bin/oha
+WASMTIME := target/tools/bin/wasmtime
+# The engine's own wasmtime, as Cargo.lock pins it.
+WASMTIME_VERSION := $(shell sed -n '/^name = "wasmtime"$$/{n;s/^version = "\(.*\)"/\1/p;}' Cargo.lock)
 bench-run: setup $(BRAID)
 	@test -x $(OHA) || cargo install --quiet --locked oha --version '~1.16' --root target/tools
+	@# (`serve` does not build without component-model-async; the default
+	@# feature set is far larger.)
+	@$(WASMTIME) --version 2>/dev/null | grep -qF $(WASMTIME_VERSION) || cargo install --quiet --locked wasmtime-cli \
+	  --version $(WASMTIME_VERSION) --no-default-features --root target/tools \
+	  --features run,serve,cranelift,pooling-allocator,component-model,component-model-async,cache,config
+	@rustup target list --installed | grep -qx wasm32-wasip2 || rustup target add wasm32-wasip2
+	RUSTFLAGS=-Ctarget-feature=+simd128 cargo build --quiet --release --target wasm32-wasip2 \
+	  --manifest-path bench/wasi-http-cid/Cargo.toml --target-dir target/bench/wasi-http-cid
 	cargo build --quiet --profile perf -p braid-cli -p braid-engine --bins --example runs
 	for wf in cidv1_from_bytes photo_proof; do \
 	  BRAID_DENY_WARNINGS=1 $(BRAID) build workflows/$$wf.json --targets native,node -o $(WF_OUT)/$$wf && \

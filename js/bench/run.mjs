@@ -1,12 +1,18 @@
 // `make bench-run` (and `make bench`): the run endpoint's numbers, written
-// to bench/run.json and bench/RUN.md. Three servers on loopback, side by
+// to bench/run.json and bench/RUN.md. The servers on loopback, side by
 // side in one run, each given the same requests by oha:
 //   1. braid: `braid serve` (the perf profile) running the workflow's
-//      component, a fresh instance per request (POST /v1/builds/{id}/run);
+//      component, a fresh instance per request, with an API key, by
+//      workflow id (POST /v1/workflows/{id}/run: the build found per
+//      request) and pinned (braid_build: POST /v1/builds/{id}/run);
 //   2. node: a `node:http` server calling the workflow's npm package
 //      (run-node-server.mjs), what a JS user writes today;
 //   3. floor: the same HTTP stack as braid (axum, hyper, tokio) calling the
-//      generated crate natively in process, no isolation (bench/floor).
+//      generated crate natively in process, no isolation (bench/floor);
+//   4. wasmtime: `wasmtime serve` (the engine's own version) running a
+//      hand-written wasi:http component of the same CID computation
+//      (bench/wasi-http-cid), the same isolation: a fresh instance per
+//      request, the pooling allocator, a 1 s timeout (CID workloads).
 // Workloads: cidv1_from_bytes on 64 B and 16 KiB, photo_proof on a 0.3 MP
 // JPEG. Saturation: requests per second at 16 connections, three rounds
 // with the servers interleaved, the median. Latency: p50/p95/p99 at a
@@ -14,6 +20,7 @@
 // instantiation per request (Server-Timing, measured inside), RSS, the
 // first run after a build and the first after a restart.
 import { execFileSync, spawn } from 'node:child_process';
+import { createServer } from 'node:net';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
@@ -27,6 +34,9 @@ const braid = process.env.BRAID_PERF_BIN ?? `${root}/target/perf/braid`;
 // braid-engine's `runs` example: the executor alone, in process, back to back.
 const engineRuns = process.env.BRAID_ENGINE_RUNS ?? `${root}/target/perf/examples/runs`;
 const oha = process.env.BRAID_OHA ?? `${root}/target/tools/bin/oha`;
+const wasmtime = process.env.BRAID_WASMTIME ?? `${root}/target/tools/bin/wasmtime`;
+const wasiHttpCid = process.env.BRAID_WASI_HTTP_CID
+  ?? `${root}/target/bench/wasi-http-cid/wasm32-wasip2/release/braid_bench_wasi_http_cid.wasm`;
 const KEY = 'bench-key';
 const SECONDS = Number(process.env.BRAID_RUN_SECONDS ?? 4);
 const ROUNDS = 3;
@@ -34,16 +44,18 @@ const CONNECTIONS = 16;
 const round = (x, digits = 1) => Math.round(x * 10 ** digits) / 10 ** digits;
 const ms = (start) => Number(process.hrtime.bigint() - start) / 1e6;
 
-/** Spawns `cmd args` in its own group; resolves to { child, url } once it prints `listening on URL`. */
-function start(cmd, args) {
+/** Spawns `cmd args` in its own group; resolves to { child, url } once it prints `ready` (`listening on URL`; group 1 the URL). */
+function start(cmd, args, ready = /listening on (http:\/\/[0-9.:]+)\n/) {
   return new Promise((resolve, reject) => {
-    const child = spawn(cmd, args, { stdio: ['ignore', 'ignore', 'pipe'], detached: true });
+    const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
     let seen = '';
-    child.stderr.on('data', (c) => {
+    const look = (c) => {
       seen += c;
-      const m = seen.match(/listening on (http:\/\/[0-9.:]+)\n/);
-      if (m) resolve({ child, url: m[1] });
-    });
+      const m = seen.match(ready);
+      if (m) resolve({ child, url: m[1].replace(/\/$/, '') });
+    };
+    child.stdout.on('data', look);
+    child.stderr.on('data', look);
     child.on('exit', (code) => reject(new Error(`${cmd} exited ${code}: ${seen}`)));
   });
 }
@@ -60,23 +72,52 @@ function rss(pid) {
   return { rss_mib: round(kib('VmRSS') / 1024), peak_mib: round(kib('VmHWM') / 1024) };
 }
 
-/** oha against `url` with the body in `file`: { rps, p50_ms, p95_ms, p99_ms, ok } (ok: the share of 200s). */
-function load(url, file, { rate } = {}) {
+/** CPU time (user, kernel, in clock ticks) and page faults of a process so far. */
+function usage(pid) {
+  // Fields after the command's `)`: state is 3rd, minflt 10th, majflt 12th, utime 14th, stime 15th.
+  const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return { minflt: Number(f[7]), majflt: Number(f[9]), utime: Number(f[11]), stime: Number(f[12]) };
+}
+const TICKS = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+
+/**
+ * oha against `url` with the body in `file` (`headers` added): { rps, p50_ms,
+ * p95_ms, p99_ms, ok (the share of 200s) }, and with `pid` the server's cost
+ * a request: CPU µs (user, kernel), page faults, and the cores it used.
+ */
+function load(url, file, { rate, headers = {}, pid } = {}) {
   const args = ['--no-tui', '--output-format', 'json', '-z', `${SECONDS}s`, '-c', String(CONNECTIONS), '-m', 'POST', '-D', file,
-    '-H', 'content-type: application/octet-stream', url];
+    '-H', 'content-type: application/octet-stream', ...Object.entries(headers).flatMap(([k, v]) => ['-H', `${k}: ${v}`]), url];
   if (rate) args.push('-q', String(rate), '--latency-correction');
+  const before = pid && usage(pid);
   const out = JSON.parse(execFileSync(oha, args, { encoding: 'utf8', maxBuffer: 64 << 20 }));
+  const after = pid && usage(pid);
   const statuses = out.statusCodeDistribution ?? {};
   const total = Object.values(statuses).reduce((a, b) => a + b, 0);
   const p = out.latencyPercentiles;
+  const cost = pid && total ? {
+    user_us: round(((after.utime - before.utime) / TICKS / total) * 1e6),
+    kernel_us: round(((after.stime - before.stime) / TICKS / total) * 1e6),
+    faults: round((after.minflt - before.minflt + after.majflt - before.majflt) / total, 2),
+    cores: round((after.utime - before.utime + after.stime - before.stime) / TICKS / out.summary.total, 2),
+  } : undefined;
   return {
     rps: round(out.summary.requestsPerSec, 0),
     p50_ms: round(p.p50 * 1e3, 3),
     p95_ms: round(p.p95 * 1e3, 3),
     p99_ms: round(p.p99 * 1e3, 3),
     ok: total ? round((statuses['200'] ?? 0) / total, 4) : 0,
+    ...(cost && { cost }),
   };
 }
+
+/** A free loopback port. */
+const freePort = () => new Promise((resolve) => {
+  const s = createServer().listen(0, '127.0.0.1', () => {
+    const { port } = s.address();
+    s.close(() => resolve(port));
+  });
+});
 
 /** Submits workflow `name` for the component target to braid; the build id and when it succeeded. */
 async function build(url, name) {
@@ -90,7 +131,7 @@ async function build(url, name) {
   if (post.status !== 202 && post.status !== 200) throw new Error(`${name}: ${JSON.stringify(submitted)}`);
   for (;;) {
     const job = await (await fetch(`${url}/v1/jobs/${submitted.job_id}`, { headers: { 'x-api-key': KEY } })).json();
-    if (job.state === 'succeeded') return submitted.build_id;
+    if (job.state === 'succeeded') return { build: submitted.build_id, workflow: submitted.workflow_id };
     if (job.state === 'failed') throw new Error(`${name}: ${job.error}\n${job.log_tail}`);
     await new Promise((r) => setTimeout(r, 200));
   }
@@ -99,7 +140,7 @@ async function build(url, name) {
 /** One request's wall time (ms) and its Server-Timing (inst, run) in ms. */
 async function once(url, body) {
   const t = process.hrtime.bigint();
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/octet-stream' }, body });
+  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/octet-stream', 'x-api-key': KEY }, body });
   const text = await res.text();
   const wall = ms(t);
   if (res.status !== 200) throw new Error(`${url}: ${res.status} ${text}`);
@@ -116,8 +157,10 @@ const workloads = [
 
 const dir = mkdtempSync(join(os.tmpdir(), 'braid-bench-run-'));
 const data = join(dir, 'data');
-const serveArgs = ['serve', '--addr', '127.0.0.1:0', '--data', data, '--api-key', KEY, '--public-run', '--run-queue', '1024',
+// Runs with a key, as a deployment's are (no --public-run).
+const serveArgs = ['serve', '--addr', '127.0.0.1:0', '--data', data, '--api-key', KEY, '--run-queue', '1024',
   '--max-connections-per-client', '1024'];
+const keyed = { 'x-api-key': KEY };
 const servers = {};
 const results = { when: new Date().toISOString(), machine: { cpus: os.cpus().length, model: os.cpus()[0]?.model, node: process.version },
   settings: { seconds: SECONDS, rounds: ROUNDS, connections: CONNECTIONS }, workloads: {} };
@@ -128,14 +171,14 @@ try {
   for (const name of [...new Set(workloads.map((w) => w.workflow))]) {
     builds[name] = await build(servers.braid.url, name);
     const w = workloads.find((x) => x.workflow === name);
-    first[name] = { after_build: (await once(`${servers.braid.url}/v1/builds/${builds[name]}/run`, w.body())).wall };
+    first[name] = { after_build: (await once(`${servers.braid.url}/v1/builds/${builds[name].build}/run`, w.body())).wall };
   }
   // The first run after a restart: the component loaded precompiled from <data>/precompiled.
   stop(servers.braid);
   servers.braid = await start(braid, serveArgs);
   for (const name of Object.keys(builds)) {
     const w = workloads.find((x) => x.workflow === name);
-    first[name].after_restart = (await once(`${servers.braid.url}/v1/builds/${builds[name]}/run`, w.body())).wall;
+    first[name].after_restart = (await once(`${servers.braid.url}/v1/builds/${builds[name].build}/run`, w.body())).wall;
   }
   for (const w of workloads) {
     const file = join(dir, `${w.id}.bin`);
@@ -144,18 +187,29 @@ try {
     servers.node = await start(process.execPath, [fileURLToPath(new URL('run-node-server.mjs', import.meta.url)), pkg]);
     servers.floor = await start(`${root}/target/bench/floor/release/floor-${w.workflow}`, []);
     const urls = {
-      braid: `${servers.braid.url}/v1/builds/${builds[w.workflow]}/run`,
+      braid: `${servers.braid.url}/v1/workflows/${builds[w.workflow].workflow}/run`,
+      braid_build: `${servers.braid.url}/v1/builds/${builds[w.workflow].build}/run`,
       node: `${servers.node.url}/run`,
       floor: `${servers.floor.url}/run`,
     };
-    // The same answer from all three.
+    if (w.workflow === 'cidv1_from_bytes') {
+      // A fresh instance per request (wasmtime serve's way), the pooling
+      // allocator, 1 s per request, as braid's defaults.
+      const port = await freePort();
+      servers.wasmtime = await start(wasmtime, ['serve', '--addr', `127.0.0.1:${port}`, '-O', 'pooling-allocator=y',
+        '-W', 'timeout=1s', '-S', 'cli=y', wasiHttpCid], /Serving HTTP on (http:\/\/[0-9.:]+\/?)/);
+      urls.wasmtime = `${servers.wasmtime.url}/`;
+    }
+    const names = Object.keys(urls);
+    const processOf = (s) => (s === 'braid_build' ? servers.braid : servers[s]);
+    // The same answer from every server.
     const answers = await Promise.all(Object.values(urls).map(async (u) => JSON.parse((await once(u, w.body())).text)));
     for (const a of answers.slice(1)) {
       if (!isDeepStrictEqual(a, answers[0])) throw new Error(`${w.id}: the servers disagree: ${JSON.stringify(answers)}`);
     }
     // The executor alone on the service's own component: instantiation and run, back to back.
-    const auth = { headers: { 'x-api-key': KEY } };
-    const build = await (await fetch(`${servers.braid.url}/v1/builds/${builds[w.workflow]}`, auth)).json();
+    const auth = { headers: keyed };
+    const build = await (await fetch(`${servers.braid.url}/v1/builds/${builds[w.workflow].build}`, auth)).json();
     const artifact = build.artifacts.find((a) => a.name.endsWith('.component.wasm'));
     const wasm = join(dir, `${w.workflow}.wasm`);
     writeFileSync(wasm, Buffer.from(await (await fetch(`${servers.braid.url}/v1/artifacts/${artifact.cid}`, auth)).arrayBuffer()));
@@ -163,22 +217,27 @@ try {
     // Inside braid: 200 sequential requests, Server-Timing's instantiation and run.
     const inside = [];
     for (let i = 0; i < 200; i++) inside.push(await once(urls.braid, w.body()));
-    const saturation = { braid: [], node: [], floor: [] };
+    const saturation = Object.fromEntries(names.map((n) => [n, []]));
+    const measure = (s, options = {}) => load(urls[s], file, { headers: keyed, pid: processOf(s).child.pid, ...options });
     for (let r = 0; r < ROUNDS; r++) {
-      const order = r % 2 ? ['floor', 'node', 'braid'] : ['braid', 'node', 'floor'];
-      for (const s of order) saturation[s].push(load(urls[s], file));
+      const order = r % 2 ? [...names].reverse() : names;
+      for (const s of order) saturation[s].push(measure(s));
     }
     const median = (runs, key) => stats(runs.map((x) => x[key])).median;
+    const costs = (runs) => Object.fromEntries(['user_us', 'kernel_us', 'faults', 'cores'].map((k) => [k, stats(runs.map((x) => x.cost[k])).median]));
     const rate = Math.max(1, Math.round(median(saturation.braid, 'rps') / 2));
     const row = { workflow: w.workflow, bytes: readFileSync(file).length, half_rate: rate, servers: {} };
-    for (const s of ['braid', 'node', 'floor']) {
-      const fixed = load(urls[s], file, { rate });
+    for (const s of names) {
+      const fixed = measure(s, { rate });
       row.servers[s] = {
         rps: median(saturation[s], 'rps'),
         rps_runs: saturation[s].map((x) => x.rps),
         ok: Math.min(...saturation[s].map((x) => x.ok), fixed.ok),
+        // The server's own cost a request at saturation (the medians of the rounds).
+        cost: costs(saturation[s]),
         at_half_rate: fixed,
-        ...rss(servers[s].child.pid),
+        // Resident after the bursts above.
+        ...rss(processOf(s).child.pid),
       };
     }
     row.inside = {
@@ -192,10 +251,14 @@ try {
     row.ratios = {
       braid_over_floor: round(row.servers.braid.rps / row.servers.floor.rps, 2),
       braid_over_node: round(row.servers.braid.rps / row.servers.node.rps, 2),
+      ...(row.servers.wasmtime && {
+        braid_over_wasmtime: round(row.servers.braid.rps / row.servers.wasmtime.rps, 2),
+        braid_build_over_wasmtime: round(row.servers.braid_build.rps / row.servers.wasmtime.rps, 2),
+      }),
     };
     results.workloads[w.id] = row;
-    stop(servers.node);
-    stop(servers.floor);
+    for (const s of ['node', 'floor', 'wasmtime']) if (servers[s]) stop(servers[s]);
+    delete servers.wasmtime;
     console.log(w.id, JSON.stringify(row));
   }
 } finally {
@@ -214,17 +277,27 @@ function report(r) {
     '',
     `${r.when}, ${r.machine.cpus} cores (${r.machine.model}), Node ${r.machine.node}; oha, ${r.settings.connections} connections,`,
     `${r.settings.seconds} s per measurement; saturation: the median of ${r.settings.rounds} rounds, the servers interleaved.`,
-    'braid: `braid serve` (perf profile), a fresh component instance per request; node: `node:http` + the npm package;',
-    'floor: axum/hyper/tokio + the generated crate, native, in process. Written by js/bench/run.mjs.',
+    'braid: `braid serve` (perf profile), a fresh component instance per request, with an API key, by workflow id;',
+    'braid_build: the same, pinned to the build; node: `node:http` + the npm package; floor: axum/hyper/tokio + the',
+    'generated crate, native, in process; wasmtime: `wasmtime serve` (the engine\'s version, pooling allocator, 1 s timeout)',
+    'on a hand-written wasi:http component of the same CID (bench/wasi-http-cid). Written by js/bench/run.mjs.',
     '',
-    '| workload | server | req/s (saturation) | p50 / p95 / p99 ms at half of braid\'s rate | RSS MiB (peak) |',
-    '|---|---|---:|---|---:|',
+    '| workload | server | req/s (saturation) | p50 / p95 / p99 ms at half of braid\'s rate | CPU µs a request (user + kernel) | page faults a request | cores used | RSS MiB after (peak) |',
+    '|---|---|---:|---|---:|---:|---:|---:|',
   ];
   for (const [id, row] of Object.entries(r.workloads)) {
     for (const [s, v] of Object.entries(row.servers)) {
       const f = v.at_half_rate;
-      lines.push(`| ${id} | ${s} | ${v.rps} | ${f.p50_ms} / ${f.p95_ms} / ${f.p99_ms} (at ${row.half_rate}/s) | ${v.rss_mib} (${v.peak_mib}) |`);
+      const c = v.cost ?? {};
+      lines.push(`| ${id} | ${s} | ${v.rps} | ${f.p50_ms} / ${f.p95_ms} / ${f.p99_ms} (at ${row.half_rate}/s) | ${c.user_us} + ${c.kernel_us} | ${c.faults} | ${c.cores} | ${v.rss_mib} (${v.peak_mib}) |`);
     }
+  }
+  lines.push('', '| workload | braid / wasmtime req/s (target ≥ 1.0) | braid_build / wasmtime req/s (target ≥ 1.0) | p99 at half load, braid / braid_build / wasmtime ms (target: no higher) |', '|---|---|---|---|');
+  for (const [id, row] of Object.entries(r.workloads)) {
+    if (!row.servers.wasmtime) continue;
+    const p99 = (s) => row.servers[s].at_half_rate.p99_ms;
+    const wt = p99('wasmtime');
+    lines.push(`| ${id} | ${row.ratios.braid_over_wasmtime} (${yes(row.ratios.braid_over_wasmtime >= 1)}) | ${row.ratios.braid_build_over_wasmtime} (${yes(row.ratios.braid_build_over_wasmtime >= 1)}) | ${p99('braid')} / ${p99('braid_build')} / ${wt} (${yes(p99('braid') <= wt && p99('braid_build') <= wt)}) |`);
   }
   lines.push('', '| workload | braid / floor req/s (target ≥ 0.7) | braid / node req/s (target ≥ 2) | braid p99 at half load (target ≤ 1 ms) | instantiation µs, median (target ≤ 20): executor / over HTTP | run µs, median: executor / over HTTP | first run after build / after restart ms (target ≤ 10 after restart) |', '|---|---|---|---|---|---|---|');
   for (const [id, row] of Object.entries(r.workloads)) {

@@ -67,6 +67,10 @@ fn unread_output_limit(config: &RunConfig) -> usize {
     config.slots.saturating_mul(config.limits.output_bytes).saturating_mul(2).max(64 << 20)
 }
 
+/// How long a run by workflow id trusts the build it found where other
+/// processes build into the same store: a rebuild elsewhere runs within it.
+pub const SHARED_FRESHNESS: Duration = Duration::from_secs(1);
+
 /// How the name of a build's component artifact ends (after its crate name).
 pub const COMPONENT: &str = ".component.wasm";
 
@@ -119,6 +123,12 @@ pub struct Executor {
     /// artifacts never change once it succeeded), so that a run by build
     /// id does not ask the store.
     components: Mutex<HashMap<BuildId, ContentId>>,
+    /// The component each workflow id ran last, and when it was looked up:
+    /// kept until this process records a build (it is the only writer of
+    /// an embedded store), or for [`SHARED_FRESHNESS`] where other
+    /// processes build too.
+    workflows: Mutex<HashMap<WorkflowId, (ContentId, std::time::Instant)>>,
+    freshness: Option<Duration>,
     precompiled: PathBuf,
     /// The disk cache, opened on first use; `None` where it is refused
     /// (runs then compile every component once per process).
@@ -170,8 +180,11 @@ impl<V: Clone> Lru<V> {
 }
 
 impl Executor {
-    pub fn new(config: RunConfig, data: &std::path::Path) -> Self {
+    /// With `shared`, other processes build into the same store.
+    pub fn new(config: RunConfig, data: &std::path::Path, shared: bool) -> Self {
         Self {
+            workflows: Mutex::default(),
+            freshness: shared.then_some(SHARED_FRESHNESS),
             config,
             engine: OnceLock::new(),
             programs: Mutex::new(Lru::new(PROGRAMS_MAX_BYTES)),
@@ -210,10 +223,26 @@ impl Executor {
                 Ok(cid)
             }
             Target::Workflow(id) => {
+                let known = self.workflows.lock().unwrap_or_else(PoisonError::into_inner).get(id).cloned();
+                if let Some((cid, when)) = known {
+                    if self.freshness.is_none_or(|fresh| when.elapsed() < fresh) {
+                        return Ok(cid);
+                    }
+                }
                 let row = store.newest_build_with(id, COMPONENT).await?;
-                row.as_ref().and_then(component).ok_or_else(|| ExecError::NoComponent(format!("workflow {id}")))
+                let cid =
+                    row.as_ref().and_then(component).ok_or_else(|| ExecError::NoComponent(format!("workflow {id}")))?;
+                let now = std::time::Instant::now();
+                self.workflows.lock().unwrap_or_else(PoisonError::into_inner).insert(id.clone(), (cid.clone(), now));
+                Ok(cid)
             }
         }
+    }
+
+    /// Builds changed here (one succeeded, or artifacts went missing): runs
+    /// by workflow id look their build up again.
+    pub fn builds_changed(&self) {
+        self.workflows.lock().unwrap_or_else(PoisonError::into_inner).clear();
     }
 
     /// The program of component `cid`: from memory, or loaded (on a
@@ -250,6 +279,10 @@ impl Executor {
         };
         // (Kept in memory first: a run arriving now finds it there.)
         self.loading.lock().unwrap_or_else(PoisonError::into_inner).remove(&key);
+        if matches!(loaded, Err(ExecError::ComponentMissing)) {
+            // Its build is no longer runnable: look again next time.
+            self.builds_changed();
+        }
         loaded
     }
 

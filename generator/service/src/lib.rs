@@ -325,7 +325,7 @@ fn state(config: Config, data_lock: datadir::DataLock, store: store::Store) -> R
         lock_seeds: tokio::sync::Mutex::new(std::collections::BTreeMap::new()),
         shutdown: tokio::sync::watch::Sender::new(false),
         data_lock,
-        executor: execute::Executor::new(config.run, &config.data),
+        executor: execute::Executor::new(config.run, &config.data, config.database != Database::Embedded),
         config,
     }))
 }

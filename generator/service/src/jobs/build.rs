@@ -65,6 +65,8 @@ impl Handler for Build {
                     async move { state.store.succeed(&job.job_id, &job.build_id, report, artifacts, packages).await }
                 })
                 .await;
+                // A newer build for runs by workflow id.
+                state.executor.builds_changed();
             }
             Err(error) => {
                 tracing::warn!(job = %job.job_id, "build failed: {}", error.lines().next().unwrap_or_default());

@@ -151,6 +151,7 @@ pub(super) async fn submit_workflow(
         if !bad.is_empty() {
             tracing::warn!(build = %build.id, "rebuilding: artifacts damaged or missing on disk: {bad:?}");
             state.store.forget_artifacts(&bad).await?;
+            state.executor.builds_changed();
             submission = state.store.submit(&build).await?;
         }
     }
