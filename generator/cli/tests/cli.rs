@@ -4,9 +4,19 @@
 use std::process::Command;
 
 fn braid(args: &[&str]) -> (i32, String, String) {
+    braid_with(args, &[])
+}
+
+/// [`braid`] with more variables set.
+fn braid_with(args: &[&str], vars: &[(&str, &std::path::Path)]) -> (i32, String, String) {
     // A registry of the tests' own, not the user's.
     let home = concat!(env!("CARGO_TARGET_TMPDIR"), "/braid-home");
-    let out = Command::new(env!("CARGO_BIN_EXE_braid")).args(args).env("BRAID_HOME", home).output().unwrap();
+    let mut command = Command::new(env!("CARGO_BIN_EXE_braid"));
+    command.args(args).env("BRAID_HOME", home);
+    for (name, value) in vars {
+        command.env(name, value);
+    }
+    let out = command.output().unwrap();
     (
         out.status.code().unwrap_or(-1),
         String::from_utf8_lossy(&out.stdout).into(),
@@ -185,21 +195,28 @@ fn validate_reads_no_more_than_a_manifest_and_refuses_invalid_utf8() {
 fn cache_shows_and_clean_removes_the_build_cache() {
     let base = std::env::temp_dir().join(format!("braid-cache-{}", std::process::id()));
     let target = base.join("target");
+    // The user's cache directory, here the test's own: precompiled components live there.
+    let cache = [("XDG_CACHE_HOME", base.join("user-cache"))];
+    let vars: Vec<(&str, &std::path::Path)> = cache.iter().map(|(k, v)| (*k, v.as_path())).collect();
+    let precompiled = base.join("user-cache/braid/precompiled");
     std::fs::create_dir_all(target.join("release")).unwrap();
     std::fs::create_dir_all(base.join("run/some-workflow")).unwrap();
+    std::fs::create_dir_all(&precompiled).unwrap();
     std::fs::write(target.join("release/big"), vec![0u8; 3 << 20]).unwrap();
     std::fs::write(base.join("run/some-workflow/lib.rs"), vec![b'x'; 1 << 20]).unwrap();
+    std::fs::write(precompiled.join("a.cwasm"), vec![0u8; 1 << 20]).unwrap();
     let target_arg = target.to_str().unwrap();
-    let (code, out, err) = braid(&["cache", "--target-dir", target_arg]);
+    let (code, out, err) = braid_with(&["cache", "--target-dir", target_arg], &vars);
     assert_eq!(code, 0, "{err}");
     assert!(out.contains(&format!("3.0 MiB  {}", target.display())), "{out}");
     assert!(out.contains(&format!("1.0 MiB  {}", base.join("run").display())), "{out}");
-    assert!(out.contains("4.0 MiB  in all"), "{out}");
-    let (code, _, err) = braid(&["clean", "--target-dir", target_arg]);
+    assert!(out.contains(&format!("1.0 MiB  {}", precompiled.display())), "{out}");
+    assert!(out.contains("5.0 MiB  in all"), "{out}");
+    let (code, _, err) = braid_with(&["clean", "--target-dir", target_arg], &vars);
     assert_eq!(code, 0, "{err}");
-    assert!(err.contains("freed 4.0 MiB"), "{err}");
-    assert!(!target.exists() && !base.join("run").exists());
-    let (code, out, _) = braid(&["cache", "--target-dir", target_arg]);
+    assert!(err.contains("freed 5.0 MiB"), "{err}");
+    assert!(!target.exists() && !base.join("run").exists() && !precompiled.exists());
+    let (code, out, _) = braid_with(&["cache", "--target-dir", target_arg], &vars);
     assert_eq!(code, 0);
     assert!(out.contains("0.0 MiB  in all"), "{out}");
     std::fs::remove_dir_all(&base).unwrap();

@@ -24,10 +24,22 @@ pub fn run_dir(target_dir: &Path) -> PathBuf {
     target_dir.parent().unwrap_or(target_dir).join("run")
 }
 
+/// The user's own cache of precompiled components (native code, so never
+/// in a shared temporary directory): `$XDG_CACHE_HOME/braid/precompiled`
+/// or `~/.cache/braid/precompiled`; none without a home.
+pub fn precompiled_dir() -> Option<PathBuf> {
+    let cache = std::env::var_os("XDG_CACHE_HOME")
+        .map(PathBuf::from)
+        .filter(|d| d.is_absolute())
+        .or_else(|| std::env::var_os("HOME").filter(|h| !h.is_empty()).map(|h| PathBuf::from(h).join(".cache")))?;
+    Some(cache.join("braid/precompiled"))
+}
+
 /// Everything Braid caches for builds into `target_dir`, for `braid cache`
-/// and `braid clean`: the target directory and [`run_dir`].
-pub fn cache_dirs(target_dir: &Path) -> [PathBuf; 2] {
-    [target_dir.to_path_buf(), run_dir(target_dir)]
+/// and `braid clean`: the target directory, [`run_dir`] and
+/// [`precompiled_dir`].
+pub fn cache_dirs(target_dir: &Path) -> Vec<PathBuf> {
+    [target_dir.to_path_buf(), run_dir(target_dir)].into_iter().chain(precompiled_dir()).collect()
 }
 
 /// The bytes of the files under `dir` (0 when it does not exist).

@@ -18,7 +18,7 @@ mod event;
 mod key;
 mod report;
 
-pub use self::dirs::{cache_dirs, default_target_dir, disk_usage, run_dir};
+pub use self::dirs::{cache_dirs, default_target_dir, disk_usage, precompiled_dir, run_dir};
 pub use self::event::Event;
 pub use self::key::build_key;
 pub use self::report::Report;

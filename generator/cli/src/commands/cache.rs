@@ -12,7 +12,7 @@ pub struct Args {
     target_dir: Option<PathBuf>,
 }
 
-fn dirs(args: &Args) -> [PathBuf; 2] {
+fn dirs(args: &Args) -> Vec<PathBuf> {
     build::cache_dirs(&args.target_dir.clone().unwrap_or_else(build::default_target_dir))
 }
 

@@ -162,17 +162,11 @@ fn show(output: Output, ty: &Type) -> String {
     }
 }
 
-/// The user's own cache of precompiled components,
-/// `$XDG_CACHE_HOME/braid/precompiled` or `~/.cache/braid/precompiled`:
-/// never beside a target directory, which may be in a shared temporary
-/// one. Without a home, or where the directory is not the user's alone,
-/// none (each run compiles, saying why once).
+/// The user's own cache of precompiled components ([`build::precompiled_dir`]).
+/// Without a home, or where the directory is not the user's alone, none
+/// (each run compiles, saying why).
 fn precompiled_cache() -> Option<braid_engine::PrecompiledCache> {
-    let cache = std::env::var_os("XDG_CACHE_HOME")
-        .filter(|d| std::path::Path::new(d).is_absolute())
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").filter(|h| !h.is_empty()).map(|h| PathBuf::from(h).join(".cache")))?;
-    braid_engine::PrecompiledCache::open(&cache.join("braid/precompiled"), 256 << 20)
+    braid_engine::PrecompiledCache::open(&build::precompiled_dir()?, 256 << 20)
         .inspect_err(|e| eprintln!("warning: compiling the component on every run: {e}"))
         .ok()
 }
