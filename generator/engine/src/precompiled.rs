@@ -67,6 +67,12 @@ impl PrecompiledCache {
         let key = match read_key(&key_path) {
             Ok(key) => key,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => new_key(&key_path).map_err(io(&key_path))?,
+            // Not a key (a write cut short long ago): a new one, which only
+            // makes the files under the old one compile again.
+            Err(e) if e.kind() == std::io::ErrorKind::InvalidData => {
+                fs::remove_file(&key_path).map_err(io(&key_path))?;
+                new_key(&key_path).map_err(io(&key_path))?
+            }
             Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied => {
                 return Err(CacheError::Unsafe { path: key_path, why: e.to_string() });
             }
@@ -121,14 +127,14 @@ impl PrecompiledCache {
     /// cannot be written only means compiling again.
     pub fn write(&self, cid: &str, engine: &str, code: &[u8]) {
         let path = self.path(cid, engine);
-        let tmp = path.with_extension(format!("tmp{}", std::process::id()));
-        let written = (|| {
-            let mut file = OpenOptions::new().write(true).create_new(true).mode(0o600).open(&tmp)?;
-            file.write_all(code)?;
-            file.write_all(self.tag(cid, engine, code).as_bytes())?;
-            fs::rename(&tmp, &path)
-        })();
+        let tmp = unique_tmp(&path);
+        let Ok(mut file) = OpenOptions::new().write(true).create_new(true).mode(0o600).open(&tmp) else { return };
+        let written = file
+            .write_all(code)
+            .and_then(|()| file.write_all(self.tag(cid, engine, code).as_bytes()))
+            .and_then(|()| fs::rename(&tmp, &path));
         if written.is_err() {
+            // (This call's own file: `create_new` made it.)
             let _ = fs::remove_file(&tmp);
         }
         self.evict();
@@ -183,30 +189,37 @@ fn read_key(path: &Path) -> std::io::Result<[u8; 32]> {
     if meta.permissions().mode() & 0o077 != 0 {
         return Err(denied(format!("others can read or write it (mode {:o})", meta.mode() & 0o777)));
     }
-    let mut key = [0; 32];
-    let mut rest = Vec::new();
-    file.read_exact(&mut key)?;
-    file.read_to_end(&mut rest)?;
-    if !rest.is_empty() {
-        return Err(denied("it is not a 32-byte key".into()));
-    }
-    Ok(key)
+    let mut bytes = Vec::new();
+    file.read_to_end(&mut bytes)?;
+    <[u8; 32]>::try_from(bytes.as_slice())
+        .map_err(|_| std::io::Error::new(std::io::ErrorKind::InvalidData, "it is not a 32-byte key"))
 }
 
-/// A new random key, written to `path` (owner-only; if another process
-/// wrote one first, that one).
+/// A new random key, written to `path` whole or not at all (owner-only,
+/// written aside and linked into place; if another process linked one
+/// first, that one).
 fn new_key(path: &Path) -> std::io::Result<[u8; 32]> {
     let mut key = [0; 32];
     getrandom::fill(&mut key).map_err(std::io::Error::other)?;
-    match OpenOptions::new().write(true).create_new(true).mode(0o600).open(path) {
-        Ok(mut file) => {
-            file.write_all(&key)?;
-            file.sync_all()?;
-            Ok(key)
-        }
+    let tmp = unique_tmp(path);
+    let mut file = OpenOptions::new().write(true).create_new(true).mode(0o600).open(&tmp)?;
+    let linked = file.write_all(&key).and_then(|()| file.sync_all()).and_then(|()| fs::hard_link(&tmp, path));
+    let _ = fs::remove_file(&tmp);
+    match linked {
+        Ok(()) => Ok(key),
         Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => read_key(path),
         Err(e) => Err(e),
     }
+}
+
+/// A name beside `path` that no other writer of this process or another
+/// uses: the process id and a counter.
+fn unique_tmp(path: &Path) -> PathBuf {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let mut name = path.file_name().unwrap_or_default().to_os_string();
+    name.push(format!(".tmp{}-{n}", std::process::id()));
+    path.with_file_name(name)
 }
 
 /// The key file of the cache in `dir`.
@@ -263,6 +276,11 @@ mod tests {
         let mode = fs::metadata(key_path(tmp.path())).unwrap().permissions().mode() & 0o777;
         assert_eq!(mode, 0o600);
         assert_eq!(cache(tmp.path()).read("a", "e").as_deref(), Some(&b"x"[..]), "a new process, the same key");
+        // A key cut short is replaced: what it bound compiles again.
+        fs::write(key_path(tmp.path()), b"short").unwrap();
+        let renewed = cache(tmp.path());
+        assert_eq!(renewed.read("a", "e"), None, "a file under the old key was taken");
+        assert_eq!(fs::read(key_path(tmp.path())).unwrap().len(), 32);
         // A key others can read is refused, not used.
         fs::set_permissions(key_path(tmp.path()), fs::Permissions::from_mode(0o644)).unwrap();
         let refused = PrecompiledCache::open(tmp.path(), 1 << 20).unwrap_err();

@@ -20,7 +20,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::time::Duration;
 
-use braid_engine::{Engine, Limits, LoadError, PrecompiledCache, Program, Source, Timings};
+use braid_engine::{Engine, Limits, PrecompiledCache, Program, Source, Timings};
 
 use crate::cas::{Cas, CasError};
 use crate::fair::{FairSlot, FairSlots};
@@ -61,6 +61,75 @@ pub const PRECOMPILED_MAX_BYTES: u64 = 1 << 30;
 /// together (the least recently used go first).
 pub const PROGRAMS_MAX_BYTES: usize = 256 << 20;
 
+impl Loader {
+    /// The engine, started on first use.
+    fn engine(&self) -> Result<Arc<Engine>, ExecError> {
+        let slots = u32::try_from(self.slots).unwrap_or(u32::MAX);
+        self.engine
+            .get_or_init(|| Engine::new(self.limits, slots).map_err(|e| e.to_string()))
+            .clone()
+            .map_err(ExecError::Engine)
+    }
+
+    /// The precompiled cache, opened on first use.
+    fn cache(&self) -> Option<Arc<PrecompiledCache>> {
+        self.cache
+            .get_or_init(|| {
+                PrecompiledCache::open(&self.precompiled, PRECOMPILED_MAX_BYTES)
+                    .inspect_err(|e| tracing::warn!("not keeping precompiled components: {e}"))
+                    .ok()
+                    .map(Arc::new)
+            })
+            .clone()
+    }
+
+    /// Loads component `cid` (once a load slot is free), keeps it in
+    /// memory, and ends the load: a run arriving after finds it in memory.
+    async fn load(self: Arc<Self>, cas: Cas, cid: &ContentId) -> LoadEnd {
+        let key = cid.to_string();
+        let end = match self.loads.clone().acquire_owned().await {
+            Ok(_slot) => {
+                let (loader, cid) = (self.clone(), cid.clone());
+                tokio::task::spawn_blocking(move || loader.load_blocking(&cas, &cid))
+                    .await
+                    .unwrap_or_else(|e| LoadEnd::Failed(format!("the load panicked: {e}")))
+            }
+            Err(_) => LoadEnd::Failed("the loads were closed".into()),
+        };
+        if let LoadEnd::Loaded(program, _) = &end {
+            let weight = program.code_bytes();
+            self.programs.lock().unwrap_or_else(PoisonError::into_inner).insert(&key, program.clone(), weight);
+        }
+        self.loading.lock().unwrap_or_else(PoisonError::into_inner).remove(&key);
+        end
+    }
+
+    /// Fetches the component (checked against its CID by the store),
+    /// starts the engine and opens the disk cache if need be, and loads it.
+    fn load_blocking(&self, cas: &Cas, cid: &ContentId) -> LoadEnd {
+        let failed = |e: &dyn std::fmt::Display| LoadEnd::Failed(e.to_string());
+        let wasm = match cas.get(cid) {
+            Ok(Some(wasm)) => wasm,
+            Ok(None) => return LoadEnd::Missing,
+            Err(e) => return failed(&e),
+        };
+        let engine = match self.engine() {
+            Ok(engine) => engine,
+            Err(e) => return failed(&e),
+        };
+        match engine.load(&wasm, cid.as_str(), self.cache().as_deref()) {
+            Ok(program) => {
+                let source = match program.source() {
+                    Source::Compiled => "compiled",
+                    Source::Precompiled => "precompiled",
+                };
+                LoadEnd::Loaded(Arc::new(program), source)
+            }
+            Err(e) => failed(&e),
+        }
+    }
+}
+
 /// Bytes of outputs that clients have not read yet, all together: twice
 /// what the run slots can produce at once, at least 64 MiB.
 fn unread_output_limit(config: &RunConfig) -> usize {
@@ -96,8 +165,8 @@ pub enum ExecError {
     Store(#[from] StoreError),
     #[error("reading the component: {0}")]
     Cas(#[from] CasError),
-    #[error("loading the component {cid}: {source}")]
-    Load { cid: String, source: LoadError },
+    #[error("loading the component {cid}: {detail}")]
+    Load { cid: String, detail: String },
     #[error("the executor cannot start: {0}")]
     Engine(String),
 }
@@ -109,16 +178,24 @@ pub struct Loaded {
     pub source: &'static str,
 }
 
-/// One load of a component, shared by the runs that wait for it.
-type Pending = Arc<tokio::sync::OnceCell<Result<Arc<Program>, String>>>;
+/// How one load of a component ended, told to every run waiting for it.
+#[derive(Clone)]
+enum LoadEnd {
+    Loaded(Arc<Program>, &'static str),
+    Missing,
+    Failed(String),
+}
+
+/// One load of a component, watched by the runs that wait for it (`None`
+/// until it ends).
+type Pending = tokio::sync::watch::Receiver<Option<LoadEnd>>;
 
 /// The engine, the programs and the slots.
 pub struct Executor {
     config: RunConfig,
-    engine: OnceLock<Result<Arc<Engine>, String>>,
-    programs: Mutex<Lru<Arc<Program>>>,
-    /// Loads under way, by component CID.
-    loading: Mutex<HashMap<String, Pending>>,
+    /// What loads components: shared with the load tasks, which finish
+    /// whether or not the runs that started them are still there.
+    loader: Arc<Loader>,
     /// The component of each succeeded build run so far (a build's
     /// artifacts never change once it succeeded), so that a run by build
     /// id does not ask the store.
@@ -129,10 +206,6 @@ pub struct Executor {
     /// processes build too.
     workflows: Mutex<HashMap<WorkflowId, (ContentId, std::time::Instant)>>,
     freshness: Option<Duration>,
-    precompiled: PathBuf,
-    /// The disk cache, opened on first use; `None` where it is refused
-    /// (runs then compile every component once per process).
-    cache: OnceLock<Option<Arc<PrecompiledCache>>>,
     /// Run slots, shared fairly between keys.
     slots: Arc<FairSlots>,
     /// Outputs their clients have not read yet, bounded in all.
@@ -179,6 +252,23 @@ impl<V: Clone> Lru<V> {
     }
 }
 
+/// The engine, the disk cache, the programs in memory and the loads under
+/// way.
+struct Loader {
+    limits: Limits,
+    slots: usize,
+    engine: OnceLock<Result<Arc<Engine>, String>>,
+    precompiled: PathBuf,
+    /// The disk cache, opened on first use; `None` where it is refused
+    /// (runs then compile every component once per process).
+    cache: OnceLock<Option<Arc<PrecompiledCache>>>,
+    programs: Mutex<Lru<Arc<Program>>>,
+    /// Loads under way, by component CID.
+    loading: Mutex<HashMap<String, Pending>>,
+    /// Loads at once (compiling is CPU-bound): one per core.
+    loads: Arc<tokio::sync::Semaphore>,
+}
+
 impl Executor {
     /// With `shared`, other processes build into the same store.
     pub fn new(config: RunConfig, data: &std::path::Path, shared: bool) -> Self {
@@ -186,12 +276,19 @@ impl Executor {
             workflows: Mutex::default(),
             freshness: shared.then_some(SHARED_FRESHNESS),
             config,
-            engine: OnceLock::new(),
-            programs: Mutex::new(Lru::new(PROGRAMS_MAX_BYTES)),
-            loading: Mutex::default(),
+            loader: Arc::new(Loader {
+                limits: config.limits,
+                slots: config.slots,
+                engine: OnceLock::new(),
+                precompiled: data.join("precompiled"),
+                cache: OnceLock::new(),
+                programs: Mutex::new(Lru::new(PROGRAMS_MAX_BYTES)),
+                loading: Mutex::default(),
+                loads: Arc::new(tokio::sync::Semaphore::new(
+                    std::thread::available_parallelism().map_or(1, std::num::NonZero::get),
+                )),
+            }),
             components: Mutex::default(),
-            precompiled: data.join("precompiled"),
-            cache: OnceLock::new(),
             slots: FairSlots::new(config.slots, config.queue),
             held: Held::new(unread_output_limit(&config)),
         }
@@ -203,11 +300,7 @@ impl Executor {
 
     /// The engine, started on first use.
     pub fn engine(&self) -> Result<Arc<Engine>, ExecError> {
-        let slots = u32::try_from(self.config.slots).unwrap_or(u32::MAX);
-        self.engine
-            .get_or_init(|| Engine::new(self.config.limits, slots).map_err(|e| e.to_string()))
-            .clone()
-            .map_err(ExecError::Engine)
+        self.loader.engine()
     }
 
     /// The component `target` runs.
@@ -245,77 +338,47 @@ impl Executor {
         self.workflows.lock().unwrap_or_else(PoisonError::into_inner).clear();
     }
 
-    /// The program of component `cid`: from memory, or loaded (on a
-    /// blocking thread: it may read the store and compile) by this call or
-    /// by the one already loading it.
+    /// The program of component `cid`: from memory, or loaded by a task of
+    /// its own (on a blocking thread, one per core at most: it reads the
+    /// store and may compile) that every run of `cid` arriving meanwhile
+    /// waits for, and that finishes even if they all go away.
     pub async fn program(&self, cas: &Cas, cid: &ContentId) -> Result<Loaded, ExecError> {
         let key = cid.to_string();
-        if let Some(program) = self.programs.lock().unwrap_or_else(PoisonError::into_inner).get(&key) {
+        if let Some(program) = self.loader.programs.lock().unwrap_or_else(PoisonError::into_inner).get(&key) {
             return Ok(Loaded { program, source: "memory" });
         }
-        let pending =
-            self.loading.lock().unwrap_or_else(PoisonError::into_inner).entry(key.clone()).or_default().clone();
-        let mut loaded_here = None;
-        let result = pending
-            .get_or_init(|| async {
-                let load = self.load(cas.clone(), cid.clone()).await;
-                let result = load.as_ref().map(|(p, _)| p.clone()).map_err(ToString::to_string);
-                loaded_here = Some(load);
-                result
-            })
-            .await
-            .clone();
-        let loaded = match loaded_here {
-            // This call loaded it: its own error, typed, and where it came from.
-            Some(load) => load.map(|(program, source)| {
-                let weight = program.code_bytes();
-                self.programs.lock().unwrap_or_else(PoisonError::into_inner).insert(&key, program.clone(), weight);
-                Loaded { program, source }
-            }),
-            // Another did: the same program, from memory as far as this run goes.
-            None => result
-                .map(|program| Loaded { program, source: "memory" })
-                .map_err(|e| ExecError::Load { cid: key.clone(), source: LoadError::Invalid(e) }),
+        let (mut pending, started) = {
+            let mut loading = self.loader.loading.lock().unwrap_or_else(PoisonError::into_inner);
+            match loading.get(&key) {
+                Some(pending) => (pending.clone(), false),
+                None => {
+                    let (tell, pending) = tokio::sync::watch::channel(None);
+                    loading.insert(key.clone(), pending.clone());
+                    let (loader, cas, cid) = (self.loader.clone(), cas.clone(), cid.clone());
+                    tokio::spawn(async move {
+                        let end = loader.load(cas, &cid).await;
+                        let _ = tell.send(Some(end));
+                    });
+                    (pending, true)
+                }
+            }
         };
-        // (Kept in memory first: a run arriving now finds it there.)
-        self.loading.lock().unwrap_or_else(PoisonError::into_inner).remove(&key);
-        if matches!(loaded, Err(ExecError::ComponentMissing)) {
-            // Its build is no longer runnable: look again next time.
-            self.builds_changed();
-        }
-        loaded
-    }
-
-    /// Fetches, checks and loads component `cid` on a blocking thread.
-    async fn load(&self, cas: Cas, cid: ContentId) -> Result<(Arc<Program>, &'static str), ExecError> {
-        let engine = self.engine()?;
-        let cache = self.cache();
-        tokio::task::spawn_blocking(move || {
-            // (`Cas::get` checks the bytes against their CID.)
-            let wasm = cas.get(&cid)?.ok_or(ExecError::ComponentMissing)?;
-            let key = cid.to_string();
-            let program =
-                engine.load(&wasm, &key, cache.as_deref()).map_err(|source| ExecError::Load { cid: key, source })?;
-            let source = match program.source() {
-                Source::Compiled => "compiled",
-                Source::Precompiled => "precompiled",
-            };
-            Ok((Arc::new(program), source))
-        })
-        .await
-        .map_err(|e| ExecError::Engine(format!("a load panicked: {e}")))?
-    }
-
-    /// The precompiled cache, opened on first use.
-    fn cache(&self) -> Option<Arc<PrecompiledCache>> {
-        self.cache
-            .get_or_init(|| {
-                PrecompiledCache::open(&self.precompiled, PRECOMPILED_MAX_BYTES)
-                    .inspect_err(|e| tracing::warn!("not keeping precompiled components: {e}"))
-                    .ok()
-                    .map(Arc::new)
-            })
+        let end = pending
+            .wait_for(Option::is_some)
+            .await
+            .map_err(|_| ExecError::Engine("a component's load stopped".into()))?
             .clone()
+            .expect("waited for an end");
+        match end {
+            // The run that started the load says where the program came from.
+            LoadEnd::Loaded(program, source) => Ok(Loaded { program, source: if started { source } else { "memory" } }),
+            LoadEnd::Missing => {
+                // Its build is no longer runnable: look again next time.
+                self.builds_changed();
+                Err(ExecError::ComponentMissing)
+            }
+            LoadEnd::Failed(detail) => Err(ExecError::Load { cid: key, detail }),
+        }
     }
 
     /// A run's output as a response body, counted against the bound on

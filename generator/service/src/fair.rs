@@ -46,7 +46,8 @@ struct Tenant {
 
 /// A slot, given back when dropped.
 pub struct FairSlot {
-    pool: Arc<FairSlots>,
+    /// `None` once disarmed: a slot that was never taken after all.
+    pool: Option<Arc<FairSlots>>,
     tenant: String,
 }
 
@@ -86,7 +87,17 @@ impl FairSlots {
                 let t = inner.tenants.entry(tenant.to_string()).or_default();
                 t.running += 1;
                 t.last_grant = grant;
-                return Ok(FairSlot { pool: self.clone(), tenant: tenant.to_string() });
+                return Ok(FairSlot { pool: Some(self.clone()), tenant: tenant.to_string() });
+            }
+            if inner.waiting >= self.queue {
+                // Runs whose clients went away wait no more.
+                let mut gone = 0;
+                for t in inner.tenants.values_mut() {
+                    let before = t.waiting.len();
+                    t.waiting.retain(|w| !w.is_closed());
+                    gone += before - t.waiting.len();
+                }
+                inner.waiting -= gone;
             }
             let waiting_here = inner.tenants.get(tenant).map_or(0, |t| t.waiting.len());
             // The queue has room, or this tenant waits for less than its
@@ -134,11 +145,11 @@ impl FairSlots {
             let tell = tenant.waiting.pop_front().expect("a waiter found above");
             tenant.running += 1;
             tenant.last_grant = grant;
-            let slot = FairSlot { pool: self.clone(), tenant: next.clone() };
-            if let Err(slot) = tell.send(slot) {
+            let slot = FairSlot { pool: Some(self.clone()), tenant: next.clone() };
+            if let Err(mut slot) = tell.send(slot) {
                 // Its request is gone: the slot is not taken after all
-                // (forgotten, so that its drop does not release it again).
-                std::mem::forget(slot);
+                // (disarmed, so that its drop does not release it again).
+                slot.pool = None;
                 inner.running -= 1;
                 if let Some(t) = inner.tenants.get_mut(&next) {
                     t.running -= 1;
@@ -151,7 +162,9 @@ impl FairSlots {
 
 impl Drop for FairSlot {
     fn drop(&mut self) {
-        self.pool.release(&self.tenant);
+        if let Some(pool) = self.pool.take() {
+            pool.release(&self.tenant);
+        }
     }
 }
 

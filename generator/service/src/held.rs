@@ -1,9 +1,9 @@
 //! Outputs waiting for their clients to read them, bounded in all: a run's
-//! output is answered only while the outputs not yet handed to the
-//! connections fit the bound (else 503), and is handed over a piece at a
-//! time, so that what a slow or absent reader pins is its output's rest,
-//! counted until the connection takes it or closes (the connection's own
-//! deadline closes one that stops reading).
+//! output is answered only while the outputs not yet handed over fit the
+//! bound (else 503), and counts whole until the connection has taken its
+//! last piece or closed (pieces of one output share its allocation, so a
+//! piece taken frees nothing); the connection's own deadline closes one
+//! that stops reading.
 
 use std::pin::Pin;
 use std::sync::Arc;
@@ -66,12 +66,6 @@ impl http_body::Body for HeldBody {
         }
         let n = self.rest.len().min(PIECE);
         let piece = self.rest.split_to(n);
-        if let Some(permit) = &mut self.permit {
-            // What was handed over no longer counts (`split` keeps the rest).
-            if let Some(given) = permit.split(n) {
-                drop(given);
-            }
-        }
         Poll::Ready(Some(Ok(Frame::data(piece))))
     }
 
@@ -103,13 +97,18 @@ mod tests {
         drop(second);
     }
 
+    /// A reader that takes all but the last piece still holds the whole
+    /// output (its pieces share one allocation).
     #[tokio::test]
-    async fn each_piece_handed_over_stops_counting() {
+    async fn an_output_counts_whole_until_its_last_piece_is_taken() {
         let held = Held::new(4 * PIECE);
         let mut body = held.hold(Bytes::from(vec![0; 4 * PIECE])).unwrap();
-        assert!(held.hold(Bytes::from_static(b"x")).is_err());
-        let frame = body.frame().await.unwrap().unwrap();
-        assert_eq!(frame.into_data().unwrap().len(), PIECE);
-        assert!(held.hold(Bytes::from(vec![0; PIECE])).is_ok(), "the piece taken freed its bytes");
+        for _ in 0..3 {
+            assert_eq!(body.frame().await.unwrap().unwrap().into_data().unwrap().len(), PIECE);
+            assert!(held.hold(Bytes::from_static(b"x")).is_err(), "part of a held output was counted as gone");
+        }
+        body.frame().await.unwrap().unwrap();
+        assert!(body.frame().await.is_none());
+        assert!(held.hold(Bytes::from(vec![0; 4 * PIECE])).is_ok(), "a read output no longer counts");
     }
 }

@@ -369,14 +369,16 @@ pub async fn serve(config: Config, stop: stop::Stop) -> Result<(), ServeError> {
     let addr = config.addr;
     let workers = config.workers;
     let limits = config.limits;
-    let state = open(config).await?;
+    let stopped = || {
+        eprintln!("braid serve: stopped before listening");
+        Ok(())
+    };
+    let Some(state) = stop.unless_asked(open(config)).await.transpose()? else { return stopped() };
     // Every registered operation in the Cargo registry before the first
     // request (about a second for the built-ins): what the index lists
     // does not change under a client that just started.
-    take_in_operations(&state).await;
-    if stop.asked() {
-        eprintln!("braid serve: stopped before listening");
-        return Ok(());
+    if stop.unless_asked(take_in_operations(&state)).await.is_none() || stop.asked() {
+        return stopped();
     }
     let listener = tokio::net::TcpListener::bind(addr).await.map_err(|source| ServeError::Bind { addr, source })?;
     let local = listener.local_addr().map_err(|source| ServeError::Bind { addr, source })?;
@@ -415,11 +417,13 @@ pub async fn serve(config: Config, stop: stop::Stop) -> Result<(), ServeError> {
 /// stop asked for before that returns without taking any.
 pub async fn work(config: Config, stop: stop::Stop) -> Result<(), ServeError> {
     let workers = config.workers;
-    let state = open(config).await?;
-    take_in_operations(&state).await;
-    if stop.asked() {
+    let stopped = || {
         eprintln!("braid worker: stopped before taking jobs");
-        return Ok(());
+        Ok(())
+    };
+    let Some(state) = stop.unless_asked(open(config)).await.transpose()? else { return stopped() };
+    if stop.unless_asked(take_in_operations(&state)).await.is_none() || stop.asked() {
+        return stopped();
     }
     state.data_lock.record("worker")?;
     let runners = jobs::spawn(&state, workers);

@@ -1,7 +1,9 @@
 //! Stopping on SIGINT or SIGTERM: [`Stop::install`] takes both signals
 //! before a process does any work, so a signal at any instant of start-up,
 //! serving or building asks for a graceful stop and never kills the
-//! process with its builds mid-way.
+//! process with its builds mid-way. A second signal, for a stop that takes
+//! too long, ends the process at once (exit status 130); its builds die
+//! with it (their parent-death signal).
 
 use tokio::signal::unix::{signal, SignalKind};
 use tokio::sync::watch;
@@ -26,10 +28,12 @@ impl Stop {
                 _ = interrupt.recv() => {}
             }
             let _ = tell.send(true);
-            // Later signals find the handlers still installed: a stop
-            // already under way finishes as it would have.
-            let _keep = (term, interrupt);
-            std::future::pending::<()>().await;
+            tokio::select! {
+                _ = term.recv() => {}
+                _ = interrupt.recv() => {}
+            }
+            eprintln!("a second signal: stopping now");
+            std::process::exit(130);
         });
         Ok(Self { asked })
     }
@@ -42,5 +46,14 @@ impl Stop {
     /// Resolves once a stop is asked for (at once if it already was).
     pub async fn wait(mut self) {
         let _ = self.asked.wait_for(|asked| *asked).await;
+    }
+
+    /// `work`'s output, or `None` if a stop is asked for first (`work` is
+    /// dropped: for start-up steps that may wait on a database or a store).
+    pub async fn unless_asked<T>(&self, work: impl std::future::Future<Output = T>) -> Option<T> {
+        tokio::select! {
+            out = work => Some(out),
+            () = self.clone().wait() => None,
+        }
     }
 }

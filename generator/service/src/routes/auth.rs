@@ -18,6 +18,11 @@ use crate::AppState;
 /// The request carries a valid API key.
 pub(super) struct Writer;
 
+/// Whether `key` is one of the service's API keys (`--api-key`).
+pub(super) fn is_api_key(state: &AppState, key: &str) -> bool {
+    state.config.api_keys.iter().any(|k| constant_time_eq(k.as_bytes(), key.as_bytes()))
+}
+
 impl FromRequestParts<Arc<AppState>> for Writer {
     type Rejection = Problem;
 
@@ -26,9 +31,7 @@ impl FromRequestParts<Arc<AppState>> for Writer {
             None => {
                 Err(Problem::new(StatusCode::UNAUTHORIZED, "this endpoint needs an API key in the x-api-key header"))
             }
-            Some(key) if state.config.api_keys.iter().any(|k| constant_time_eq(k.as_bytes(), key.as_bytes())) => {
-                Ok(Writer)
-            }
+            Some(key) if is_api_key(state, key) => Ok(Writer),
             Some(_) => Err(Problem::new(StatusCode::FORBIDDEN, "the x-api-key is not valid for this service")),
         }
     }

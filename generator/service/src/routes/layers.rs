@@ -86,7 +86,8 @@ pub(super) fn too_large(limit: usize) -> Problem {
 
 /// Who may send a body larger than `--max-body`.
 enum Gate {
-    /// Anyone (the body is at most `--max-body`).
+    /// Anyone: the body is at most `--max-body`, or a run's input under
+    /// `--public-run`.
     Open,
     /// A caller with an API key (runs, unless `--public-run`).
     Writer,
@@ -104,7 +105,7 @@ fn body_limit(state: &AppState, parts: &axum::http::request::Parts) -> (usize, G
         Some(route) if parts.method == axum::http::Method::POST && route == super::ROUTES[1] => {
             (state.config.max_upload, Gate::Publisher)
         }
-        Some("/v1/builds/{id}/run" | "/v1/workflows/{id}/run") => {
+        Some(route) if route == super::ROUTES[8] || route == super::ROUTES[9] => {
             (run.limits.input_bytes, if run.public { Gate::Open } else { Gate::Writer })
         }
         _ => (state.config.max_body, Gate::Open),

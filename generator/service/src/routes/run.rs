@@ -115,9 +115,11 @@ async fn run(
     let cid = executor.component(&state.store, &target).await.map_err(exec_problem)?;
     let Loaded { program, source } = executor.program(&state.cas, &cid).await.map_err(exec_problem)?;
     state.metrics.program(source);
-    // Slots are shared fairly between keys (public runs share one tenant),
-    // and taken only once the program is loaded.
-    let tenant = headers.get("x-api-key").and_then(|v| v.to_str().ok()).unwrap_or("");
+    // Slots are shared fairly between keys, taken only once the program is
+    // loaded. A key the service does not know is no tenant of its own
+    // (public runs, where no key was checked, share one).
+    let sent_key = headers.get("x-api-key").and_then(|v| v.to_str().ok()).unwrap_or("");
+    let tenant = if super::auth::is_api_key(&state, sent_key) { sent_key } else { "" };
     let _slot = executor.slot(tenant).await?;
     let engine = executor.engine().map_err(exec_problem)?;
     // Decoding a large JSON or multipart body is work for a blocking thread.
