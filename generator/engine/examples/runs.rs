@@ -26,7 +26,7 @@ fn main() {
     let input = std::fs::read(input).expect("the input");
     let n: usize = rest.first().map_or(2000, |n| n.parse().expect("N, a number of runs"));
     let engine = Engine::new(Limits::default(), 1).expect("the engine");
-    let program = engine.load(&wasm, "runs", None).expect("a workflow component");
+    let program = engine.load(&wasm, None).expect("a workflow component");
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("a runtime");
     let (mut instantiate, mut total) = (Vec::with_capacity(n), Vec::with_capacity(n));
     let mut lines = vec![0u8; evict];

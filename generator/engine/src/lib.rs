@@ -214,23 +214,21 @@ impl Engine {
         Ok(engine)
     }
 
-    /// The component `wasm` (whose CID is `cid`), compiled or, with
-    /// `cache`, loaded precompiled from it when the cache wrote it for this
-    /// component and engine (written after the first compilation).
-    pub fn load(&self, wasm: &[u8], cid: &str, cache: Option<&PrecompiledCache>) -> Result<Program, LoadError> {
-        let (component, source) = self.component(wasm, cid, cache)?;
+    /// The component `wasm`, compiled or, with `cache`, loaded precompiled
+    /// from it when the cache wrote it for this component (by its CID,
+    /// computed here from `wasm`, not taken on a caller's word) and engine
+    /// (written after the first compilation).
+    pub fn load(&self, wasm: &[u8], cache: Option<&PrecompiledCache>) -> Result<Program, LoadError> {
+        let (component, source) = self.component(wasm, cache)?;
         self.program(component, source)
     }
 
     /// The compiled component: precompiled from `cache` if it holds this
     /// one's code (a file that does not load is deleted), else compiled
     /// and kept there.
-    fn component(
-        &self,
-        wasm: &[u8],
-        cid: &str,
-        cache: Option<&PrecompiledCache>,
-    ) -> Result<(Component, Source), LoadError> {
+    fn component(&self, wasm: &[u8], cache: Option<&PrecompiledCache>) -> Result<(Component, Source), LoadError> {
+        let cid = cache.map(|_| braid_schema::content_id(wasm)).unwrap_or_default();
+        let cid = cid.as_str();
         if let Some(code) = cache.and_then(|c| c.read(cid, &self.key)) {
             // SAFETY: `code` is what this engine serialized for exactly this
             // component: its MAC, under a key only this user can read, was
@@ -461,7 +459,7 @@ mod tests {
 
     fn refusal(wasm: &[u8]) -> String {
         let engine = Engine::new(Limits::default(), 1).unwrap();
-        match engine.load(wasm, "test", None) {
+        match engine.load(wasm, None) {
             Err(LoadError::Invalid(why)) => why,
             Err(e) => panic!("not refused as invalid: {e}"),
             Ok(_) => panic!("loaded"),
@@ -498,12 +496,16 @@ mod tests {
         let engine = Engine::new(Limits::default(), 1).unwrap();
         let tmp = tempfile::tempdir().unwrap();
         let cache = PrecompiledCache::open(tmp.path(), 1 << 30).unwrap();
-        let source = |wasm: &[u8], cid: &str| engine.component(wasm, cid, Some(&cache)).unwrap().1;
+        let source = |wasm: &[u8]| engine.component(wasm, Some(&cache)).unwrap().1;
         let (a, b) = (component(b""), component(b"\x0a\x06\x01\x00\x01f\x01\x00"));
-        assert_eq!(source(&a, "a"), Source::Compiled);
-        assert_eq!(source(&a, "a"), Source::Precompiled);
-        assert_eq!(source(&b, "b"), Source::Compiled);
-        let file = |cid: &str| tmp.path().join(format!("{cid}.{}.cwasm", engine.key));
+        assert_eq!(source(&a), Source::Compiled);
+        assert_eq!(source(&a), Source::Precompiled);
+        assert_eq!(source(&b), Source::Compiled);
+        let files = [("a", &a), ("b", &b)].map(|(name, wasm)| (name, braid_schema::content_id(wasm)));
+        let file = |name: &str| {
+            let cid = &files.iter().find(|(n, _)| *n == name).unwrap().1;
+            tmp.path().join(format!("{cid}.{}.cwasm", engine.key))
+        };
         type Tamper<'a> = &'a dyn Fn(&mut Vec<u8>);
         let tampered: [(&str, Tamper); 3] = [
             ("swapped", &|bytes| *bytes = std::fs::read(file("b")).unwrap()),
@@ -517,8 +519,8 @@ mod tests {
             let mut bytes = std::fs::read(file("a")).unwrap();
             tamper(&mut bytes);
             std::fs::write(file("a"), &bytes).unwrap();
-            assert_eq!(source(&a, "a"), Source::Compiled, "a {how} file was loaded");
-            assert_eq!(source(&a, "a"), Source::Precompiled, "after a {how} file, the cache works again");
+            assert_eq!(source(&a), Source::Compiled, "a {how} file was loaded");
+            assert_eq!(source(&a), Source::Precompiled, "after a {how} file, the cache works again");
         }
     }
 }

@@ -117,7 +117,7 @@ impl Loader {
             Ok(engine) => engine,
             Err(e) => return failed(&e),
         };
-        match engine.load(&wasm, cid.as_str(), self.cache().as_deref()) {
+        match engine.load(&wasm, self.cache().as_deref()) {
             Ok(program) => {
                 let source = match program.source() {
                     Source::Compiled => "compiled",

@@ -112,8 +112,7 @@ fn run_component(
     let wasm_path = out.join("component").join(format!("{name}.wasm"));
     let wasm = std::fs::read(&wasm_path).with_context(|| format!("reading {}", wasm_path.display()))?;
     let engine = Engine::new(limits, 1)?;
-    let cid = braid::content_id(&wasm);
-    let program = engine.load(&wasm, &cid, precompiled_cache().as_ref())?;
+    let program = engine.load(&wasm, precompiled_cache().as_ref())?;
     if files.len() != program.params().len() {
         return Err(RunError::Arity {
             workflow: workflow.manifest.name.clone(),
