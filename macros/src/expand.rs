@@ -84,7 +84,7 @@ pub fn operation(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStrea
     });
     // Each value type named must be one (`#[derive(Value)]`): rustc says so
     // on the type otherwise.
-    let own = info.name.replace('-', "_");
+    let own = braid_schema::lib_name(&info.name);
     let mut named = Vec::new();
     for t in sig.inputs.iter().map(|i| &i.name).chain([&sig.output]) {
         t.named(&mut |n| named.push(local_type(n, &own, "()")));

@@ -15,7 +15,7 @@ use syn::DeriveInput;
 pub fn derive(input: TokenStream) -> syn::Result<TokenStream> {
     let input: DeriveInput = syn::parse2(input)?;
     let info = CrateInfo::load().map_err(|e| syn::Error::new(input.ident.span(), e))?;
-    let def = ValueDef::parse(&input, &info.name.replace('-', "_"))?;
+    let def = ValueDef::parse(&input, &braid_schema::lib_name(&info.name))?;
     let ident = &def.name;
     let name = ident.to_string();
     let typescript = def.ts_declaration();

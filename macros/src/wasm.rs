@@ -22,7 +22,7 @@ pub fn interface(info: &CrateInfo, args: &Args, sig: &Signature, manifest: &Oper
         wasm_bindgen_futures = ::braid_support::wasm::wasm_bindgen_futures
     );
     let any = quote!(::braid_support::wasm::AnyValue);
-    let own = info.name.replace('-', "_");
+    let own = braid_schema::lib_name(&info.name);
     let rust_ty =
         |t: &TypeName| -> TokenStream { crate::local_type::local_type(t, &own, "::braid_support::wasm::AnyValue") };
 

@@ -1,5 +1,4 @@
-//! What may be written as a Rust identifier in generated code as it is
-//! (and when two crate names are the same name):
+//! What may be written as a Rust identifier in generated code as it is:
 //! crate names from the registry, checked when a crate is registered
 //! ([`crate::registry`]) and again when code names them ([`crate::codegen`]).
 
@@ -18,23 +17,6 @@ pub fn is_plain_ident(name: &str) -> bool {
     matches!(chars.next(), Some(c) if c.is_ascii_alphabetic() || c == '_')
         && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
         && !KEYWORDS.contains(&name)
-}
-
-/// The form that crate names cargo and crates.io take for the same name
-/// share: ASCII lower case, `-` as `_` (`Op-Cid`, `op_cid`). Names are
-/// compared in this form wherever one could pass for another: owners,
-/// reserved names. Only meaningful for names of ASCII letters, digits, `-`
-/// and `_` ([`is_crate_name`]).
-pub fn name_key(name: &str) -> String {
-    name.to_ascii_lowercase().replace('-', "_")
-}
-
-/// Whether `name` is made of what a crate name may be: an ASCII letter,
-/// then ASCII letters, digits, `-` and `_`, at most 64 of them.
-pub fn is_crate_name(name: &str) -> bool {
-    name.len() <= 64
-        && name.bytes().next().is_some_and(|b| b.is_ascii_alphabetic())
-        && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
 }
 
 #[cfg(test)]

@@ -478,7 +478,7 @@ impl OperationManifest {
             }
         }
         // Every value type of this crate that is named must be defined.
-        let own = self.name.replace('-', "_");
+        let own = crate::lib_name(&self.name);
         let mut named: Vec<(Field, TypeName)> = Vec::new();
         for (index, input) in self.inputs.iter().enumerate() {
             input.named(&mut |t| named.push((Field::Input(index), t.clone())));

@@ -37,11 +37,11 @@ pub enum UploadError {
 /// (`braid-*`), and the `wf_` prefix, which names workflows' crates and
 /// packages in the registries.
 pub fn reserved(name: &str) -> Option<String> {
-    if !braid::ident::is_crate_name(name) {
+    if !braid::schema::is_crate_name(name) {
         return Some("an operation's name is a crate name: an ASCII letter, then letters, digits, `-` and `_`".into());
     }
     // Compared as cargo compares crate names: `OP_CID` is `op_cid`.
-    let lower = braid::ident::name_key(name);
+    let lower = braid::schema::name_key(name);
     if braid::registry::Registry::is_builtin_name(&lower) {
         return Some("it is the name of an operation that ships with Braid (reserved)".into());
     }

@@ -30,7 +30,7 @@ pub struct Checked {
 /// not be read: the caller reports why, and no manifest is built).
 pub fn check(cx: &Ctxt, attr: TokenStream, func: &ItemFn, info: Option<&CrateInfo>) -> Checked {
     let args = args::parse(cx, attr);
-    let krate = info.map_or_else(String::new, |info| info.name.replace('-', "_"));
+    let krate = info.map_or_else(String::new, |info| braid_schema::lib_name(&info.name));
     let sig = signature::parse(cx, func, &krate);
     let manifest = info.map(|info| manifest::build(cx, info, &args, sig.as_ref(), func.sig.ident.span()));
     Checked { args, sig, manifest }

@@ -72,7 +72,7 @@ impl CrateInfo {
             .filter_map(|p| std::fs::read_to_string(p).ok())
             .filter_map(|text| syn::parse_file(&text).ok())
             .collect();
-        let types = crate::value::collect(&files, &env("CARGO_PKG_NAME").replace('-', "_"));
+        let types = crate::value::collect(&files, &braid_schema::lib_name(&env("CARGO_PKG_NAME")));
         let package = Package {
             name: env("CARGO_PKG_NAME"),
             version: env("CARGO_PKG_VERSION"),

@@ -129,7 +129,8 @@ fn derive(cargo_toml: &str, files: &BTreeMap<String, String>) -> Result<Operatio
     };
     let info = match (package, root) {
         (Some(package), Some(root)) => {
-            let types = crate::value::collect(parsed.iter().map(|(_, file)| file), &package.name.replace('-', "_"));
+            let types =
+                crate::value::collect(parsed.iter().map(|(_, file)| file), &braid_schema::lib_name(&package.name));
             Some(CrateInfo::new(package, cargo, root, types))
         }
         _ => None,
@@ -167,7 +168,7 @@ fn types_only(
     let at = || Location::new(lib_root, 1, 1);
     let Some(package) = package else { return Err(DeriveErrors(Vec::new())) };
     let root = parsed.iter().find(|(path, _)| *path == lib_root).map(|(_, file)| file);
-    let types = crate::value::collect(parsed.iter().map(|(_, file)| file), &package.name.replace('-', "_"));
+    let types = crate::value::collect(parsed.iter().map(|(_, file)| file), &braid_schema::lib_name(&package.name));
     let info = CrateInfo::new(package, cargo, root, types);
     let manifest = OperationManifest {
         name: info.name.clone(),

@@ -154,7 +154,7 @@ pub(super) fn plan(
     unique(params.iter().map(|p| p.wit.as_str()), &"run")?;
     let package = wit_name(&super::crate_name(workflow))?;
     Ok(ComponentPlan {
-        package_path: format!("braid::{}", package.replace('-', "_")),
+        package_path: format!("braid::{}", crate::schema::lib_name(&package)),
         package: format!("braid:{package}"),
         types,
         params,

@@ -143,7 +143,7 @@ pub const WORLD_WIT: &str = "wit/world.wit";
 
 /// `wf_<name>`: lowercase, `-` as `_`.
 pub fn crate_name(manifest_name: &str) -> String {
-    format!("wf_{}", manifest_name.to_ascii_lowercase().replace('-', "_"))
+    format!("wf_{}", crate::schema::name_key(manifest_name))
 }
 
 #[cfg(test)]

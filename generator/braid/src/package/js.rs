@@ -265,7 +265,7 @@ pub fn compile_module(spec: &PackageSpec, strip: bool) -> Result<PathBuf, Packag
         cache.apply(&mut cmd);
     }
     crate::sandbox::Sandbox::output_in(spec.sandbox.as_ref(), &mut cmd)?;
-    let lib = spec.package.replace('-', "_");
+    let lib = crate::schema::lib_name(&spec.package);
     Ok(spec.target_dir.join(WASM_TRIPLE).join("release").join(format!("{lib}.wasm")))
 }
 
@@ -296,7 +296,7 @@ pub fn package(
         std::fs::remove_dir_all(out_dir).map_err(fsutil::at(out_dir))?;
     }
     std::fs::create_dir_all(out_dir).map_err(fsutil::at(out_dir))?;
-    let name = spec.package.replace('-', "_");
+    let name = crate::schema::lib_name(&spec.package);
     let mut bindgen = Command::new(&tools.wasm_bindgen);
     bindgen.arg(wasm).arg("--out-dir").arg(out_dir).args(["--out-name", &name, "--target", bindgen_target(target)]);
     // A fresh instance after a trap (wasm-bindgen cannot re-instantiate

@@ -32,7 +32,7 @@ pub fn prepare(files: CrateFiles, crate_dir: &str) -> Result<Prepared, RegistryE
                 "package name `{}`: an operation's crate name must be a Rust identifier (ASCII letters, digits and \
                  `_`, not a keyword), e.g. `{}`",
                 manifest.name,
-                manifest.name.replace('-', "_")
+                crate::schema::lib_name(&manifest.name)
             ),
         ));
     }
@@ -61,7 +61,7 @@ fn check_bundled(files: &CrateFiles, operation: &str, crate_dir: &str) -> Result
     for dir in vendor::manifests(files)?.iter().filter(|d| !d.is_empty()) {
         let path = format!("{dir}Cargo.toml");
         let (name, _) = vendor::package_id(&files[&path], &path)?;
-        let rest = name.replace('-', "_");
+        let rest = crate::schema::lib_name(&name);
         let ok = rest.strip_prefix(operation).is_some_and(|r| r.starts_with('_'));
         if !ok {
             return Err(crate_error(

@@ -142,7 +142,7 @@ pub fn type_def<'a>(operations: &'a [RegisteredOperation], named: &TypeName) -> 
     let TypeName::Named { krate, name } = named else { return None };
     operations
         .iter()
-        .filter(|op| op.manifest.name.replace('-', "_") == *krate)
+        .filter(|op| crate::schema::lib_name(&op.manifest.name) == *krate)
         .find_map(|op| op.manifest.types.get(name))
 }
 

@@ -296,7 +296,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
 /// `NAME=OWNER` of `--owner`.
 fn parse_owner(value: &str) -> Result<(String, String), String> {
     match value.split_once('=') {
-        Some((name, _)) if !braid::ident::is_crate_name(name) => Err(format!(
+        Some((name, _)) if !braid::schema::is_crate_name(name) => Err(format!(
             "{name:?} is not an operation name (a crate name: an ASCII letter, then letters, digits, `-` and `_`)"
         )),
         Some((name, owner)) if !owner.is_empty() => Ok((name.to_string(), owner.to_string())),

@@ -174,10 +174,10 @@ impl Store {
     /// Makes `owner` the owner of the operation name `name` if it has none
     /// yet, atomically; returns the name's owners, oldest first (`owner`
     /// may publish it if it is among them). Names are compared as cargo
-    /// compares crate names ([`braid::ident::name_key`]): whoever owns
+    /// compares crate names ([`braid::schema::name_key`]): whoever owns
     /// `op_x` owns `OP-X`.
     pub async fn claim_name(&self, name: &str, owner: &str) -> Result<Vec<String>, StoreError> {
-        let key = braid::ident::name_key(name);
+        let key = braid::schema::name_key(name);
         let mut tx = self.writer().await?;
         self.serialize(&mut tx, Lock::Publish, &key).await?;
         sqlx::query(sqlx::AssertSqlSafe(format!(
@@ -209,7 +209,7 @@ impl Store {
             sqlx::query(
                 "INSERT INTO owners (name, owner, added_at) VALUES ($1, $2, $3) ON CONFLICT (name, owner) DO NOTHING",
             )
-            .bind(braid::ident::name_key(name))
+            .bind(braid::schema::name_key(name))
             .bind(owner)
             .bind(now()),
         )
@@ -218,6 +218,6 @@ impl Store {
     }
 }
 
-/// An owner row's name as [`braid::ident::name_key`] gives it (rows written
+/// An owner row's name as [`braid::schema::name_key`] gives it (rows written
 /// before names were compared so keep the name as published).
 const OWNED_NAME: &str = "LOWER(REPLACE(name, '-', '_'))";
