@@ -61,7 +61,9 @@ impl PrecompiledCache {
         }
         check_owner(&meta).map_err(unsafe_because)?;
         if meta.mode() & 0o022 != 0 {
-            return Err(unsafe_because(format!("others can write to it (mode {:o})", meta.mode() & 0o777)));
+            // Ours, made under a loose umask by an earlier braid: made
+            // owner-only (what others left in it fails its MAC anyway).
+            fs::set_permissions(dir, fs::Permissions::from_mode(0o700)).map_err(io(dir))?;
         }
         let key_path = dir.join(KEY_FILE);
         let key = match read_key(&key_path) {
@@ -288,13 +290,21 @@ mod tests {
     }
 
     #[test]
-    fn a_directory_others_can_write_is_refused() {
+    fn a_directory_of_someone_else_or_a_link_is_refused_and_ours_made_owner_only() {
         let tmp = tempfile::tempdir().unwrap();
-        let shared = tmp.path().join("shared");
-        fs::create_dir(&shared).unwrap();
-        fs::set_permissions(&shared, fs::Permissions::from_mode(0o1777)).unwrap();
-        let refused = PrecompiledCache::open(&shared, 1 << 20).unwrap_err();
-        assert!(refused.to_string().contains("others can write to it"), "{refused}");
+        let loose = tmp.path().join("loose");
+        fs::create_dir(&loose).unwrap();
+        fs::set_permissions(&loose, fs::Permissions::from_mode(0o1777)).unwrap();
+        PrecompiledCache::open(&loose, 1 << 20).unwrap();
+        assert_eq!(fs::metadata(&loose).unwrap().permissions().mode() & 0o7777, 0o700, "ours, made owner-only");
+        // Someone else's (where this test may give a directory away: as root).
+        let theirs = tmp.path().join("theirs");
+        fs::create_dir(&theirs).unwrap();
+        fs::set_permissions(&theirs, fs::Permissions::from_mode(0o700)).unwrap();
+        if std::os::unix::fs::chown(&theirs, Some(4242), Some(4242)).is_ok() {
+            let refused = PrecompiledCache::open(&theirs, 1 << 20).unwrap_err();
+            assert!(refused.to_string().contains("belongs to user 4242"), "{refused}");
+        }
         let link = tmp.path().join("link");
         std::os::unix::fs::symlink(tmp.path(), &link).unwrap();
         assert!(PrecompiledCache::open(&link, 1 << 20).is_err(), "a link was followed");
