@@ -10,13 +10,13 @@
 // as root or (tested too when the tests run as root) as an ordinary user.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { killHard, ordinaryUser, spawnServer } from '../lib/server.mjs';
 import { root, braid } from '../lib/paths.mjs';
+import { run as runChild } from '../lib/run.mjs';
 
 const KEY = 'build-key';
 const PUBLISHER = 'publisher-key';
@@ -62,11 +62,10 @@ const api = (path, init = {}, at = base) => fetch(`${at}${path}`, init);
 const upload = (body, key = PUBLISHER, at = base) =>
   api('/v1/operations', { method: 'POST', headers: { 'content-type': 'application/gzip', 'x-api-key': key }, body }, at);
 
-function run(cmd, args, opts = {}) {
-  const r = spawnSync(cmd, args, { encoding: 'utf8', ...opts });
-  assert.equal(r.status, 0, `${cmd} ${args.join(' ')}:\n${r.stdout}\n${r.stderr}`);
-  return r.stdout;
-}
+// Awaited, never spawnSync: a publish takes longer than the server's
+// keep-alive, and a blocked event loop would then fetch on a connection
+// the server closed meanwhile (js/lib/run.mjs).
+const run = (cmd, args, opts = {}) => runChild(cmd, args, opts);
 
 /** Replaces `from` by `to` in the file at `path`. */
 function rewrite(path, from, to) {
@@ -74,9 +73,9 @@ function rewrite(path, from, to) {
 }
 
 /** A new operation crate `name` in the work directory, its body replaced by `body` (Rust, returning Bytes). */
-function scaffold(name, body) {
+async function scaffold(name, body) {
   const dir = join(work, name);
-  run(braid, ['new', 'op', name, '-o', dir]);
+  await run(braid, ['new', 'op', name, '-o', dir]);
   const lib = join(dir, 'src/lib.rs');
   const text = readFileSync(lib, 'utf8').replace('Ok(input.iter().rev().copied().collect())', body);
   writeFileSync(lib, text.replace(/#\[cfg\(test\)\][\s\S]*$/, ''));
@@ -93,9 +92,9 @@ function bundle(dir, sub, name, lib, extra = '') {
 }
 
 /** `dir` as a .tar.gz with one top-level directory, as `tar czf` makes it. */
-function tarball(dir) {
+async function tarball(dir) {
   const out = `${dir}.tar.gz`;
-  run('tar', ['czf', out, '--exclude=.cargo', '--exclude=target', '-C', join(dir, '..'), dir.split('/').pop()]);
+  await run('tar', ['czf', out, '--exclude=.cargo', '--exclude=target', '-C', join(dir, '..'), dir.split('/').pop()]);
   return readFileSync(out);
 }
 
@@ -109,9 +108,9 @@ async function waitFor(url, done, at = base) {
 
 test('a published operation is built in the sandbox, registered, and used by a workflow: npm install, run', async () => {
   // Its code is in a crate it bundles (a path dependency inside its directory).
-  const dir = scaffold('op_shout', 'Ok(op_shout_upper::upper(input).into())');
+  const dir = await scaffold('op_shout', 'Ok(op_shout_upper::upper(input).into())');
   bundle(dir, 'upper', 'op_shout_upper', '#![no_std]\nextern crate alloc;\npub fn upper(b: &[u8]) -> alloc::vec::Vec<u8> { b.to_ascii_uppercase() }\n');
-  const out = run(braid, ['ops', 'publish', dir, '--server', base, '--key', PUBLISHER]);
+  const out = await run(braid, ['ops', 'publish', dir, '--server', base, '--key', PUBLISHER]);
   const [name, version, versionId] = out.trim().split(/\s+/);
   assert.deepEqual([name, version], ['op_shout', '0.1.0']);
   const listed = await (await api('/v1/operations/op_shout')).json();
@@ -119,17 +118,17 @@ test('a published operation is built in the sandbox, registered, and used by a w
   assert.match(listed.versions[0].manifest.source, /^bafkr4i/);
 
   // The same sources again: nothing to do; other sources under 0.1.0: refused.
-  const again = await upload(tarball(dir));
+  const again = await upload(await tarball(dir));
   assert.equal(again.status, 200);
   assert.equal((await again.json()).state, 'registered');
   const helper = join(dir, 'upper/src/lib.rs');
   writeFileSync(helper, readFileSync(helper, 'utf8').replace('to_ascii_uppercase', 'to_ascii_lowercase'));
-  const taken = await upload(tarball(dir));
+  const taken = await upload(await tarball(dir));
   assert.equal(taken.status, 409);
   assert.match((await taken.json()).detail, /bump the version/);
   // The name is the first publisher's: another key cannot publish it, whatever the version.
   rewrite(join(dir, 'Cargo.toml'), 'version = "0.1.0"', 'version = "0.1.1"');
-  const stolen = await upload(tarball(dir), MALLORY);
+  const stolen = await upload(await tarball(dir), MALLORY);
   const refusal = await stolen.json();
   assert.equal(stolen.status, 403, JSON.stringify(refusal));
   assert.match(refusal.detail, /op_shout belongs to other publishers \(owners: key-[0-9a-f]{16}\); only they publish its versions.*--owner op_shout=mallory/);
@@ -151,15 +150,15 @@ test('a published operation is built in the sandbox, registered, and used by a w
   const consumer = mkdtempSync(join(tmpdir(), 'braid-npm-'));
   writeFileSync(join(consumer, 'package.json'), '{"name":"consumer","version":"1.0.0","private":true}');
   writeFileSync(join(consumer, 'pkg.tgz'), new Uint8Array(await (await api(`/v1/artifacts/${pkg.cid}`)).arrayBuffer()));
-  run('npm', ['install', './pkg.tgz', '--offline', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: consumer });
+  await run('npm', ['install', './pkg.tgz', '--offline', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: consumer });
   const script = `require('wf_shout_published').run([new TextEncoder().encode('hello')]).then((o) => console.log(Buffer.from(o).toString()));`;
-  assert.equal(run(process.execPath, ['-e', script], { cwd: consumer }).trim(), 'HELLO');
+  assert.equal((await run(process.execPath, ['-e', script], { cwd: consumer })).trim(), 'HELLO');
 });
 
 if (ROOT) {
   test('a service run by an ordinary user publishes an operation: downloaded, checked in its sandbox, registered', async () => {
-    const dir = scaffold('op_by_user', 'Ok(input.to_vec().into())');
-    const out = run(braid, ['ops', 'publish', dir, '--server', byUser.base, '--key', PUBLISHER]);
+    const dir = await scaffold('op_by_user', 'Ok(input.to_vec().into())');
+    const out = await run(braid, ['ops', 'publish', dir, '--server', byUser.base, '--key', PUBLISHER]);
     const [name, version, versionId] = out.trim().split(/\s+/);
     assert.deepEqual([name, version], ['op_by_user', '0.1.0']);
     const listed = await (await api('/v1/operations/op_by_user', {}, byUser.base)).json();
@@ -168,7 +167,7 @@ if (ROOT) {
 }
 
 test('with --workers 1, a publish check and a workflow build take turns: never both running', async () => {
-  const res = await upload(tarball(scaffold('op_turns', 'Ok(input.to_vec().into())')));
+  const res = await upload(await tarball(await scaffold('op_turns', 'Ok(input.to_vec().into())')));
   const publish = await res.json();
   assert.equal(res.status, 202, JSON.stringify(publish));
   const manifest = {
@@ -226,17 +225,17 @@ function rawTar(entries) {
 
 test("names have owners: built-in and workflow names are reserved, an operator's owner may publish", async () => {
   for (const [name, why] of [['op_cid', /ships with Braid/], ['wf_photo_proof', /`wf_` prefix names workflows/], ['braid_support', /reserved for Braid/]]) {
-    const dir = scaffold(name, 'Ok(input.to_vec().into())');
+    const dir = await scaffold(name, 'Ok(input.to_vec().into())');
     rewrite(join(dir, 'Cargo.toml'), 'version = "0.1.0"', 'version = "0.1.9"');
-    const res = await upload(tarball(dir));
+    const res = await upload(await tarball(dir));
     const problem = await res.json();
     assert.equal(res.status, 403, JSON.stringify(problem));
     assert.match(problem.detail, why);
     assert.equal((await api(`/v1/operations/${name}`)).status, name === 'op_cid' ? 200 : 404);
   }
   // The operator made mallory an owner of op_lent before anyone published it: the other key cannot take it.
-  const lent = scaffold('op_lent', 'Ok(input.to_vec().into())');
-  const res = await upload(tarball(lent));
+  const lent = await scaffold('op_lent', 'Ok(input.to_vec().into())');
+  const res = await upload(await tarball(lent));
   assert.equal(res.status, 403);
   assert.match((await res.json()).detail, /op_lent belongs to other publishers \(owners: mallory\)/);
 });
@@ -307,7 +306,7 @@ function probeCode(escape, at) {
  * findings, every attempt refused, nothing leaked.
  */
 async function publishProbe(dir, name, escape, at) {
-  const res = await upload(tarball(dir), PUBLISHER, at.base);
+  const res = await upload(await tarball(dir), PUBLISHER, at.base);
   const answer = await res.json();
   assert.equal(res.status, 202, JSON.stringify(answer));
   const job = await waitFor(`/v1/publishes/${answer.job}`, ['succeeded', 'failed'], at.base);
@@ -348,7 +347,7 @@ const probed = [
 for (const [who, at, writable] of probed) {
   test(`a build script that reads the service's data, writes outside and connects to the service fails in the sandbox; nothing leaks${who}`, async () => {
     const name = `op_probe${who ? '_user' : ''}`;
-    const dir = scaffold(name, 'Ok(input.to_vec().into())');
+    const dir = await scaffold(name, 'Ok(input.to_vec().into())');
     const escape = join(writable(), `escape-${process.pid}`);
     writeFileSync(join(dir, 'build.rs'), `fn main() {\n    ${probeCode(escape, at())}\n}\n`);
     await publishProbe(dir, name, escape, at());
@@ -356,7 +355,7 @@ for (const [who, at, writable] of probed) {
 
   test(`a proc-macro dependency that does the same fails in the sandbox too; nothing leaks${who}`, async () => {
     const name = `op_macro_probe${who ? '_user' : ''}`;
-    const dir = scaffold(name, 'Ok(input.to_vec().into())');
+    const dir = await scaffold(name, 'Ok(input.to_vec().into())');
     const escape = join(writable(), `escape-macro-${process.pid}`);
     const macro = `use proc_macro::TokenStream;\n#[proc_macro]\npub fn probe(_: TokenStream) -> TokenStream {\n    ${probeCode(escape, at())}\n}\n`;
     bundle(dir, 'probe', `${name}_derive`, macro, '[lib]\nproc-macro = true\n');
