@@ -369,17 +369,7 @@ pub async fn serve(config: Config, stop: stop::Stop) -> Result<(), ServeError> {
     let addr = config.addr;
     let workers = config.workers;
     let limits = config.limits;
-    let stopped = || {
-        eprintln!("braid serve: stopped before listening");
-        Ok(())
-    };
-    let Some(state) = stop.unless_asked(open(config)).await.transpose()? else { return stopped() };
-    // Every registered operation in the Cargo registry before the first
-    // request (about a second for the built-ins): what the index lists
-    // does not change under a client that just started.
-    if stop.unless_asked(take_in_operations(&state)).await.is_none() || stop.asked() {
-        return stopped();
-    }
+    let Some(state) = start(config, &stop, "braid serve: stopped before listening").await? else { return Ok(()) };
     let listener = tokio::net::TcpListener::bind(addr).await.map_err(|source| ServeError::Bind { addr, source })?;
     let local = listener.local_addr().map_err(|source| ServeError::Bind { addr, source })?;
     state.data_lock.record(&format!("http://{local}"))?;
@@ -403,10 +393,7 @@ pub async fn serve(config: Config, stop: stop::Stop) -> Result<(), ServeError> {
         let _ = shutdown.send(true);
     };
     conn::serve(listener, routes::app(state.clone()), limits, stopping).await;
-    for runner in runners {
-        let _ = runner.await;
-    }
-    eprintln!("braid serve: stopped");
+    wind_down("braid serve", &state, runners).await;
     Ok(())
 }
 
@@ -417,23 +404,38 @@ pub async fn serve(config: Config, stop: stop::Stop) -> Result<(), ServeError> {
 /// stop asked for before that returns without taking any.
 pub async fn work(config: Config, stop: stop::Stop) -> Result<(), ServeError> {
     let workers = config.workers;
-    let stopped = || {
-        eprintln!("braid worker: stopped before taking jobs");
-        Ok(())
-    };
-    let Some(state) = stop.unless_asked(open(config)).await.transpose()? else { return stopped() };
-    if stop.unless_asked(take_in_operations(&state)).await.is_none() || stop.asked() {
-        return stopped();
-    }
+    let Some(state) = start(config, &stop, "braid worker: stopped before taking jobs").await? else { return Ok(()) };
     state.data_lock.record("worker")?;
     let runners = jobs::spawn(&state, workers);
     eprintln!("braid worker: ready ({workers} builder(s))");
     stop.wait().await;
     eprintln!("braid worker: shutting down");
+    wind_down("braid worker", &state, runners).await;
+    Ok(())
+}
+
+/// What `braid serve` and `braid worker` do before they take work: the
+/// state opened, then every registered operation in the Cargo registry
+/// (about a second for the built-ins: what the index lists does not change
+/// under a client that just started). `None`, saying `stopped`, when a stop
+/// is asked for first: both steps give way to it.
+async fn start(config: Config, stop: &stop::Stop, stopped: &str) -> Result<Option<Arc<AppState>>, ServeError> {
+    let opened = stop.unless_asked(open(config)).await.transpose()?;
+    if let Some(state) = opened {
+        if stop.unless_asked(take_in_operations(&state)).await.is_some() && !stop.asked() {
+            return Ok(Some(state));
+        }
+    }
+    eprintln!("{stopped}");
+    Ok(None)
+}
+
+/// Stops the builds (their jobs go back to the queue) and waits for the
+/// runners to end.
+async fn wind_down(who: &str, state: &AppState, runners: Vec<tokio::task::JoinHandle<()>>) {
     let _ = state.shutdown.send(true);
     for runner in runners {
         let _ = runner.await;
     }
-    eprintln!("braid worker: stopped");
-    Ok(())
+    eprintln!("{who}: stopped");
 }
