@@ -67,6 +67,9 @@ test-lint: setup
 
 test-rust: setup
 	cargo test --workspace
+	# The component boundary's conversions and packed encoding (a
+	# workflow's component turns the feature on).
+	cargo test --quiet -p braid-support --features component --lib component
 	# Operations built with one config value compiled in, as a workflow that
 	# names only that value builds them: the others fail with NotCompiledIn.
 	cargo test --quiet -p op_multihash --no-default-features --features std,hasher-blake3

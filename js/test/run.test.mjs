@@ -10,7 +10,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { braid, killHard, spawnServer, waitJob } from '../lib/server.mjs';
@@ -60,6 +60,11 @@ before(async () => {
   // directory is its BRAID_HOME), then starts it.
   execFileSync(braid, ['ops', 'add', `${wfOut}/op_trap`], { env: { ...process.env, BRAID_HOME: dataDir }, stdio: 'pipe' });
   const url = await serve(['--public-run', '--run-queue', '256']);
+  runPath = await submit(url, manifest);
+});
+
+/** Submits `manifest` to the service at `url`, built as a component; its run path. */
+async function submit(url, manifest) {
   const res = await fetch(`${url}/v1/workflows`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', 'x-api-key': KEY },
@@ -69,8 +74,8 @@ before(async () => {
   assert.equal(res.status, 202, JSON.stringify(submitted));
   const job = await waitJob(url, submitted.job_id, { key: KEY });
   assert.equal(job.state, 'succeeded', `${job.error}\n${job.log_tail}`);
-  runPath = `/v1/workflows/${submitted.workflow_id}/run`;
-});
+  return `/v1/workflows/${submitted.workflow_id}/run`;
+}
 
 after(() => {
   if (server) killHard(server.child);
@@ -228,4 +233,55 @@ test('two keys: one floods the run slot with loops, the other is served next, ne
   // Served at the next free slot, ahead of the loops the flood queued before it.
   const last = order.findLastIndex((o) => o.startsWith('a') && !o.endsWith('503'));
   assert.ok(order.indexOf('b 200') < last, `the other key waited for the flood: ${order.join(', ')}`);
+});
+
+/** The most memory the process `pid` has held (VmHWM), in bytes. */
+const peakBytes = (pid) => Number(/^VmHWM:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) * 1024;
+
+test('what a run costs the host stays within its budgets: two inputs and a 16 MiB output', async () => {
+  const gone = new Promise((resolve) => server.child.once('exit', resolve));
+  killHard(server.child);
+  await gone;
+  const MiB = 1 << 20;
+  const [memory, input, output] = [128, 16, 16];
+  server = await spawnServer({
+    dataDir,
+    key: KEY,
+    // A generous time: what is measured is memory, on a busy machine too.
+    args: ['--run-slots', '1', '--time-limit', '30000', '--memory-limit', String(memory), '--input-limit', String(input), '--output-limit', String(output)],
+  });
+  // Two inputs (neither run's typed shape): op_trap's 8 MiB for `big`,
+  // then the second input after it.
+  const pair = {
+    name: 'trapping_pair',
+    version: '0.1.0',
+    description: 'op_trap on one input, then the other input after its output (a test)',
+    segments: [
+      { inputs: [-1], sequence: [{ operation: 'op_trap', version: '^0.1' }] },
+      { inputs: [0, -1], sequence: [{ operation: 'op_collect', version: '^0.1' }, { operation: 'op_concat', version: '^0.1' }] },
+    ],
+  };
+  const path = await submit(server.url, pair);
+  const post = (first, second) => {
+    const body = new FormData();
+    body.append('input0', new Blob([first]));
+    body.append('input1', new Blob([second]));
+    return fetch(`${server.url}${path}`, { method: 'POST', body, headers: { 'x-api-key': KEY, accept: 'application/octet-stream' } });
+  };
+  // The program loaded, and a small run: what the server holds anyway.
+  const small = await post('a', 'b');
+  assert.deepEqual([small.status, await small.text()], [200, 'ab']);
+  const before = peakBytes(server.child.pid);
+  const second = new Uint8Array(8 * MiB).fill(1);
+  const answer = await post('big', second);
+  const bytes = new Uint8Array(await answer.arrayBuffer());
+  assert.equal(answer.status, 200, new TextDecoder().decode(bytes.subarray(0, 300)));
+  assert.equal(bytes.length, 16 * MiB);
+  assert.deepEqual([bytes[0], bytes[8 * MiB - 1], bytes[8 * MiB], bytes[16 * MiB - 1]], [7, 7, 1, 1]);
+  // The bound the book gives: run slots x (memory + input + output). As
+  // wasmtime's generic values (40 bytes a byte), the output alone took
+  // more than 600 MiB.
+  const grew = peakBytes(server.child.pid) - before;
+  console.log(`the server's peak memory grew ${(grew / MiB).toFixed(1)} MiB for the 16 MiB output`);
+  assert.ok(grew <= (memory + input + output) * MiB, `the server's peak memory grew ${(grew / MiB).toFixed(1)} MiB`);
 });

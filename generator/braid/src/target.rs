@@ -129,8 +129,9 @@ pub const WASM_TRIPLE: &str = "wasm32-unknown-unknown";
 /// service's build keys, so that a build made in an earlier format is made
 /// again when its workflow is submitted, not found and served as it was
 /// (components were built for wasm32-wasip2, importing WASI, which the
-/// executor now refuses). Keep the encoder's version equal to its pin.
-pub const COMPONENT_FORMAT: &str = "wasm32-unknown-unknown + wit-component 0.254.2";
+/// executor now refuses; then without `run-packed`, which keeps the host's
+/// copies of values bounded). Keep the encoder's version equal to its pin.
+pub const COMPONENT_FORMAT: &str = "wasm32-unknown-unknown + wit-component 0.254.2 + run-packed";
 
 /// The JS flavours wasm-bindgen emits.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]

@@ -1,12 +1,15 @@
-//! Typed calls of `run` for the common shapes: one `list<u8>` or `string`
-//! input, a `list<u8>` or `string` output. wasmtime's dynamic API lifts and
-//! lowers a `list<u8>` one `Val` at a time; its typed API copies it as one
-//! block, which is most of a run's cost on inputs of kilobytes.
+//! Typed calls: `run` for the common shapes (one `list<u8>` or `string`
+//! input, a `list<u8>` or `string` output), and `run-packed` for every
+//! other. wasmtime's dynamic API lifts and lowers a `list<u8>` one `Val`
+//! (40 bytes) at a time; its typed API copies it as one block, which is
+//! most of a run's cost on inputs of kilobytes, and keeps the host's copy
+//! of an input or output the size of its bytes.
 
-use wasmtime::component::{ComponentExportIndex, ComponentType, Instance, Lift, Type, Val};
+use wasmtime::component::{ComponentExportIndex, ComponentType, Instance, Lift, Type};
 use wasmtime::Store;
 
-use crate::values::{self, is_bytes, Input};
+use crate::io::{Input, Output};
+use crate::values::is_bytes;
 use crate::RunError;
 
 /// A shape of `run` called through the typed API.
@@ -42,7 +45,7 @@ impl Shape {
         run: &ComponentExportIndex,
         input: &Input,
         output_limit: usize,
-    ) -> wasmtime::Result<Option<Result<values::Output, RunError>>> {
+    ) -> wasmtime::Result<Option<Result<Output, RunError>>> {
         match self {
             Self::BytesToString | Self::BytesToBytes => {
                 let Input::Bytes(bytes) = input else { return Ok(None) };
@@ -53,7 +56,7 @@ impl Shape {
                 }
             }
             Self::StringToString | Self::StringToBytes => {
-                let Input::Value(Val::String(text)) = input else { return Ok(None) };
+                let Input::Text(text) = input else { return Ok(None) };
                 let params = (text.as_str(),);
                 match self {
                     Self::StringToString => typed::<_, _, String>(instance, store, run, params, output_limit).await,
@@ -64,20 +67,35 @@ impl Shape {
     }
 }
 
+/// Calls `run-packed` of `instance` on `packed` (the inputs in the packed
+/// encoding): its output, still packed, or the workflow's error; `Err` is
+/// a trap. `Ok(None)` when the export's type is not
+/// `func(list<u8>) -> result<list<u8>, run-error>` after all.
+pub(crate) async fn packed<T: Send + 'static>(
+    instance: &Instance,
+    store: &mut Store<T>,
+    run_packed: &ComponentExportIndex,
+    packed: &[u8],
+    output_limit: usize,
+) -> wasmtime::Result<Option<Result<Vec<u8>, RunError>>> {
+    let output = typed::<_, _, Vec<u8>>(instance, store, run_packed, (packed,), output_limit).await?;
+    Ok(output.map(|result| result.map(|output| output.into_bytes().unwrap_or_default())))
+}
+
 /// An output the typed API lifts as one block.
 trait TypedOutput: ComponentType + Lift + Send + Sync + 'static {
-    /// Its size as [`values::size`] counts it.
+    /// Its size: its bytes.
     fn size(&self) -> usize;
     /// As a run's output.
-    fn into_output(self) -> values::Output;
+    fn into_output(self) -> Output;
 }
 
 impl TypedOutput for String {
     fn size(&self) -> usize {
         self.len()
     }
-    fn into_output(self) -> values::Output {
-        values::Output::Value(Val::String(self))
+    fn into_output(self) -> Output {
+        Output::Text(self)
     }
 }
 
@@ -85,8 +103,8 @@ impl TypedOutput for Vec<u8> {
     fn size(&self) -> usize {
         self.len()
     }
-    fn into_output(self) -> values::Output {
-        values::Output::Bytes(self)
+    fn into_output(self) -> Output {
+        Output::Bytes(self)
     }
 }
 
@@ -114,7 +132,7 @@ enum WitKind {
 
 /// `run` called typed; `Ok(None)` when its type is not `P -> R` after all.
 /// An output over `output_limit` bytes is refused. A `list<u8>` output
-/// stays bytes ([`values::Output::Bytes`]): as `Val`s (40 bytes a byte) an
+/// stays bytes ([`Output::Bytes`]): as `Val`s (40 bytes a byte) an
 /// 8 MiB output took 360 MB of the host's memory and 135 ms, against 35 MB
 /// and 1 ms kept as bytes (`runs` example, op_trap's `big`).
 async fn typed<T: Send + 'static, P, R: TypedOutput>(
@@ -123,7 +141,7 @@ async fn typed<T: Send + 'static, P, R: TypedOutput>(
     run: &ComponentExportIndex,
     params: P,
     output_limit: usize,
-) -> wasmtime::Result<Option<Result<values::Output, RunError>>>
+) -> wasmtime::Result<Option<Result<Output, RunError>>>
 where
     P: wasmtime::component::ComponentNamedList + wasmtime::component::Lower + Send + Sync,
 {

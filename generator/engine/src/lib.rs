@@ -22,7 +22,11 @@
 //! A component that imports anything is refused when it is loaded.
 
 mod fast;
+mod io;
+mod packed;
 mod precompiled;
+#[cfg(test)]
+mod testing;
 mod values;
 
 use std::sync::Arc;
@@ -34,8 +38,9 @@ use wasmtime::{
     Config, Engine as Wasmtime, InstanceAllocationStrategy, PoolingAllocationConfig, Store, UpdateDeadline,
 };
 
+pub use io::{Input, Output};
 pub use precompiled::{CacheError, PrecompiledCache};
-pub use values::{camel, from_json, is_bytes, to_json, Input, Output};
+pub use values::{camel, is_bytes};
 pub use wasmtime::component::{Type, Val};
 
 /// Linear memory a pool slot keeps mapped between runs (the pages a run
@@ -134,6 +139,9 @@ pub struct Program {
     source: Source,
     /// The typed path of `run`, for the shapes it covers.
     shape: Option<fast::Shape>,
+    /// `run-packed`, the typed path for every other shape (absent from
+    /// components built by Braid before it had one).
+    packed: Option<ComponentExportIndex>,
     /// Bytes of compiled code it keeps mapped.
     code_bytes: usize,
 }
@@ -275,9 +283,10 @@ impl Engine {
         .ok_or_else(|| LoadError::Invalid("its `run` does not return result<T, run-error>".into()))?;
         let pre = self.linker.instantiate_pre(&component).map_err(invalid)?;
         let shape = fast::Shape::of(&params, &output);
+        let packed = component.get_export_index(None, "run-packed");
         let code = component.image_range();
         let code_bytes = (code.end as usize).saturating_sub(code.start as usize);
-        Ok(Program { pre, run, params, output, source, shape, code_bytes })
+        Ok(Program { pre, run, params, output, source, shape, packed, code_bytes })
     }
 }
 
@@ -306,13 +315,13 @@ impl Program {
         &self.output
     }
 
-    /// Whether it was compiled or loaded precompiled.
     /// Bytes of compiled code the program keeps mapped (what a cache of
     /// programs weighs).
     pub fn code_bytes(&self) -> usize {
         self.code_bytes
     }
 
+    /// Whether it was compiled or loaded precompiled.
     pub fn source(&self) -> Source {
         self.source
     }
@@ -355,10 +364,12 @@ impl Program {
         store.epoch_deadline_callback(move |_| {
             Ok(if Instant::now() >= deadline { UpdateDeadline::Interrupt } else { UpdateDeadline::Yield(1) })
         });
-        // What the output may copy out of the guest: wasmtime counts a
-        // `Val` per list item; past it, the call fails before the host
-        // holds the whole output.
-        store.set_hostcall_fuel(limits.output_bytes.saturating_mul(std::mem::size_of::<Val>()).saturating_add(1 << 20));
+        // What the output may copy out of the guest, counted by wasmtime
+        // as it lifts (a byte a byte on the typed paths, a `Val` a byte on
+        // the dynamic one); past it, the call fails before the host holds
+        // the whole output.
+        let typed_fuel = limits.output_bytes.saturating_add(1 << 20);
+        store.set_hostcall_fuel(typed_fuel);
         let trapped = |store: &Store<Host>, e: wasmtime::Error| {
             if store.data().memory_refused {
                 return RunError::Memory(limits.memory_bytes);
@@ -383,11 +394,37 @@ impl Program {
                 Err(e) => return Err(trapped(&store, e)),
             }
         }
+        if let Some(run_packed) = &self.packed {
+            let mut packed = Vec::with_capacity(found + 8 * inputs.len());
+            for input in &inputs {
+                input.pack(&mut packed).map_err(RunError::BadInput)?;
+            }
+            drop(inputs);
+            // The length before a `list<u8>` or `string` output is not output.
+            let limit = limits.output_bytes.saturating_add(4);
+            match fast::packed(&instance, &mut store, run_packed, &packed, limit).await {
+                Ok(Some(result)) => {
+                    return result.and_then(|output| {
+                        Output::from_packed(output, &self.output)
+                            .map_err(|why| RunError::Trap(format!("`run-packed` gave a malformed output: {why}")))
+                    });
+                }
+                Ok(None) => return Err(RunError::Trap("`run-packed` is not of the type Braid gives it".into())),
+                Err(e) => return Err(trapped(&store, e)),
+            }
+        }
+        // A component built before `run-packed`: the dynamic API.
+        store.set_hostcall_fuel(limits.output_bytes.saturating_mul(std::mem::size_of::<Val>()).saturating_add(1 << 20));
         let Some(run) = instance.get_func(&mut store, self.run) else {
             return Err(RunError::Trap("the instance has no `run`".into()));
         };
         let mut results = [Val::Bool(false)];
-        let inputs: Vec<Val> = inputs.into_iter().map(Input::into_val).collect();
+        let inputs: Vec<Val> = inputs
+            .into_iter()
+            .zip(&self.params)
+            .map(|(input, (_, ty))| input.into_val(ty))
+            .collect::<Result<_, _>>()
+            .map_err(RunError::BadInput)?;
         if let Err(e) = run.call_async(&mut store, &inputs, &mut results).await {
             return Err(trapped(&store, e));
         }
@@ -397,7 +434,7 @@ impl Program {
                 if values::size(&output) > limits.output_bytes {
                     return Err(RunError::OutputTooLarge { limit: limits.output_bytes });
                 }
-                Ok(Output::Value(*output))
+                Ok(Output::from_val(*output, &self.output))
             }
             Val::Result(Err(Some(error))) => Err(workflow_error(&error)),
             other => Err(RunError::Trap(format!("`run` gave {other:?}, not a result"))),
@@ -405,7 +442,6 @@ impl Program {
     }
 }
 
-/// A `run-error { kind, message }` as a [`RunError`].
 /// Whether the host has swap in use (a line under `/proc/swaps`' header);
 /// unknown counts as yes.
 fn host_swaps() -> bool {
@@ -431,6 +467,7 @@ fn trap_message(e: &wasmtime::Error) -> String {
     }
 }
 
+/// A `run-error { kind, message }` as a [`RunError`].
 fn workflow_error(error: &Val) -> RunError {
     let (mut kind, mut message) = (String::new(), String::new());
     if let Val::Record(fields) = error {

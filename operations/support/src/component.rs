@@ -5,6 +5,10 @@
 //! those bindings have, with the checks the JS boundary makes (a number
 //! that must be an integer in range, a CID's form, a multihash's encoding).
 //!
+//! [`Packed`] is the encoding of `run-packed`, the entry a host calls
+//! instead of `run` to pass every input and the output as one `list<u8>`
+//! (copied as one block, where a host's generic values take one per byte).
+//!
 //! How Braid's types meet WIT: `Bytes` and `Multihash` are `list<u8>`,
 //! `String` and `Cid` are `string`, `U64` is `u64`, `Bool` is `bool`,
 //! `Vec<T>` a `list`; fields of value types that JS sees as a `number`
@@ -184,6 +188,175 @@ impl<A: Lower<B>, B> Lower<Vec<(String, B)>> for BTreeMap<String, A> {
     }
 }
 
+/// A WIT value in Braid's packed encoding, what `run-packed` takes and
+/// gives: the inputs one after the other, the output alone. Little-endian
+/// throughout: `bool` and `u8` one byte, `u64` and `f64` eight, a
+/// `string` or `list` its length (a `u32`, in bytes for a string, in items
+/// for a list) then its bytes or items, an `option` a byte (0 or 1) then
+/// the value if 1, a `tuple` or `record` its members in order, an `enum`
+/// its case's index (a `u32`). The host that writes it is Braid's own
+/// (`braid serve`, `braid run`); the guest still checks every byte it
+/// reads, so a malformed input is an error, never a panic.
+pub trait Packed: Sized {
+    /// Appends the encoding of `self` to `out`.
+    fn pack(&self, out: &mut Vec<u8>);
+
+    /// The value at the start of `input`, which is advanced past it.
+    fn unpack(input: &mut &[u8]) -> Result<Self, Error>;
+
+    /// Appends `items`' encodings (a `list`'s items, after its length).
+    fn pack_list(items: &[Self], out: &mut Vec<u8>) {
+        items.iter().for_each(|item| item.pack(out));
+    }
+
+    /// `count` items from the start of `input`.
+    fn unpack_list(input: &mut &[u8], count: usize) -> Result<Vec<Self>, Error> {
+        // Each item takes at least a byte: a length cannot reserve more
+        // than the input holds.
+        let mut items = Vec::with_capacity(count.min(input.len()));
+        for _ in 0..count {
+            items.push(Self::unpack(input)?);
+        }
+        Ok(items)
+    }
+}
+
+/// The next `n` bytes of `input`.
+fn take<'a>(input: &mut &'a [u8], n: usize) -> Result<&'a [u8], Error> {
+    if input.len() < n {
+        return Err(malformed("it ends too early"));
+    }
+    let (head, rest) = input.split_at(n);
+    *input = rest;
+    Ok(head)
+}
+
+fn malformed(why: &str) -> Error {
+    Error::invalid_input("run-packed", crate::text::text!("the packed input is malformed: ", why))
+}
+
+/// A length or an enum's index.
+pub fn unpack_u32(input: &mut &[u8]) -> Result<u32, Error> {
+    let bytes = take(input, 4)?;
+    Ok(u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]))
+}
+
+/// Appends a length or an enum's index; a guest's lengths fit a `u32`.
+pub fn pack_u32(n: usize, out: &mut Vec<u8>) {
+    out.extend_from_slice(&(n as u32).to_le_bytes());
+}
+
+/// The error for an enum's index that is not one of its cases.
+pub fn bad_case() -> Error {
+    malformed("an enum's case is out of range")
+}
+
+/// Checks that nothing follows the last input.
+pub fn unpacked_all(input: &[u8]) -> Result<(), Error> {
+    if input.is_empty() {
+        Ok(())
+    } else {
+        Err(malformed("bytes follow the last input"))
+    }
+}
+
+impl Packed for u8 {
+    fn pack(&self, out: &mut Vec<u8>) {
+        out.push(*self);
+    }
+    fn unpack(input: &mut &[u8]) -> Result<Self, Error> {
+        Ok(take(input, 1)?[0])
+    }
+    fn pack_list(items: &[Self], out: &mut Vec<u8>) {
+        out.extend_from_slice(items);
+    }
+    fn unpack_list(input: &mut &[u8], count: usize) -> Result<Vec<Self>, Error> {
+        Ok(take(input, count)?.to_vec())
+    }
+}
+
+impl Packed for bool {
+    fn pack(&self, out: &mut Vec<u8>) {
+        out.push(u8::from(*self));
+    }
+    fn unpack(input: &mut &[u8]) -> Result<Self, Error> {
+        match take(input, 1)?[0] {
+            0 => Ok(false),
+            1 => Ok(true),
+            _ => Err(malformed("a bool is neither 0 nor 1")),
+        }
+    }
+}
+
+macro_rules! packed_le {
+    ($($t:ty),*) => {$(
+        impl Packed for $t {
+            fn pack(&self, out: &mut Vec<u8>) {
+                out.extend_from_slice(&self.to_le_bytes());
+            }
+            fn unpack(input: &mut &[u8]) -> Result<Self, Error> {
+                let mut bytes = [0; 8];
+                bytes.copy_from_slice(take(input, 8)?);
+                Ok(<$t>::from_le_bytes(bytes))
+            }
+        }
+    )*};
+}
+
+packed_le!(u64, f64);
+
+impl Packed for String {
+    fn pack(&self, out: &mut Vec<u8>) {
+        pack_u32(self.len(), out);
+        out.extend_from_slice(self.as_bytes());
+    }
+    fn unpack(input: &mut &[u8]) -> Result<Self, Error> {
+        let len = unpack_u32(input)? as usize;
+        let bytes = take(input, len)?;
+        core::str::from_utf8(bytes).map(String::from).map_err(|_| malformed("a string is not UTF-8"))
+    }
+}
+
+impl<T: Packed> Packed for Vec<T> {
+    fn pack(&self, out: &mut Vec<u8>) {
+        pack_u32(self.len(), out);
+        T::pack_list(self, out);
+    }
+    fn unpack(input: &mut &[u8]) -> Result<Self, Error> {
+        let count = unpack_u32(input)? as usize;
+        T::unpack_list(input, count)
+    }
+}
+
+impl<T: Packed> Packed for Option<T> {
+    fn pack(&self, out: &mut Vec<u8>) {
+        match self {
+            None => out.push(0),
+            Some(value) => {
+                out.push(1);
+                value.pack(out);
+            }
+        }
+    }
+    fn unpack(input: &mut &[u8]) -> Result<Self, Error> {
+        match take(input, 1)?[0] {
+            0 => Ok(None),
+            1 => T::unpack(input).map(Some),
+            _ => Err(malformed("an option's tag is neither 0 nor 1")),
+        }
+    }
+}
+
+impl<A: Packed, B: Packed> Packed for (A, B) {
+    fn pack(&self, out: &mut Vec<u8>) {
+        self.0.pack(out);
+        self.1.pack(out);
+    }
+    fn unpack(input: &mut &[u8]) -> Result<Self, Error> {
+        Ok((A::unpack(input)?, B::unpack(input)?))
+    }
+}
+
 /// A check's error about the value at `place`, naming it.
 fn refused(place: &str, error: Error) -> Error {
     match error {
@@ -215,5 +388,46 @@ impl ErrorKind {
             }
             _ => Self::Failed,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use alloc::string::ToString;
+    use alloc::vec;
+
+    use super::*;
+
+    type Inputs = (Vec<u8>, (String, (Option<u64>, (Vec<(String, f64)>, bool))));
+
+    fn example() -> Inputs {
+        (vec![0, 1, 255], ("é\"".to_string(), (Some(u64::MAX), (vec![("k".to_string(), 0.5)], true))))
+    }
+
+    #[test]
+    fn packed_values_read_back_whole() {
+        let mut bytes = Vec::new();
+        example().pack(&mut bytes);
+        // The host's layout: a length, then the bytes.
+        assert_eq!(bytes[..7], [3, 0, 0, 0, 0, 1, 255]);
+        let mut input = bytes.as_slice();
+        assert_eq!(Inputs::unpack(&mut input).unwrap(), example());
+        assert!(unpacked_all(input).is_ok());
+        assert!(unpacked_all(&[0]).is_err());
+    }
+
+    /// Malformed inputs are errors, never panics or huge allocations.
+    #[test]
+    fn malformed_inputs_are_errors() {
+        let mut bytes = Vec::new();
+        example().pack(&mut bytes);
+        for cut in 0..bytes.len() {
+            let error = Inputs::unpack(&mut &bytes[..cut]).unwrap_err();
+            assert!(error.to_string().contains("the packed input is malformed"), "{error}");
+        }
+        assert!(<Vec<u64>>::unpack(&mut &u32::MAX.to_le_bytes()[..]).is_err());
+        assert!(bool::unpack(&mut &[2][..]).is_err());
+        assert!(<Option<u8>>::unpack(&mut &[2, 0][..]).is_err());
+        assert!(String::unpack(&mut &[1, 0, 0, 0, 0xff][..]).is_err());
     }
 }

@@ -11,7 +11,7 @@ use braid::codegen::{crate_name, Generator};
 use braid::manifest::Workflow;
 use braid::runner::{self, RunError};
 use braid::target::Target;
-use braid_engine::{Engine, Limits, Output, Type, Val};
+use braid_engine::{Engine, Limits, Output};
 
 use crate::output::{emit, load, registry};
 
@@ -143,7 +143,7 @@ fn run_component(
         braid_engine::RunError::BadInput(message) => RunError::Input(message),
         other => RunError::Workflow { workflow: workflow.manifest.name.clone(), message: other.to_string() },
     })?;
-    emit(&(show(output, program.output()) + "\n"))?;
+    emit(&(show(output) + "\n"))?;
     if time {
         eprintln!("wasm: instantiating and running took {:.3} ms", elapsed.as_secs_f64() * 1e3);
     }
@@ -151,13 +151,11 @@ fn run_component(
 }
 
 /// As the native runner prints it: bytes as hex, text as is, the rest as JSON.
-fn show(output: Output, ty: &Type) -> String {
+fn show(output: Output) -> String {
     match output {
-        Output::Value(Val::String(s)) => s,
-        output if braid_engine::is_bytes(ty) => {
-            output.into_bytes().unwrap_or_default().iter().map(|b| format!("{b:02x}")).collect()
-        }
-        output => output.to_json_text(),
+        Output::Text(text) => text,
+        Output::Bytes(bytes) => bytes.iter().map(|b| format!("{b:02x}")).collect(),
+        Output::Json(json) => json,
     }
 }
 

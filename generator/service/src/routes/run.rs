@@ -16,7 +16,7 @@ use axum::body::Bytes;
 use axum::extract::State;
 use axum::http::{header, Extensions, HeaderMap, StatusCode};
 use axum::response::IntoResponse;
-use braid_engine::{Input, RunError, Type};
+use braid_engine::{Input, Output, RunError, Type};
 
 use super::ApiResult;
 use crate::execute::{server_timing, ExecError, Loaded, Target};
@@ -132,17 +132,14 @@ async fn run(
     };
     let (output, timings) = program.run_timed(&engine, inputs).await;
     state.metrics.run(timings.total, output.as_ref().err());
-    let ty = program.output();
     let timing = (axum::http::HeaderName::from_static("server-timing"), server_timing(timings));
     let output = match output {
         Ok(output) => output,
         Err(error) => return Ok(([timing], problem(error)).into_response()),
     };
-    let bytes_out = braid_engine::is_bytes(ty);
-    let (media_type, body) = if raw_out && bytes_out {
-        ("application/octet-stream", output.into_bytes().unwrap_or_default())
-    } else {
-        ("application/json", output.to_json_text().into_bytes())
+    let (media_type, body) = match output {
+        Output::Bytes(bytes) if raw_out => ("application/octet-stream", bytes),
+        output => ("application/json", output.into_json_text().into_bytes()),
     };
     // Held against the bound on unread outputs until the client takes it.
     let body = match executor.hold(Bytes::from(body)) {
