@@ -382,9 +382,10 @@ impl Executor {
     }
 
     /// A run's output as a response body, counted against the bound on
-    /// unread outputs until the connection takes it (or a 503 past it).
-    pub fn hold(&self, output: axum::body::Bytes) -> Result<HeldBody, crate::problem::Problem> {
-        self.held.hold(output)
+    /// unread outputs (and `tenant`'s share of it) until the connection
+    /// takes it, or a 503 past it.
+    pub fn hold(&self, tenant: &str, output: axum::body::Bytes) -> Result<HeldBody, crate::problem::Problem> {
+        self.held.hold(tenant, output)
     }
 
     /// A run slot for `tenant` (a key, or `""` for public runs), taken

@@ -142,7 +142,7 @@ async fn run(
         output => ("application/json", output.into_json_text().into_bytes()),
     };
     // Held against the bound on unread outputs until the client takes it.
-    let body = match executor.hold(Bytes::from(body)) {
+    let body = match executor.hold(tenant, Bytes::from(body)) {
         Ok(body) => axum::body::Body::new(body),
         Err(busy) => return Ok(([timing], busy).into_response()),
     };
