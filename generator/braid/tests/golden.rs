@@ -60,3 +60,21 @@ fn generated_rust_parses() {
         syn::parse_file(&lib.contents).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     }
 }
+
+/// Every example workflow with a component has a world that wit-parser
+/// reads with its world `workflow` (rendering checks it too: an invalid
+/// world is a generation error, `codegen::check_world`).
+#[test]
+fn generated_wit_parses() {
+    let registry = Registry::builtin();
+    let mut worlds = 0;
+    for path in workflows() {
+        let workflow = validate(&std::fs::read_to_string(&path).unwrap(), &registry).unwrap();
+        let files = Generator::new().render(&workflow).unwrap();
+        if let Some(world) = files.iter().find(|f| f.path == braid::codegen::WORLD_WIT) {
+            braid::codegen::check_world(&world.contents).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            worlds += 1;
+        }
+    }
+    assert!(worlds >= 10, "{worlds} example workflows have a WIT world");
+}

@@ -160,7 +160,11 @@ mod tests {
         let held = Held::new(400);
         let unread: Vec<HeldBody> = (0..4).map(|_| held.hold("a", Bytes::from(vec![1; 100])).unwrap()).collect();
         let refused = held.hold("a", Bytes::from(vec![1; 1])).err().expect("over the bound, and over a's quarter");
-        assert!(refused.detail.contains("400 bytes") && refused.detail.contains("400 of them this key's"), "{}", refused.detail);
+        assert!(
+            refused.detail.contains("400 bytes") && refused.detail.contains("400 of them this key's"),
+            "{}",
+            refused.detail
+        );
         let other = held.hold("b", Bytes::from(vec![2; 100])).expect("b's quarter");
         assert!(held.hold("b", Bytes::from(vec![2; 1])).is_err(), "b past its quarter, the bound full");
         let _c = held.hold("c", Bytes::from(vec![3; 100])).expect("c's own quarter");

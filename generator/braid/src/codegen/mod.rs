@@ -44,13 +44,20 @@ const PARTIALS: &[(&str, &str)] = &[
     ("segment_steps", include_str!("../../../../templates/partials/segment_steps.hbs")),
 ];
 
-/// Template rendering failed: a bug in Braid's templates, not bad input.
+/// Generation failed: a bug in Braid's templates or names, not bad input.
 #[derive(Debug, thiserror::Error)]
-#[error("rendering {template}: {source}")]
-pub struct RenderError {
-    template: &'static str,
-    #[source]
-    source: Box<handlebars::RenderError>,
+pub enum RenderError {
+    #[error("rendering {template}: {source}")]
+    Template {
+        template: &'static str,
+        #[source]
+        source: Box<handlebars::RenderError>,
+    },
+    /// The WIT world rendered does not parse, or has no `workflow` world.
+    #[error(
+        "the generated WIT world is not valid WIT (a bug in Braid's WIT template or names; please report it): {0}"
+    )]
+    Wit(String),
 }
 
 /// The templates, registered once: strict mode (a missing field is an
@@ -99,7 +106,9 @@ impl Generator {
     }
 
     fn render_one(&self, template: &'static str, data: &impl Serialize) -> Result<String, RenderError> {
-        self.handlebars.render(template, data).map_err(|source| RenderError { template, source: Box::new(source) })
+        self.handlebars
+            .render(template, data)
+            .map_err(|source| RenderError::Template { template, source: Box::new(source) })
     }
 
     /// The crate's own files (vendored operations are added by `vendor`).
@@ -115,7 +124,11 @@ impl Generator {
             _ => None,
         };
         let world = match component {
-            Some(component) => Some(self.render_one("world.wit", &World { header: &plan.header, component })?),
+            Some(component) => {
+                let world = self.render_one("world.wit", &World { header: &plan.header, component })?;
+                check_world(&world)?;
+                Some(world)
+            }
             None => None,
         };
         let lib = LibRs { plan, typescript_lit: RustStr::new(&typescript), world: component };
@@ -140,6 +153,16 @@ impl Generator {
 
 /// Where a generated crate keeps its WIT world (for the component target).
 pub const WORLD_WIT: &str = "wit/world.wit";
+
+/// Checks a rendered WIT world as wit-bindgen and wit-component will read
+/// it: it parses and resolves, and has the world `workflow`. A template
+/// mistake is an error here, where the world is made, not in a build.
+pub fn check_world(text: &str) -> Result<(), RenderError> {
+    let mut resolve = wit_parser::Resolve::new();
+    let package = resolve.push_source(WORLD_WIT, text).map_err(|e| RenderError::Wit(resolve.render_error(&e)))?;
+    resolve.select_world(&[package], Some("workflow")).map_err(|e| RenderError::Wit(resolve.render_error(&e)))?;
+    Ok(())
+}
 
 /// `wf_<name>`: lowercase, `-` as `_`.
 pub fn crate_name(manifest_name: &str) -> String {
@@ -166,5 +189,19 @@ mod tests {
             files.iter().map(|f| f.path.as_str()).collect::<Vec<_>>(),
             ["Cargo.toml", "rustfmt.toml", "src/lib.rs", WORLD_WIT]
         );
+    }
+
+    /// A world that does not parse, or has no `workflow`, is a generation
+    /// error saying where (every example's world is parsed as the golden
+    /// tests render it).
+    #[test]
+    fn an_invalid_world_is_an_error_where_it_is_made() {
+        let bad_type = "package braid:x;\nworld workflow {\n  export run: func() -> nope;\n}\n";
+        let error = check_world(bad_type).unwrap_err().to_string();
+        assert!(error.starts_with("the generated WIT world is not valid WIT"), "{error}");
+        assert!(error.contains("nope") && error.contains("wit/world.wit:3"), "{error}");
+        let no_workflow = "package braid:x;\nworld other {}\n";
+        assert!(check_world(no_workflow).unwrap_err().to_string().contains("workflow"));
+        assert!(check_world("package braid:x;\nworld workflow {}\n").is_ok());
     }
 }
