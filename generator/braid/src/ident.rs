@@ -6,17 +6,11 @@
 /// keyword. Generated identifiers come from the registry (crate names) and
 /// from indices, never from manifest text; this checks that invariant.
 pub fn is_plain_ident(name: &str) -> bool {
-    const KEYWORDS: &[&str] = &[
-        "as", "async", "await", "break", "const", "continue", "crate", "dyn", "else", "enum", "extern", "false", "fn",
-        "for", "if", "impl", "in", "let", "loop", "match", "mod", "move", "mut", "pub", "ref", "return", "self",
-        "Self", "static", "struct", "super", "trait", "true", "type", "unsafe", "use", "where", "while", "abstract",
-        "become", "box", "do", "final", "gen", "macro", "override", "priv", "try", "typeof", "unsized", "virtual",
-        "yield", "_",
-    ];
     let mut chars = name.chars();
     matches!(chars.next(), Some(c) if c.is_ascii_alphabetic() || c == '_')
         && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
-        && !KEYWORDS.contains(&name)
+        && name != "_"
+        && !crate::schema::RUST_KEYWORDS.contains(&name)
 }
 
 #[cfg(test)]

@@ -3,6 +3,7 @@
 //! dynamic API's values of components built before `run-packed`.
 
 use base64::Engine as _;
+pub use braid_schema::camel;
 use serde_json::{Map, Number, Value as Json};
 use wasmtime::component::{Type, Val};
 
@@ -102,23 +103,6 @@ pub fn size(val: &Val) -> usize {
     }
 }
 
-/// A WIT kebab-case name as the npm packages spell it: `file-cid` is `fileCid`.
-pub fn camel(kebab: &str) -> String {
-    let mut out = String::with_capacity(kebab.len());
-    let mut upper = false;
-    for c in kebab.chars() {
-        if c == '-' {
-            upper = true;
-        } else if upper {
-            out.push(c.to_ascii_uppercase());
-            upper = false;
-        } else {
-            out.push(c);
-        }
-    }
-    out
-}
-
 pub(crate) fn kind(json: &Json) -> &'static str {
     match json {
         Json::Null => "null",
@@ -132,16 +116,4 @@ pub(crate) fn kind(json: &Json) -> &'static str {
 
 pub(crate) fn truncate(text: &str) -> String {
     text.chars().take(64).collect()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn kebab_names_are_the_npm_packages_camel_case() {
-        assert_eq!(camel("file-cid"), "fileCid");
-        assert_eq!(camel("width"), "width");
-        assert_eq!(camel("a-b-c"), "aBC");
-    }
 }

@@ -40,7 +40,7 @@ pub use content::content_id;
 pub use content::is_content_id;
 pub use manifest::{Field, Kind, ManifestError, OperationManifest, Problem, FLOWCONTROL};
 pub use platform::Platform;
-pub use text::{is_crate_name, is_lower_identifier, lib_name, name_key};
+pub use text::{camel, is_crate_name, is_lower_identifier, lib_name, name_key, RUST_KEYWORDS};
 pub use typename::{ParseTypeError, TypeName};
 pub use value::{FieldDef, FieldType, TypeDef};
 

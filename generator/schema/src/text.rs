@@ -1,7 +1,8 @@
 //! Small text rules shared by the checks: message truncation, what counts
-//! as manifest text, and crate names: how Rust code spells one
-//! ([`lib_name`]) and when two are the same name ([`name_key`]), written
-//! once for the macro, the compiler and the service.
+//! as manifest text, crate names (how Rust code spells one, [`lib_name`],
+//! and when two are the same name, [`name_key`]), the JS name of a Rust or
+//! WIT one ([`camel`]) and the words Rust reserves ([`RUST_KEYWORDS`]),
+//! written once for the macro, the compiler, the executor and the service.
 
 use alloc::format;
 use alloc::string::String;
@@ -46,6 +47,37 @@ pub fn is_crate_name(name: &str) -> bool {
         && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
 }
 
+/// The name JS gives a Rust field or variant, or a WIT name: its words
+/// (split at `_` and `-`) in lowerCamelCase. `pixel_count`, `PixelCount`
+/// and `pixel-count` are `pixelCount`; a raw identifier's `r#` is dropped.
+pub fn camel(name: &str) -> String {
+    let name = name.strip_prefix("r#").unwrap_or(name);
+    let mut out = String::with_capacity(name.len());
+    let mut upper = false;
+    for c in name.chars() {
+        if c == '_' || c == '-' {
+            upper = !out.is_empty();
+        } else if upper {
+            out.extend(c.to_uppercase());
+            upper = false;
+        } else if out.is_empty() {
+            out.extend(c.to_lowercase());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// Rust's keywords, strict, reserved and of the 2018 and 2024 editions:
+/// words a generated identifier must not be as it is.
+pub const RUST_KEYWORDS: &[&str] = &[
+    "as", "async", "await", "break", "const", "continue", "crate", "dyn", "else", "enum", "extern", "false", "fn",
+    "for", "gen", "if", "impl", "in", "let", "loop", "match", "mod", "move", "mut", "pub", "ref", "return", "self",
+    "Self", "static", "struct", "super", "trait", "true", "type", "unsafe", "use", "where", "while", "abstract",
+    "become", "box", "do", "final", "macro", "override", "priv", "try", "typeof", "unsized", "virtual", "yield",
+];
+
 /// Non-empty (not only whitespace) and without control characters other
 /// than those in `allowed`.
 pub(crate) fn is_text(text: &str, allowed: &[char]) -> bool {
@@ -60,6 +92,22 @@ mod tests {
     fn truncate_cuts_on_char_boundaries() {
         assert_eq!(truncate("héllo", 2), "hé...");
         assert_eq!(truncate("hi", 5), "hi");
+    }
+
+    #[test]
+    fn js_names_are_lower_camel_case_words() {
+        for (name, js) in [
+            ("pixel_count", "pixelCount"),
+            ("width", "width"),
+            ("CatmullRom", "catmullRom"),
+            ("r#type", "type"),
+            ("_private", "private"),
+            ("file-cid", "fileCid"),
+            ("a-b-c", "aBC"),
+            ("sha2_256", "sha2256"),
+        ] {
+            assert_eq!(camel(name), js, "{name}");
+        }
     }
 
     #[test]

@@ -6,7 +6,7 @@
 
 use std::collections::BTreeMap;
 
-use braid_schema::{FieldDef, FieldType, TypeDef, TypeName};
+use braid_schema::{camel, FieldDef, FieldType, TypeDef, TypeName};
 use syn::spanned::Spanned as _;
 use syn::{Data, DeriveInput, Fields, GenericArgument, Item, PathArguments, Type};
 
@@ -295,43 +295,12 @@ fn is_named(ty: &Type, name: &str) -> bool {
     matches!(ty, Type::Path(p) if p.qself.is_none() && p.path.segments.last().is_some_and(|s| s.ident == name && s.arguments.is_empty()))
 }
 
-/// `pixel_count` and `PixelCount` to `pixelCount` (a raw identifier's
-/// `r#` is dropped).
-pub fn camel(name: &str) -> String {
-    let name = name.strip_prefix("r#").unwrap_or(name);
-    let mut out = String::with_capacity(name.len());
-    let mut upper = false;
-    for (i, c) in name.chars().enumerate() {
-        if c == '_' {
-            upper = !out.is_empty();
-        } else if upper {
-            out.extend(c.to_uppercase());
-            upper = false;
-        } else if i == 0 || out.is_empty() {
-            out.extend(c.to_lowercase());
-        } else {
-            out.push(c);
-        }
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn def(src: &str) -> syn::Result<ValueDef> {
         ValueDef::parse(&syn::parse_str(src).unwrap(), "op_image")
-    }
-
-    #[test]
-    fn names_become_lower_camel_case() {
-        assert_eq!(camel("pixel_count"), "pixelCount");
-        assert_eq!(camel("width"), "width");
-        assert_eq!(camel("CatmullRom"), "catmullRom");
-        assert_eq!(camel("r#type"), "type");
-        assert_eq!(camel("_private"), "private");
-        assert_eq!(camel("file_cid"), "fileCid");
     }
 
     #[test]

@@ -288,7 +288,7 @@ pub(super) fn wit_name(name: &str) -> Result<String, String> {
 /// would not come back the same, so it is refused with the name to use.
 fn js_wit_name(js: &str, ty: &TypeName) -> Result<String, String> {
     let wit = wit_name(js)?;
-    let back = braid_macro_support::value::camel(&wit.replace('-', "_"));
+    let back = crate::schema::camel(&wit);
     if back != js {
         return Err(format!(
             "`{js}` of value type {ty} is `{wit}` in WIT, which comes back as `{back}`: name it so that JS \
@@ -299,37 +299,24 @@ fn js_wit_name(js: &str, ty: &TypeName) -> Result<String, String> {
 }
 
 /// wit-bindgen's Rust name of a kebab-case WIT function, parameter or
-/// field name: snake case, a Rust keyword with `_` after it.
+/// field name (snake case, a Rust keyword with `_` after it): its own
+/// function, so the names the template writes are the ones it generates.
 fn rust_ident(wit: &str) -> String {
-    let snake = wit.replace('-', "_");
-    if RUST_KEYWORDS.contains(&snake.as_str()) {
-        format!("{snake}_")
-    } else {
-        snake
-    }
+    wit_bindgen_rust::to_rust_ident(wit)
 }
 
-/// wit-bindgen's Rust name of a WIT type or case: upper camel case
-/// (`guest` is `Guest_`: `Guest` names the trait of its exports).
+/// wit-bindgen's Rust name of a WIT type or case: upper camel case by
+/// `heck`, as wit-bindgen makes it (its function is private), and `guest`
+/// is `Guest_` (`Guest` names the trait of its exports). The tests build
+/// every example's component with wit-bindgen, which would not compile if
+/// these differed.
 fn upper_camel(wit: &str) -> String {
-    if wit == "guest" {
-        return "Guest_".into();
+    use heck::ToUpperCamelCase as _;
+    match wit {
+        "guest" => "Guest_".into(),
+        wit => wit.to_upper_camel_case(),
     }
-    wit.split('-')
-        .map(|w| {
-            let mut chars = w.chars();
-            chars.next().map(|c| c.to_ascii_uppercase().to_string() + chars.as_str()).unwrap_or_default()
-        })
-        .collect()
 }
-
-/// The words wit-bindgen 0.61 escapes (Rust's strict and reserved keywords).
-const RUST_KEYWORDS: &[&str] = &[
-    "as", "break", "const", "continue", "crate", "else", "enum", "extern", "false", "fn", "for", "if", "impl", "in",
-    "let", "loop", "match", "mod", "move", "mut", "pub", "ref", "return", "self", "static", "struct", "super", "trait",
-    "true", "type", "unsafe", "use", "where", "while", "async", "await", "dyn", "abstract", "become", "box", "do",
-    "final", "macro", "override", "priv", "typeof", "unsized", "virtual", "yield", "try",
-];
 
 #[cfg(test)]
 mod tests {

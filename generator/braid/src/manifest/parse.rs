@@ -402,94 +402,44 @@ pub fn similar(a: &str, b: &str) -> bool {
     la.abs_diff(lb) <= 2 && lb <= 64 && strsim::levenshtein(a, b) <= 2
 }
 
-/// Words an input may not be called: Rust and JS keywords and reserved
-/// words, and the functions of the generated crate that take the inputs
-/// as parameters (a parameter would shadow them).
+/// Words an input may not be called besides Rust's keywords
+/// ([`braid_schema::RUST_KEYWORDS`]): JS's keywords and reserved words, and
+/// the functions of the generated crate that take the inputs as parameters
+/// (a parameter would shadow them).
 const RESERVED_INPUT_NAMES: &[&str] = &[
-    "abstract",
     "arguments",
-    "as",
-    "async",
-    "await",
-    "become",
-    "box",
-    "break",
     "case",
     "catch",
     "class",
-    "const",
-    "continue",
-    "crate",
     "debugger",
     "default",
     "delete",
-    "do",
-    "dyn",
-    "else",
-    "enum",
     "eval",
     "export",
     "extends",
-    "extern",
-    "false",
-    "final",
     "finally",
-    "fn",
-    "for",
     "function",
-    "gen",
-    "if",
-    "impl",
     "implements",
     "import",
-    "in",
     "instanceof",
     "interface",
-    "let",
-    "loop",
-    "macro",
-    "match",
-    "mod",
-    "move",
-    "mut",
     "new",
     "null",
-    "override",
     "package",
-    "priv",
     "private",
     "protected",
-    "pub",
     "public",
-    "ref",
-    "return",
     "run",
     "run_sync",
     "run_with",
-    "self",
-    "static",
-    "struct",
-    "super",
     "switch",
     "this",
     "throw",
-    "trait",
-    "true",
-    "try",
-    "type",
-    "typeof",
     "undefined",
     "union",
-    "unsafe",
-    "unsized",
-    "use",
     "var",
-    "virtual",
     "void",
-    "where",
-    "while",
     "with",
-    "yield",
 ];
 
 /// Whether `name` can name an external input; why not, if not.
@@ -497,7 +447,7 @@ fn input_name(name: &str) -> Result<(), &'static str> {
     if !braid_schema::is_lower_identifier(name) {
         return Err("it is not a lower-case identifier");
     }
-    if RESERVED_INPUT_NAMES.contains(&name) {
+    if braid_schema::RUST_KEYWORDS.contains(&name) || RESERVED_INPUT_NAMES.contains(&name) {
         return Err("it is a reserved word");
     }
     Ok(())
