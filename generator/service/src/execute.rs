@@ -140,8 +140,6 @@ fn unread_output_limit(config: &RunConfig) -> usize {
 /// processes build into the same store: a rebuild elsewhere runs within it.
 pub const SHARED_FRESHNESS: Duration = Duration::from_secs(1);
 
-/// How the name of a build's component artifact ends (after its crate name).
-pub const COMPONENT: &str = ".component.wasm";
 
 /// What to run.
 #[derive(Debug, Clone)]
@@ -322,7 +320,7 @@ impl Executor {
                         return Ok(cid);
                     }
                 }
-                let row = store.newest_build_with(id, COMPONENT).await?;
+                let row = store.newest_build_with(id, braid::package::dist::COMPONENT_SUFFIX).await?;
                 let cid =
                     row.as_ref().and_then(component).ok_or_else(|| ExecError::NoComponent(format!("workflow {id}")))?;
                 let now = std::time::Instant::now();
@@ -397,7 +395,7 @@ impl Executor {
 
 /// The component artifact of a build, if it has one.
 fn component(row: &BuildRow) -> Option<ContentId> {
-    let name = format!("{}{COMPONENT}", braid::codegen::crate_name(&row.name));
+    let name = braid::package::dist::component_artifact(&braid::codegen::crate_name(&row.name));
     (row.state == BuildState::Succeeded)
         .then(|| row.artifacts.iter().find(|a| a.name == name).map(|a| a.cid.clone()))
         .flatten()

@@ -75,6 +75,15 @@ const WASM: &str = "application/wasm";
 /// Makes the distribution of the build of `workflow` in `out` (its crate
 /// `crate_name`, built for `targets`) into `out/dist/`, the npm package
 /// under `npm_scope` if given.
+/// How the name of a distribution's component ends, after its crate name:
+/// what the service looks for to run a build.
+pub const COMPONENT_SUFFIX: &str = ".component.wasm";
+
+/// The name of the component in the distribution of crate `crate_name`.
+pub fn component_artifact(crate_name: &str) -> String {
+    format!("{crate_name}{COMPONENT_SUFFIX}")
+}
+
 pub fn dist(
     out: &Path,
     workflow: &Workflow,
@@ -115,7 +124,7 @@ pub fn dist(
         let component = out.join("component");
         add(
             &mut dist,
-            format!("{crate_name}.component.wasm"),
+            component_artifact(crate_name),
             &fsutil::read(&component.join(format!("{crate_name}.wasm")))?,
             WASM,
         )?;

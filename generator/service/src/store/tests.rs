@@ -48,7 +48,7 @@ both! {
         let s = tmp.process(30).await;
         let component = |seed: &str| Artifact { name: "wf_a.component.wasm".into(), ..artifact(seed) };
         let workflow = new_build("any", &[]).workflow_id;
-        assert!(s.newest_build_with(&workflow, ".component.wasm").await.unwrap().is_none());
+        assert!(s.newest_build_with(&workflow, braid::package::dist::COMPONENT_SUFFIX).await.unwrap().is_none());
         let mut built = Vec::new();
         for (seed, artifacts) in [("first", vec![component("c1")]), ("rebuilt", vec![component("c2")]), ("no-component", vec![artifact("c3")])] {
             let b = new_build(seed, &["component"]);
@@ -57,10 +57,10 @@ both! {
             s.succeed(&job_id, &b.id, &report(), &artifacts, &[]).await.unwrap();
             built.push(b.id);
         }
-        let newest = s.newest_build_with(&workflow, ".component.wasm").await.unwrap().unwrap();
+        let newest = s.newest_build_with(&workflow, braid::package::dist::COMPONENT_SUFFIX).await.unwrap().unwrap();
         assert_eq!(newest.id, built[1], "not the build that succeeded last with a component");
         s.forget_artifacts(&[cid("c2")]).await.unwrap();
-        let newest = s.newest_build_with(&workflow, ".component.wasm").await.unwrap().unwrap();
+        let newest = s.newest_build_with(&workflow, braid::package::dist::COMPONENT_SUFFIX).await.unwrap().unwrap();
         assert_eq!(newest.id, built[0], "a build whose component went missing was taken");
     }
 
