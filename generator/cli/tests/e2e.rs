@@ -444,6 +444,12 @@ pub async fn execute(input: &[u8], config: &Config) -> Result<Bytes, Error> {
         ("trap", &[][..], "the module trapped"),
         ("oom", &[][..], "the module trapped"),
         ("big", &["--output-limit", "1"][..], "the output is over the limit of 1048576 bytes"),
+        // Under the component's own memory at start: the budget says so.
+        (
+            "hello",
+            &["--memory-limit", "1"][..],
+            "bytes of memory to start, more than its memory limit of 1048576 bytes",
+        ),
     ] {
         let (ok, text) = wasm_run(input, limits)?;
         if ok || !text.contains(expected) {

@@ -77,6 +77,10 @@ pub enum LoadError {
     Invalid(String),
     #[error("the engine could not start: {0}")]
     Engine(String),
+    /// The component's memory at start is over the memory budget: no run
+    /// of it could fit.
+    #[error("the component needs {needs} bytes of memory to start, more than its memory limit of {limit} bytes: raise the limit (--memory-limit)")]
+    Memory { needs: u64, limit: usize },
 }
 
 /// Why a run did not give an output.
@@ -247,8 +251,7 @@ impl Engine {
                 Err(_) => cache.into_iter().for_each(|c| c.remove(cid, &self.key)),
             }
         }
-        let invalid = |e: wasmtime::Error| LoadError::Invalid(format!("{e:#}"));
-        let component = Component::new(&self.wasmtime, wasm).map_err(invalid)?;
+        let component = Component::new(&self.wasmtime, wasm).map_err(|e| self.load_error(e))?;
         if let Some(cache) = cache {
             if let Ok(code) = component.serialize() {
                 cache.write(cid, &self.key, &code);
@@ -260,7 +263,7 @@ impl Engine {
     /// The program of a compiled component, checked: it imports nothing
     /// and exports `run`.
     fn program(&self, component: Component, source: Source) -> Result<Program, LoadError> {
-        let invalid = |e: wasmtime::Error| LoadError::Invalid(format!("{e:#}"));
+        let invalid = |e: wasmtime::Error| self.load_error(e);
         let ty = component.component_type();
         if let Some((name, _)) = ty.imports(&self.wasmtime).find(|(_, item)| !self.types_only(&item.ty)) {
             return Err(LoadError::Invalid(format!(
@@ -291,6 +294,21 @@ impl Engine {
 }
 
 impl Engine {
+    /// Why wasmtime would not load a component: over the memory budget
+    /// from the start (the pool's check, which says how much the component
+    /// needs), or not a valid component.
+    fn load_error(&self, e: wasmtime::Error) -> LoadError {
+        let needs = e.chain().find_map(|cause| {
+            let text = cause.to_string();
+            let rest = text.strip_prefix("memory has a minimum byte size of ")?;
+            rest.split(' ').next()?.parse::<u64>().ok()
+        });
+        match needs {
+            Some(needs) => LoadError::Memory { needs, limit: self.limits.memory_bytes },
+            None => LoadError::Invalid(format!("{e:#}")),
+        }
+    }
+
     /// Whether an import needs nothing from the host: an interface of types
     /// only (a workflow's `types`, whose records its `run` uses).
     fn types_only(&self, item: &ComponentItem) -> bool {
@@ -516,6 +534,26 @@ mod tests {
         assert_eq!(refusal(&component(b"")), "it exports no `run` function");
         let core = refusal(b"\0asm\x01\x00\x00\x00");
         assert!(core.contains("component"), "a core module: {core}");
+    }
+
+    /// A memory limit under the component's own memory at start is the
+    /// memory budget's error, saying both sizes, not "not a component".
+    #[test]
+    fn a_memory_limit_under_the_components_start_says_so() {
+        // (core module (memory 2)): 128 KiB at start, over a 64 KiB limit.
+        let module = b"\0asm\x01\x00\x00\x00\x05\x03\x01\x00\x02";
+        let mut wasm = b"\0asm\x0d\x00\x01\x00\x01".to_vec();
+        wasm.push(module.len() as u8);
+        wasm.extend_from_slice(module);
+        let limits = Limits { memory_bytes: 64 << 10, ..Limits::default() };
+        let engine = Engine::new(limits, 1).unwrap();
+        match engine.load(&wasm, None) {
+            Err(LoadError::Memory { needs, limit }) => assert_eq!((needs, limit), (128 << 10, 64 << 10)),
+            Err(e) => panic!("another error: {e}"),
+            Ok(_) => panic!("loaded"),
+        }
+        let roomy = Engine::new(Limits::default(), 1).unwrap();
+        assert!(matches!(roomy.load(&wasm, None), Err(LoadError::Invalid(_))), "no `run`, and no memory error");
     }
 
     #[test]

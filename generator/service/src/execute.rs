@@ -125,6 +125,7 @@ impl Loader {
                 };
                 LoadEnd::Loaded(Arc::new(program), source)
             }
+            Err(e @ braid_engine::LoadError::Memory { .. }) => LoadEnd::OverBudget(e.to_string()),
             Err(e) => failed(&e),
         }
     }
@@ -139,7 +140,6 @@ fn unread_output_limit(config: &RunConfig) -> usize {
 /// How long a run by workflow id trusts the build it found where other
 /// processes build into the same store: a rebuild elsewhere runs within it.
 pub const SHARED_FRESHNESS: Duration = Duration::from_secs(1);
-
 
 /// What to run.
 #[derive(Debug, Clone)]
@@ -165,6 +165,9 @@ pub enum ExecError {
     Cas(#[from] CasError),
     #[error("loading the component {cid}: {detail}")]
     Load { cid: String, detail: String },
+    /// The component cannot run within this service's budgets.
+    #[error("{0}")]
+    OverBudget(String),
     #[error("the executor cannot start: {0}")]
     Engine(String),
 }
@@ -181,6 +184,8 @@ pub struct Loaded {
 enum LoadEnd {
     Loaded(Arc<Program>, &'static str),
     Missing,
+    /// No run of it fits the budgets (its memory at start).
+    OverBudget(String),
     Failed(String),
 }
 
@@ -375,6 +380,7 @@ impl Executor {
                 self.builds_changed();
                 Err(ExecError::ComponentMissing)
             }
+            LoadEnd::OverBudget(detail) => Err(ExecError::OverBudget(detail)),
             LoadEnd::Failed(detail) => Err(ExecError::Load { cid: key, detail }),
         }
     }

@@ -112,7 +112,13 @@ fn run_component(
     let wasm_path = out.join("component").join(format!("{name}.wasm"));
     let wasm = std::fs::read(&wasm_path).with_context(|| format!("reading {}", wasm_path.display()))?;
     let engine = Engine::new(limits, 1)?;
-    let program = engine.load(&wasm, precompiled_cache().as_ref())?;
+    let program = engine.load(&wasm, precompiled_cache().as_ref()).map_err(|e| match e {
+        // A budget, as a run's budgets are: the workflow's failure here.
+        braid_engine::LoadError::Memory { .. } => {
+            RunError::Workflow { workflow: workflow.manifest.name.clone(), message: e.to_string() }.into()
+        }
+        e => anyhow::Error::from(e),
+    })?;
     if files.len() != program.params().len() {
         return Err(RunError::Arity {
             workflow: workflow.manifest.name.clone(),

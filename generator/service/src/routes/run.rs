@@ -245,6 +245,7 @@ fn exec_problem(error: ExecError) -> Problem {
             Problem::not_found(error.to_string())
         }
         ExecError::Store(e) => e.into(),
+        ExecError::OverBudget(detail) => Problem::new(StatusCode::UNPROCESSABLE_ENTITY, detail),
         ExecError::Cas(_) | ExecError::Load { .. } | ExecError::Engine(_) => Problem::internal(error.to_string()),
     }
 }
