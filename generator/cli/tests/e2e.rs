@@ -463,6 +463,64 @@ pub async fn execute(input: &[u8], config: &Config) -> Result<Bytes, Error> {
     expect_eq("an echo after it all", &wasm_run("hello", &[])?.1, "68656c6c6f\n")
 }
 
+/// The code blocks under `heading` in a page of the book, by language:
+/// what a reader copies, taken as it is.
+fn book_blocks(page: &str, heading: &str, language: &str) -> Result<Vec<String>, Failed> {
+    let text = std::fs::read_to_string(root().join("docs/src").join(page))?;
+    let section = text.split_once(heading).ok_or_else(|| format!("{page} has no {heading:?}"))?.1;
+    let section = section.split("\n## ").next().unwrap_or(section);
+    let fence = format!("```{language}\n");
+    Ok(section
+        .split(&fence)
+        .skip(1)
+        .filter_map(|block| block.split_once("```").map(|(code, _)| code.to_string()))
+        .collect())
+}
+
+/// The book's worked example of an operation (writing-an-operation.md):
+/// its `src/lib.rs` and its place in `photo_proof`, taken from the page,
+/// registered and built; the photo passes at the default size, and a size
+/// over the photo's is refused with the error the page shows.
+fn the_books_worked_example_builds_and_runs() -> Result<(), Failed> {
+    let page = "guide/writing-an-operation.md";
+    let heading = "## A worked example";
+    let lib = book_blocks(page, heading, "rust")?.into_iter().next().ok_or("no Rust block")?;
+    let segment: serde_json::Value =
+        serde_json::from_str(&book_blocks(page, heading, "json")?.into_iter().next().ok_or("no JSON block")?)?;
+    let tmp = tempfile::tempdir()?;
+    let home = tmp.path().join("home");
+    let dir = tmp.path().join("op_min_size");
+    run(braid_with_home(&home).args(["new", "op", "op_min_size", "-o"]).arg(&dir))?;
+    std::fs::write(dir.join("src/lib.rs"), lib)?;
+    run(braid_with_home(&home).args(["ops", "add"]).arg(&dir))?;
+    let photo = root().join("workflows/samples/images/photo.jpg");
+    let manifest = tmp.path().join("photo_proof.json");
+    let with_min = |min: &str| -> Result<(bool, String), Failed> {
+        let mut workflow: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(root().join("workflows/photo_proof.json"))?)?;
+        let mut segment = segment.clone();
+        segment["sequence"][0]["config"]["min"] = min.into();
+        workflow["segments"][0] = segment;
+        std::fs::write(&manifest, workflow.to_string())?;
+        let out = braid_with_home(&home).arg("run").arg(&manifest).arg("--input").arg(&photo).output()?;
+        let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+        if !out.status.success() && out.status.code() != Some(3) {
+            return Err(format!("braid run with min {min} exited {}: {text}", out.status).into());
+        }
+        Ok((out.status.success(), text))
+    };
+    let (ok, proof) = with_min("1024")?;
+    if !ok || !proof.contains("\"width\":64") {
+        return Err(format!("the photo was not proved through op_min_size: {proof}").into());
+    }
+    let (ok, refused) = with_min("65536")?;
+    let expected = "op_min_size: invalid input: the file has 2311 bytes, fewer than the 65536 this workflow asks for";
+    if ok || !refused.contains(expected) {
+        return Err(format!("expected {expected:?}, got: {refused}").into());
+    }
+    Ok(())
+}
+
 /// `braid build MANIFEST -o OUT [--targets ...]`.
 fn build(manifest: &Path, out: &Path, targets: Option<&str>) -> Result<(), Failed> {
     let mut command = braid();
@@ -877,13 +935,14 @@ fn main() {
     // The installed braid last: its fresh home changes the flags of the
     // operations' builds in the shared target directory, so a build after
     // it recompiles them once (a_new_workflow_reuses_... would see that).
-    let checks: [(&str, Check); 10] = [
+    let checks: [(&str, Check); 11] = [
         ("a_trapping_workflow_is_built_for_the_js_tests", a_trapping_workflow_is_built_for_the_js_tests),
         (
             "an_operation_of_ones_own_is_scaffolded_added_and_used",
             an_operation_of_ones_own_is_scaffolded_added_and_used,
         ),
         ("a_crate_of_value_types_is_shared_by_two_operations", a_crate_of_value_types_is_shared_by_two_operations),
+        ("the_books_worked_example_builds_and_runs", the_books_worked_example_builds_and_runs),
         ("standalone_crate_builds_away_from_the_repository", standalone_crate_builds_away_from_the_repository),
         ("a_rust_program_uses_a_generated_crate", a_rust_program_uses_a_generated_crate),
         (
