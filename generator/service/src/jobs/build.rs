@@ -225,18 +225,25 @@ async fn build_in(state: &Arc<AppState>, job: &Claimed, dir: &Path, interrupt: &
         let mut events = BufReader::new(stdout).lines();
         let mut log = BufReader::new(stderr).lines();
         let (mut events_open, mut log_open) = (true, true);
+        // The lines that came since the last write are stored together, at
+        // most every STORE_EVERY: one write of the job's row a batch, not
+        // a line (cargo prints hundreds).
+        let mut store = tokio::time::interval(STORE_EVERY);
+        store.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         while events_open || log_open {
             tokio::select! {
                 line = events.next_line(), if events_open => match line {
-                    Ok(Some(line)) => output.stdout(&line).await,
+                    Ok(Some(line)) => output.stdout(&line),
                     _ => events_open = false,
                 },
                 line = log.next_line(), if log_open => match line {
-                    Ok(Some(line)) => output.log(&line).await,
+                    Ok(Some(line)) => output.log(&line),
                     _ => log_open = false,
                 },
+                _ = store.tick(), if output.unstored => output.store().await,
             }
         }
+        output.store().await;
         output
     });
     let timeout = state.config.build_timeout;
@@ -280,18 +287,24 @@ struct Output {
     /// The step under way, e.g. `[3/4] wasm`.
     progress: String,
     log: String,
+    /// Whether lines came since the progress and log were last stored.
+    unstored: bool,
     report: Option<Report>,
     failed: Option<String>,
 }
 
+/// How often a build's new log lines are written to its job, at most.
+const STORE_EVERY: std::time::Duration = std::time::Duration::from_millis(250);
+
 impl Output {
     fn new(state: Arc<AppState>, job_id: JobId, redact: Redact) -> Self {
-        Self { state, job_id, redact, progress: "starting".into(), log: String::new(), report: None, failed: None }
+        let (progress, log) = ("starting".into(), String::new());
+        Self { state, job_id, redact, progress, log, unstored: false, report: None, failed: None }
     }
 
     /// A line of stdout: an [`Event`], or log text.
-    async fn stdout(&mut self, line: &str) {
-        let Some(event) = Event::parse_line(line) else { return self.log(line).await };
+    fn stdout(&mut self, line: &str) {
+        let Some(event) = Event::parse_line(line) else { return self.log(line) };
         match &event {
             Event::Start { .. } => self.progress = event.to_string(),
             Event::Done { .. } => {}
@@ -300,18 +313,26 @@ impl Output {
         }
         // The error is on stderr too, where `braid` prints it.
         if !matches!(event, Event::Failed { .. }) {
-            self.log(&event.to_string()).await;
+            self.log(&event.to_string());
         }
     }
 
-    /// A line of log text: redacted, kept, and stored with the progress.
-    async fn log(&mut self, line: &str) {
+    /// A line of log text: redacted and kept, to be stored with the
+    /// progress by the next [`Output::store`].
+    fn log(&mut self, line: &str) {
         self.log.push_str(&self.redact.apply(line));
         self.log.push('\n');
         if self.log.len() > 256 * 1024 {
             self.log = crate::store::tail(&self.log, 64 * 1024);
         }
-        let _ = self.state.store.progress(&self.job_id, &self.progress, &self.log).await;
+        self.unstored = true;
+    }
+
+    /// Stores the progress and the log's tail, if lines came since.
+    async fn store(&mut self) {
+        if std::mem::take(&mut self.unstored) {
+            let _ = self.state.store.progress(&self.job_id, &self.progress, &self.log).await;
+        }
     }
 }
 
