@@ -235,6 +235,30 @@ test('the palette: every operation, grouped, found by name, type or description'
   });
 });
 
+test('a click on any palette entry adds its node, as Enter does; nodes added never overlap', async () => {
+  await withEditor('click', async (page) => {
+    const names = ['op_utf8', 'op_multihash', 'op_cid', 'op_concat', 'op_collect', 'op_image_decode', 'op_image_pixels', 'op_hamming', 'op_exif'];
+    await page.locator('#add-input').click();
+    await node(page, 'input').waitFor();
+    for (const name of names) await page.locator(`.palette-item[data-op="${name}"]`).click();
+    await page.locator(`.palette-item[data-op="op_cid"]`).press('Enter');
+    // The output node, the input, the nine clicked and the one added with Enter.
+    await page.waitForFunction((n) => document.querySelectorAll('rete-node').length === n, names.length + 3);
+    const labels = await page.locator('rete-node').evaluateAll((nodes) => nodes.map((n) => n.dataset.label));
+    assert.deepEqual(labels.sort(), ['input', ...names, 'op_cid', 'output'].sort(), 'a click or Enter added each, once');
+    const boxes = await page.locator('rete-node').evaluateAll((nodes) => nodes.map((n) => {
+      const r = n.firstElementChild?.getBoundingClientRect() ?? n.getBoundingClientRect();
+      return { label: n.dataset.label, x: r.x, y: r.y, w: r.width, h: r.height };
+    }));
+    for (const [i, a] of boxes.entries()) {
+      for (const b of boxes.slice(i + 1)) {
+        const apart = a.x + a.w <= b.x || b.x + b.w <= a.x || a.y + a.h <= b.y || b.y + b.h <= a.y;
+        assert.ok(apart, `${a.label} and ${b.label} overlap: ${JSON.stringify([a, b])}`);
+      }
+    }
+  });
+});
+
 test('a wrong connection is refused while dragging, with the reason; a cycle too', async () => {
   await withEditor('refused', async (page) => {
     await place(page, 'op_multihash', 20, 20);

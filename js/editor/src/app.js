@@ -66,7 +66,7 @@ function renderPalette() {
       item.querySelector('.types').textContent = signatureOf(m);
       item.querySelector('.desc').textContent = m.description;
       item.querySelector('.config').textContent = config;
-      item.title = 'Drag onto the canvas, or press Enter to add it';
+      item.title = 'Click or press Enter to add it, or drag it onto the canvas';
       draggable(item, (position) => canvas.addOperation(op, position), () => op.name);
       section.append(item);
     }
@@ -74,7 +74,16 @@ function renderPalette() {
   }
 }
 
-/** Drags from the palette with the pointer (a ghost follows it); dropped on the canvas, `add(position)`. Enter adds at the centre. */
+/** The canvas' centre in area coordinates, where a click or Enter adds (at the free spot nearest it). */
+function centre() {
+  const rect = $('canvas').getBoundingClientRect();
+  return canvas.toArea(rect.left + rect.width / 2, rect.top + rect.height / 2);
+}
+
+/**
+ * Drags from the palette with the pointer (a ghost follows it); dropped on the canvas, `add(position)`. A click
+ * (released where it was pressed) or Enter adds at the centre.
+ */
 function draggable(item, add, label) {
   item.addEventListener('pointerdown', (down) => {
     if (down.button !== 0) return;
@@ -94,6 +103,9 @@ function draggable(item, add, label) {
       if (e.clientX >= rect.left && e.clientX <= rect.right && e.clientY >= rect.top && e.clientY <= rect.bottom) {
         await add(canvas.toArea(e.clientX, e.clientY));
         changed();
+      } else if (Math.hypot(e.clientX - down.clientX, e.clientY - down.clientY) < 5) {
+        await add(centre());
+        changed();
       }
     };
     window.addEventListener('pointermove', move);
@@ -102,8 +114,7 @@ function draggable(item, add, label) {
   item.addEventListener('keydown', async (e) => {
     if (e.key !== 'Enter') return;
     e.preventDefault();
-    const rect = $('canvas').getBoundingClientRect();
-    await add(canvas.toArea(rect.left + rect.width / 2, rect.top + rect.height / 2));
+    await add(centre());
     changed();
   });
 }

@@ -313,10 +313,48 @@ export async function createCanvas(container, { registry, changed, say }) {
     }
   }
 
+  /** A node's box in area coordinates (its drawn size, or a new node's usual one). */
+  function box(id) {
+    const view = area.nodeViews.get(id);
+    const el = view?.element.firstElementChild;
+    return { x: view?.position.x ?? 0, y: view?.position.y ?? 0, w: el?.offsetWidth || 220, h: el?.offsetHeight || 120 };
+  }
+
+  /**
+   * Puts a node just added at `position`, or, where it would overlap
+   * another, at the nearest free spot below it (then in the columns to its
+   * right): a node added never hides another.
+   */
+  let settling = Promise.resolve();
+  function settle(node, position) {
+    // One at a time: each sees where the ones before it ended up.
+    const done = settling.then(() => settleNow(node, position));
+    settling = done.catch(() => {});
+    return done;
+  }
+
+  async function settleNow(node, position) {
+    await area.translate(node.id, position);
+    await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+    const own = box(node.id);
+    const others = editor.getNodes().filter((n) => n.id !== node.id).map((n) => box(n.id));
+    const GAP = 16;
+    const clear = (x, y) => others.every((o) => x + own.w + GAP <= o.x || o.x + o.w + GAP <= x || y + own.h + GAP <= o.y || o.y + o.h + GAP <= y);
+    for (let column = 0; column < 50; column++) {
+      for (let row = 0; row < 50; row++) {
+        const spot = { x: position.x + column * (own.w + GAP), y: position.y + row * 24 };
+        if (clear(spot.x, spot.y)) {
+          if (spot.x !== position.x || spot.y !== position.y) await area.translate(node.id, spot);
+          return;
+        }
+      }
+    }
+  }
+
   async function addNode(data, position) {
     const node = makeNode(data);
     await editor.addNode(node);
-    if (position) await area.translate(node.id, position);
+    if (position) await settle(node, position);
     return node;
   }
 
@@ -374,7 +412,7 @@ export async function createCanvas(container, { registry, changed, say }) {
       const m = op.manifest;
       for (let p = 0; p < (isFlow(m) ? 1 : m.inputs.length); p++) node.addInput(String(p), new ClassicPreset.Input(socket, ''));
       await editor.addNode(node);
-      await area.translate(node.id, position);
+      await settle(node, position);
       relabel();
       return node;
     },
