@@ -285,3 +285,21 @@ test('what a run costs the host stays within its budgets: two inputs and a 16 Mi
   console.log(`the server's peak memory grew ${(grew / MiB).toFixed(1)} MiB for the 16 MiB output`);
   assert.ok(grew <= (memory + input + output) * MiB, `the server's peak memory grew ${(grew / MiB).toFixed(1)} MiB`);
 });
+
+test('a rate per key (--run-rate-per-key): past it 429 with Retry-After, for that key only', async () => {
+  const gone = new Promise((resolve) => server.child.once('exit', resolve));
+  killHard(server.child);
+  await gone;
+  const OTHER = 'run-key-rated';
+  // One run per 100 s, bursts of one: a second run of a key right after its
+  // first is refused however slow the machine.
+  server = await spawnServer({ dataDir, key: KEY, args: ['--run-rate-per-key', '0.01', '--api-key', OTHER] });
+  const first = await run(server.url, 'count', { 'x-api-key': KEY });
+  assert.deepEqual([first.status, first.body], [200, '1']);
+  const second = await run(server.url, 'count', { 'x-api-key': KEY });
+  assert.equal(second.status, 429, JSON.stringify(second.body));
+  assert.match(second.body.detail, /^this key may start 0\.01 runs a second; retry shortly$/);
+  assert.ok(Number(second.retryAfter) > 1 && Number(second.retryAfter) <= 100, `Retry-After: ${second.retryAfter}`);
+  const other = await run(server.url, 'count', { 'x-api-key': OTHER });
+  assert.deepEqual([other.status, other.body], [200, '1'], "another key has its own rate");
+});

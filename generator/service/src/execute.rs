@@ -26,10 +26,11 @@ use crate::cas::{Cas, CasError};
 use crate::fair::{FairSlot, FairSlots};
 use crate::held::{Held, HeldBody};
 use crate::ids::{BuildId, ContentId, WorkflowId};
+use crate::rate::RunRate;
 use crate::store::{BuildRow, BuildState, Store, StoreError};
 
 /// How the service runs workflows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct RunConfig {
     /// Each run's budgets.
     pub limits: Limits,
@@ -39,6 +40,12 @@ pub struct RunConfig {
     pub queue: usize,
     /// Runs need no API key (`--public-run`).
     pub public: bool,
+    /// Runs one key may have in progress at once (`--run-slots-per-key`;
+    /// `None`: every slot).
+    pub slots_per_key: Option<usize>,
+    /// Runs one key may start a second (`--run-rate-per-key`; `None`: no
+    /// limit), in bursts of as many.
+    pub rate_per_key: Option<f64>,
 }
 
 impl Default for RunConfig {
@@ -49,6 +56,8 @@ impl Default for RunConfig {
             slots: std::thread::available_parallelism().map_or(1, |n| n.get()),
             queue: 64,
             public: false,
+            slots_per_key: None,
+            rate_per_key: None,
         }
     }
 }
@@ -211,6 +220,8 @@ pub struct Executor {
     freshness: Option<Duration>,
     /// Run slots, shared fairly between keys.
     slots: Arc<FairSlots>,
+    /// Runs a second per key, where the operator set a rate.
+    rate: Option<RunRate>,
     /// Outputs their clients have not read yet, bounded in all.
     held: Held,
 }
@@ -292,7 +303,8 @@ impl Executor {
                 )),
             }),
             components: Mutex::default(),
-            slots: FairSlots::new(config.slots, config.queue),
+            slots: FairSlots::new(config.slots, config.queue, config.slots_per_key),
+            rate: config.rate_per_key.map(RunRate::new),
             held: Held::new(unread_output_limit(&config)),
         }
     }
@@ -390,6 +402,20 @@ impl Executor {
     /// takes it, or a 503 past it.
     pub fn hold(&self, tenant: &str, output: axum::body::Bytes) -> Result<HeldBody, crate::problem::Problem> {
         self.held.hold(tenant, output)
+    }
+
+    /// Whether `tenant` may start a run now, under the rate the operator
+    /// set per key; a 429 with `Retry-After` if not.
+    pub fn admit(&self, tenant: &str) -> Result<(), crate::problem::Problem> {
+        let Some(rate) = &self.rate else { return Ok(()) };
+        rate.take(tenant, std::time::Instant::now()).map_err(|wait| {
+            let mut problem = crate::problem::Problem::new(
+                axum::http::StatusCode::TOO_MANY_REQUESTS,
+                format!("this key may start {} runs a second; retry shortly", rate.per_second()),
+            );
+            problem.retry_after = Some(wait.as_secs_f64().ceil().max(1.0) as u64);
+            problem
+        })
     }
 
     /// A run slot for `tenant` (a key, or `""` for public runs), taken

@@ -10,7 +10,10 @@
 //! than a quarter of the queue's length waiting, so one that fills the
 //! queue is refused, and every other tenant can still queue its quarter
 //! (the queue holds at most its length plus a quarter per tenant). Idle
-//! slots and room are never held back: a tenant alone uses them all.
+//! slots and room are never held back: a tenant alone uses them all,
+//! unless the operator caps the slots one tenant may hold at once
+//! (`--run-slots-per-key`): then its runs past the cap wait, and the slots
+//! they would have taken serve other tenants.
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex, PoisonError};
@@ -24,6 +27,8 @@ pub struct FairSlots {
     slots: usize,
     queue: usize,
     per_tenant_queue: usize,
+    /// Slots one tenant may hold at once.
+    per_tenant_slots: usize,
     inner: Mutex<Inner>,
 }
 
@@ -52,13 +57,16 @@ pub struct FairSlot {
 }
 
 impl FairSlots {
-    /// `slots` runs at once, `queue` waiting, and past it a quarter of
+    /// `slots` runs at once, at most `per_tenant_slots` of them one
+    /// tenant's (`None`: all), `queue` waiting, and past it a quarter of
     /// `queue` (at least one, none without a queue) for each tenant.
-    pub fn new(slots: usize, queue: usize) -> Arc<Self> {
+    pub fn new(slots: usize, queue: usize, per_tenant_slots: Option<usize>) -> Arc<Self> {
+        let slots = slots.max(1);
         Arc::new(Self {
-            slots: slots.max(1),
+            slots,
             queue,
             per_tenant_queue: if queue == 0 { 0 } else { (queue / 4).max(1) },
+            per_tenant_slots: per_tenant_slots.unwrap_or(slots).clamp(1, slots),
             inner: Mutex::default(),
         })
     }
@@ -78,9 +86,10 @@ impl FairSlots {
     pub async fn acquire(self: &Arc<Self>, tenant: &str) -> Result<FairSlot, Problem> {
         let granted = {
             let mut inner = self.lock();
-            if inner.running < self.slots {
-                // A free slot means nobody waits: slots are handed to
-                // waiters as they free.
+            let holding = inner.tenants.get(tenant).map_or(0, |t| t.running);
+            if inner.running < self.slots && holding < self.per_tenant_slots {
+                // A free slot means nobody who may take it waits: slots are
+                // handed to waiters as they free.
                 inner.running += 1;
                 inner.grants += 1;
                 let grant = inner.grants;
@@ -131,7 +140,7 @@ impl FairSlots {
             let Some(next) = inner
                 .tenants
                 .iter()
-                .filter(|(_, t)| !t.waiting.is_empty())
+                .filter(|(_, t)| !t.waiting.is_empty() && t.running < self.per_tenant_slots)
                 .min_by_key(|(name, t)| (t.running, t.last_grant, name.as_str()))
                 .map(|(name, _)| name.clone())
             else {
@@ -185,7 +194,7 @@ mod tests {
     /// tenant's run takes the next slot that frees, before the flood's.
     #[tokio::test]
     async fn the_next_free_slot_goes_to_the_tenant_with_fewest_runs() {
-        let pool = FairSlots::new(2, 16);
+        let pool = FairSlots::new(2, 16, None);
         let mut flood = vec![pool.acquire("a").await.unwrap(), pool.acquire("a").await.unwrap()];
         let mut a_waiting: Vec<_> = (0..3).map(|_| Box::pin(pool.acquire("a"))).collect();
         for w in &mut a_waiting {
@@ -206,7 +215,7 @@ mod tests {
     /// tenant that just had it, whatever that one queued first.
     #[tokio::test]
     async fn one_slot_goes_round_between_tenants() {
-        let pool = FairSlots::new(1, 16);
+        let pool = FairSlots::new(1, 16, None);
         let first = pool.acquire("a").await.unwrap();
         let mut a_next = Box::pin(pool.acquire("a"));
         assert!(ready(&mut a_next).is_none());
@@ -223,7 +232,7 @@ mod tests {
     /// its share.
     #[tokio::test]
     async fn a_flood_fills_the_queue_but_not_the_others_share() {
-        let pool = FairSlots::new(1, 8);
+        let pool = FairSlots::new(1, 8, None);
         let _running = pool.acquire("a").await.unwrap();
         let mut queued: Vec<_> = (0..8).map(|_| Box::pin(pool.acquire("a"))).collect();
         for w in &mut queued {
@@ -242,7 +251,7 @@ mod tests {
     /// went away is given back.
     #[tokio::test]
     async fn waiters_that_leave_give_their_place_back() {
-        let pool = FairSlots::new(1, 8);
+        let pool = FairSlots::new(1, 8, None);
         let first = pool.acquire("a").await.unwrap();
         let mut gone = Box::pin(pool.acquire("b"));
         assert!(ready(&mut gone).is_none());
@@ -256,5 +265,20 @@ mod tests {
         drop(again);
         let inner = pool.lock();
         assert_eq!((inner.running, inner.waiting, inner.tenants.len()), (0, 0, 0));
+    }
+
+    /// With a cap of one slot per tenant, a tenant's second run waits even
+    /// with a slot free, which another tenant's run then takes.
+    #[tokio::test]
+    async fn a_tenant_past_its_cap_waits_and_others_take_the_slots() {
+        let pool = FairSlots::new(3, 16, Some(1));
+        let a = pool.acquire("a").await.unwrap();
+        let mut a_second = Box::pin(pool.acquire("a"));
+        assert!(ready(&mut a_second).is_none(), "a holds its one slot; two are free but not a's");
+        let b = pool.acquire("b").await.expect("b takes a free slot at once");
+        drop(b);
+        assert!(ready(&mut a_second).is_none(), "b's slot freed: a is still at its cap");
+        drop(a);
+        let _a_second = ready(&mut a_second).expect("a's own slot freed: its next run goes");
     }
 }

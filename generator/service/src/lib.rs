@@ -21,6 +21,7 @@ pub mod metrics;
 pub mod operations;
 pub mod packages;
 pub mod problem;
+pub mod rate;
 pub mod routes;
 pub mod stop;
 pub mod store;

@@ -126,9 +126,25 @@ pub struct Args {
     /// Runs waiting for a slot; beyond, 503 + Retry-After.
     #[arg(long, default_value_t = 64, value_name = "N")]
     run_queue: usize,
+    /// Runs one API key may have in progress at once; its runs past it wait while other keys' take the free
+    /// slots. Default: every slot (the slots are shared fairly between keys anyway).
+    #[arg(long, value_name = "N")]
+    run_slots_per_key: Option<usize>,
+    /// Runs one API key may start a second (in bursts of as many); past it, 429 + Retry-After. Default: no
+    /// limit.
+    #[arg(long, value_name = "RATE", value_parser = positive_rate)]
+    run_rate_per_key: Option<f64>,
     /// Each run's budgets (as `braid run --engine wasm`'s).
     #[command(flatten)]
     run_limits: super::run::LimitArgs,
+}
+
+/// A rate of runs a second: a positive, finite number.
+fn positive_rate(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(rate) if rate.is_finite() && rate > 0.0 => Ok(rate),
+        _ => Err(format!("`{text}` is not a positive number of runs a second")),
+    }
 }
 
 fn init_logging() {
@@ -286,6 +302,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             slots: args.run_slots.unwrap_or(Config::defaults().run.slots).max(1),
             queue: args.run_queue,
             public: args.public_run,
+            slots_per_key: args.run_slots_per_key.map(|n| n.max(1)),
+            rate_per_key: args.run_rate_per_key,
         },
         ..Config::defaults()
     };

@@ -120,6 +120,7 @@ async fn run(
     // (public runs, where no key was checked, share one).
     let sent_key = headers.get("x-api-key").and_then(|v| v.to_str().ok()).unwrap_or("");
     let tenant = if super::auth::is_api_key(&state, sent_key) { sent_key } else { "" };
+    executor.admit(tenant)?;
     let _slot = executor.slot(tenant).await?;
     let engine = executor.engine().map_err(exec_problem)?;
     // Decoding a large JSON or multipart body is work for a blocking thread.
