@@ -29,7 +29,7 @@ use crate::AppState;
     request_body(content = Vec<u8>, description = "the inputs: JSON (an array, or an object by input name; bytes as base64), multipart/form-data (a part per input, by name), or the raw bytes of a workflow's one Bytes input"),
     responses((status = 200, description = "the output, as JSON (raw bytes with Accept: application/octet-stream for a Bytes output)"),
         (status = 400, body = Problem), (status = 401, body = Problem), (status = 404, body = Problem),
-        (status = 413, body = Problem), (status = 422, body = Problem), (status = 503, body = Problem)))]
+        (status = 413, body = Problem), (status = 422, body = Problem), (status = 429, body = Problem, description = "over the key's rate (--run-rate-per-key)"), (status = 503, body = Problem)))]
 pub(super) async fn run_build(
     State(state): State<Arc<AppState>>,
     id: BuildId,
@@ -45,7 +45,7 @@ pub(super) async fn run_build(
 #[utoipa::path(post, path = "/v1/workflows/{id}/run", params(("id" = String, Path, description = "workflow id")),
     request_body(content = Vec<u8>, description = "as for POST /v1/builds/{id}/run"),
     responses((status = 200, description = "the output"), (status = 400, body = Problem), (status = 401, body = Problem),
-        (status = 404, body = Problem), (status = 413, body = Problem), (status = 422, body = Problem), (status = 503, body = Problem)))]
+        (status = 404, body = Problem), (status = 413, body = Problem), (status = 422, body = Problem), (status = 429, body = Problem, description = "over the key's rate (--run-rate-per-key)"), (status = 503, body = Problem)))]
 pub(super) async fn run_workflow(
     State(state): State<Arc<AppState>>,
     id: WorkflowId,
