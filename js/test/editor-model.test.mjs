@@ -65,3 +65,21 @@ test('what a manifest cannot say is said before the validator: no output, an out
   assert.deepEqual(locate(pointers, '/description'), { field: 'description' });
   assert.deepEqual(locate(pointers, '/nowhere/at/all'), {});
 });
+
+test('an open port is a problem in the graph\'s words, naming the node, the port and what to connect', () => {
+  const manifest = JSON.parse(readFileSync(join(root, 'workflows/photo_proof.json'), 'utf8'));
+  const graph = fromManifest(manifest, registry);
+  const decode = [...graph.nodes.values()].find((n) => n.ref?.operation === 'op_image_decode');
+  const proof = [...graph.nodes.values()].find((n) => n.ref?.operation === 'op_photo_proof');
+  assert.deepEqual(toManifest(graph, registry).problems, []);
+  // The photo no longer goes to the decoder, nor the blockhash to the proof.
+  graph.edges = graph.edges.filter((e) => e.to !== decode.id && !(e.to === proof.id && e.port === 2));
+  const { problems, manifest: written } = toManifest(graph, registry);
+  assert.deepEqual(problems.map((p) => [p.node, p.port]), [[decode.id, 0], [proof.id, 2]]);
+  assert.match(problems[0].message, /^op_image_decode's input 0 \(`\w+`\), a Bytes, is not connected: connect an external input or another step's output of that type to it$/);
+  assert.match(problems[1].message, /^op_photo_proof's input 2 \(`blockhash`\), a String, is not connected/);
+  // Each keeps the pointer of the segment's inputs it makes wrong.
+  const at = (p) => written.segments[Number(p.pointer.split('/')[2])];
+  assert.equal(at(problems[0]).sequence[0].operation, 'op_image_decode');
+  assert.equal(at(problems[1]).sequence[0].operation, 'op_photo_proof');
+});

@@ -338,6 +338,24 @@ test('a diagnostic is drawn on the node and field it names; fixing it clears it'
     assert.equal(await collect.locator('[data-testid="input-0"] braid-socket div.error').count(), 0);
     assert.match(await collect.locator('[data-testid="node-errors"]').textContent(), /op_collect takes inputs of one type/);
     assert.match(await page.textContent('#diagnostics'), /\/segments\/3\/inputs\/1/);
+    // An open port: said in the graph's words, on its node and socket, once,
+    // with the JSON pointer beside it.
+    const open = JSON.parse(readFileSync(join(root, 'workflows/photo_proof.json'), 'utf8'));
+    await page.evaluate((m) => window.braidEditor.open(m), open);
+    await checked(page);
+    await page.evaluate(async () => {
+      const { canvas } = window.braidEditor;
+      const decode = canvas.editor.getNodes().find((n) => n.label === 'op_image_decode');
+      for (const c of canvas.editor.getConnections().filter((c) => c.target === decode.id)) await canvas.editor.removeConnection(c.id);
+    });
+    await page.waitForFunction(() => /is not connected/.test(document.querySelector('#diagnostics')?.textContent ?? ''));
+    await checked(page);
+    const items = await page.locator('#diagnostics li').allTextContents();
+    assert.equal(items.length, 1, items.join('\n'));
+    assert.match(items[0], /^op_image_decode's input 0 \(`\w+`\), a Bytes, is not connected: connect an external input or another step's output of that type to it \/segments\/\d\/inputs$/);
+    const decode = node(page, 'op_image_decode');
+    await decode.locator('[data-testid="input-0"] braid-socket div.error').waitFor();
+    assert.match(await decode.locator('[data-testid="node-errors"]').textContent(), /is not connected/);
   });
 });
 

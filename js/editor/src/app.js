@@ -171,9 +171,12 @@ function showDiagnostics(diagnostics, problems, valid) {
   const list = $('diagnostics');
   list.replaceChildren();
   for (const f of document.querySelectorAll('[data-meta]')) f.classList.remove('error');
+  // The validator's findings that a problem of the graph already says in
+  // its own words (an open port: the segment's inputs) are not listed twice.
+  const said = (d) => problems.some((p) => p.pointer && (d.pointer === p.pointer || d.pointer.startsWith(`${p.pointer}/`)));
   const entries = [
-    ...problems.map((p) => ({ message: p.message, at: { node: p.node }, pointer: '' })),
-    ...diagnostics.map((d) => ({ message: [d.message, d.expected && `expected ${d.expected}`, d.found && `found ${d.found}`].filter(Boolean).join('; '), hint: d.hint, at: locate(current.pointers, d.pointer), pointer: d.pointer })),
+    ...problems.map((p) => ({ message: p.message, at: { node: p.node, port: p.port }, pointer: p.pointer ?? '' })),
+    ...diagnostics.filter((d) => !said(d)).map((d) => ({ message: [d.message, d.expected && `expected ${d.expected}`, d.found && `found ${d.found}`].filter(Boolean).join('; '), hint: d.hint, at: locate(current.pointers, d.pointer), pointer: d.pointer })),
   ];
   for (const { message, hint, at, pointer } of entries) {
     const text = hint ? `${message}. ${hint}` : message;

@@ -316,6 +316,23 @@ export function toManifest(graph, registry) {
     });
     return { inputs: segInputs, sequence };
   });
+  // Ports left open, in the canvas' words (the validator would name a
+  // segment's JSON), each with the pointer of what it makes wrong.
+  for (const n of ops) {
+    const m = resolve(registry, n.ref)?.manifest;
+    if (!m) continue;
+    const connected = new Set(incoming(graph, n.id).map((e) => e.port));
+    const segment = segmentOf.has(n.id) ? `/segments/${indexOf.get(segmentOf.get(n.id))}/inputs` : '';
+    const pointer = segments.some((seg) => seg.head.id === n.id) ? segment : '';
+    if (isFlow(m)) {
+      if (!connected.size) problems.push({ node: n.id, port: 0, pointer, message: `${n.ref.operation} has nothing connected to it: connect one or more steps' outputs (or external inputs) to its input` });
+      continue;
+    }
+    for (let port = 0; port < m.inputs.length; port++) {
+      if (connected.has(port)) continue;
+      problems.push({ node: n.id, port, pointer, message: `${describePort(graph, n, port, registry)}, a ${m.inputs[port]}, is not connected: connect an external input or another step's output of that type to it` });
+    }
+  }
   const slots = byIndex ? appearance : inputs;
   slots.forEach((n, k) => pointers.set(`/inputs/${k}`, { node: n.id }));
   for (const field of ['name', 'version', 'description', 'groups']) pointers.set(`/${field}`, { field });
