@@ -259,6 +259,51 @@ test('a click on any palette entry adds its node, as Enter does; nodes added nev
   });
 });
 
+test("a node's problems never cover another node; a large workflow opens readable", async () => {
+  await withEditor('room', async (page) => {
+    // photo_proof with the decoder's output taken from the steps that use it:
+    // four nodes with an open port each, a note hung below each.
+    const m = JSON.parse(readFileSync(join(root, 'workflows/photo_proof.json'), 'utf8'));
+    await page.evaluate((m) => window.braidEditor.open(m), m);
+    await checked(page);
+    await page.evaluate(async () => {
+      const { canvas } = window.braidEditor;
+      const decode = canvas.editor.getNodes().find((n) => n.label === 'op_image_decode');
+      for (const c of canvas.editor.getConnections().filter((c) => c.source === decode.id)) await canvas.editor.removeConnection(c.id);
+      await canvas.arrange();
+    });
+    // (The notes are in the nodes' shadow roots, which locators enter.)
+    const notesLocator = page.locator('rete-node [data-testid="node-errors"]');
+    await notesLocator.nth(2).waitFor();
+    const nodes = [];
+    const notes = [];
+    for (const n of await page.locator('rete-node').all()) {
+      const label = await n.getAttribute('data-label');
+      nodes.push({ label, ...(await n.locator('> *').first().boundingBox() ?? await n.boundingBox()) });
+      for (const e of await n.locator('[data-testid="node-errors"]').all()) notes.push({ label, ...(await e.boundingBox()) });
+    }
+    const [w, h] = ['width', 'height'];
+    for (const b of [...nodes, ...notes]) Object.assign(b, { w: b[w], h: b[h] });
+    assert.ok(notes.length >= 3, JSON.stringify(notes));
+    for (const note of notes) {
+      for (const other of nodes.filter((n) => n.label !== note.label)) {
+        const apart = note.x + note.w <= other.x || other.x + other.w <= note.x || note.y + note.h <= other.y || other.y + other.h <= note.y;
+        assert.ok(apart, `${note.label}'s problems cover ${other.label}: ${JSON.stringify([note, other])}`);
+      }
+    }
+    // Forty steps in a row: opened at a zoom where text reads, from the start.
+    const steps = [{ operation: 'op_utf8', version: '^0.1' }, ...Array.from({ length: 40 }, (_, i) => ({ operation: i % 2 ? 'op_utf8' : 'op_encode', version: '^0.1' }))];
+    const long = { name: 'long', version: '0.1.0', segments: [{ inputs: [-1], sequence: steps }] };
+    await page.evaluate((m) => window.braidEditor.open(m), long);
+    await checked(page);
+    const k = await page.evaluate(() => window.braidEditor.canvas.area.area.transform.k);
+    assert.ok(k >= 0.75, `opened at zoom ${k}`);
+    const first = await node(page, 'op_utf8').boundingBox();
+    const canvas = await page.locator('#canvas').boundingBox();
+    assert.ok(first.x >= canvas.x && first.y >= canvas.y && first.x < canvas.x + canvas.width / 2, `the first step is in view: ${JSON.stringify([first, canvas])}`);
+  });
+});
+
 test('a wrong connection is refused while dragging, with the reason; a cycle too', async () => {
   await withEditor('refused', async (page) => {
     await place(page, 'op_multihash', 20, 20);

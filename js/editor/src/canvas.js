@@ -82,6 +82,11 @@ customElements.define('braid-field', BraidField);
 
 const TITLES = { input: 'input', output: 'output' };
 
+/** Room below a node for its problems (three lines at most, hung below it), so that they never cover the node under it. */
+const PROBLEM_ROOM = 64;
+/** The smallest zoom a workflow opens at: its text still readable. */
+const READABLE = 0.75;
+
 /** Node colours by kind, and a red frame for a node with diagnostics (`!important`: the element's own styles come later in the cascade). */
 function nodeStyles(el) {
   const b = el.data?.braid;
@@ -339,7 +344,8 @@ export async function createCanvas(container, { registry, changed, say }) {
     const own = box(node.id);
     const others = editor.getNodes().filter((n) => n.id !== node.id).map((n) => box(n.id));
     const GAP = 16;
-    const clear = (x, y) => others.every((o) => x + own.w + GAP <= o.x || o.x + o.w + GAP <= x || y + own.h + GAP <= o.y || o.y + o.h + GAP <= y);
+    // Side by side with a gap, or one above the other with room for the problems that hang below.
+    const clear = (x, y) => others.every((o) => x + own.w + GAP <= o.x || o.x + o.w + GAP <= x || y + own.h + PROBLEM_ROOM <= o.y || o.y + o.h + PROBLEM_ROOM <= y);
     for (let column = 0; column < 50; column++) {
       for (let row = 0; row < 50; row++) {
         const spot = { x: position.x + column * (own.w + GAP), y: position.y + row * 24 };
@@ -398,11 +404,19 @@ export async function createCanvas(container, { registry, changed, say }) {
     async arrange() {
       await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
       const height = (n) => area.nodeViews.get(n.id)?.element.firstElementChild?.offsetHeight || 120;
-      const positions = layout(snapshot(meta), registry(), { height });
+      // Room under each node for its problems, which hang below it.
+      const positions = layout(snapshot(meta), registry(), { height, dy: PROBLEM_ROOM });
       for (const [id, p] of positions) await area.translate(id, p);
       await AreaExtensions.zoomAt(area, editor.getNodes(), { scale: 0.92 });
       const { k } = area.area.transform;
       if (k > 1) await area.area.zoom(1, 0, 0);
+      if (k < READABLE) {
+        // Too large to fit readably: readable from its top-left corner, the rest a scroll away.
+        await area.area.zoom(READABLE, 0, 0);
+        const left = Math.min(...[...positions.values()].map((p) => p.x));
+        const top = Math.min(...[...positions.values()].map((p) => p.y));
+        await area.area.translate(24 - left * READABLE, 24 - top * READABLE);
+      }
     },
     /** Adds operation `op` (registered) at `position`, with its ports. */
     async addOperation(op, position) {
