@@ -157,6 +157,8 @@ pub enum Target {
     Build(BuildId),
     /// The build of this workflow that succeeded last with a component.
     Workflow(WorkflowId),
+    /// The build this deployment (a name) points at.
+    Deployment(String),
 }
 
 /// Why a run could not start.
@@ -168,6 +170,8 @@ pub enum ExecError {
     NoComponent(String),
     #[error("the build's component is missing from the store; submit its workflow again")]
     ComponentMissing,
+    #[error("no deployment is named `{0}`: make it with PUT /v1/deployments/{{name}}")]
+    NoDeployment(String),
     #[error(transparent)]
     Store(#[from] StoreError),
     #[error("reading the component: {0}")]
@@ -217,6 +221,9 @@ pub struct Executor {
     /// an embedded store), or for [`SHARED_FRESHNESS`] where other
     /// processes build too.
     workflows: Mutex<HashMap<WorkflowId, (ContentId, std::time::Instant)>>,
+    /// The build each deployment pointed at when last looked up, kept
+    /// the same way (and dropped here when it moves).
+    deployments: Mutex<HashMap<String, (BuildId, std::time::Instant)>>,
     freshness: Option<Duration>,
     /// Run slots, shared fairly between keys.
     slots: Arc<FairSlots>,
@@ -288,6 +295,7 @@ impl Executor {
     pub fn new(config: RunConfig, data: &std::path::Path, shared: bool) -> Self {
         Self {
             workflows: Mutex::default(),
+            deployments: Mutex::default(),
             freshness: shared.then_some(SHARED_FRESHNESS),
             config,
             loader: Arc::new(Loader {
@@ -321,14 +329,22 @@ impl Executor {
     /// The component `target` runs.
     pub async fn component(&self, store: &Store, target: &Target) -> Result<ContentId, ExecError> {
         match target {
-            Target::Build(id) => {
-                if let Some(cid) = self.components.lock().unwrap_or_else(PoisonError::into_inner).get(id) {
-                    return Ok(cid.clone());
-                }
-                let row = store.build(id).await?.ok_or(ExecError::NoBuild)?;
-                let cid = component(&row).ok_or_else(|| ExecError::NoComponent(format!("build {id}")))?;
-                self.components.lock().unwrap_or_else(PoisonError::into_inner).insert(id.clone(), cid.clone());
-                Ok(cid)
+            Target::Build(id) => self.build_component(store, id).await,
+            Target::Deployment(name) => {
+                let key = crate::store::deployment_key(name);
+                let known = self.deployments.lock().unwrap_or_else(PoisonError::into_inner).get(&key).cloned();
+                let build = match known {
+                    Some((build, when)) if self.freshness.is_none_or(|fresh| when.elapsed() < fresh) => build,
+                    _ => {
+                        let found =
+                            store.deployment(name).await?.ok_or_else(|| ExecError::NoDeployment(name.clone()))?;
+                        let now = std::time::Instant::now();
+                        let entry = (found.build_id.clone(), now);
+                        self.deployments.lock().unwrap_or_else(PoisonError::into_inner).insert(key, entry);
+                        found.build_id
+                    }
+                };
+                self.build_component(store, &build).await
             }
             Target::Workflow(id) => {
                 let known = self.workflows.lock().unwrap_or_else(PoisonError::into_inner).get(id).cloned();
@@ -345,6 +361,25 @@ impl Executor {
                 Ok(cid)
             }
         }
+    }
+
+    /// The component of build `id` (kept: a build's artifacts never
+    /// change once it succeeded).
+    async fn build_component(&self, store: &Store, id: &BuildId) -> Result<ContentId, ExecError> {
+        if let Some(cid) = self.components.lock().unwrap_or_else(PoisonError::into_inner).get(id) {
+            return Ok(cid.clone());
+        }
+        let row = store.build(id).await?.ok_or(ExecError::NoBuild)?;
+        let cid = component(&row).ok_or_else(|| ExecError::NoComponent(format!("build {id}")))?;
+        self.components.lock().unwrap_or_else(PoisonError::into_inner).insert(id.clone(), cid.clone());
+        Ok(cid)
+    }
+
+    /// Deployment `name` moved or went here: its runs look it up again.
+    /// (Elsewhere, in a deployment of several processes, within
+    /// [`SHARED_FRESHNESS`].)
+    pub fn deployment_changed(&self, name: &str) {
+        self.deployments.lock().unwrap_or_else(PoisonError::into_inner).remove(&crate::store::deployment_key(name));
     }
 
     /// Builds changed here (one succeeded, or artifacts went missing): runs

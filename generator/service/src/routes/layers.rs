@@ -105,7 +105,7 @@ fn body_limit(state: &AppState, parts: &axum::http::request::Parts) -> (usize, G
         Some(route) if parts.method == axum::http::Method::POST && route == super::ROUTES[1] => {
             (state.config.max_upload, Gate::Publisher)
         }
-        Some(route) if route == super::ROUTES[8] || route == super::ROUTES[9] => {
+        Some(route) if super::RUNS.contains(&route) => {
             (run.limits.input_bytes, if run.public { Gate::Open } else { Gate::Writer })
         }
         _ => (state.config.max_body, Gate::Open),

@@ -11,6 +11,7 @@ mod auth;
 mod builds;
 mod cargo;
 mod check;
+mod deployments;
 mod editor;
 mod health;
 pub mod heavy;
@@ -61,6 +62,11 @@ type ApiResult = Result<Response, Problem>;
         builds::get_build,
         run::run_build,
         run::run_workflow,
+        deployments::put_deployment,
+        deployments::get_deployment,
+        deployments::list_deployments,
+        deployments::delete_deployment,
+        deployments::run_deployment,
         jobs::get_job,
         artifacts::get_artifact,
         health::healthz,
@@ -82,13 +88,18 @@ type ApiResult = Result<Response, Problem>;
         publish::Published,
         crate::store::Publish,
         check::Valid,
-        check::ValidInput
+        check::ValidInput,
+        deployments::DeployRequest,
+        deployments::DeploymentInfo,
+        deployments::DeploymentList,
+        crate::store::Deployment,
+        crate::store::DeploymentVersion
     ))
 )]
 pub struct ApiDoc;
 
 /// The route templates: the `route` label of the request metrics.
-const ROUTES: [&str; 23] = [
+const ROUTES: [&str; 26] = [
     "/v1/openapi.json",
     "/v1/operations",
     "/v1/operations/{name}",
@@ -112,11 +123,18 @@ const ROUTES: [&str; 23] = [
     "/",
     "/editor",
     "/editor/{file}",
+    "/v1/deployments",
+    "/v1/deployments/{name}",
+    "/v1/deployments/{name}/run",
 ];
+
+/// The routes that run workflows: their bodies are inputs, up to
+/// `--input-limit`, behind a key unless `--public-run`.
+const RUNS: [&str; 3] = [ROUTES[8], ROUTES[9], ROUTES[25]];
 
 /// The router, with state; no socket (tests call it directly).
 pub fn app(state: Arc<AppState>) -> Router {
-    let [openapi_doc, operations, operation, validate, generate, workflows, workflow, build, build_run, workflow_run, job, artifact, publish, health, metrics, cargo_config, cargo_index, cargo_download, npm_document, npm_tarball, root, editor_page, editor_file] =
+    let [openapi_doc, operations, operation, validate, generate, workflows, workflow, build, build_run, workflow_run, job, artifact, publish, health, metrics, cargo_config, cargo_index, cargo_download, npm_document, npm_tarball, root, editor_page, editor_file, deployment_list, deployment, deployment_run] =
         ROUTES;
     let routes = Router::new()
         .route(openapi_doc, get(openapi))
@@ -141,7 +159,13 @@ pub fn app(state: Arc<AppState>) -> Router {
         .route(npm_tarball, get(npm::tarball))
         .route(root, get(editor::page))
         .route(editor_page, get(editor::page))
-        .route(editor_file, get(editor::file));
+        .route(editor_file, get(editor::file))
+        .route(deployment_list, get(deployments::list_deployments))
+        .route(
+            deployment,
+            get(deployments::get_deployment).put(deployments::put_deployment).delete(deployments::delete_deployment),
+        )
+        .route(deployment_run, post(deployments::run_deployment));
     layers::harden(routes, state)
 }
 

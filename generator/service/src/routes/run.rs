@@ -102,7 +102,7 @@ impl Sent {
     }
 }
 
-async fn run(
+pub(super) async fn run(
     state: Arc<AppState>,
     target: Target,
     headers: HeaderMap,
@@ -240,9 +240,9 @@ fn names(params: &[(String, Type)]) -> String {
 /// A failed run as the caller sees it: what they sent is wrong (400, 413),
 /// or the workflow failed or went over a budget (422).
 /// Why a run could not start, as a problem document.
-fn exec_problem(error: ExecError) -> Problem {
+pub(super) fn exec_problem(error: ExecError) -> Problem {
     match error {
-        ExecError::NoBuild | ExecError::NoComponent(_) | ExecError::ComponentMissing => {
+        ExecError::NoBuild | ExecError::NoComponent(_) | ExecError::ComponentMissing | ExecError::NoDeployment(_) => {
             Problem::not_found(error.to_string())
         }
         ExecError::Store(e) => e.into(),

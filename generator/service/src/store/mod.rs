@@ -18,6 +18,7 @@
 //! write silently into an unlinked inode.
 
 mod builds;
+mod deployments;
 #[cfg(test)]
 pub(crate) mod fixtures;
 mod packages;
@@ -30,6 +31,7 @@ mod state;
 mod tests;
 
 pub use builds::{BuildRow, Claimed, Job, NewBuild, Submission, WorkflowRow};
+pub use deployments::{name_key as deployment_key, Deployed, Deployment, DeploymentVersion};
 pub use packages::{Ecosystem, Package};
 pub use publishes::{NewPublish, Publish, PublishSubmission, PublishedOperation};
 pub use queue::Kind;
@@ -125,6 +127,7 @@ enum Lock {
     Submit = 0x6272_0002,
     Publish = 0x6272_0003,
     Packages = 0x6272_0004,
+    Deploy = 0x6272_0005,
 }
 
 /// An artifact of a build.

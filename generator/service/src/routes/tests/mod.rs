@@ -5,11 +5,13 @@
 //! needs a socket, real builds or npm is in `js/test/service.test.mjs`.
 //!
 //! One module per area: [`api`] (reads, keys, problems, validation and
-//! generation), [`builds`] (submissions, dedup, listings), [`limits`]
+//! generation), [`builds`] (submissions, dedup, listings), [`deployments`]
+//! (names, owners, history), [`limits`]
 //! (errors, metrics, load shedding) and [`registries`] (Cargo and npm).
 
 mod api;
 mod builds;
+mod deployments;
 mod limits;
 mod registries;
 
