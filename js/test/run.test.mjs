@@ -10,11 +10,12 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { braid, killHard, spawnServer, waitJob } from '../lib/server.mjs';
 import { wfOut } from '../lib/paths.mjs';
+import { run as runCommand } from '../lib/run.mjs';
 
 const KEY = 'run-key';
 const TIME_MS = 300;
@@ -345,4 +346,31 @@ test('a deployment runs the build it points at: made, moved to another workflow,
   assert.deepEqual(back.history.map((v) => v.version), [3, 2, 1]);
   const echoed = await raw('hello');
   assert.deepEqual([echoed.status, await echoed.text()], [200, 'hello']);
+});
+
+test('braid deploy: builds a manifest on the service and points a name at it; --rollback points it back', async () => {
+  const url = server.url;
+  const dir = mkdtempSync(join(tmpdir(), 'braid-deploy-'));
+  try {
+    // Awaited, not spawnSync: the loop must see the server close idle connections.
+    const deploy = (...args) => runCommand(braid, ['deploy', ...args, '--server', url], { env: { ...process.env, BRAID_API_KEY: KEY } });
+    const files = {};
+    for (const [name, m] of [['trapping', manifest], ['pair', PAIR]]) {
+      files[name] = join(dir, `${name}.json`);
+      writeFileSync(files[name], JSON.stringify(m));
+    }
+    assert.match(await deploy('echo', files.trapping), /^echo -> build bafkr4\w+ \(version 1\): POST http:\/\/[0-9.:]+\/v1\/deployments\/echo\/run\n$/);
+    assert.match(await deploy('echo', files.pair), /\(version 2\)/);
+    assert.match(await deploy('echo', '--rollback'), /\(version 3\)/);
+    const res = await fetch(`${url}/v1/deployments/echo/run`, {
+      method: 'POST',
+      body: 'back',
+      headers: { 'x-api-key': KEY, 'content-type': 'application/octet-stream', accept: 'application/octet-stream' },
+    });
+    assert.deepEqual([res.status, await res.text()], [200, 'back'], 'the trapping build again, one input echoed');
+    // A key that is not this service's moves nothing: the service's 403, said by the CLI.
+    await assert.rejects(runCommand(braid, ['deploy', 'echo', '--rollback', '--server', url, '--key', 'wrong']), /the service answered 403: the x-api-key is not valid for this service/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

@@ -41,6 +41,9 @@ enum Command {
     Run(commands::run::Args),
     /// Run the publish service: an HTTP API that validates, generates and builds workflows.
     Serve(Box<commands::serve::Args>),
+    /// Build a workflow on a service and point a deployment's name at it (`braid deploy NAME WORKFLOW.json`), or
+    /// back at its previous build (`braid deploy NAME --rollback`).
+    Deploy(commands::deploy::Args),
     /// Build workflows for a deployment of `braid serve` that shares its state (--database, --store), on any
     /// host; as many as the builds need.
     Worker(commands::serve::WorkerArgs),
@@ -69,6 +72,7 @@ fn main() -> ExitCode {
         Command::Run(args) => commands::run::run(args),
         Command::Serve(args) => commands::serve::run(*args),
         Command::Worker(args) => commands::serve::worker(args),
+        Command::Deploy(args) => commands::deploy::run(args),
         Command::OpPackage(args) => commands::op_package::run(args),
         Command::Schema => commands::schema::run(),
         Command::Cache(args) => commands::cache::show(args),

@@ -2,7 +2,9 @@
 
 pub mod build;
 pub mod cache;
+pub mod client;
 pub mod completions;
+pub mod deploy;
 pub mod doctor;
 pub mod generate;
 pub mod new;

@@ -10,6 +10,7 @@ use braid::opcheck::{self, Check};
 use braid::registry::{self, Added, Origin, RegisteredOperation, Registry};
 use braid::schema::Platform;
 
+use super::client::{agent, follow, request};
 use crate::output::{emit, registry};
 
 #[derive(clap::Args)]
@@ -289,42 +290,15 @@ fn publish(PublishArgs { dir, server, key, no_wait }: PublishArgs) -> anyhow::Re
         emit(&format!("{} {} {version_id}  (queued: {server}/v1/publishes/{job})\n", m.name, m.version))?;
         return Ok(());
     }
-    let mut last = String::new();
-    loop {
-        let status = request(agent.get(&format!("{server}/v1/publishes/{job}")).header("x-api-key", &key).call())?;
-        let progress = status["progress"].as_str().unwrap_or_default();
-        if progress != last {
-            eprintln!("  {progress}");
-            last = progress.to_string();
-        }
-        match status["state"].as_str() {
-            Some("succeeded") => break,
-            Some("failed") => bail!(
-                "the service did not register {} {}: {}",
-                m.name,
-                m.version,
-                status["error"].as_str().unwrap_or("no reason given")
-            ),
-            _ => std::thread::sleep(std::time::Duration::from_millis(500)),
-        }
+    let status = follow(&agent, &format!("{server}/v1/publishes/{job}"), &key)?;
+    if status["state"] == "failed" {
+        bail!(
+            "the service did not register {} {}: {}",
+            m.name,
+            m.version,
+            status["error"].as_str().unwrap_or("no reason given")
+        );
     }
     emit(&format!("{} {} {version_id}\n", m.name, m.version))?;
     Ok(())
-}
-
-/// An HTTP client that hands every answer back, 4xx and 5xx included:
-/// their problem documents say what went wrong.
-fn agent() -> ureq::Agent {
-    ureq::Agent::config_builder().http_status_as_error(false).build().into()
-}
-
-/// The JSON of a service's answer, or its problem's detail as the error.
-fn request(response: Result<ureq::http::Response<ureq::Body>, ureq::Error>) -> anyhow::Result<serde_json::Value> {
-    let mut response = response.map_err(|e| anyhow::anyhow!("cannot reach the service: {e}"))?;
-    let status = response.status();
-    if status.is_success() {
-        return Ok(response.body_mut().read_json()?);
-    }
-    let problem: serde_json::Value = response.body_mut().read_json().unwrap_or_default();
-    bail!("the service answered {}: {}", status.as_u16(), problem["detail"].as_str().unwrap_or("(no detail)"))
 }
