@@ -346,6 +346,13 @@ test('a deployment runs the build it points at: made, moved to another workflow,
   assert.deepEqual(back.history.map((v) => v.version), [3, 2, 1]);
   const echoed = await raw('hello');
   assert.deepEqual([echoed.status, await echoed.text()], [200, 'hello']);
+  // Budgets of its own: a loop is stopped at the deployment's 100 ms, not
+  // the service's 1000.
+  await put({ build_id: made.build_id, limits: { time_ms: 100 } });
+  const stopped = await raw('loop');
+  const problem = await stopped.json();
+  assert.equal(stopped.status, 422, JSON.stringify(problem));
+  assert.match(problem.detail, /^the run took longer than its 100 ms and was stopped$/);
 });
 
 test('braid deploy: builds a manifest on the service and points a name at it; --rollback points it back', async () => {

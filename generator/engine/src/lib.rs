@@ -63,6 +63,18 @@ pub struct Limits {
     pub output_bytes: usize,
 }
 
+impl Limits {
+    /// Each of these limits, or `bound`'s where it is smaller.
+    pub fn within(self, bound: Limits) -> Limits {
+        Limits {
+            time: self.time.min(bound.time),
+            memory_bytes: self.memory_bytes.min(bound.memory_bytes),
+            input_bytes: self.input_bytes.min(bound.input_bytes),
+            output_bytes: self.output_bytes.min(bound.output_bytes),
+        }
+    }
+}
+
 impl Default for Limits {
     /// 1 s, 256 MiB of memory, 16 MiB in and out.
     fn default() -> Self {
@@ -352,15 +364,32 @@ impl Program {
 
     /// [`Program::run`], and how long its parts took.
     pub async fn run_timed(&self, engine: &Engine, inputs: Vec<Input>) -> (Result<Output, RunError>, Timings) {
+        self.run_within(engine, inputs, engine.limits).await
+    }
+
+    /// [`Program::run_timed`] within `limits`, each at most the engine's
+    /// (a larger one is the engine's): tighter budgets for some runs, such
+    /// as a deployment's.
+    pub async fn run_within(
+        &self,
+        engine: &Engine,
+        inputs: Vec<Input>,
+        limits: Limits,
+    ) -> (Result<Output, RunError>, Timings) {
         let start = Instant::now();
         let mut timings = Timings::default();
-        let result = self.call(engine, inputs, &mut timings).await;
+        let result = self.call(engine, inputs, limits.within(engine.limits), &mut timings).await;
         timings.total = start.elapsed();
         (result, timings)
     }
 
-    async fn call(&self, engine: &Engine, inputs: Vec<Input>, timings: &mut Timings) -> Result<Output, RunError> {
-        let limits = engine.limits;
+    async fn call(
+        &self,
+        engine: &Engine,
+        inputs: Vec<Input>,
+        limits: Limits,
+        timings: &mut Timings,
+    ) -> Result<Output, RunError> {
         let found: usize = inputs.iter().map(Input::size).sum();
         if found > limits.input_bytes {
             return Err(RunError::InputTooLarge { found, limit: limits.input_bytes });

@@ -157,8 +157,6 @@ pub enum Target {
     Build(BuildId),
     /// The build of this workflow that succeeded last with a component.
     Workflow(WorkflowId),
-    /// The build this deployment (a name) points at.
-    Deployment(String),
 }
 
 /// Why a run could not start.
@@ -223,7 +221,7 @@ pub struct Executor {
     workflows: Mutex<HashMap<WorkflowId, (ContentId, std::time::Instant)>>,
     /// The build each deployment pointed at when last looked up, kept
     /// the same way (and dropped here when it moves).
-    deployments: Mutex<HashMap<String, (BuildId, std::time::Instant)>>,
+    deployments: Mutex<HashMap<String, (BuildId, crate::store::DeploymentLimits, std::time::Instant)>>,
     freshness: Option<Duration>,
     /// Run slots, shared fairly between keys.
     slots: Arc<FairSlots>,
@@ -330,22 +328,6 @@ impl Executor {
     pub async fn component(&self, store: &Store, target: &Target) -> Result<ContentId, ExecError> {
         match target {
             Target::Build(id) => self.build_component(store, id).await,
-            Target::Deployment(name) => {
-                let key = crate::store::deployment_key(name);
-                let known = self.deployments.lock().unwrap_or_else(PoisonError::into_inner).get(&key).cloned();
-                let build = match known {
-                    Some((build, when)) if self.freshness.is_none_or(|fresh| when.elapsed() < fresh) => build,
-                    _ => {
-                        let found =
-                            store.deployment(name).await?.ok_or_else(|| ExecError::NoDeployment(name.clone()))?;
-                        let now = std::time::Instant::now();
-                        let entry = (found.build_id.clone(), now);
-                        self.deployments.lock().unwrap_or_else(PoisonError::into_inner).insert(key, entry);
-                        found.build_id
-                    }
-                };
-                self.build_component(store, &build).await
-            }
             Target::Workflow(id) => {
                 let known = self.workflows.lock().unwrap_or_else(PoisonError::into_inner).get(id).cloned();
                 if let Some((cid, when)) = known {
@@ -373,6 +355,27 @@ impl Executor {
         let cid = component(&row).ok_or_else(|| ExecError::NoComponent(format!("build {id}")))?;
         self.components.lock().unwrap_or_else(PoisonError::into_inner).insert(id.clone(), cid.clone());
         Ok(cid)
+    }
+
+    /// The build deployment `name` points at, and its budgets: as last
+    /// looked up (kept until it moves here, or for [`SHARED_FRESHNESS`]
+    /// where other processes share the store), else from the store.
+    pub async fn deployment(
+        &self,
+        store: &Store,
+        name: &str,
+    ) -> Result<(BuildId, crate::store::DeploymentLimits), ExecError> {
+        let key = crate::store::deployment_key(name);
+        let known = self.deployments.lock().unwrap_or_else(PoisonError::into_inner).get(&key).cloned();
+        if let Some((build, limits, when)) = known {
+            if self.freshness.is_none_or(|fresh| when.elapsed() < fresh) {
+                return Ok((build, limits));
+            }
+        }
+        let found = store.deployment(name).await?.ok_or_else(|| ExecError::NoDeployment(name.to_string()))?;
+        let entry = (found.build_id.clone(), found.limits, std::time::Instant::now());
+        self.deployments.lock().unwrap_or_else(PoisonError::into_inner).insert(key, entry);
+        Ok((found.build_id, found.limits))
     }
 
     /// Deployment `name` moved or went here: its runs look it up again.

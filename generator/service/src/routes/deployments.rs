@@ -19,7 +19,7 @@ use super::ApiResult;
 use crate::execute::Target;
 use crate::ids::{BuildId, WorkflowId};
 use crate::problem::Problem;
-use crate::store::{Deployed, Deployment, DeploymentVersion};
+use crate::store::{Deployed, Deployment, DeploymentLimits, DeploymentVersion};
 use crate::AppState;
 
 /// What a name is to point at: a workflow's newest runnable build, or a
@@ -33,6 +33,9 @@ pub struct DeployRequest {
     /// This build (it must have a component).
     #[schema(value_type = Option<String>)]
     build_id: Option<BuildId>,
+    /// The deployment's own budgets, each at most the service's; left out,
+    /// those it had (none for a new name); `{}` clears them.
+    limits: Option<DeploymentLimits>,
 }
 
 /// A deployment, and its history (the newest first).
@@ -101,6 +104,11 @@ pub(super) async fn put_deployment(
     let request: DeployRequest = serde_json::from_slice(&body).map_err(|e| {
         Problem::bad_request(format!("expected {{\"workflow_id\": \"...\"}} or {{\"build_id\": \"...\"}}: {e}"))
     })?;
+    if let Some(limits) = &request.limits {
+        limits
+            .check(state.executor.config().limits)
+            .map_err(|why| Problem::new(StatusCode::UNPROCESSABLE_ENTITY, why))?;
+    }
     let build = match (request.workflow_id, request.build_id) {
         (Some(workflow), None) => {
             let suffix = braid::package::dist::COMPONENT_SUFFIX;
@@ -123,7 +131,7 @@ pub(super) async fn put_deployment(
         }
         _ => return Err(Problem::bad_request("give exactly one of `workflow_id` and `build_id`")),
     };
-    let deployment = match state.store.deploy(&name, &owner(&headers), &build).await? {
+    let deployment = match state.store.deploy(&name, &owner(&headers), &build, request.limits).await? {
         Deployed::Set(deployment) => deployment,
         Deployed::Owned(_) => return Err(owned(&name)),
     };
@@ -191,8 +199,12 @@ pub(super) async fn run_deployment(
     extensions: Extensions,
     body: Bytes,
 ) -> ApiResult {
-    // (The key was checked before the body was read: `layers::admit`.)
-    super::run::run(state, Target::Deployment(name), headers, extensions, body).await
+    // (The key was checked before the body was read: `layers::admit`.) The
+    // deployment is read once: the run is of the build it points at now,
+    // within its budgets.
+    let (build, limits) = state.executor.deployment(&state.store, &name).await.map_err(super::run::exec_problem)?;
+    let limits = limits.apply(state.executor.config().limits);
+    super::run::run(state, Target::Build(build), limits, headers, extensions, body).await
 }
 
 #[cfg(test)]

@@ -93,6 +93,7 @@ type ApiResult = Result<Response, Problem>;
         deployments::DeploymentInfo,
         deployments::DeploymentList,
         crate::store::Deployment,
+        crate::store::DeploymentLimits,
         crate::store::DeploymentVersion
     ))
 )]

@@ -38,7 +38,8 @@ pub(super) async fn run_build(
     body: Bytes,
 ) -> ApiResult {
     // (The key was checked before the body was read: `layers::admit`.)
-    run(state, Target::Build(id), headers, extensions, body).await
+    let limits = state.executor.config().limits;
+    run(state, Target::Build(id), limits, headers, extensions, body).await
 }
 
 /// Runs the build of a workflow that succeeded last with a component.
@@ -54,7 +55,8 @@ pub(super) async fn run_workflow(
     body: Bytes,
 ) -> ApiResult {
     // (The key was checked before the body was read: `layers::admit`.)
-    run(state, Target::Workflow(id), headers, extensions, body).await
+    let limits = state.executor.config().limits;
+    run(state, Target::Workflow(id), limits, headers, extensions, body).await
 }
 
 /// A run's inputs as sent.
@@ -102,9 +104,12 @@ impl Sent {
     }
 }
 
+/// Runs `target` on the request's inputs within `limits` (the service's,
+/// or a deployment's).
 pub(super) async fn run(
     state: Arc<AppState>,
     target: Target,
+    limits: braid_engine::Limits,
     headers: HeaderMap,
     extensions: Extensions,
     body: Bytes,
@@ -131,7 +136,7 @@ pub(super) async fn run(
             tokio::task::spawn_blocking(move || inputs(program.params(), sent)).await.map_err(Problem::internal)??
         }
     };
-    let (output, timings) = program.run_timed(&engine, inputs).await;
+    let (output, timings) = program.run_within(&engine, inputs, limits).await;
     state.metrics.run(timings.total, output.as_ref().err());
     let timing = (axum::http::HeaderName::from_static("server-timing"), server_timing(timings));
     let output = match output {

@@ -4,7 +4,8 @@
 //! rollback) is one transaction that adds a version to its history, so a
 //! run that reads it sees the old build or the new one, never neither.
 
-use serde::Serialize;
+use braid_engine::Limits;
+use serde::{Deserialize, Serialize};
 
 use super::rows::{int, parsed, text};
 use super::{now, Lock, Store, StoreError};
@@ -23,6 +24,62 @@ pub struct Deployment {
     pub version: i64,
     /// When it last changed (seconds since the epoch).
     pub updated_at: i64,
+    /// Its own budgets, where tighter than the service's.
+    pub limits: DeploymentLimits,
+}
+
+/// A deployment's budgets, each at most the service's (absent: the
+/// service's).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DeploymentLimits {
+    /// Longest a run may take, in milliseconds.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub time_ms: Option<u64>,
+    /// Most linear memory a run may have, in MiB.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub memory_mib: Option<u64>,
+    /// Largest input, in MiB.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub input_mib: Option<u64>,
+    /// Largest output, in MiB.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub output_mib: Option<u64>,
+}
+
+impl DeploymentLimits {
+    /// Each limit as set, the service's where it is not.
+    pub fn apply(&self, service: Limits) -> Limits {
+        let mib = |n: Option<u64>, default: usize| n.map_or(default, |n| (n as usize).saturating_mul(1 << 20));
+        Limits {
+            time: self.time_ms.map_or(service.time, std::time::Duration::from_millis),
+            memory_bytes: mib(self.memory_mib, service.memory_bytes),
+            input_bytes: mib(self.input_mib, service.input_bytes),
+            output_bytes: mib(self.output_mib, service.output_bytes),
+        }
+    }
+
+    /// Why these limits cannot be set under the service's, if they cannot:
+    /// each must be positive and at most the service's own.
+    pub fn check(&self, service: Limits) -> Result<(), String> {
+        let mib = |bytes: usize| (bytes >> 20) as u64;
+        let given = [
+            ("time_ms", self.time_ms, service.time.as_millis() as u64, "--time-limit"),
+            ("memory_mib", self.memory_mib, mib(service.memory_bytes), "--memory-limit"),
+            ("input_mib", self.input_mib, mib(service.input_bytes), "--input-limit"),
+            ("output_mib", self.output_mib, mib(service.output_bytes), "--output-limit"),
+        ];
+        for (key, value, max, flag) in given {
+            match value {
+                Some(0) => return Err(format!("limits.{key} is 0: give a positive number, or leave it out")),
+                Some(n) if n > max => {
+                    return Err(format!("limits.{key} is {n}, over this service's {max} ({flag}); give at most {max}"));
+                }
+                _ => {}
+            }
+        }
+        Ok(())
+    }
 }
 
 /// One change of a name: what it pointed at from then on, who set it, when.
@@ -49,7 +106,11 @@ pub fn name_key(name: &str) -> String {
     name.to_ascii_lowercase()
 }
 
-const COLUMNS: &str = "name, owner, build_id, version, updated_at";
+const COLUMNS: &str = "name, owner, build_id, version, updated_at, limits";
+
+fn limits_json(limits: &DeploymentLimits) -> String {
+    serde_json::to_string(limits).expect("limits serialize")
+}
 
 fn deployment(row: &sqlx::any::AnyRow) -> Result<Deployment, StoreError> {
     Ok(Deployment {
@@ -58,13 +119,22 @@ fn deployment(row: &sqlx::any::AnyRow) -> Result<Deployment, StoreError> {
         build_id: parsed(row, 2)?,
         version: int(row, 3)?,
         updated_at: int(row, 4)?,
+        limits: serde_json::from_str(&text(row, 5)?)
+            .map_err(|e| StoreError::Damaged(format!("a deployment's limits: {e}")))?,
     })
 }
 
 impl Store {
-    /// Points `name` at `build` for `owner`: makes it if it is new, moves
-    /// it if `owner` owns it, else leaves it. Atomic, in any process.
-    pub async fn deploy(&self, name: &str, owner: &str, build: &BuildId) -> Result<Deployed, StoreError> {
+    /// Points `name` at `build` for `owner`, with `limits` (`None`: those
+    /// it has; none for a new name): makes it if it is new, moves it if
+    /// `owner` owns it, else leaves it. Atomic, in any process.
+    pub async fn deploy(
+        &self,
+        name: &str,
+        owner: &str,
+        build: &BuildId,
+        limits: Option<DeploymentLimits>,
+    ) -> Result<Deployed, StoreError> {
         let key = name_key(name);
         let mut tx = self.writer().await?;
         self.serialize(&mut tx, Lock::Deploy, &key).await?;
@@ -75,29 +145,35 @@ impl Store {
         let next = match &existing {
             Some(d) if d.owner != owner => return Ok(Deployed::Owned(d.owner.clone())),
             Some(d) => {
-                sqlx::query("UPDATE deployments SET build_id = $2, version = $3, updated_at = $4 WHERE name_key = $1")
-                    .bind(&key)
-                    .bind(build.as_str())
-                    .bind(d.version + 1)
-                    .bind(at)
-                    .execute(&mut *tx)
-                    .await?;
-                Deployment { build_id: build.clone(), version: d.version + 1, updated_at: at, ..d.clone() }
+                let limits = limits.unwrap_or(d.limits);
+                sqlx::query(
+                    "UPDATE deployments SET build_id = $2, version = $3, updated_at = $4, limits = $5 WHERE name_key = $1",
+                )
+                .bind(&key)
+                .bind(build.as_str())
+                .bind(d.version + 1)
+                .bind(at)
+                .bind(limits_json(&limits))
+                .execute(&mut *tx)
+                .await?;
+                Deployment { build_id: build.clone(), version: d.version + 1, updated_at: at, limits, ..d.clone() }
             }
             None => {
+                let limits = limits.unwrap_or_default();
                 sqlx::query(
-                    "INSERT INTO deployments (name_key, name, owner, build_id, version, updated_at)
-                     VALUES ($1, $2, $3, $4, 1, $5)",
+                    "INSERT INTO deployments (name_key, name, owner, build_id, version, updated_at, limits)
+                     VALUES ($1, $2, $3, $4, 1, $5, $6)",
                 )
                 .bind(&key)
                 .bind(name)
                 .bind(owner)
                 .bind(build.as_str())
                 .bind(at)
+                .bind(limits_json(&limits))
                 .execute(&mut *tx)
                 .await?;
                 let (name, owner) = (name.to_string(), owner.to_string());
-                Deployment { name, owner, build_id: build.clone(), version: 1, updated_at: at }
+                Deployment { name, owner, build_id: build.clone(), version: 1, updated_at: at, limits }
             }
         };
         sqlx::query(

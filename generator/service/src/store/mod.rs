@@ -31,7 +31,7 @@ mod state;
 mod tests;
 
 pub use builds::{BuildRow, Claimed, Job, NewBuild, Submission, WorkflowRow};
-pub use deployments::{name_key as deployment_key, Deployed, Deployment, DeploymentVersion};
+pub use deployments::{name_key as deployment_key, Deployed, Deployment, DeploymentLimits, DeploymentVersion};
 pub use packages::{Ecosystem, Package};
 pub use publishes::{NewPublish, Publish, PublishSubmission, PublishedOperation};
 pub use queue::Kind;

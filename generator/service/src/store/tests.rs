@@ -46,19 +46,19 @@ both! {
         let tmp = TempDb::new(db).await;
         let s = tmp.process(30).await;
         let [one, two] = [new_build("one", &[]).id, new_build("two", &[]).id];
-        let Deployed::Set(made) = s.deploy("Photo-Proof", "key-a", &one).await.unwrap() else { panic!("not made") };
+        let Deployed::Set(made) = s.deploy("Photo-Proof", "key-a", &one, None).await.unwrap() else { panic!("not made") };
         assert_eq!((made.name.as_str(), made.version, &made.build_id), ("Photo-Proof", 1, &one));
-        let Deployed::Set(moved) = s.deploy("photo-proof", "key-a", &two).await.unwrap() else { panic!("not moved") };
+        let Deployed::Set(moved) = s.deploy("photo-proof", "key-a", &two, None).await.unwrap() else { panic!("not moved") };
         assert_eq!((moved.name.as_str(), moved.version, &moved.build_id), ("Photo-Proof", 2, &two));
-        assert_eq!(s.deploy("PHOTO-PROOF", "key-b", &one).await.unwrap(), Deployed::Owned("key-a".into()));
+        assert_eq!(s.deploy("PHOTO-PROOF", "key-b", &one, None).await.unwrap(), Deployed::Owned("key-a".into()));
         assert_eq!(s.deployment("photo-proof").await.unwrap().unwrap().build_id, two, "another owner moved nothing");
-        let Deployed::Set(back) = s.deploy("photo-proof", "key-a", &one).await.unwrap() else { panic!("no rollback") };
+        let Deployed::Set(back) = s.deploy("photo-proof", "key-a", &one, None).await.unwrap() else { panic!("no rollback") };
         assert_eq!((back.version, &back.build_id), (3, &one));
         let history = s.deployment_versions("Photo-proof").await.unwrap();
         let builds: Vec<(i64, &BuildId)> = history.iter().map(|v| (v.version, &v.build_id)).collect();
         assert_eq!(builds, [(3, &one), (2, &two), (1, &one)]);
         assert!(history.iter().all(|v| v.set_by == "key-a"));
-        s.deploy("other", "key-b", &two).await.unwrap();
+        s.deploy("other", "key-b", &two, None).await.unwrap();
         let names: Vec<String> = s.deployments().await.unwrap().into_iter().map(|d| d.name).collect();
         assert_eq!(names, ["other", "Photo-Proof"]);
         assert_eq!(s.undeploy("photo-proof", "key-b").await.unwrap(), Some(Err("key-a".into())));
@@ -66,7 +66,7 @@ both! {
         assert_eq!(s.undeploy("photo-proof", "key-a").await.unwrap(), None);
         assert!(s.deployment("photo-proof").await.unwrap().is_none());
         assert!(s.deployment_versions("photo-proof").await.unwrap().is_empty(), "the history went with it");
-        let Deployed::Set(again) = s.deploy("photo-proof", "key-b", &two).await.unwrap() else { panic!() };
+        let Deployed::Set(again) = s.deploy("photo-proof", "key-b", &two, None).await.unwrap() else { panic!() };
         assert_eq!((again.version, again.owner.as_str()), (1, "key-b"), "a name removed is anyone's again");
     }
 
