@@ -238,12 +238,20 @@ test('the palette: every operation, grouped, found by name, type or description'
 test('a click on any palette entry adds its node, as Enter does; nodes added never overlap', async () => {
   await withEditor('click', async (page) => {
     const names = ['op_utf8', 'op_multihash', 'op_cid', 'op_concat', 'op_collect', 'op_image_decode', 'op_image_pixels', 'op_hamming', 'op_exif'];
+    // One entry after another, each added and placed before the next, as a hand clicks.
+    const placed = (n) => page.waitForFunction(async (n) => {
+      await window.braidEditor.canvas.settled();
+      return document.querySelectorAll('rete-node').length === n;
+    }, n);
     await page.locator('#add-input').click();
-    await node(page, 'input').waitFor();
-    for (const name of names) await page.locator(`.palette-item[data-op="${name}"]`).click();
+    await placed(2);
+    for (const [i, name] of names.entries()) {
+      await page.locator(`.palette-item[data-op="${name}"]`).click();
+      await placed(i + 3);
+    }
     await page.locator(`.palette-item[data-op="op_cid"]`).press('Enter');
     // The output node, the input, the nine clicked and the one added with Enter.
-    await page.waitForFunction((n) => document.querySelectorAll('rete-node').length === n, names.length + 3);
+    await placed(names.length + 3);
     const labels = await page.locator('rete-node').evaluateAll((nodes) => nodes.map((n) => n.dataset.label));
     assert.deepEqual(labels.sort(), ['input', ...names, 'op_cid', 'output'].sort(), 'a click or Enter added each, once');
     const boxes = await page.locator('rete-node').evaluateAll((nodes) => nodes.map((n) => {

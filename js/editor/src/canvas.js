@@ -458,6 +458,8 @@ export async function createCanvas(container, { registry, changed, say }) {
       return made;
     },
     selected: () => editor.getNodes().filter((n) => n.selected).map((n) => n.id),
+    /** Resolves once every node added so far has its place. */
+    settled: () => settling,
     /** Area coordinates of a point on screen. */
     toArea(clientX, clientY) {
       const rect = container.getBoundingClientRect();

@@ -93,13 +93,20 @@ async fn a_deployment_is_made_moved_and_rolled_back_by_its_key_only() {
 
     // Budgets of its own, at most the service's; kept across moves until
     // replaced; `{}` clears them.
-    let limited = s.put("cid", &json!({ "build_id": first, "limits": { "time_ms": 50, "output_mib": 1 } }), Some(KEY)).await;
+    let limited =
+        s.put("cid", &json!({ "build_id": first, "limits": { "time_ms": 50, "output_mib": 1 } }), Some(KEY)).await;
     assert_eq!(limited.json()["limits"], json!({ "time_ms": 50, "output_mib": 1 }), "{}", limited.text());
     let kept = s.put("cid", &json!({ "build_id": second }), Some(KEY)).await.json();
     assert_eq!(kept["limits"], json!({ "time_ms": 50, "output_mib": 1 }));
     let over = s.put("cid", &json!({ "build_id": second, "limits": { "memory_mib": 4096 } }), Some(KEY)).await;
     let over = assert_problem(&over, StatusCode::UNPROCESSABLE_ENTITY, "over the service's memory");
-    assert!(over["detail"].as_str().unwrap().contains("limits.memory_mib is 4096, over this service's 256 (--memory-limit)"), "{over}");
+    assert!(
+        over["detail"]
+            .as_str()
+            .unwrap()
+            .contains("limits.memory_mib is 4096, over this service's 256 (--memory-limit)"),
+        "{over}"
+    );
     let zero = s.put("cid", &json!({ "build_id": second, "limits": { "time_ms": 0 } }), Some(KEY)).await;
     assert_problem(&zero, StatusCode::UNPROCESSABLE_ENTITY, "a zero limit");
     let cleared = s.put("cid", &json!({ "build_id": second, "limits": {} }), Some(KEY)).await.json();
