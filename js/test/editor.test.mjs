@@ -115,6 +115,21 @@ const connect = (page, from, to, port) => drag(page, output(from), input(to, por
 const checked = (page) => page.waitForFunction(() => document.body.dataset.checked === 'done');
 const connections = (page) => page.evaluate(() => window.braidEditor.canvas.editor.getConnections().length);
 
+/** Opens photo_proof and removes the connections into (`target`) or out of (`source`) op_image_decode. */
+async function openProofCut(page, side) {
+  const m = JSON.parse(readFileSync(join(root, 'workflows/photo_proof.json'), 'utf8'));
+  await page.evaluate((m) => window.braidEditor.open(m), m);
+  await checked(page);
+  await page.evaluate(async (side) => {
+    const { canvas } = window.braidEditor;
+    const decode = canvas.editor.getNodes().find((n) => n.label === 'op_image_decode');
+    for (const c of canvas.editor.getConnections().filter((c) => c[side] === decode.id)) await canvas.editor.removeConnection(c.id);
+  }, side);
+}
+
+/** Whether two boxes ({ x, y, w, h }) share no point. */
+const apart = (a, b) => a.x + a.w <= b.x || b.x + b.w <= a.x || a.y + a.h <= b.y || b.y + b.h <= a.y;
+
 test('photo_proof from an empty canvas, with the mouse only: built by the service and run in the page', { timeout: 900_000 }, async () => {
   await withEditor('photo-proof', async (page) => {
     await checked(page);
@@ -260,8 +275,7 @@ test('a click on any palette entry adds its node, as Enter does; nodes added nev
     }));
     for (const [i, a] of boxes.entries()) {
       for (const b of boxes.slice(i + 1)) {
-        const apart = a.x + a.w <= b.x || b.x + b.w <= a.x || a.y + a.h <= b.y || b.y + b.h <= a.y;
-        assert.ok(apart, `${a.label} and ${b.label} overlap: ${JSON.stringify([a, b])}`);
+        assert.ok(apart(a, b), `${a.label} and ${b.label} overlap: ${JSON.stringify([a, b])}`);
       }
     }
   });
@@ -271,15 +285,8 @@ test("a node's problems never cover another node; a large workflow opens readabl
   await withEditor('room', async (page) => {
     // photo_proof with the decoder's output taken from the steps that use it:
     // four nodes with an open port each, a note hung below each.
-    const m = JSON.parse(readFileSync(join(root, 'workflows/photo_proof.json'), 'utf8'));
-    await page.evaluate((m) => window.braidEditor.open(m), m);
-    await checked(page);
-    await page.evaluate(async () => {
-      const { canvas } = window.braidEditor;
-      const decode = canvas.editor.getNodes().find((n) => n.label === 'op_image_decode');
-      for (const c of canvas.editor.getConnections().filter((c) => c.source === decode.id)) await canvas.editor.removeConnection(c.id);
-      await canvas.arrange();
-    });
+    await openProofCut(page, 'source');
+    await page.evaluate(() => window.braidEditor.canvas.arrange());
     // (The notes are in the nodes' shadow roots, which locators enter.)
     const notesLocator = page.locator('rete-node [data-testid="node-errors"]');
     await notesLocator.nth(2).waitFor();
@@ -295,8 +302,7 @@ test("a node's problems never cover another node; a large workflow opens readabl
     assert.ok(notes.length >= 3, JSON.stringify(notes));
     for (const note of notes) {
       for (const other of nodes.filter((n) => n.label !== note.label)) {
-        const apart = note.x + note.w <= other.x || other.x + other.w <= note.x || note.y + note.h <= other.y || other.y + other.h <= note.y;
-        assert.ok(apart, `${note.label}'s problems cover ${other.label}: ${JSON.stringify([note, other])}`);
+        assert.ok(apart(note, other), `${note.label}'s problems cover ${other.label}: ${JSON.stringify([note, other])}`);
       }
     }
     // Forty steps in a row: opened at a zoom where text reads, from the start.
@@ -393,14 +399,7 @@ test('a diagnostic is drawn on the node and field it names; fixing it clears it'
     assert.match(await page.textContent('#diagnostics'), /\/segments\/3\/inputs\/1/);
     // An open port: said in the graph's words, on its node and socket, once,
     // with the JSON pointer beside it.
-    const open = JSON.parse(readFileSync(join(root, 'workflows/photo_proof.json'), 'utf8'));
-    await page.evaluate((m) => window.braidEditor.open(m), open);
-    await checked(page);
-    await page.evaluate(async () => {
-      const { canvas } = window.braidEditor;
-      const decode = canvas.editor.getNodes().find((n) => n.label === 'op_image_decode');
-      for (const c of canvas.editor.getConnections().filter((c) => c.target === decode.id)) await canvas.editor.removeConnection(c.id);
-    });
+    await openProofCut(page, 'target');
     await page.waitForFunction(() => /is not connected/.test(document.querySelector('#diagnostics')?.textContent ?? ''));
     await checked(page);
     const items = await page.locator('#diagnostics li').allTextContents();
