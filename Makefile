@@ -63,6 +63,7 @@ test-lint: setup
 	cargo clippy --workspace --all-targets --quiet -- -D warnings
 	cargo xtask modules
 	cargo xtask lint-wasm
+	cargo xtask package --install
 	node js/scripts/build-editor.mjs --check
 
 test-rust: setup

@@ -12,7 +12,9 @@ const USAGE: &str = "usage: cargo xtask TASK
   nostd           the runtime and every no_std operation built for a bare-metal target
   lint-wasm       clippy of the operations' Wasm interfaces and the Wasm allocator on wasm32
   test-postgres   the shared backend's store tests against a private PostgreSQL
-  test-s3         the S3 store's and the compile cache's tests against a private Garage";
+  test-s3         the S3 store's and the compile cache's tests against a private Garage
+  package         the crates users install, packaged and verified (`cargo package`)
+  package --install   and braid-cli installed from its package";
 
 fn main() -> Result<ExitCode> {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -22,6 +24,8 @@ fn main() -> Result<ExitCode> {
         ["lint-wasm"] => tasks::lint_wasm,
         ["test-postgres"] => tasks::test_postgres,
         ["test-s3"] => tasks::test_s3,
+        ["package"] => |root: &Path| tasks::package(root, false),
+        ["package", "--install"] => |root: &Path| tasks::package(root, true),
         ["modules"] => {
             let problems = check_modules(&root)?;
             for problem in &problems {

@@ -2,7 +2,8 @@
 //! Rust: the operations built for a bare-metal target and linted on wasm32
 //! (each with the features its manifest declares), and the tests of the
 //! shared backends against a private PostgreSQL or Garage, started for the
-//! run and stopped, with their directory removed, whatever the result.
+//! run and stopped, with their directory removed, whatever the result; the
+//! crates users install, packaged and installed from their packages.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -99,6 +100,88 @@ pub fn lint_wasm(root: &Path) -> Result<()> {
     features.push("braid-support/wasm-allocator".into());
     cmd.args(["--features", &features.join(","), "--", "-D", "warnings"]);
     run(root, &mut cmd)
+}
+
+/// The crates a user installs or depends on, in the order `cargo package`
+/// needs no registry for: each one's path dependencies come before it.
+pub const PACKAGES: &[&str] = &[
+    "braid-schema",
+    "braid-macro-support",
+    "braid-support",
+    "braid-macros",
+    "braid",
+    "braid-engine",
+    "braid-service",
+    "braid-cli",
+];
+
+/// Every crate of [`PACKAGES`] packaged and verified (each built from its
+/// package alone, its path dependencies from theirs, which cargo puts in a
+/// registry of its own under `target/package/`); then, with `install`,
+/// `braid-cli` installed from its package with `cargo install` (debug,
+/// into `target/package/install`), its path dependencies patched to the
+/// packaged ones, and the installed `braid` made to generate a crate (its
+/// templates and runtime crates come from the package's `embedded.tar`).
+pub fn package(root: &Path, install: bool) -> Result<()> {
+    let tar = root.join("generator/braid/embedded.tar");
+    run(root, cargo().args(["run", "--quiet", "-p", "braid", "--example", "embedded_tar", "--"]).arg(&tar))?;
+    let mut cmd = cargo();
+    // Dirty or not: this checks what would be packaged, not a release.
+    cmd.args(["package", "--quiet", "--allow-dirty"]);
+    for name in PACKAGES {
+        cmd.args(["-p", name]);
+    }
+    run(root, &mut cmd)?;
+    if !install {
+        return Ok(());
+    }
+    let versions = versions(root)?;
+    let packaged = |name: &str| root.join(format!("target/package/{name}-{}", versions[name]));
+    let installed = root.join("target/package/install");
+    let mut cmd = cargo();
+    cmd.args(["install", "--quiet", "--locked", "--debug", "--force", "--path"]).arg(packaged("braid-cli"));
+    cmd.arg("--root").arg(&installed).arg("--target-dir").arg(root.join("target"));
+    for name in PACKAGES.iter().filter(|name| **name != "braid-cli") {
+        cmd.arg("--config").arg(format!("patch.crates-io.{name}.path={:?}", packaged(name).display().to_string()));
+    }
+    run(root, &mut cmd)?;
+    let scratch = tempfile::tempdir()?;
+    let out = scratch.path().join("crate");
+    let braid = installed.join("bin/braid");
+    run(root, Command::new(&braid).arg("--version"))?;
+    run(
+        root,
+        Command::new(&braid)
+            .args(["generate", "workflows/cidv1_from_bytes.json", "-o"])
+            .arg(&out)
+            .env("BRAID_HOME", scratch.path().join("home")),
+    )?;
+    let lib = out.join("src/lib.rs");
+    let text =
+        std::fs::read_to_string(&lib).with_context(|| format!("the installed braid wrote no {}", lib.display()))?;
+    if !text.contains("@generated") {
+        bail!("{} is not a generated crate", lib.display());
+    }
+    println!(
+        "package: {} packaged and verified; braid-cli installed from its package and generating",
+        PACKAGES.join(", ")
+    );
+    Ok(())
+}
+
+/// Each workspace member's version, by package name.
+fn versions(root: &Path) -> Result<BTreeMap<String, String>> {
+    let mut out = BTreeMap::new();
+    for dir in crate::members(root)? {
+        let path = dir.join("Cargo.toml");
+        let manifest: toml::Table =
+            std::fs::read_to_string(&path)?.parse().with_context(|| format!("{}", path.display()))?;
+        let package = manifest.get("package").context("a [package]")?;
+        if let (Some(name), Some(version)) = (package.get("name"), package.get("version")) {
+            out.insert(name.as_str().unwrap_or_default().to_string(), version.as_str().unwrap_or_default().to_string());
+        }
+    }
+    Ok(out)
 }
 
 /// The shared backend's store tests against a private PostgreSQL.

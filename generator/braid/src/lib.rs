@@ -19,6 +19,7 @@ pub mod registry;
 pub mod runner;
 pub mod sandbox;
 pub mod scaffold;
+pub mod sources;
 pub mod staging;
 pub mod target;
 pub mod vendor;

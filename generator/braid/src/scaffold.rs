@@ -15,10 +15,12 @@ use crate::fsutil::{self, FsError};
 use crate::registry::{self, Registry, RegistryError};
 use crate::vendor::{self, VendorError};
 
+/// The files of a new operation crate, each with its template under
+/// `templates/` ([`crate::sources`]).
 const TEMPLATES: &[(&str, &str)] = &[
-    ("Cargo.toml", include_str!("../../../templates/op/Cargo.toml.hbs")),
-    ("src/lib.rs", include_str!("../../../templates/op/src/lib.rs.hbs")),
-    ("README.md", include_str!("../../../templates/op/README.md.hbs")),
+    ("Cargo.toml", "op/Cargo.toml.hbs"),
+    ("src/lib.rs", "op/src/lib.rs.hbs"),
+    ("README.md", "op/README.md.hbs"),
     (".cargo/config.toml", CONFIG),
 ];
 
@@ -91,7 +93,7 @@ pub fn new_operation(name: &str, dir: &Path, home: &Path) -> Result<Vec<PathBuf>
     let mut written = Vec::new();
     for (file, template) in TEMPLATES {
         let target = dir.join(file);
-        fsutil::write(&target, render(file, template, &data)?.as_bytes())?;
+        fsutil::write(&target, render(file, crate::sources::template(template), &data)?.as_bytes())?;
         written.push(target);
     }
     Ok(written)
@@ -124,7 +126,7 @@ pub fn link_registered(dir: &Path, home: &Path, registry: &Registry) -> Result<L
             dir: dir.to_path_buf(),
         });
     }
-    let text = render(".cargo/config.toml", CONFIG, &Data::new(home, patches.clone())?)?;
+    let text = render(".cargo/config.toml", crate::sources::template(CONFIG), &Data::new(home, patches.clone())?)?;
     let config = dir.join(".cargo/config.toml");
     let ours = match fsutil::read_to_string(&config) {
         Ok(existing) => existing.starts_with(CONFIG_MARKER),
@@ -134,7 +136,7 @@ pub fn link_registered(dir: &Path, home: &Path, registry: &Registry) -> Result<L
     Ok(Linked { patches, written, text })
 }
 
-const CONFIG: &str = include_str!("../../../templates/op/config.toml.hbs");
+const CONFIG: &str = "op/config.toml.hbs";
 
 #[derive(Serialize)]
 struct Data {

@@ -21,28 +21,19 @@ use self::literal::RustStr;
 pub use self::plan::{plan, CratePlan};
 pub use crate::fsutil::File;
 use crate::manifest::Workflow;
+use crate::sources;
 
 /// Braid's version, written into the `@generated` header.
 pub const BRAID_VERSION: &str = env!("CARGO_PKG_VERSION");
 
-/// Every template, by name (its path under `templates/`, without `.hbs`).
-const TEMPLATES: &[(&str, &str)] = &[
-    ("Cargo.toml", include_str!("../../../../templates/Cargo.toml.hbs")),
-    ("rustfmt.toml", include_str!("../../../../templates/rustfmt.toml.hbs")),
-    ("lib.rs", include_str!("../../../../templates/lib.rs.hbs")),
-    ("typescript.d.ts", include_str!("../../../../templates/typescript.d.ts.hbs")),
-    ("world.wit", include_str!("../../../../templates/world.wit.hbs")),
-    ("runner/main.rs", include_str!("../../../../templates/runner/main.rs.hbs")),
-    ("runner/Cargo.toml", include_str!("../../../../templates/runner/Cargo.toml.hbs")),
-];
+/// Every template, by name: its path under `templates/`, without `.hbs`
+/// (embedded by `build.rs`, [`crate::sources`]).
+const TEMPLATES: &[&str] =
+    &["Cargo.toml", "rustfmt.toml", "lib.rs", "typescript.d.ts", "world.wit", "runner/main.rs", "runner/Cargo.toml"];
 
-/// The partials templates share (`{{> header comment="//"}}`).
-const PARTIALS: &[(&str, &str)] = &[
-    ("header", include_str!("../../../../templates/partials/header.hbs")),
-    ("arg", include_str!("../../../../templates/partials/arg.hbs")),
-    ("run_segment", include_str!("../../../../templates/partials/run_segment.hbs")),
-    ("segment_steps", include_str!("../../../../templates/partials/segment_steps.hbs")),
-];
+/// The partials templates share (`{{> header comment="//"}}`), in
+/// `templates/partials/`.
+const PARTIALS: &[&str] = &["header", "arg", "run_segment", "segment_steps"];
 
 /// Generation failed: a bug in Braid's templates or names, not bad input.
 #[derive(Debug, thiserror::Error)]
@@ -96,11 +87,13 @@ impl Generator {
         let mut handlebars = Handlebars::new();
         handlebars.set_strict_mode(true);
         handlebars.register_escape_fn(handlebars::no_escape);
-        for (name, text) in PARTIALS {
-            handlebars.register_partial(name, *text).unwrap_or_else(|e| panic!("templates/partials/{name}.hbs: {e}"));
+        for name in PARTIALS {
+            let text = sources::template(&format!("partials/{name}.hbs"));
+            handlebars.register_partial(name, text).unwrap_or_else(|e| panic!("templates/partials/{name}.hbs: {e}"));
         }
-        for (name, text) in TEMPLATES {
-            handlebars.register_template_string(name, *text).unwrap_or_else(|e| panic!("templates/{name}.hbs: {e}"));
+        for name in TEMPLATES {
+            let text = sources::template(&format!("{name}.hbs"));
+            handlebars.register_template_string(name, text).unwrap_or_else(|e| panic!("templates/{name}.hbs: {e}"));
         }
         Self { handlebars }
     }

@@ -559,7 +559,7 @@ const WorkflowFinalization = (typeof FinalizationRegistry === 'undefined')
 
     #[test]
     fn braid_supports_snippet_converts() {
-        let source = include_str!("../../../../operations/support/src/wasm.js");
+        let source = std::str::from_utf8(crate::sources::file("operations/support/src/wasm.js").unwrap()).unwrap();
         let commonjs = to_commonjs(source).unwrap();
         assert!(commonjs.contains("module.exports = { braidByteLength, "), "{commonjs}");
     }

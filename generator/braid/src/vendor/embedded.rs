@@ -5,6 +5,8 @@
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
 
+use crate::sources;
+
 use super::standalone::{package_id, standalone, Workspace};
 use super::{bad, dir_name, source_id, CrateFiles, VendorError, RUNTIME};
 
@@ -28,44 +30,35 @@ pub fn embedded() -> Result<&'static [Embedded], VendorError> {
         .map_err(|e| bad("the crates built into braid", e.clone()))
 }
 
-mod files {
-    include!(concat!(env!("OUT_DIR"), "/embedded.rs"));
-}
-
-/// The embedded workspace's file `rel`.
-fn embedded_file(rel: &str) -> Option<&'static [u8]> {
-    files::FILES.iter().find(|(p, _)| *p == rel).map(|(_, b)| *b)
-}
-
 /// The content id of everything embedded (runtime crates, built-ins,
 /// Braid's lock): names this build of braid's sources.
 pub fn embedded_id() -> &'static str {
     static ID: OnceLock<String> = OnceLock::new();
     ID.get_or_init(|| {
-        let archive: Vec<(String, Vec<u8>)> = files::FILES.iter().map(|(p, b)| (p.to_string(), b.to_vec())).collect();
+        let archive: Vec<(String, Vec<u8>)> = sources::FILES.iter().map(|(p, b)| (p.to_string(), b.to_vec())).collect();
         crate::archive::source_id(&archive)
     })
 }
 
 /// Braid's own `Cargo.lock`, the seed of every generated crate's lock.
 pub fn seed_lockfile() -> &'static str {
-    std::str::from_utf8(embedded_file("Cargo.lock").unwrap_or_default()).unwrap_or_default()
+    std::str::from_utf8(sources::file("Cargo.lock").unwrap_or_default()).unwrap_or_default()
 }
 
 fn load_embedded() -> Result<Vec<Embedded>, VendorError> {
     let text = |rel: &str, bytes: &[u8]| {
         String::from_utf8(bytes.to_vec()).map_err(|_| VendorError::NotText { path: rel.to_string() })
     };
-    let root = text("Cargo.toml", embedded_file("Cargo.toml").unwrap_or_default())?;
+    let root = text("Cargo.toml", sources::file("Cargo.toml").unwrap_or_default())?;
     let ws = Workspace::from_toml(&root, "Cargo.toml")?;
     // Members: directories holding a Cargo.toml.
     let mut members: BTreeMap<&str, CrateFiles> = BTreeMap::new();
-    for (rel, _) in files::FILES {
+    for (rel, _) in sources::FILES {
         if let Some(dir) = rel.strip_suffix("/Cargo.toml") {
             members.insert(dir, CrateFiles::new());
         }
     }
-    for (rel, bytes) in files::FILES {
+    for (rel, bytes) in sources::FILES {
         // The deepest member containing the file (macros/support/src/.. is
         // in macros/support, not macros).
         let owner = members.keys().filter(|dir| rel.starts_with(&format!("{dir}/"))).max_by_key(|d| d.len()).copied();
