@@ -10,7 +10,7 @@ use wasmtime::Store;
 
 use crate::io::{Input, Output};
 use crate::values::is_bytes;
-use crate::RunError;
+use crate::{RunError, RunErrorKind};
 
 /// A shape of `run` called through the typed API.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -108,7 +108,9 @@ impl TypedOutput for Vec<u8> {
     }
 }
 
-/// `run-error` as the world declares it.
+/// `run-error` as the world declares it, for wasmtime's typed calls (its
+/// derives need a type of this crate; [`RunErrorKind`] is the definition,
+/// and `From` ties the two case by case).
 #[derive(ComponentType, Lift)]
 #[component(record)]
 struct WitRunError {
@@ -128,6 +130,16 @@ enum WitKind {
     Config,
     #[component(name = "failed")]
     Failed,
+}
+
+impl From<WitKind> for RunErrorKind {
+    fn from(kind: WitKind) -> Self {
+        match kind {
+            WitKind::InvalidInput => Self::InvalidInput,
+            WitKind::Config => Self::Config,
+            WitKind::Failed => Self::Failed,
+        }
+    }
 }
 
 /// `run` called typed; `Ok(None)` when its type is not `P -> R` after all.
@@ -152,14 +164,6 @@ where
     Ok(Some(match result {
         Ok(output) if output.size() > output_limit => Err(RunError::OutputTooLarge { limit: output_limit }),
         Ok(output) => Ok(output.into_output()),
-        Err(e) => Err(RunError::Workflow {
-            kind: match e.kind {
-                WitKind::InvalidInput => "invalid-input",
-                WitKind::Config => "config",
-                WitKind::Failed => "failed",
-            }
-            .to_string(),
-            message: e.message,
-        }),
+        Err(e) => Err(RunError::Workflow { kind: e.kind.into(), message: e.message }),
     }))
 }

@@ -29,6 +29,7 @@ mod precompiled;
 mod testing;
 mod values;
 
+pub use braid_schema::RunErrorKind;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -111,7 +112,7 @@ pub enum RunError {
     BadInput(String),
     /// The workflow refused its input: its `run-error`.
     #[error("{message}")]
-    Workflow { kind: String, message: String },
+    Workflow { kind: RunErrorKind, message: String },
     /// The module trapped (a bug or a hostile operation); the instance is
     /// gone, the next run has a fresh one.
     #[error("the module trapped: {0}")]
@@ -516,11 +517,11 @@ fn trap_message(e: &wasmtime::Error) -> String {
 
 /// A `run-error { kind, message }` as a [`RunError`].
 fn workflow_error(error: &Val) -> RunError {
-    let (mut kind, mut message) = (String::new(), String::new());
+    let (mut kind, mut message) = (RunErrorKind::Failed, String::new());
     if let Val::Record(fields) = error {
         for (name, value) in fields {
             match (name.as_str(), value) {
-                ("kind", Val::Enum(k)) => kind = k.clone(),
+                ("kind", Val::Enum(k)) => kind = RunErrorKind::from_wit(k).unwrap_or(RunErrorKind::Failed),
                 ("message", Val::String(m)) => message = m.clone(),
                 _ => {}
             }

@@ -13,6 +13,7 @@
 //!   ([`OperationManifest::problems`]), each [`Problem`] naming its [`Field`];
 //! - [`json::canonical`] (feature `json`): the canonical JSON manifests are
 //!   hashed in;
+//! - [`RunErrorKind`]: how a workflow component's run fails (`run-error`);
 //! - [`content_id`] (feature `content-id`): CIDv1 (raw, blake3, base32) of
 //!   bytes, operation version ids among them.
 //!
@@ -30,6 +31,7 @@ mod content;
 pub mod json;
 pub mod manifest;
 pub mod platform;
+mod run_error;
 mod text;
 pub mod typename;
 pub mod value;
@@ -40,6 +42,7 @@ pub use content::content_id;
 pub use content::is_content_id;
 pub use manifest::{Field, Kind, ManifestError, OperationManifest, Problem, FLOWCONTROL};
 pub use platform::Platform;
+pub use run_error::{RunErrorKind, RUN_ERROR, RUN_ERROR_KIND};
 pub use text::{camel, is_crate_name, is_lower_identifier, lib_name, name_key, RUST_KEYWORDS};
 pub use typename::{ParseTypeError, TypeName};
 pub use value::{FieldDef, FieldType, TypeDef};

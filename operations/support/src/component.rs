@@ -365,32 +365,6 @@ fn refused(place: &str, error: Error) -> Error {
     }
 }
 
-/// What went wrong, as a component's caller can tell cases apart: the
-/// `error-kind` of a workflow's WIT world.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ErrorKind {
-    /// An input (or its number or type) the workflow does not take.
-    InvalidInput,
-    /// A config key or value of an operation that is not allowed or not
-    /// compiled in.
-    Config,
-    /// Anything else an operation refused.
-    Failed,
-}
-
-impl ErrorKind {
-    /// The kind of `error`.
-    pub fn of(error: &Error) -> Self {
-        match error {
-            Error::InvalidInput { .. } | Error::Type { .. } | Error::Arity { .. } => Self::InvalidInput,
-            Error::UnknownConfigKey { .. } | Error::InvalidConfigValue { .. } | Error::NotCompiledIn { .. } => {
-                Self::Config
-            }
-            _ => Self::Failed,
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use alloc::string::ToString;

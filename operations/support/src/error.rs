@@ -5,6 +5,8 @@
 use alloc::string::String;
 use core::fmt;
 
+use braid_schema::RunErrorKind;
+
 use crate::text::text;
 
 /// An error raised by an operation, by config resolution, by the codec or at
@@ -115,6 +117,18 @@ impl fmt::Display for Error {
 impl core::error::Error for Error {}
 
 impl Error {
+    /// What kind of failure it is, as a workflow component's `run-error`
+    /// gives it.
+    pub fn kind(&self) -> RunErrorKind {
+        match self {
+            Self::InvalidInput { .. } | Self::Type { .. } | Self::Arity { .. } => RunErrorKind::InvalidInput,
+            Self::UnknownConfigKey { .. } | Self::InvalidConfigValue { .. } | Self::NotCompiledIn { .. } => {
+                RunErrorKind::Config
+            }
+            _ => RunErrorKind::Failed,
+        }
+    }
+
     /// The message, as `to_string` gives it.
     pub fn message(&self) -> String {
         match self {

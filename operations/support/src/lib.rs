@@ -39,6 +39,7 @@ mod types;
 pub mod wasm;
 pub mod workflow;
 
+pub use braid_schema::RunErrorKind;
 pub use config::{value_feature, Config, ConfigKey};
 pub use error::Error;
 pub use exec::now_or_never;

@@ -12,7 +12,7 @@
 
 use std::collections::BTreeMap;
 
-use braid_schema::{FieldType, TypeDef, TypeName};
+use braid_schema::{FieldType, RunErrorKind, TypeDef, TypeName, RUN_ERROR, RUN_ERROR_KIND};
 use serde::Serialize;
 
 use super::literal::{Ident, RustStr, RustType};
@@ -33,6 +33,18 @@ pub struct ComponentPlan {
     pub output: WitType,
     /// The workflow streams: the world exports `streaming`.
     pub stream: bool,
+    /// `run-error-kind`'s cases, from their one definition
+    /// ([`braid_schema::RunErrorKind`]).
+    pub error_kinds: Vec<ErrorKindCase>,
+}
+
+/// A case of `run-error-kind`: its WIT name, its Rust name on both sides
+/// (wit-bindgen's and braid-support's), what it means.
+#[derive(Debug, Clone, Serialize)]
+pub struct ErrorKindCase {
+    pub wit: &'static str,
+    pub rust: &'static str,
+    pub doc: &'static str,
 }
 
 /// A value type of the workflow's, as a WIT `record` or `enum`.
@@ -76,10 +88,9 @@ pub struct WitParam {
 
 /// Names the world defines besides the workflow's value types, and the
 /// WIT names whose Rust bindings would meet the names the generated
-/// `component` module uses (`Component`, `Error`, `ErrorKind`, `Lift`,
-/// `Lower`).
-const OWN_TYPES: [&str; 8] =
-    ["run-error", "run-error-kind", "stream", "component", "error", "error-kind", "lift", "lower"];
+/// `component` module uses (`RunError`, `RunErrorKind`, `Component`,
+/// `Error`, `Lift`, `Lower`, `Packed`).
+const OWN_TYPES: [&str; 8] = [RUN_ERROR, RUN_ERROR_KIND, "stream", "component", "error", "lift", "lower", "packed"];
 
 /// The plan, or why this workflow has no component: two names that WIT
 /// spells the same.
@@ -160,6 +171,9 @@ pub(super) fn plan(
         params,
         output: type_name(output, &wit_of)?,
         stream,
+        error_kinds: RunErrorKind::ALL
+            .map(|kind| ErrorKindCase { wit: kind.wit(), rust: kind.rust(), doc: kind.doc() })
+            .into(),
     })
 }
 
