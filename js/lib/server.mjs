@@ -1,7 +1,7 @@
 // A real `braid serve` for the tests: started on a free loopback port in
 // its own process group (its builds have theirs), killed with the group.
 import { spawn } from 'node:child_process';
-import { chownSync, existsSync, mkdtempSync, statSync } from 'node:fs';
+import { chownSync, existsSync, mkdtempSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { root, braid } from './paths.mjs';
@@ -125,4 +125,17 @@ export async function waitJob(url, jobId, { key, until = ['succeeded', 'failed']
     if (Date.now() - start > timeoutMs) throw new Error(`job ${jobId} still ${job.state}: ${job.progress}`);
     await new Promise((r) => setTimeout(r, 250));
   }
+}
+
+/** Command lines of the processes that mention `text` (e.g. a job id). */
+export function processesMentioning(text) {
+  const found = [];
+  for (const pid of readdirSync('/proc')) {
+    if (!/^\d+$/.test(pid) || Number(pid) === process.pid) continue;
+    try {
+      const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ');
+      if (cmdline.includes(text)) found.push(cmdline);
+    } catch {}
+  }
+  return found;
 }

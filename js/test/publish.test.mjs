@@ -14,7 +14,8 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { killHard, ordinaryUser, spawnServer } from '../lib/server.mjs';
+import { killHard, ordinaryUser, processesMentioning, spawnServer } from '../lib/server.mjs';
+import { exited, until } from '../lib/wait.mjs';
 import { root, braid } from '../lib/paths.mjs';
 import { run as runChild } from '../lib/run.mjs';
 
@@ -194,6 +195,33 @@ test('with --workers 1, a publish check and a workflow build take turns: never b
     await new Promise((r) => setTimeout(r, 100));
   }
   assert.ok(!seen.includes('running/running'), `both ran at once: ${seen.join(' ')}`);
+});
+
+test('SIGTERM while a publish check builds: its processes stop with the server, which exits 0, and the check runs again at the next start', async () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'braid-publish-stop-'));
+  const servers = [];
+  const start = () =>
+    spawnServer({ dataDir, key: KEY, args: ['--publisher-key', PUBLISHER, '--workers', '1'] }).then((s) => servers.push(s) && s);
+  try {
+    let s = await start();
+    const res = await upload(await tarball(await scaffold('op_stopped', 'Ok(input.to_vec().into())')), PUBLISHER, s.url);
+    const { job } = await res.json();
+    assert.equal(res.status, 202, job);
+    // `braid ops check` of the upload (its directory names the job) is running.
+    await until(() => processesMentioning(job).length > 0, 'the publish check started no process');
+    process.kill(s.child.pid, 'SIGTERM');
+    assert.deepEqual(await exited(s.child), { code: 0, signal: null }, s.log());
+    assert.match(s.log(), /publish check stopped by the shutdown; it runs again at the next start/);
+    await until(() => processesMentioning(job).length === 0, () => `the check outlived the server: ${processesMentioning(job)}`);
+    s = await start();
+    const done = await until(async () => {
+      const p = await api(`/v1/publishes/${job}`, { headers: { 'x-api-key': KEY } }, s.url).then((r) => r.json());
+      return ['succeeded', 'failed'].includes(p.state) && p;
+    }, 'the requeued check did not end', { timeoutMs: 600_000 });
+    assert.equal(done.state, 'succeeded', `${done.error}\n${done.log_tail}`);
+  } finally {
+    for (const s of servers) killHard(s.child);
+  }
 });
 
 /** A tar archive of raw entries: { name, type ('0' file, '1' hard link, '2' symlink, '3' char device, '5' dir), body, link }. */

@@ -21,7 +21,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inputValue } from '../lib/reference.mjs';
 import { contentId as cidOf } from '../lib/cid.mjs';
-import { killHard, spawnServer as startServer, waitJob as waitJobAt } from '../lib/server.mjs';
+import { killHard, processesMentioning, spawnServer as startServer, waitJob as waitJobAt } from '../lib/server.mjs';
 import { exited, until } from '../lib/wait.mjs';
 import { root, braid, manifest, braidSync } from '../lib/paths.mjs';
 
@@ -40,19 +40,6 @@ async function start() {
   const s = await spawnServer({ dataDir: data, args: ['--workers', '1'] });
   base = s.url;
   return s.child;
-}
-
-/** Command lines of the processes that mention `text` (e.g. a job id). */
-function processesMentioning(text) {
-  const found = [];
-  for (const pid of readdirSync('/proc')) {
-    if (!/^\d+$/.test(pid) || Number(pid) === process.pid) continue;
-    try {
-      const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ');
-      if (cmdline.includes(text)) found.push(cmdline);
-    } catch {}
-  }
-  return found;
 }
 
 before(async () => {

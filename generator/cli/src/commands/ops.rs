@@ -1,5 +1,5 @@
 //! `braid ops`: the operation registry: list it, show one operation, add
-//! operation crates, remove a version, and make the registered crates an
+//! operation crates, check one as publishing does, remove a version, and make the registered crates an
 //! operation crate depends on resolve in its own cargo builds (`deps`).
 
 use std::path::PathBuf;
@@ -8,6 +8,7 @@ use anyhow::{bail, Context as _};
 use braid::join;
 use braid::opcheck::{self, Check};
 use braid::registry::{self, Added, Origin, RegisteredOperation, Registry};
+use braid::sandbox::Sandbox;
 use braid::schema::Platform;
 
 use super::client::{agent, follow, request};
@@ -49,6 +50,10 @@ enum Command {
         #[arg(default_value = ".")]
         dir: PathBuf,
     },
+    /// Build an operation crate for every target its manifest declares, as publishing checks it,
+    /// registering nothing; prints name, version and version id. With --sandbox, inside the
+    /// sandbox, as `braid serve` checks each upload (it runs this as a supervised child).
+    Check(CheckArgs),
     /// Remove one version: `braid ops remove op_x@0.1.0`.
     Remove {
         /// NAME@VERSION
@@ -70,6 +75,28 @@ struct AddArgs {
 }
 
 #[derive(clap::Args)]
+struct CheckArgs {
+    /// Directory of the operation crate.
+    dir: PathBuf,
+    /// Cargo target directory for the builds (default: the shared one, see `braid build`).
+    #[arg(long)]
+    target_dir: Option<PathBuf>,
+    /// Where the crate is staged and built (default: under the registry, per source).
+    #[arg(long)]
+    work_dir: Option<PathBuf>,
+    /// Build inside the sandbox (bubblewrap: no network, the file system read-only but for the
+    /// work and target directories).
+    #[arg(long)]
+    sandbox: bool,
+    /// With --sandbox: also hide this directory (repeatable).
+    #[arg(long, value_name = "DIR", requires = "sandbox")]
+    sandbox_hide: Vec<PathBuf>,
+    /// Refuse the crate unless its version id (of its sources) is this one.
+    #[arg(long)]
+    version_id: Option<String>,
+}
+
+#[derive(clap::Args)]
 struct PublishArgs {
     /// Directory of the operation crate.
     dir: PathBuf,
@@ -88,6 +115,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     match args.command {
         Some(Command::Add(add)) => self::add(add),
         Some(Command::Publish(publish)) => self::publish(publish),
+        Some(Command::Check(check)) => self::check(check),
         Some(Command::Deps { dir }) => deps(&dir),
         Some(Command::Remove { operation }) => remove(&operation),
         None => match &args.name {
@@ -216,6 +244,33 @@ fn add(AddArgs { dirs, no_build, target_dir }: AddArgs) -> anyhow::Result<()> {
         emit(&format!("{name} {version} {id}{note}\n"))?;
     }
     Ok(())
+}
+
+fn check(args: CheckArgs) -> anyhow::Result<()> {
+    let registry = registry()?;
+    let files = registry::read_crate(&args.dir)?;
+    let prepared = registry::prepare(files, &args.dir.display().to_string())?;
+    if let Some(expected) = args.version_id.as_deref().filter(|id| *id != prepared.version_id) {
+        bail!("the sources changed since the upload (version id {}, not {expected})", prepared.version_id);
+    }
+    let target_dir = args.target_dir.unwrap_or_else(braid::build::default_target_dir);
+    let work_dir = match args.work_dir {
+        Some(dir) => dir,
+        None => work_dir(&registry, &prepared)?,
+    };
+    let sandbox = if args.sandbox {
+        let mut sandbox = Sandbox::detect()?.writable(&work_dir)?.writable(&target_dir)?;
+        for dir in &args.sandbox_hide {
+            sandbox = sandbox.hide(dir);
+        }
+        Some(sandbox)
+    } else {
+        None
+    };
+    let m = &prepared.manifest;
+    eprintln!("building {} {} for {}", m.name, m.version, join(&m.targets, ", "));
+    opcheck::check(&prepared, &Check { work_dir, target_dir, sandbox: sandbox.as_ref(), registry: &registry })?;
+    Ok(emit(&format!("{} {} {}\n", m.name, m.version, prepared.version_id))?)
 }
 
 /// Whether the same sources are registered already (nothing to build).

@@ -27,7 +27,7 @@ use tokio::io::{AsyncBufReadExt, BufReader};
 use super::child::{self, Child, Ended};
 use super::record;
 use super::runner::{Handler, Interrupt, Ran};
-use super::Redact;
+use super::{Outcome, Redact};
 use crate::ids::JobId;
 use crate::store::queue::Claim;
 use crate::store::{Artifact, Claimed, Ecosystem, Kind, Package, StoreError};
@@ -89,18 +89,6 @@ impl Handler for Build {
 
 /// What a build made: its report, artifacts and registry packages.
 type Built = (Report, Vec<Artifact>, Vec<Package>);
-
-/// Why a build did not make anything.
-enum Outcome {
-    Failed(String),
-    Interrupted(Ran),
-}
-
-impl From<String> for Outcome {
-    fn from(error: String) -> Self {
-        Outcome::Failed(error)
-    }
-}
 
 fn build_dir(state: &AppState, job: &Claimed) -> PathBuf {
     state.config.data.join("builds").join(format!("{}.{}", job.job_id, job.attempt))

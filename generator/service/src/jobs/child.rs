@@ -1,4 +1,4 @@
-//! A job's child process (`braid build`): started under a small `sh` in a
+//! A job's child process (`braid build`, `braid ops check`): started under a small `sh` in a
 //! process group of its own that it takes down with it when the server
 //! dies (`PR_SET_PDEATHSIG`), even by `kill -9`; waited for within the
 //! job's time limit or until the job is interrupted (the server shuts

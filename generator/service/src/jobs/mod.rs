@@ -142,6 +142,19 @@ fn replace_path(text: &str, prefix: &str, name: &str) -> String {
     out
 }
 
+/// Why a job's work (a build, a publish check) made nothing.
+enum Outcome {
+    Failed(String),
+    /// The server is shutting down, or another process took the job over.
+    Interrupted(runner::Ran),
+}
+
+impl From<String> for Outcome {
+    fn from(error: String) -> Self {
+        Outcome::Failed(error)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

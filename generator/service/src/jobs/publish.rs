@@ -2,7 +2,9 @@
 //! [`runner`](super::runner) in every process that builds, where the
 //! sandbox works: each fetches
 //! each upload from the artifact store, builds the operation crate for the
-//! targets its manifest declares inside the sandbox, lists it as
+//! targets its manifest declares inside the sandbox (`braid ops check`, a
+//! supervised child like a build's: on shutdown it is stopped, whole, and
+//! the job queued again), lists it as
 //! registered in the database (for every process: [`crate::operations`])
 //! and registers it in `<data>/registry` (then swaps the service's
 //! registry, so workflows submitted afterwards may use it). The crate's
@@ -16,11 +18,13 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use braid::opcheck::{self, Check};
 use braid::registry::{self, Added, Origin, Registry};
 
+use tokio::io::AsyncReadExt;
+
+use super::child::{self, Child, Ended};
 use super::runner::{Handler, Interrupt, Ran};
-use super::{record, Redact};
+use super::{record, Outcome, Redact};
 use crate::ids::JobId;
 use crate::store::queue::Claim;
 use crate::store::{Kind, Publish, PublishedOperation, StoreError};
@@ -47,25 +51,12 @@ impl Handler for PublishCheck {
 
     async fn run(state: Arc<AppState>, job: Arc<Publish>, interrupt: Interrupt) -> Ran {
         tracing::info!(job = %job.id, "checking {} {} for publishing", job.name, job.version);
-        let mut task = tokio::task::spawn_blocking({
-            let (state, job) = (state.clone(), job.clone());
-            move || check(&state, &job)
-        });
-        let result = tokio::select! {
-            result = &mut task => result,
-            why = interrupt.wait() => {
-                if why == Ran::Lost {
-                    // What it records now is dropped by the store.
-                    let _ = task.await;
-                }
-                // (On shutdown, the sandbox dies with the server.)
-                return why;
-            }
-        };
-        let (error, log) = match result {
-            Ok(Ok(log)) => (None, log),
-            Ok(Err(error)) => (Some(error), String::new()),
-            Err(e) => (Some(format!("the check stopped: {e}")), String::new()),
+        let (error, log) = match check(&state, &job, &interrupt).await {
+            Ok(log) => (None, log),
+            Err(Outcome::Failed(error)) => (Some(error), String::new()),
+            // The check's processes are gone ([`Child::wait`]); a stopped
+            // job is queued again by the runner, its upload kept.
+            Err(Outcome::Interrupted(why)) => return why,
         };
         let redact = Redact::new(&state.config, &job_dir(&state.config.data, &job.id).join("src"));
         let error = error.map(|e| redact.apply(&e));
@@ -92,15 +83,94 @@ pub fn job_dir(data: &Path, id: &JobId) -> PathBuf {
     data.join("publish").join(id.as_str())
 }
 
-/// Checks and registers the job's crate (on a blocking thread); its log,
-/// or why it failed.
-fn check(state: &AppState, job: &Publish) -> Result<String, String> {
-    let sandbox = state.sandbox.clone()?;
+/// Checks and registers the job's crate: its sources fetched and read
+/// here, built for its targets in the sandbox by `braid ops check` (a
+/// supervised child, killed with its whole process group when the server
+/// stops or the job's time is up), then registered here; its log, or why
+/// it failed.
+async fn check(state: &Arc<AppState>, job: &Arc<Publish>, interrupt: &Interrupt) -> Result<String, Outcome> {
+    let prepared = blocking(state, job, fetch).await?;
     let dir = job_dir(&state.config.data, &job.id);
-    let progress = |step: &str| {
-        let _ = state.store.blocking(state.store.progress(&job.id, step, ""));
-    };
-    progress("reading the sources");
+    // One target directory for every check (warm for the runtime crates):
+    // what a crate leaves there can only sway other checks, never a
+    // workflow's build, which compiles in its own set's directory.
+    let target_dir = state.config.target_dir.join("third-party").join("checks");
+    let targets = braid::join(&prepared.manifest.targets, ", ");
+    progress(state, job, &format!("building for {targets} in the sandbox")).await;
+    // The operations published to the deployment, in `<data>/registry`
+    // for the child to read.
+    crate::operations::synced_registry(state).await;
+    let mut cmd = child::command(&state.config.braid_exe);
+    cmd.args(["ops", "check"])
+        .arg(dir.join("src"))
+        .arg("--target-dir")
+        .arg(&target_dir)
+        .arg("--work-dir")
+        .arg(dir.join("work"))
+        .args(["--sandbox", "--sandbox-hide"])
+        .arg(&state.config.data)
+        .arg("--version-id")
+        .arg(&job.version_id)
+        // Marks every process of the check (tests look for it).
+        .env("BRAID_SERVE_JOB", job.id.as_str())
+        .env("BRAID_HOME", &state.config.data)
+        .env("BRAID_TOOLS", braid::registry::tools_dir());
+    let (child, stdout, stderr) = Child::spawn(cmd).map_err(|e| format!("cannot start the check: {e}"))?;
+    let output = tokio::spawn(async move {
+        let (mut out, mut log) = (Vec::new(), Vec::new());
+        let (mut stdout, mut stderr) = (stdout.take(LOG_LIMIT), stderr.take(LOG_LIMIT));
+        let _ = tokio::join!(stdout.read_to_end(&mut out), stderr.read_to_end(&mut log));
+        String::from_utf8_lossy(&log).into_owned()
+    });
+    let timeout = state.config.build_timeout;
+    match child.wait(interrupt, timeout).await {
+        Ok(Ended::Exited(status)) if status.success() => {}
+        Ok(Ended::Exited(status)) => return Err(failure(status, &output.await.unwrap_or_default()).into()),
+        Ok(Ended::TimedOut) => {
+            return Err(format!("the check took longer than {} s and was stopped", timeout.as_secs()).into())
+        }
+        Ok(Ended::Interrupted(why)) => return Err(Outcome::Interrupted(why)),
+        Err(e) => return Err(format!("waiting for the check: {e}").into()),
+    }
+    progress(state, job, "registering").await;
+    let log = blocking(state, job, move |state, job| register(state, job, prepared)).await?;
+    Ok(log)
+}
+
+/// Why a check that exited with `status` failed: the error `braid ops
+/// check` printed (after `error: `, with the build's output it carries),
+/// or its status and the end of what it printed.
+fn failure(status: std::process::ExitStatus, log: &str) -> String {
+    match log.find("error: ") {
+        Some(at) => log[at + "error: ".len()..].trim_end().to_string(),
+        None => format!("the check failed ({status})\n{}", crate::store::tail(log, 4096)).trim_end().to_string(),
+    }
+}
+
+/// At most this much of a check's output is kept.
+const LOG_LIMIT: u64 = 1 << 20;
+
+/// `work` on a blocking thread (it reads files and the store).
+async fn blocking<T: Send + 'static>(
+    state: &Arc<AppState>,
+    job: &Arc<Publish>,
+    work: impl FnOnce(&AppState, &Publish) -> Result<T, String> + Send + 'static,
+) -> Result<T, Outcome> {
+    let (state, job) = (state.clone(), job.clone());
+    match tokio::task::spawn_blocking(move || work(&state, &job)).await {
+        Ok(result) => result.map_err(Outcome::Failed),
+        Err(e) => Err(Outcome::Failed(format!("the check stopped: {e}"))),
+    }
+}
+
+async fn progress(state: &AppState, job: &Publish, step: &str) {
+    let _ = state.store.progress(&job.id, step, "").await;
+}
+
+/// The job's crate, read from the artifact store into `<job>/src`.
+fn fetch(state: &AppState, job: &Publish) -> Result<registry::Prepared, String> {
+    let _ = state.store.blocking(state.store.progress(&job.id, "reading the sources", ""));
+    let dir = job_dir(&state.config.data, &job.id);
     let prepared = match &job.source {
         Some(source) => crate::operations::fetch(state, source, &job.version_id, &dir.join("src"))?,
         // A job queued before uploads were kept in the store: its files
@@ -110,26 +180,18 @@ fn check(state: &AppState, job: &Publish) -> Result<String, String> {
             registry::prepare(files, &job.name).map_err(|e| e.to_string())?
         }
     };
-    let version_id = prepared.version_id.clone();
-    if version_id != job.version_id {
+    let version_id = &prepared.version_id;
+    if *version_id != job.version_id {
         return Err(format!("the sources changed since the upload (version id {version_id}, not {})", job.version_id));
     }
-    // One target directory for every check (warm for the runtime crates):
-    // what a crate leaves there can only sway other checks, never a
-    // workflow's build, which compiles in its own set's directory.
-    let target_dir = state.config.target_dir.join("third-party").join("checks");
-    let work_dir = dir.join("work");
-    let sandbox = sandbox
-        .writable(&work_dir)
-        .and_then(|s| s.writable(&target_dir))
-        .map_err(|e| e.to_string())?
-        .hide(&state.config.data);
+    Ok(prepared)
+}
+
+/// Registers the checked crate: in the store (for every process) and in
+/// `<data>/registry`, then swaps the service's registry.
+fn register(state: &AppState, job: &Publish, prepared: registry::Prepared) -> Result<String, String> {
+    let version_id = prepared.version_id.clone();
     let targets = braid::join(&prepared.manifest.targets, ", ");
-    progress(&format!("building for {targets} in the sandbox"));
-    let registry = state.synced_registry();
-    opcheck::check(&prepared, &Check { work_dir, target_dir, sandbox: Some(&sandbox), registry: &registry })
-        .map_err(|e| e.to_string())?;
-    progress("registering");
     if let Some(source) = &job.source {
         let op = PublishedOperation {
             name: job.name.clone(),
