@@ -1,84 +1,23 @@
 //! A run's inputs and output in the forms they cross the boundary in:
-//! bytes, text, or any other value in the packed encoding ([`packed`]),
-//! read from what callers send and written back as they read it.
+//! bytes, text, or any other value in the packed encoding (inputs are
+//! [`braid_schema::wire`]'s), and back as callers read them.
 
+use braid_schema::wire::{self, Shape};
 use serde_json::Value as Json;
 use wasmtime::component::{Type, Val};
 
 use crate::packed;
-use crate::values::{bytes_json, bytes_val, is_bytes, json_bytes, kind, to_json_text, val_bytes};
+use crate::values::{bytes_json, bytes_val, is_bytes, to_json_text, val_bytes};
 
-/// One input of a run, in the form its type crosses into the guest in:
-/// bytes as they are (a `list<u8>` parameter), text (a `string`), or any
-/// other value already in the packed encoding of `run-packed`
-/// ([`crate::packed`]). None of them holds a value of the dynamic API.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Input {
-    Bytes(Vec<u8>),
-    Text(String),
-    Packed(Vec<u8>),
-}
+pub use braid_schema::wire::Input;
 
-impl Input {
-    /// What it counts against the input limit: its bytes, its text, or
-    /// its encoding.
-    pub fn size(&self) -> usize {
-        match self {
-            Self::Bytes(bytes) | Self::Packed(bytes) => bytes.len(),
-            Self::Text(text) => text.len(),
-        }
-    }
-
-    /// The input of type `ty` that `json` gives (bytes as base64), or what
-    /// is wrong with it at `place`.
-    pub fn from_json(json: &Json, ty: &Type, place: &str) -> Result<Self, String> {
-        match ty {
-            ty if is_bytes(ty) => json_bytes(json, place).map(Self::Bytes),
-            Type::String => match json {
-                Json::String(s) => Ok(Self::Text(s.clone())),
-                _ => Err(format!("{place}: expected a string, found {}", kind(json))),
-            },
-            ty => {
-                let mut packed = Vec::new();
-                packed::put_json(json, ty, place, &mut packed)?;
-                Ok(Self::Packed(packed))
-            }
-        }
-    }
-
-    /// The input of type `ty` that `bytes` (a file, a request's part)
-    /// give: bytes as they are, text as UTF-8, anything else as JSON.
-    pub fn from_bytes(bytes: Vec<u8>, ty: &Type, place: &str) -> Result<Self, String> {
-        match ty {
-            ty if is_bytes(ty) => Ok(Self::Bytes(bytes)),
-            Type::String => String::from_utf8(bytes).map(Self::Text).map_err(|_| format!("{place}: not UTF-8 text")),
-            _ => {
-                let json: Json = serde_json::from_slice(&bytes).map_err(|e| format!("{place}: not JSON ({e})"))?;
-                Self::from_json(&json, ty, place)
-            }
-        }
-    }
-
-    /// Appends it to the inputs of `run-packed`.
-    pub(crate) fn pack(&self, out: &mut Vec<u8>) -> Result<(), String> {
-        match self {
-            Self::Bytes(bytes) => packed::put_bytes(bytes, out),
-            Self::Text(text) => packed::put_bytes(text.as_bytes(), out),
-            Self::Packed(bytes) => {
-                out.extend_from_slice(bytes);
-                Ok(())
-            }
-        }
-    }
-
-    /// As a value of the dynamic API, of type `ty` (for a component
-    /// without `run-packed`).
-    pub(crate) fn into_val(self, ty: &Type) -> Result<Val, String> {
-        match self {
-            Self::Bytes(bytes) => Ok(bytes_val(bytes)),
-            Self::Text(text) => Ok(Val::String(text)),
-            Self::Packed(bytes) => packed::to_val(&bytes, ty),
-        }
+/// An input as a value of the dynamic API, of type `ty` (for a component
+/// without `run-packed`).
+pub(crate) fn into_val(input: Input, ty: &Type) -> Result<Val, String> {
+    match input {
+        Input::Bytes(bytes) => Ok(bytes_val(bytes)),
+        Input::Text(text) => Ok(Val::String(text)),
+        Input::Packed(bytes) => packed::to_val(&bytes, ty),
     }
 }
 
@@ -102,23 +41,23 @@ impl Output {
         }
     }
 
-    /// The output of type `ty` that `run-packed` gave, or what is wrong
-    /// with it.
-    pub(crate) fn from_packed(mut bytes: Vec<u8>, ty: &Type) -> Result<Self, String> {
-        match ty {
-            ty if is_bytes(ty) || *ty == Type::String => {
+    /// The output of shape `shape` that `run-packed` gave, or what is
+    /// wrong with it.
+    pub(crate) fn from_packed(mut bytes: Vec<u8>, shape: &Shape) -> Result<Self, String> {
+        match shape {
+            Shape::Bytes | Shape::String => {
                 let len = bytes.get(..4).map(|n| u32::from_le_bytes(n.try_into().unwrap_or_default()) as usize);
                 if len != Some(bytes.len().saturating_sub(4)) {
                     return Err("its length is not the bytes that follow".into());
                 }
                 bytes.drain(..4);
-                if is_bytes(ty) {
+                if *shape == Shape::Bytes {
                     Ok(Self::Bytes(bytes))
                 } else {
                     String::from_utf8(bytes).map(Self::Text).map_err(|_| "a string is not UTF-8".into())
                 }
             }
-            ty => packed::to_json_text(&bytes, ty).map(Self::Json),
+            shape => wire::to_json_text(&bytes, shape).map(Self::Json),
         }
     }
 
@@ -151,18 +90,18 @@ mod tests {
         let [bytes_ty, string_ty] = [r#"(param "x" (list u8))"#, r#"(param "x" string)"#].map(|p| types(p).remove(0));
         for bytes in [vec![], vec![0, 1, 255], b"hello".to_vec()] {
             let mut out = Vec::new();
-            packed::put_bytes(&bytes, &mut out).unwrap();
-            let packed = Output::from_packed(out, &bytes_ty).unwrap();
+            wire::put_bytes(&bytes, &mut out).unwrap();
+            let packed = Output::from_packed(out, &Shape::Bytes).unwrap();
             assert_eq!(packed, Output::from_val(bytes_val(bytes.clone()), &bytes_ty));
             assert_eq!(packed.into_bytes(), Some(bytes));
         }
         assert_eq!(Output::Bytes(b"hi".to_vec()).into_json_text(), "\"aGk=\"");
         assert_eq!(Output::Bytes(vec![]).into_json_text(), "[]");
-        let text = Output::from_packed(b"\x03\0\0\0\"\xc3\xa9"[..].to_vec(), &string_ty);
+        let text = Output::from_packed(b"\x03\0\0\0\"\xc3\xa9"[..].to_vec(), &Shape::String);
         assert_eq!(text, Ok(Output::Text("\"é".into())));
         assert_eq!(text.unwrap().into_json_text(), r#""\"é""#);
         assert_eq!(Output::from_val(Val::String("x".into()), &string_ty), Output::Text("x".into()));
-        assert!(Output::from_packed(vec![5, 0, 0, 0, 1], &bytes_ty).is_err());
-        assert!(Output::from_packed(vec![1, 0, 0, 0, 0xff], &string_ty).is_err());
+        assert!(Output::from_packed(vec![5, 0, 0, 0, 1], &Shape::Bytes).is_err());
+        assert!(Output::from_packed(vec![1, 0, 0, 0, 0xff], &Shape::String).is_err());
     }
 }

@@ -39,6 +39,7 @@ use wasmtime::{
     Config, Engine as Wasmtime, InstanceAllocationStrategy, PoolingAllocationConfig, Store, UpdateDeadline,
 };
 
+pub use braid_schema::wire::{self, Shape};
 pub use io::{Input, Output};
 pub use precompiled::{CacheError, PrecompiledCache};
 pub use values::{camel, is_bytes};
@@ -153,6 +154,9 @@ pub struct Program {
     run: ComponentExportIndex,
     params: Vec<(String, Type)>,
     output: Type,
+    /// The same, as the wire's shapes (JSON and the packed encoding).
+    shapes: Vec<(String, Shape)>,
+    output_shape: Shape,
     source: Source,
     /// The typed path of `run`, for the shapes it covers.
     shape: Option<fast::Shape>,
@@ -297,12 +301,18 @@ impl Engine {
             _ => None,
         }
         .ok_or_else(|| LoadError::Invalid("its `run` does not return result<T, run-error>".into()))?;
+        let shapes = params
+            .iter()
+            .map(|(name, ty)| Ok((name.clone(), packed::shape_of(ty)?)))
+            .collect::<Result<_, String>>()
+            .map_err(LoadError::Invalid)?;
+        let output_shape = packed::shape_of(&output).map_err(LoadError::Invalid)?;
         let pre = self.linker.instantiate_pre(&component).map_err(invalid)?;
         let shape = fast::Shape::of(&params, &output);
         let packed = component.get_export_index(None, "run-packed");
         let code = component.image_range();
         let code_bytes = (code.end as usize).saturating_sub(code.start as usize);
-        Ok(Program { pre, run, params, output, source, shape, packed, code_bytes })
+        Ok(Program { pre, run, params, output, shapes, output_shape, source, shape, packed, code_bytes })
     }
 }
 
@@ -344,6 +354,12 @@ impl Program {
     /// The type of `run`'s output.
     pub fn output(&self) -> &Type {
         &self.output
+    }
+
+    /// `run`'s parameters as the wire's shapes: what a request's inputs
+    /// are read by ([`braid_schema::wire::inputs`]).
+    pub fn shapes(&self) -> &[(String, Shape)] {
+        &self.shapes
     }
 
     /// Bytes of compiled code the program keeps mapped (what a cache of
@@ -453,7 +469,7 @@ impl Program {
             match fast::packed(&instance, &mut store, run_packed, &packed, limit).await {
                 Ok(Some(result)) => {
                     return result.and_then(|output| {
-                        Output::from_packed(output, &self.output)
+                        Output::from_packed(output, &self.output_shape)
                             .map_err(|why| RunError::Trap(format!("`run-packed` gave a malformed output: {why}")))
                     });
                 }
@@ -470,7 +486,7 @@ impl Program {
         let inputs: Vec<Val> = inputs
             .into_iter()
             .zip(&self.params)
-            .map(|(input, (_, ty))| input.into_val(ty))
+            .map(|(input, (_, ty))| io::into_val(input, ty))
             .collect::<Result<_, _>>()
             .map_err(RunError::BadInput)?;
         if let Err(e) = run.call_async(&mut store, &inputs, &mut results).await {

@@ -1,36 +1,18 @@
-//! JSON as runs read and write it (bytes as base64; record keys and enum
-//! cases in lowerCamelCase, as the npm packages name them), and the
-//! dynamic API's values of components built before `run-packed`.
+//! The dynamic API's values of components built before `run-packed`, as
+//! JSON the way [`braid_schema::wire`] writes every run's.
 
-use base64::Engine as _;
 pub use braid_schema::camel;
-use serde_json::{Map, Number, Value as Json};
+pub(crate) use braid_schema::wire::bytes_json;
+use braid_schema::wire::float_json;
+use serde_json::{Map, Value as Json};
 use wasmtime::component::{Type, Val};
-
-const BASE64: base64::engine::GeneralPurpose = base64::engine::general_purpose::STANDARD;
 
 /// Whether `ty` is `list<u8>`: bytes.
 pub fn is_bytes(ty: &Type) -> bool {
     matches!(ty, Type::List(list) if list.ty() == Type::U8)
 }
 
-/// Bytes given in JSON: a base64 string.
-pub(crate) fn json_bytes(json: &Json, place: &str) -> Result<Vec<u8>, String> {
-    match json {
-        Json::String(s) => BASE64.decode(s).map_err(|e| format!("{place}: not base64 ({e})")),
-        _ => Err(format!("{place}: expected bytes as a base64 string, found {}", kind(json))),
-    }
-}
 
-/// Bytes as JSON: base64, except that an empty `list<u8>` is `[]` (as a
-/// `Val` it cannot be told from an empty list of anything else).
-pub(crate) fn bytes_json(bytes: &[u8]) -> Json {
-    if bytes.is_empty() {
-        Json::Array(Vec::new())
-    } else {
-        Json::String(BASE64.encode(bytes))
-    }
-}
 
 /// Bytes as a `list<u8>`.
 pub(crate) fn bytes_val(bytes: Vec<u8>) -> Val {
@@ -81,15 +63,6 @@ pub fn to_json_text(val: &Val) -> String {
     }
 }
 
-/// A float as JS prints it: a whole one without a fraction, a non-finite
-/// one `null`.
-pub(crate) fn float_json(n: f64) -> Json {
-    if n.fract() == 0.0 && n.abs() < 9_007_199_254_740_992.0 {
-        Json::from(n as i64)
-    } else {
-        Number::from_f64(n).map_or(Json::Null, Json::Number)
-    }
-}
 
 /// About how many bytes `val` holds (its bytes, strings and scalars).
 pub fn size(val: &Val) -> usize {
@@ -103,17 +76,4 @@ pub fn size(val: &Val) -> usize {
     }
 }
 
-pub(crate) fn kind(json: &Json) -> &'static str {
-    match json {
-        Json::Null => "null",
-        Json::Bool(_) => "a boolean",
-        Json::Number(_) => "a number",
-        Json::String(_) => "a string",
-        Json::Array(_) => "an array",
-        Json::Object(_) => "an object",
-    }
-}
 
-pub(crate) fn truncate(text: &str) -> String {
-    text.chars().take(64).collect()
-}

@@ -14,6 +14,8 @@
 //! - [`json::canonical`] (feature `json`): the canonical JSON manifests are
 //!   hashed in;
 //! - [`RunErrorKind`]: how a workflow component's run fails (`run-error`);
+//! - [`wire`] (feature `wire`): a run's values as JSON and packed, and a
+//!   request's inputs, the same for every host;
 //! - [`content_id`] (feature `content-id`): CIDv1 (raw, blake3, base32) of
 //!   bytes, operation version ids among them.
 //!
@@ -35,6 +37,8 @@ mod run_error;
 mod text;
 pub mod typename;
 pub mod value;
+#[cfg(feature = "wire")]
+pub mod wire;
 
 pub use config::{value_feature, ConfigKey};
 #[cfg(feature = "content-id")]

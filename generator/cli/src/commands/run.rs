@@ -129,7 +129,7 @@ fn run_component(
         .into());
     }
     let mut inputs = Vec::new();
-    for (file, (param, ty)) in files.iter().zip(program.params()) {
+    for (file, (param, shape)) in files.iter().zip(program.shapes()) {
         let bytes = if file.as_os_str() == "-" {
             let mut buf = Vec::new();
             std::io::Read::read_to_end(&mut std::io::stdin(), &mut buf)?;
@@ -138,7 +138,7 @@ fn run_component(
             std::fs::read(file).map_err(|e| RunError::Input(format!("{}: {e}", file.display())))?
         };
         let place = format!("input {} ({})", braid_engine::camel(param), file.display());
-        inputs.push(braid_engine::Input::from_bytes(bytes, ty, &place).map_err(RunError::Input)?);
+        inputs.push(braid_engine::Input::from_bytes(bytes, shape, &place).map_err(RunError::Input)?);
     }
     let start = Instant::now();
     // The executor's runs are async (they yield at every tick of its clock).

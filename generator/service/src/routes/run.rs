@@ -16,7 +16,8 @@ use axum::body::Bytes;
 use axum::extract::State;
 use axum::http::{header, Extensions, HeaderMap, StatusCode};
 use axum::response::IntoResponse;
-use braid_engine::{Input, Output, RunError, Type};
+use braid_engine::wire::{self, InputsError};
+use braid_engine::{Input, Output, RunError, Shape};
 
 use super::ApiResult;
 use crate::execute::{server_timing, ExecError, Loaded, Target};
@@ -130,10 +131,10 @@ pub(super) async fn run(
     let engine = executor.engine().map_err(exec_problem)?;
     // Decoding a large JSON or multipart body is work for a blocking thread.
     let inputs = match sent {
-        sent if matches!(sent, Sent::Raw(_)) || sent.len() <= 64 << 10 => inputs(program.params(), sent)?,
+        sent if matches!(sent, Sent::Raw(_)) || sent.len() <= 64 << 10 => inputs(program.shapes(), sent)?,
         sent => {
             let program = program.clone();
-            tokio::task::spawn_blocking(move || inputs(program.params(), sent)).await.map_err(Problem::internal)??
+            tokio::task::spawn_blocking(move || inputs(program.shapes(), sent)).await.map_err(Problem::internal)??
         }
     };
     let (output, timings) = program.run_within(&engine, inputs, limits).await;
@@ -155,91 +156,18 @@ pub(super) async fn run(
     Ok(([(header::CONTENT_TYPE, media_type.to_string()), timing], body).into_response())
 }
 
-/// The request's inputs for `params`.
-fn inputs(params: &[(String, Type)], sent: Sent) -> Result<Vec<Input>, Problem> {
-    let place = |name: &str| format!("input {}", braid_engine::camel(name));
-    match sent {
-        Sent::Raw(body) => match params {
-            [(_, ty)] if braid_engine::is_bytes(ty) => Ok(vec![Input::Bytes(body.to_vec())]),
-            _ => Err(Problem::new(
-                StatusCode::UNSUPPORTED_MEDIA_TYPE,
-                format!(
-                    "this workflow takes {} input(s) ({}): send them as JSON (Content-Type: application/json), \
-                     an array in order or an object by name, or as multipart/form-data by name; only a workflow \
-                     of one Bytes input takes a raw body",
-                    params.len(),
-                    names(params)
-                ),
-            )),
-        },
-        // A part is the raw bytes of a Bytes input, the text of a String
-        // one, and JSON for any other.
-        Sent::Parts(parts) => by_name(params, parts)?
-            .into_iter()
-            .zip(params)
-            .map(|(part, (name, ty))| Input::from_bytes(part.to_vec(), ty, &place(name)))
-            .collect::<Result<_, String>>()
-            .map_err(Problem::bad_request),
-        Sent::Json(body) => {
-            let value: serde_json::Value = serde_json::from_slice(&body)
-                .map_err(|e| Problem::bad_request(format!("the body is not JSON: {e}")))?;
-            let given: Vec<serde_json::Value> = match value {
-                serde_json::Value::Array(items) => items,
-                serde_json::Value::Object(object) => by_name(params, object.into_iter().collect())?,
-                _ => {
-                    return Err(Problem::bad_request(
-                        "the inputs are a JSON array (in order) or an object (by input name)",
-                    ));
-                }
-            };
-            if given.len() != params.len() {
-                return Err(Problem::bad_request(format!(
-                    "this workflow takes {} input(s) ({}), found {}",
-                    params.len(),
-                    names(params),
-                    given.len()
-                )));
-            }
-            given
-                .iter()
-                .zip(params)
-                .map(|(value, (name, ty))| Input::from_json(value, ty, &place(name)))
-                .collect::<Result<_, _>>()
-                .map_err(Problem::bad_request)
-        }
-    }
-}
-
-/// `given` (by input name, camelCase) in the order of `params`: each once,
-/// none missing, none unknown.
-fn by_name<T>(params: &[(String, Type)], mut given: Vec<(String, T)>) -> Result<Vec<T>, Problem> {
-    let shown = |name: &str| name.chars().take(64).collect::<String>();
-    let mut ordered = Vec::with_capacity(params.len());
-    for (name, _) in params {
-        let key = braid_engine::camel(name);
-        let mut found = given.iter().enumerate().filter(|(_, (n, _))| *n == key).map(|(i, _)| i);
-        let (Some(at), None) = (found.next(), found.next()) else {
-            let count = given.iter().filter(|(n, _)| *n == key).count();
-            return Err(Problem::bad_request(if count == 0 {
-                format!("the input `{key}` is missing; this workflow takes {}", names(params))
-            } else {
-                format!("the input `{key}` is given {count} times; give it once")
-            }));
-        };
-        ordered.push(given.swap_remove(at).1);
-    }
-    if let Some((extra, _)) = given.first() {
-        return Err(Problem::bad_request(format!(
-            "unknown input `{}`; this workflow takes {}",
-            shown(extra),
-            names(params)
-        )));
-    }
-    Ok(ordered)
-}
-
-fn names(params: &[(String, Type)]) -> String {
-    params.iter().map(|(n, _)| braid_engine::camel(n)).collect::<Vec<_>>().join(", ")
+/// The request's inputs for a workflow of parameters `params`, read as
+/// every host of a workflow reads them ([`wire::inputs`]).
+fn inputs(params: &[(String, Shape)], sent: Sent) -> Result<Vec<Input>, Problem> {
+    let sent = match &sent {
+        Sent::Json(body) => wire::Sent::Json(body),
+        Sent::Parts(parts) => wire::Sent::Parts(parts.iter().map(|(name, part)| (name.clone(), part.to_vec())).collect()),
+        Sent::Raw(body) => wire::Sent::Raw(body.to_vec()),
+    };
+    wire::inputs(params, sent).map_err(|e| match e {
+        InputsError::Bad(why) => Problem::bad_request(why),
+        InputsError::Unsupported(why) => Problem::new(StatusCode::UNSUPPORTED_MEDIA_TYPE, why),
+    })
 }
 
 /// A failed run as the caller sees it: what they sent is wrong (400, 413),
