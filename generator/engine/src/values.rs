@@ -12,8 +12,6 @@ pub fn is_bytes(ty: &Type) -> bool {
     matches!(ty, Type::List(list) if list.ty() == Type::U8)
 }
 
-
-
 /// Bytes as a `list<u8>`.
 pub(crate) fn bytes_val(bytes: Vec<u8>) -> Val {
     Val::List(bytes.into_iter().map(Val::U8).collect())
@@ -63,7 +61,6 @@ pub fn to_json_text(val: &Val) -> String {
     }
 }
 
-
 /// About how many bytes `val` holds (its bytes, strings and scalars).
 pub fn size(val: &Val) -> usize {
     match val {
@@ -75,5 +72,3 @@ pub fn size(val: &Val) -> usize {
         _ => 8,
     }
 }
-
-

@@ -101,8 +101,7 @@ impl Input {
             Shape::Bytes => Ok(Self::Bytes(bytes)),
             Shape::String => String::from_utf8(bytes).map(Self::Text).map_err(|_| format!("{place}: not UTF-8 text")),
             _ => {
-                let json: Json =
-                    serde_json::from_slice(&bytes).map_err(|e| format!("{place}: not JSON ({e})"))?;
+                let json: Json = serde_json::from_slice(&bytes).map_err(|e| format!("{place}: not JSON ({e})"))?;
                 Self::from_json(&json, shape, place)
             }
         }

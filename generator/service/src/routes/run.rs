@@ -161,7 +161,9 @@ pub(super) async fn run(
 fn inputs(params: &[(String, Shape)], sent: Sent) -> Result<Vec<Input>, Problem> {
     let sent = match &sent {
         Sent::Json(body) => wire::Sent::Json(body),
-        Sent::Parts(parts) => wire::Sent::Parts(parts.iter().map(|(name, part)| (name.clone(), part.to_vec())).collect()),
+        Sent::Parts(parts) => {
+            wire::Sent::Parts(parts.iter().map(|(name, part)| (name.clone(), part.to_vec())).collect())
+        }
         Sent::Raw(body) => wire::Sent::Raw(body.to_vec()),
     };
     wire::inputs(params, sent).map_err(|e| match e {
