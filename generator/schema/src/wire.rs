@@ -233,6 +233,27 @@ fn names(params: &[(String, Shape)]) -> String {
     params.iter().map(|(n, _)| camel(n)).collect::<Vec<_>>().join(", ")
 }
 
+/// The essence of a media type (`type/subtype`, no parameters), in lower
+/// case, as RFC 9110 compares them: `APPLICATION/JSON; charset=utf-8` is
+/// `application/json`, `application/jsonx` is not; empty for none.
+pub fn media_type(value: &str) -> String {
+    value.split(';').next().unwrap_or("").trim().to_ascii_lowercase()
+}
+
+/// Whether the `Accept` values `accept` name `media_type` itself (not
+/// through a wildcard) with a weight above zero.
+pub fn accepts_exactly(accept: &[&str], media_type: &str) -> bool {
+    accept.iter().flat_map(|v| v.split(',')).any(|range| {
+        let mut params = range.split(';');
+        let named = self::media_type(params.next().unwrap_or("")) == media_type;
+        let weight = params
+            .filter_map(|p| p.trim().strip_prefix("q=").or_else(|| p.trim().strip_prefix("Q=")))
+            .find_map(|q| q.trim().parse::<f32>().ok())
+            .unwrap_or(1.0);
+        named && weight > 0.0
+    })
+}
+
 /// Appends a length, or an enum's index.
 pub fn put_len(n: usize, out: &mut Vec<u8>) -> Result<(), String> {
     let n = u32::try_from(n).map_err(|_| format!("{n} is over the 4 GiB a component's value can hold"))?;

@@ -29,6 +29,8 @@ mod exec;
 #[cfg(all(feature = "wasm-allocator", target_arch = "wasm32", not(target_feature = "atomics")))]
 #[allow(unsafe_code)]
 mod heap;
+#[cfg(feature = "http")]
+pub mod http;
 pub mod json;
 mod operation;
 mod stream;

@@ -1,34 +1,23 @@
 //! Media types as RFC 9110 writes them: `Content-Type` compared by its
 //! type and subtype alone, case-insensitively (`APPLICATION/JSON;
 //! charset=utf-8` is JSON, `application/jsonx` is not), and `Accept` read
-//! as a list of media ranges with their weights.
+//! as a list of media ranges with their weights; the rules are
+//! [`braid_engine::wire`]'s, which a workflow's HTTP handler shares.
 
 use axum::http::{header, HeaderMap};
+use braid_engine::wire;
 
 /// The request's media type without parameters, in lower case (empty when
-/// it has none).
+/// it has none): [`wire::media_type`].
 pub(super) fn content_type(headers: &HeaderMap) -> String {
-    let value = headers.get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or("");
-    essence(value)
-}
-
-/// `type/subtype` of a media type, in lower case.
-fn essence(value: &str) -> String {
-    value.split(';').next().unwrap_or("").trim().to_ascii_lowercase()
+    wire::media_type(headers.get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or(""))
 }
 
 /// Whether `Accept` names `media_type` itself (not through a wildcard)
-/// with a weight above zero.
+/// with a weight above zero: [`wire::accepts_exactly`].
 pub(super) fn accepts_exactly(headers: &HeaderMap, media_type: &str) -> bool {
-    headers.get_all(header::ACCEPT).iter().filter_map(|v| v.to_str().ok()).flat_map(|v| v.split(',')).any(|range| {
-        let mut params = range.split(';');
-        let named = essence(params.next().unwrap_or("")) == media_type;
-        let weight = params
-            .filter_map(|p| p.trim().strip_prefix("q=").or_else(|| p.trim().strip_prefix("Q=")))
-            .find_map(|q| q.trim().parse::<f32>().ok())
-            .unwrap_or(1.0);
-        named && weight > 0.0
-    })
+    let accept: Vec<&str> = headers.get_all(header::ACCEPT).iter().filter_map(|v| v.to_str().ok()).collect();
+    wire::accepts_exactly(&accept, media_type)
 }
 
 #[cfg(test)]
