@@ -1,12 +1,12 @@
 //! The targets Braid builds for, by the names users write (`native`,
-//! `nostd`, `node`, `web`, `bundler`, `component`) on the command line, in
+//! `nostd`, `node`, `web`, `bundler`, `component`, `http`) on the command line, in
 //! `report.json` and over HTTP, and the Rust target triples behind them.
 
 use braid_schema::Platform;
 use serde::{Deserialize, Serialize};
 
 /// What `braid build` can produce; written and read as its name
-/// (`native`, `nostd`, `node`, `web`, `bundler`, `component`) on the
+/// (`native`, `nostd`, `node`, `web`, `bundler`, `component`, `http`) on the
 /// command line, in `report.json` and over HTTP.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(into = "&'static str", try_from = "String")]
@@ -17,16 +17,21 @@ pub enum Target {
     /// A Wasm component (`component/<crate>.wasm`, WASI 0.2) exporting
     /// `run` as `component/world.wit` says.
     Component,
+    /// The workflow as an HTTP function (`http/<crate>.wasm`): a component
+    /// exporting `wasi:http/incoming-handler` (WASI 0.2) that answers as
+    /// Braid's run endpoint does.
+    Http,
 }
 
 impl Target {
-    pub const ALL: [Target; 6] = [
+    pub const ALL: [Target; 7] = [
         Target::Native,
         Target::Nostd,
         Target::Js(JsTarget::Node),
         Target::Js(JsTarget::Web),
         Target::Js(JsTarget::Bundler),
         Target::Component,
+        Target::Http,
     ];
 
     pub fn name(self) -> &'static str {
@@ -35,6 +40,7 @@ impl Target {
             Target::Nostd => "nostd",
             Target::Js(t) => t.name(),
             Target::Component => "component",
+            Target::Http => "http",
         }
     }
 
@@ -47,7 +53,7 @@ impl Target {
         match self {
             Target::Native => Platform::Native,
             Target::Nostd => Platform::Nostd,
-            Target::Js(_) | Target::Component => Platform::Wasm,
+            Target::Js(_) | Target::Component | Target::Http => Platform::Wasm,
         }
     }
 }
@@ -62,7 +68,8 @@ impl std::str::FromStr for Target {
     type Err = UnknownTarget;
 
     fn from_str(name: &str) -> Result<Self, Self::Err> {
-        Self::parse(name).ok_or_else(|| UnknownTarget::new(name, "native, nostd, node, web, bundler or component"))
+        Self::parse(name)
+            .ok_or_else(|| UnknownTarget::new(name, "native, nostd, node, web, bundler, component or http"))
     }
 }
 

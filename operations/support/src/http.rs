@@ -19,7 +19,8 @@ use alloc::format;
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 
-use braid_schema::wire::{self, InputsError, Sent, Shape};
+pub use braid_schema::wire::Shape;
+use braid_schema::wire::{self, InputsError, Sent};
 pub use wasip2;
 
 use crate::Error;

@@ -65,9 +65,12 @@ pub enum BuildError {
 }
 
 /// The targets `workflow` allows, for `--targets` by default: all but
-/// `component`, which is asked for by name.
+/// `component` and `http`, which are asked for by name.
 pub fn default_targets(workflow: &Workflow) -> Vec<Target> {
-    Target::ALL.into_iter().filter(|t| *t != Target::Component && workflow.supports(t.requires())).collect()
+    Target::ALL
+        .into_iter()
+        .filter(|t| !matches!(t, Target::Component | Target::Http) && workflow.supports(t.requires()))
+        .collect()
 }
 
 /// Refuses targets an operation does not allow, naming the operation.
@@ -136,7 +139,7 @@ fn check_buildable(workflow: &Workflow, options: &Options) -> Result<(), BuildEr
         crate::codegen::plan::streaming(workflow)
             .map_err(|reason| BuildError::NoStream { workflow: workflow.manifest.name.clone(), reason })?;
     }
-    if options.targets.contains(&Target::Component) {
+    if options.targets.iter().any(|t| matches!(t, Target::Component | Target::Http)) {
         if let Some(Err(reason)) = crate::codegen::plan(workflow).component {
             return Err(BuildError::NoComponent { workflow: workflow.manifest.name.clone(), reason });
         }
@@ -168,6 +171,7 @@ pub fn build(
         + usize::from(options.targets.contains(&Target::Native))
         + usize::from(options.targets.contains(&Target::Nostd))
         + usize::from(options.targets.contains(&Target::Component))
+        + usize::from(options.targets.contains(&Target::Http))
         + usize::from(!js.is_empty())
         + js.len()
         + usize::from(options.dist.is_some());
@@ -220,14 +224,18 @@ pub fn build(
         sandbox: options.sandbox.clone(),
         compile_cache: options.compile_cache.clone(),
     };
-    let component_dir = out.join("component");
-    if component_dir.exists() {
-        std::fs::remove_dir_all(&component_dir).map_err(fsutil::at(&component_dir))?;
-    }
-    if options.targets.contains(&Target::Component) {
-        let spec = PackageSpec { features: features("component"), ..spec.clone() };
-        let size = steps.run("component", || write_component(&spec, &crate_dir, &component_dir))?;
-        sizes.insert("component.wasm".to_string(), size);
+    // The two components: `run` (importing nothing), and the HTTP
+    // function (importing WASI 0.2's HTTP interfaces).
+    for (target, interface) in [(Target::Component, "component"), (Target::Http, "http")] {
+        let dir = out.join(interface);
+        if dir.exists() {
+            std::fs::remove_dir_all(&dir).map_err(fsutil::at(&dir))?;
+        }
+        if options.targets.contains(&target) {
+            let spec = PackageSpec { features: features(interface), ..spec.clone() };
+            let size = steps.run(interface, || write_component(&spec, &crate_dir, &dir))?;
+            sizes.insert(format!("{interface}.wasm"), size);
+        }
     }
     if let Some(tools) = &tools {
         let wasm = steps.run("wasm", || Ok(package::js::compile(&spec)?))?;
@@ -279,14 +287,16 @@ impl Steps<'_> {
     }
 }
 
-/// Compiles the component into `dir` as `<crate>.wasm`, with the WIT world
-/// it exports beside it (`world.wit`); returns the component's size.
+/// Compiles a component into `dir` as `<crate>.wasm`, with the WIT world
+/// of the workflow beside it (`world.wit`); returns the component's size.
 ///
-/// The core module is plain Wasm (wasm32-unknown-unknown) and imports
-/// nothing, so the component imports no WASI: it can reach nothing outside
-/// itself, and a host makes one core instance a run where a wasm32-wasip2
-/// build made four (the program, WASI's preview-1 adapter, their shims).
-/// What that saves per run is in the contributor guide's benchmarks.
+/// The core module is plain Wasm (wasm32-unknown-unknown). With the
+/// `component` feature it imports nothing, so the component imports no
+/// WASI: it can reach nothing outside itself, and a host makes one core
+/// instance a run where a wasm32-wasip2 build made four (the program,
+/// WASI's preview-1 adapter, their shims); what that saves per run is in
+/// the contributor guide's benchmarks. With `http`, it imports only what
+/// its wasi:http handler calls (the request, the response, their streams).
 fn write_component(spec: &PackageSpec, crate_dir: &Path, dir: &Path) -> Result<u64, BuildError> {
     let module = fsutil::read(&package::js::compile_module(spec, true)?)?;
     let wasm = wit_component::ComponentEncoder::default()

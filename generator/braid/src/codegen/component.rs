@@ -17,7 +17,7 @@ use serde::Serialize;
 
 use super::literal::{Ident, RustStr, RustType};
 use super::parts::ExternalInput;
-use crate::registry::RegisteredOperation;
+use crate::manifest::Workflow;
 
 /// The world and what binds it.
 #[derive(Debug, Clone, Serialize)]
@@ -33,6 +33,12 @@ pub struct ComponentPlan {
     pub output: WitType,
     /// The workflow streams: the world exports `streaming`.
     pub stream: bool,
+    /// The workflow's name and signature (`text: String, bytes: Bytes ->
+    /// Cid`), as the HTTP handler's `GET` gives them.
+    pub workflow_lit: RustStr,
+    pub signature_lit: RustStr,
+    /// The largest request body the HTTP handler reads, in bytes.
+    pub http_input_limit: usize,
     /// `run-error-kind`'s cases, from their one definition
     /// ([`braid_schema::RunErrorKind`]).
     pub error_kinds: Vec<ErrorKindCase>,
@@ -60,6 +66,10 @@ pub struct WitTypeDef {
     pub fields: Vec<WitField>,
     /// An enum's cases; empty for a record.
     pub cases: Vec<WitCase>,
+    /// The HTTP handler's function giving its shape (`shape_image`), and
+    /// the expression it returns.
+    pub shape_fn: String,
+    pub shape: String,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -81,6 +91,8 @@ pub struct WitCase {
 #[derive(Debug, Clone, Serialize)]
 pub struct WitParam {
     pub wit: String,
+    /// Its WIT name as a Rust string literal (the HTTP handler's).
+    pub wit_lit: RustStr,
     pub binding: Ident,
     pub ty: WitType,
     pub place_lit: RustStr,
@@ -95,15 +107,13 @@ const OWN_TYPES: [&str; 8] = [RUN_ERROR, RUN_ERROR_KIND, "stream", "component", 
 /// The plan, or why this workflow has no component: two names that WIT
 /// spells the same.
 pub(super) fn plan(
-    workflow: &str,
+    w: &Workflow,
     external_inputs: &[ExternalInput],
-    inputs: &[&TypeName],
-    output: &TypeName,
     boundary: &[&TypeName],
-    operations: &[RegisteredOperation],
     stream: bool,
 ) -> Result<ComponentPlan, String> {
-    let named = crate::registry::named_types(operations, boundary);
+    let (workflow, inputs, output) = (w.manifest.name.as_str(), w.external_inputs(), w.output());
+    let named = crate::registry::named_types(&w.crates, boundary);
     // A type's WIT name: its own, or qualified by its crate when another
     // crate has a type of that name too.
     let mut by_name: BTreeMap<String, usize> = BTreeMap::new();
@@ -150,15 +160,26 @@ pub(super) fn plan(
                 unique(cases.iter().map(|c| c.wit.as_str()), ty)?;
             }
         }
-        types.push(WitTypeDef { rust: RustType::new(ty), wit, binding, fields, cases });
+        let shape = if cases.is_empty() {
+            let fields: Vec<String> =
+                fields.iter().map(|f| format!("({}.into(), {})", RustStr::new(&f.wit).as_str(), f.ty.shape)).collect();
+            format!("Shape::Record(::alloc::vec![{}])", fields.join(", "))
+        } else {
+            let cases: Vec<String> =
+                cases.iter().map(|c| format!("{}.into()", RustStr::new(&c.wit).as_str())).collect();
+            format!("Shape::Enum(::alloc::vec![{}])", cases.join(", "))
+        };
+        let shape_fn = shape_fn(&wit);
+        types.push(WitTypeDef { rust: RustType::new(ty), wit, binding, fields, cases, shape_fn, shape });
     }
     let mut params = Vec::new();
-    for (input, ty) in external_inputs.iter().zip(inputs) {
+    for (input, ty) in external_inputs.iter().zip(&inputs) {
         let wit = wit_name(input.param.as_str())?;
         params.push(WitParam {
             binding: Ident::new(&rust_ident(&wit)),
             ty: type_name(ty, &wit_of)?,
             place_lit: input.place_lit.clone(),
+            wit_lit: RustStr::new(&wit),
             wit,
         });
     }
@@ -171,6 +192,9 @@ pub(super) fn plan(
         params,
         output: type_name(output, &wit_of)?,
         stream,
+        workflow_lit: RustStr::new(workflow),
+        signature_lit: RustStr::new(&w.signature()),
+        http_input_limit: HTTP_INPUT_LIMIT,
         error_kinds: RunErrorKind::ALL
             .map(|kind| ErrorKindCase { wit: kind.wit(), rust: kind.rust(), doc: kind.doc() })
             .into(),
@@ -193,28 +217,44 @@ fn unique<'a>(names: impl Iterator<Item = &'a str>, of: &dyn std::fmt::Display) 
 pub struct WitType {
     pub wit: String,
     pub rust: String,
+    /// An expression of its `braid_schema::wire::Shape` (as `Shape`), for
+    /// the HTTP handler: a value type's is its `shape_<name>()`.
+    pub shape: String,
 }
 
 impl WitType {
-    fn new(wit: &str, rust: &str) -> Self {
-        Self { wit: wit.into(), rust: rust.into() }
+    fn new(wit: &str, rust: &str, shape: &str) -> Self {
+        Self { wit: wit.into(), rust: rust.into(), shape: shape.into() }
     }
 
     fn bytes() -> Self {
-        Self::new("list<u8>", "::alloc::vec::Vec<u8>")
+        Self::new("list<u8>", "::alloc::vec::Vec<u8>", "Shape::Bytes")
     }
 
     fn string() -> Self {
-        Self::new("string", "::alloc::string::String")
+        Self::new("string", "::alloc::string::String", "Shape::String")
     }
 
     fn list(item: Self) -> Self {
-        Self { wit: format!("list<{}>", item.wit), rust: format!("::alloc::vec::Vec<{}>", item.rust) }
+        Self {
+            wit: format!("list<{}>", item.wit),
+            rust: format!("::alloc::vec::Vec<{}>", item.rust),
+            shape: format!("Shape::List(::alloc::boxed::Box::new({}))", item.shape),
+        }
     }
 
     fn named(wit: &str) -> Self {
-        Self { wit: format!("%{wit}"), rust: upper_camel(wit) }
+        Self { wit: format!("%{wit}"), rust: upper_camel(wit), shape: format!("{}()", shape_fn(wit)) }
     }
+}
+
+/// The largest request body a workflow's HTTP handler reads: 16 MiB, the
+/// service's default `--input-limit`.
+pub const HTTP_INPUT_LIMIT: usize = 16 << 20;
+
+/// The HTTP handler's function giving the shape of the value type `wit`.
+fn shape_fn(wit: &str) -> String {
+    format!("shape_{}", heck::ToSnakeCase::to_snake_case(wit))
 }
 
 /// The WIT type of a manifest type.
@@ -222,8 +262,8 @@ fn type_name(ty: &TypeName, wit_of: &BTreeMap<TypeName, String>) -> Result<WitTy
     Ok(match ty {
         TypeName::Bytes | TypeName::Multihash => WitType::bytes(),
         TypeName::String | TypeName::Cid => WitType::string(),
-        TypeName::U64 => WitType::new("u64", "u64"),
-        TypeName::Bool => WitType::new("bool", "bool"),
+        TypeName::U64 => WitType::new("u64", "u64", "Shape::U64"),
+        TypeName::Bool => WitType::new("bool", "bool", "Shape::Bool"),
         TypeName::Vec(inner) => WitType::list(type_name(inner, wit_of)?),
         TypeName::Named { .. } | TypeName::Param(_) => match wit_of.get(ty) {
             Some(wit) => WitType::named(wit),
@@ -237,19 +277,27 @@ fn field_type(ty: &FieldType, wit_of: &BTreeMap<TypeName, String>) -> Result<Wit
     Ok(match ty {
         FieldType::Bytes => WitType::bytes(),
         FieldType::String => WitType::string(),
-        FieldType::Number => WitType::new("f64", "f64"),
-        FieldType::BigInt => WitType::new("u64", "u64"),
-        FieldType::Bool => WitType::new("bool", "bool"),
+        FieldType::Number => WitType::new("f64", "f64", "Shape::F64"),
+        FieldType::BigInt => WitType::new("u64", "u64", "Shape::U64"),
+        FieldType::Bool => WitType::new("bool", "bool", "Shape::Bool"),
         FieldType::List(inner) => WitType::list(field_type(inner, wit_of)?),
         FieldType::Optional(inner) => {
             let inner = field_type(inner, wit_of)?;
-            WitType { wit: format!("option<{}>", inner.wit), rust: format!("::core::option::Option<{}>", inner.rust) }
+            WitType {
+                wit: format!("option<{}>", inner.wit),
+                rust: format!("::core::option::Option<{}>", inner.rust),
+                shape: format!("Shape::Option(::alloc::boxed::Box::new({}))", inner.shape),
+            }
         }
         FieldType::Map(inner) => {
             let inner = field_type(inner, wit_of)?;
             WitType {
                 wit: format!("list<tuple<string, {}>>", inner.wit),
                 rust: format!("::alloc::vec::Vec<(::alloc::string::String, {})>", inner.rust),
+                shape: format!(
+                    "Shape::List(::alloc::boxed::Box::new(Shape::Tuple(::alloc::vec![Shape::String, {}])))",
+                    inner.shape
+                ),
             }
         }
         FieldType::Value(name) => match wit_of.get(name) {

@@ -21,6 +21,11 @@ impl RustStr {
     pub fn new(text: &str) -> Self {
         Self(rust_str(text))
     }
+
+    /// The literal, as source.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
 }
 
 /// A TOML basic string, quotes included.

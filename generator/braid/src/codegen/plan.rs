@@ -275,15 +275,7 @@ pub fn plan(w: &Workflow) -> CratePlan {
         crate::registry::named_types(&w.crates, &boundary).into_keys().map(|t| RustType::new(&t)).collect();
     let stream = stream_plan(w);
     let component = w.supports(Platform::Wasm).then(|| {
-        component::plan(
-            name,
-            &external_inputs,
-            &w.external_inputs(),
-            w.output(),
-            &boundary,
-            &w.crates,
-            stream.is_some(),
-        )
+        component::plan(w, &external_inputs, &boundary, stream.is_some())
     });
 
     CratePlan {
