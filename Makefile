@@ -14,7 +14,7 @@ export BRAID_HOME := $(CURDIR)/target/braid-home
 WORKFLOWS := $(filter-out workflows/vectors.json,$(wildcard workflows/*.json))
 SAMPLE := workflows/samples/sample.txt
 
-.PHONY: setup setup-demo setup-bench demo test test-docs bench bench-first bench-run test-rust test-lint test-nostd test-wasm test-workflows test-node test-postgres test-s3 test-cluster bench-cluster bless clean
+.PHONY: setup setup-demo setup-bench demo test test-docs bench bench-first bench-run wasmtime-cli test-rust test-lint test-nostd test-wasm test-workflows test-node test-postgres test-s3 test-cluster bench-cluster bless clean
 
 # What each entry point installs (scripts/setup.sh): the demo only what it
 # runs; the tests the rest (browser, sandbox, PostgreSQL, Garage, mdBook).
@@ -108,7 +108,7 @@ NODE_TEST = tmp=$$(mktemp -d) && chmod 1777 $$tmp && status=0 && \
 	(cd js && TMPDIR=$$tmp $(1) node --test $(2)) || status=$$?; \
 	rm -rf $$tmp || true; exit $$status
 
-test-node: test-wasm test-workflows
+test-node: test-wasm test-workflows wasmtime-cli
 	$(call NODE_TEST,BRAID_OP_PKGS=$(CURDIR)/$(NPM_OPS) BRAID_WF_OUT=$(CURDIR)/$(WF_OUT) BRAID_BIN=$(CURDIR)/$(BRAID),test/)
 
 # Private servers for the shared backends' tests, on loopback, each in a
@@ -183,13 +183,8 @@ OHA := target/tools/bin/oha
 WASMTIME := target/tools/bin/wasmtime
 # The engine's own wasmtime, as Cargo.lock pins it.
 WASMTIME_VERSION := $(shell sed -n '/^name = "wasmtime"$$/{n;s/^version = "\(.*\)"/\1/p;}' Cargo.lock)
-bench-run: setup $(BRAID)
+bench-run: setup $(BRAID) wasmtime-cli
 	@test -x $(OHA) || cargo install --quiet --locked oha --version '~1.16' --root target/tools
-	@# (`serve` does not build without component-model-async; the default
-	@# feature set is far larger.)
-	@$(WASMTIME) --version 2>/dev/null | grep -qF $(WASMTIME_VERSION) || cargo install --quiet --locked wasmtime-cli \
-	  --version $(WASMTIME_VERSION) --no-default-features --root target/tools \
-	  --features run,serve,cranelift,pooling-allocator,component-model,component-model-async,cache,config
 	@rustup target list --installed | grep -qx wasm32-wasip2 || rustup target add wasm32-wasip2
 	RUSTFLAGS=-Ctarget-feature=+simd128 cargo build --quiet --release --target wasm32-wasip2 \
 	  --manifest-path bench/wasi-http-cid/Cargo.toml --target-dir target/bench/wasi-http-cid
@@ -202,6 +197,16 @@ bench-run: setup $(BRAID)
 	  cargo build --quiet --release --manifest-path target/bench/floor-$$wf/Cargo.toml --target-dir target/bench/floor || exit 1; \
 	done
 	cd js && BRAID_WF_OUT=$(CURDIR)/$(WF_OUT) BRAID_PERF_BIN=$(CURDIR)/target/perf/braid node bench/run.mjs
+
+## wasmtime-cli: the wasmtime CLI of the engine's version in target/tools,
+## once: `wasmtime serve` runs the HTTP functions in make test-node
+## (js/test/http.test.mjs) and the wasi:http rows of make bench-run.
+## (`serve` does not build without component-model-async; the default
+## feature set is far larger.)
+wasmtime-cli:
+	@$(WASMTIME) --version 2>/dev/null | grep -qF $(WASMTIME_VERSION) || cargo install --quiet --locked wasmtime-cli \
+	  --version $(WASMTIME_VERSION) --no-default-features --root target/tools \
+	  --features run,serve,cranelift,pooling-allocator,component-model,component-model-async,cache,config
 
 ## bless: rewrite committed manifests and trybuild expectations; review the diff
 bless:

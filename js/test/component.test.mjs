@@ -13,6 +13,7 @@ import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { transpileBytes } from '@bytecodealliance/jco-transpile';
 import { inputValue } from '../lib/reference.mjs';
+import { SALTED_PROBLEMS } from '../lib/run-contract.mjs';
 import { killHard, spawnServer, waitJob } from '../lib/server.mjs';
 import { root, wfOut as packages } from '../lib/paths.mjs';
 
@@ -116,7 +117,7 @@ test('a failing run gives a typed error with the npm package message', async () 
   });
 });
 
-test('the service builds the component target (the same bytes as the CLI) and runs it: POST .../run', async () => {
+test('the service builds the component and http targets (the same bytes as the CLI) and runs the component: POST .../run', async () => {
   const KEY = 'component-key';
   const { child, url } = await spawnServer({ dataDir: mkdtempSync(join(tmpdir(), 'braid-component-')), key: KEY });
   const post = (path, body, headers = {}) => fetch(`${url}${path}`, { method: 'POST', headers: { 'x-api-key': KEY, ...headers }, body });
@@ -124,7 +125,7 @@ test('the service builds the component target (the same bytes as the CLI) and ru
   try {
     const submit = async (name) => {
       const manifest = JSON.parse(readFileSync(`${root}/workflows/${name}.json`, 'utf8'));
-      const res = await post('/v1/workflows', JSON.stringify({ manifest, targets: ['component'] }), json);
+      const res = await post('/v1/workflows', JSON.stringify({ manifest, targets: ['component', 'http'] }), json);
       const submitted = await res.json();
       assert.equal(res.status, 202, JSON.stringify(submitted));
       const job = await waitJob(url, submitted.job_id, { key: KEY });
@@ -141,6 +142,9 @@ test('the service builds the component target (the same bytes as the CLI) and ru
     const local = `${components}/salted_cid/component`;
     assert.deepEqual(await bytes('wf_salted_cid.component.wasm'), new Uint8Array(readFileSync(`${local}/wf_salted_cid.wasm`)));
     assert.equal(new TextDecoder().decode(await bytes('world.wit')), readFileSync(`${local}/world.wit`, 'utf8'));
+    // The HTTP function too (`--targets http`), the CLI's bytes.
+    const http = readFileSync(`${components}/salted_cid/http/wf_salted_cid.wasm`);
+    assert.deepEqual(await bytes('wf_salted_cid.http.wasm'), new Uint8Array(http));
 
     // Run it: by name or in order, by workflow or by build; the same CID as the npm package.
     const pkg = require(`${packages}/salted_cid/pkg/node/wf_salted_cid.js`);
@@ -167,15 +171,7 @@ test('the service builds the component target (the same bytes as the CLI) and ru
     // Keys, and what the caller sent wrong.
     const run = `/v1/workflows/${salted.workflow_id}/run`;
     assert.equal((await fetch(`${url}${run}`, { method: 'POST', headers: json, body: '[]' })).status, 401);
-    const problems = [
-      [JSON.stringify({ text: 'salt' }), json, 400, /the input `bytes` is missing; this workflow takes text, bytes/],
-      [JSON.stringify({ text: 'salt', bytes: hello, extra: 1 }), json, 400, /unknown input `extra`/],
-      [JSON.stringify({ text: 1, bytes: hello }), json, 400, /input text: expected a string, found a number/],
-      [JSON.stringify({ text: 'salt', bytes: '%%%' }), json, 400, /input bytes: not base64/],
-      ['{', json, 400, /the body is not JSON/],
-      ['hello', {}, 415, /takes 2 input\(s\) \(text, bytes\): send them as JSON/],
-    ];
-    for (const [body, headers, status, detail] of problems) {
+    for (const [body, headers, status, detail] of SALTED_PROBLEMS) {
       const res = await post(run, body, headers);
       const problem = await res.json();
       assert.equal(res.status, status, JSON.stringify(problem));

@@ -555,9 +555,9 @@ fn component_out() -> PathBuf {
     root().join("target/wf-component")
 }
 
-/// Builds the workflow at `path` as a component, if `build/<name>` built
-/// its Node package (its operations build for Wasm); its WIT world is
-/// the crate's.
+/// Builds the workflow at `path` as a component and as an HTTP function
+/// (`http/`), if `build/<name>` built its Node package (its operations
+/// build for Wasm); its WIT world is the crate's.
 fn build_component(path: &Path, name: &str) -> Result<(), Failed> {
     let wf = wf_out().join(name);
     if !wf.join("report.json").is_file() {
@@ -568,7 +568,15 @@ fn build_component(path: &Path, name: &str) -> Result<(), Failed> {
         return Ok(());
     }
     let out = component_out().join(name);
-    build(path, &out, Some("component"))?;
+    build(path, &out, Some("component,http"))?;
+    // (Named by the manifest's name, which may not be the file's.)
+    let names = |dir: &str| -> Result<Vec<String>, Failed> {
+        let mut names: Vec<String> =
+            std::fs::read_dir(out.join(dir))?.flatten().map(|e| e.file_name().to_string_lossy().into_owned()).collect();
+        names.sort();
+        Ok(names)
+    };
+    expect_eq("the HTTP function's files", &names("http")?.join(" "), &names("component")?.join(" "))?;
     let wit = std::fs::read_to_string(out.join("component/world.wit"))?;
     expect_eq("component/world.wit", &wit, &std::fs::read_to_string(out.join("crate/wit/world.wit"))?)?;
     if !wit.contains("export run: func(") {
@@ -769,18 +777,20 @@ fn cid_built_elsewhere(name: &str, args: &[&str]) -> Result<PathBuf, Failed> {
 }
 
 /// Another output directory and another cargo target directory (so another
-/// staging directory) give the same `.wasm`, the npm package's and the
-/// component's, and neither names a local path.
+/// staging directory) give the same `.wasm`, the npm package's and the two
+/// components', and none names a local path.
 fn a_second_build_elsewhere_gives_the_same_wasm() -> Result<(), Failed> {
     let first = built("cidv1_from_bytes")?;
-    let again = cid_built_elsewhere("again", &["--targets", "node,component"])?;
+    let again = cid_built_elsewhere("again", &["--targets", "node,component,http"])?;
     let component = component_out().join("cidv1_from_bytes");
     if !component.join("report.json").is_file() {
         build_component(&root().join("workflows/cidv1_from_bytes.json"), "cidv1_from_bytes")?;
     }
-    for (first, wasm) in
-        [(&first, "pkg/node/wf_cidv1_from_bytes_bg.wasm"), (&component, "component/wf_cidv1_from_bytes.wasm")]
-    {
+    for (first, wasm) in [
+        (&first, "pkg/node/wf_cidv1_from_bytes_bg.wasm"),
+        (&component, "component/wf_cidv1_from_bytes.wasm"),
+        (&component, "http/wf_cidv1_from_bytes.wasm"),
+    ] {
         let (a, b) = (std::fs::read(first.join(wasm))?, std::fs::read(again.join(wasm))?);
         if a != b {
             return Err(format!("{} and {} differ", first.join(wasm).display(), again.join(wasm).display()).into());
@@ -925,8 +935,9 @@ fn main() {
                 .with_ignored_flag(true)
         })
         .collect();
-    // Each workflow with Node packages as a Wasm component too, into
-    // `target/wf-component/` (where the Node tests run it through jco).
+    // Each workflow with Node packages as a Wasm component and an HTTP
+    // function too, into `target/wf-component/` (where the Node tests run
+    // them through jco, wasmtime serve and jco serve).
     trials.extend(workflows().into_iter().map(|path| {
         let name = stem(&path);
         let trial = format!("component/{name}");

@@ -274,9 +274,8 @@ pub fn plan(w: &Workflow) -> CratePlan {
     let value_types =
         crate::registry::named_types(&w.crates, &boundary).into_keys().map(|t| RustType::new(&t)).collect();
     let stream = stream_plan(w);
-    let component = w.supports(Platform::Wasm).then(|| {
-        component::plan(w, &external_inputs, &boundary, stream.is_some())
-    });
+    let component =
+        w.supports(Platform::Wasm).then(|| component::plan(w, &external_inputs, &boundary, stream.is_some()));
 
     CratePlan {
         header: Header {

@@ -3,7 +3,8 @@
 //! into `DIR/dist/` and listed in the report ([`Dist`]): the generated crate
 //! as `crate.tar.gz`, each JS target's package as `pkg-<target>.tgz` (npm
 //! pack layout) and their module as `<crate>.wasm`, the component as
-//! `<crate>.component.wasm` with its `world.wit`, and the packages of the
+//! `<crate>.component.wasm` with its `world.wit`, the HTTP function as
+//! `<crate>.http.wasm`, and the packages of the
 //! Cargo and npm registries (a `.crate` per crate, one npm package for
 //! every JS platform) with their registry entries. The service stores and
 //! records them; it packs nothing itself.
@@ -79,6 +80,9 @@ const WASM: &str = "application/wasm";
 /// what the service looks for to run a build.
 pub const COMPONENT_SUFFIX: &str = ".component.wasm";
 
+/// How the name of a distribution's HTTP function (`--targets http`) ends.
+pub const HTTP_SUFFIX: &str = ".http.wasm";
+
 /// The name of the component in the distribution of crate `crate_name`.
 pub fn component_artifact(crate_name: &str) -> String {
     format!("{crate_name}{COMPONENT_SUFFIX}")
@@ -129,6 +133,10 @@ pub fn dist(
             WASM,
         )?;
         add(&mut dist, "world.wit".into(), &fsutil::read(&component.join("world.wit"))?, "text/plain; charset=utf-8")?;
+    }
+    if targets.contains(&Target::Http) {
+        let http = out.join("http").join(format!("{crate_name}.wasm"));
+        add(&mut dist, format!("{crate_name}{HTTP_SUFFIX}"), &fsutil::read(&http)?, WASM)?;
     }
     match super::cargo::packages(&out.join("crate")) {
         Ok(crates) => {

@@ -36,7 +36,8 @@ use crate::AppState;
 pub struct SubmitRequest {
     #[schema(value_type = Object)]
     manifest: Value,
-    /// Of native, nostd, node, web, bundler; default: every target the operations allow.
+    /// Of native, nostd, node, web, bundler, component, http; default: every target the
+    /// operations allow but component and http.
     #[schema(value_type = Option<Vec<String>>)]
     targets: Option<Vec<Target>>,
 }
