@@ -41,7 +41,15 @@ pub struct Handler {
     /// The workflow on its inputs packed one after the other, giving its
     /// output packed (the component's `run-packed`).
     pub run: fn(Vec<u8>) -> Result<Vec<u8>, Error>,
+    /// For a workflow that streams (its one `Bytes` input read in
+    /// chunks): the workflow on the chunks `next` gives, in order, until
+    /// it gives none, giving its output packed. A raw body then goes
+    /// through it, never held whole.
+    pub stream: Option<StreamRun>,
 }
+
+/// The workflow on the chunks of its input that `next` gives.
+pub type StreamRun = fn(next: &mut dyn FnMut() -> Option<Vec<u8>>) -> Result<Vec<u8>, Error>;
 
 /// An answer: its status, media type and body.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -105,7 +113,12 @@ impl Handler {
             }
         }
         drop(inputs);
-        let output = match (self.run)(packed) {
+        self.output((self.run)(packed), accept)
+    }
+
+    /// The answer for what a run gave.
+    fn output(&self, ran: Result<Vec<u8>, Error>, accept: &[&str]) -> Answer {
+        let output = match ran {
             Ok(output) => output,
             Err(error) => return problem(422, format!("the workflow failed ({}): {error}", error.kind())),
         };
@@ -173,10 +186,46 @@ impl Handler {
         let content_type = text("content-type").into_iter().next().unwrap_or_default();
         let accept = text("accept");
         let accept: Vec<&str> = accept.iter().map(String::as_str).collect();
-        let body = if method == "POST" { read_body(&request, self.input_limit) } else { Body::Whole(Vec::new()) };
+        let raw = !matches!(wire::media_type(&content_type).as_str(), "application/json" | "multipart/form-data");
+        let answer = match (method, self.stream) {
+            ("POST", Some(stream)) if raw => self.streamed(stream, &request, &accept),
+            ("POST", _) => self.answer(method, &content_type, &accept, read_body(&request, self.input_limit)),
+            _ => self.answer(method, &content_type, &accept, Body::Whole(Vec::new())),
+        };
         drop(headers);
-        let answer = self.answer(method, &content_type, &accept, body);
         respond(out, &answer, method == "HEAD");
+    }
+
+    /// The answer to a raw body run through the workflow's stream, chunk by
+    /// chunk as the host gives them: at most a chunk of it is held.
+    fn streamed(&self, stream: StreamRun, request: &wasip2::http::types::IncomingRequest, accept: &[&str]) -> Answer {
+        let Ok(body) = request.consume() else { return self.answer("POST", "", accept, Body::Broken) };
+        let Ok(input) = body.stream() else { return self.answer("POST", "", accept, Body::Broken) };
+        let (mut read, mut failed) = (0usize, None);
+        let ran = stream(&mut || {
+            if failed.is_some() {
+                return None;
+            }
+            match input.blocking_read(64 << 10) {
+                Ok(chunk) if read + chunk.len() > self.input_limit => {
+                    failed = Some(Body::TooLarge);
+                    None
+                }
+                Ok(chunk) => {
+                    read += chunk.len();
+                    Some(chunk)
+                }
+                Err(wasip2::io::streams::StreamError::Closed) => None,
+                Err(_) => {
+                    failed = Some(Body::Broken);
+                    None
+                }
+            }
+        });
+        match failed {
+            Some(body) => self.answer("POST", "", accept, body),
+            None => self.output(ran, accept),
+        }
     }
 }
 
@@ -320,6 +369,7 @@ mod tests {
             output: Shape::Bytes,
             input_limit: 64,
             run: concat,
+            stream: None,
         }
     }
 
