@@ -12,7 +12,11 @@
 //   4. wasmtime: `wasmtime serve` (the engine's own version) running a
 //      hand-written wasi:http component of the same CID computation
 //      (bench/wasi-http-cid), the same isolation: a fresh instance per
-//      request, the pooling allocator, a 1 s timeout (CID workloads).
+//      request, the pooling allocator, a 1 s timeout (CID workloads);
+//   5. wasmtime_http: `wasmtime serve`, the same way, running the workflow's
+//      generated HTTP function (`braid build --targets http`), every workload;
+//   6. jco_http: `jco serve` (npm @bytecodealliance/jco) running it, as it
+//      comes.
 // Workloads: cidv1_from_bytes on 64 B and 16 KiB, photo_proof on a 0.3 MP
 // JPEG. Saturation: requests per second at 16 connections, three rounds
 // with the servers interleaved, the median. Latency: p50/p95/p99 at a
@@ -35,6 +39,7 @@ const braid = process.env.BRAID_PERF_BIN ?? `${root}/target/perf/braid`;
 const engineRuns = process.env.BRAID_ENGINE_RUNS ?? `${root}/target/perf/examples/runs`;
 const oha = process.env.BRAID_OHA ?? `${root}/target/tools/bin/oha`;
 const wasmtime = process.env.BRAID_WASMTIME ?? `${root}/target/tools/bin/wasmtime`;
+const jco = `${root}/js/node_modules/.bin/jco`;
 const wasiHttpCid = process.env.BRAID_WASI_HTTP_CID
   ?? `${root}/target/bench/wasi-http-cid/wasm32-wasip2/release/braid_bench_wasi_http_cid.wasm`;
 const KEY = 'bench-key';
@@ -119,13 +124,13 @@ const freePort = () => new Promise((resolve) => {
   });
 });
 
-/** Submits workflow `name` for the component target to braid; the build id and when it succeeded. */
+/** Submits workflow `name` for the component and http targets to braid; the build and workflow ids. */
 async function build(url, name) {
   const manifest = JSON.parse(readFileSync(`${root}/workflows/${name}.json`, 'utf8'));
   const post = await fetch(`${url}/v1/workflows`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', 'x-api-key': KEY },
-    body: JSON.stringify({ manifest, targets: ['component'] }),
+    body: JSON.stringify({ manifest, targets: ['component', 'http'] }),
   });
   const submitted = await post.json();
   if (post.status !== 202 && post.status !== 200) throw new Error(`${name}: ${JSON.stringify(submitted)}`);
@@ -192,14 +197,37 @@ try {
       node: `${servers.node.url}/run`,
       floor: `${servers.floor.url}/run`,
     };
-    if (w.workflow === 'cidv1_from_bytes') {
-      // A fresh instance per request (wasmtime serve's way), the pooling
-      // allocator, 1 s per request, as braid's defaults.
+    // The service's own artifacts of the build: its component, and its
+    // HTTP function (`--targets http`).
+    const auth = { headers: keyed };
+    const build = await (await fetch(`${servers.braid.url}/v1/builds/${builds[w.workflow].build}`, auth)).json();
+    const artifact = async (suffix) => {
+      const found = build.artifacts.find((a) => a.name.endsWith(suffix));
+      const path = join(dir, `${w.workflow}${suffix}`);
+      writeFileSync(path, Buffer.from(await (await fetch(`${servers.braid.url}/v1/artifacts/${found.cid}`, auth)).arrayBuffer()));
+      return path;
+    };
+    const wasm = await artifact('.component.wasm');
+    const httpWasm = await artifact('.http.wasm');
+    // wasmtime serve: a fresh instance per request (its way), the pooling
+    // allocator, 1 s per request, as braid's defaults; the hand-written
+    // component (CID workloads) and the generated HTTP function.
+    const wasmtimeServe = async (component, flags = []) => {
       const port = await freePort();
-      servers.wasmtime = await start(wasmtime, ['serve', '--addr', `127.0.0.1:${port}`, '-O', 'pooling-allocator=y',
-        '-W', 'timeout=1s', '-S', 'cli=y', wasiHttpCid], /Serving HTTP on (http:\/\/[0-9.:]+\/?)/);
+      return start(wasmtime, ['serve', '--addr', `127.0.0.1:${port}`, '-O', 'pooling-allocator=y', '-W', 'timeout=1s',
+        ...flags, component], /Serving HTTP on (http:\/\/[0-9.:]+\/?)/);
+    };
+    if (w.workflow === 'cidv1_from_bytes') {
+      servers.wasmtime = await wasmtimeServe(wasiHttpCid, ['-S', 'cli=y']);
       urls.wasmtime = `${servers.wasmtime.url}/`;
     }
+    servers.wasmtime_http = await wasmtimeServe(httpWasm);
+    urls.wasmtime_http = `${servers.wasmtime_http.url}/`;
+    // jco serve as it comes (the component transpiled to JS, in Node).
+    const jcoPort = await freePort();
+    servers.jco_http = await start(jco, ['serve', '--host', '127.0.0.1', '--port', String(jcoPort), httpWasm], /(Server listening) @/);
+    servers.jco_http.url = `http://127.0.0.1:${jcoPort}`;
+    urls.jco_http = `${servers.jco_http.url}/`;
     const names = Object.keys(urls);
     const processOf = (s) => (s === 'braid_build' ? servers.braid : servers[s]);
     // The same answer from every server.
@@ -208,11 +236,6 @@ try {
       if (!isDeepStrictEqual(a, answers[0])) throw new Error(`${w.id}: the servers disagree: ${JSON.stringify(answers)}`);
     }
     // The executor alone on the service's own component: instantiation and run, back to back.
-    const auth = { headers: keyed };
-    const build = await (await fetch(`${servers.braid.url}/v1/builds/${builds[w.workflow].build}`, auth)).json();
-    const artifact = build.artifacts.find((a) => a.name.endsWith('.component.wasm'));
-    const wasm = join(dir, `${w.workflow}.wasm`);
-    writeFileSync(wasm, Buffer.from(await (await fetch(`${servers.braid.url}/v1/artifacts/${artifact.cid}`, auth)).arrayBuffer()));
     const alone = JSON.parse(execFileSync(engineRuns, [wasm, file, w.workflow === 'photo_proof' ? '200' : '5000', '--json'], { encoding: 'utf8' }));
     // Inside braid: 200 sequential requests, Server-Timing's instantiation and run.
     const inside = [];
@@ -256,11 +279,18 @@ try {
       ...(row.servers.wasmtime && {
         braid_over_wasmtime: round(row.servers.braid.rps / row.servers.wasmtime.rps, 2),
         braid_build_over_wasmtime: round(row.servers.braid_build.rps / row.servers.wasmtime.rps, 2),
+        // The generated HTTP function against the hand-written one, both
+        // under wasmtime serve (issue target: at least 0.9).
+        http_over_handwritten: round(row.servers.wasmtime_http.rps / row.servers.wasmtime.rps, 2),
       }),
+      braid_over_wasmtime_http: round(row.servers.braid.rps / row.servers.wasmtime_http.rps, 2),
+      braid_over_jco_http: round(row.servers.braid.rps / row.servers.jco_http.rps, 2),
     };
     results.workloads[w.id] = row;
-    for (const s of ['node', 'floor', 'wasmtime']) if (servers[s]) stop(servers[s]);
-    delete servers.wasmtime;
+    for (const s of ['node', 'floor', 'wasmtime', 'wasmtime_http', 'jco_http']) {
+      if (servers[s]) stop(servers[s]);
+      delete servers[s];
+    }
     console.log(w.id, JSON.stringify(row));
   }
 } finally {
@@ -282,7 +312,9 @@ function report(r) {
     'braid: `braid serve` (perf profile), a fresh component instance per request, with an API key, by workflow id;',
     'braid_build: the same, pinned to the build; node: `node:http` + the npm package; floor: axum/hyper/tokio + the',
     'generated crate, native, in process; wasmtime: `wasmtime serve` (the engine\'s version, pooling allocator, 1 s timeout)',
-    'on a hand-written wasi:http component of the same CID (bench/wasi-http-cid). Written by js/bench/run.mjs.',
+    'on a hand-written wasi:http component of the same CID (bench/wasi-http-cid); wasmtime_http: `wasmtime serve` the same',
+    'way on the workflow\'s generated HTTP function (`--targets http`); jco_http: `jco serve` on it, as it comes (one',
+    'instance in Node). Written by js/bench/run.mjs.',
     '',
     '| workload | server | req/s (saturation) | p50 / p95 / p99 ms at half of the slower of braid and wasmtime | CPU µs a request (user + kernel) | page faults a request | cores used | RSS MiB after (peak) |',
     '|---|---|---:|---|---:|---:|---:|---:|',
@@ -300,6 +332,13 @@ function report(r) {
     const p99 = (s) => row.servers[s].at_half_rate.p99_ms;
     const wt = p99('wasmtime');
     lines.push(`| ${id} | ${row.ratios.braid_over_wasmtime} (${yes(row.ratios.braid_over_wasmtime >= 1)}) | ${row.ratios.braid_build_over_wasmtime} (${yes(row.ratios.braid_build_over_wasmtime >= 1)}) | ${p99('braid')} / ${p99('braid_build')} / ${wt} (${yes(p99('braid') <= wt && p99('braid_build') <= wt)}) |`);
+  }
+  lines.push('', '| workload | generated / hand-written HTTP function under wasmtime serve, req/s (target ≥ 0.9) | p99 at half load, generated / hand-written ms | braid / wasmtime_http req/s | braid / jco_http req/s |', '|---|---|---|---|---|');
+  for (const [id, row] of Object.entries(r.workloads)) {
+    const ratio = row.ratios.http_over_handwritten;
+    const p99 = (s) => row.servers[s]?.at_half_rate.p99_ms ?? '-';
+    const target = ratio === undefined ? 'no hand-written one' : `${ratio} (${yes(ratio >= 0.9)})`;
+    lines.push(`| ${id} | ${target} | ${p99('wasmtime_http')} / ${p99('wasmtime')} | ${row.ratios.braid_over_wasmtime_http} | ${row.ratios.braid_over_jco_http} |`);
   }
   lines.push('', '| workload | braid / floor req/s (target ≥ 0.7) | braid / node req/s (target ≥ 2) | braid p99 at half load (target ≤ 1 ms) | instantiation µs, median (target ≤ 20): executor / over HTTP | run µs, median: executor / over HTTP | first run after build / after restart ms (target ≤ 10 after restart) |', '|---|---|---|---|---|---|---|');
   for (const [id, row] of Object.entries(r.workloads)) {
