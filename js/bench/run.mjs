@@ -215,7 +215,7 @@ try {
     const wasmtimeServe = async (component, flags = []) => {
       const port = await freePort();
       return start(wasmtime, ['serve', '--addr', `127.0.0.1:${port}`, '-O', 'pooling-allocator=y', '-W', 'timeout=1s',
-        ...flags, component], /Serving HTTP on (http:\/\/[0-9.:]+\/?)/);
+        ...flags, component], /Serving HTTP on (http:\/\/[0-9.:]+)\/?\s/);
     };
     if (w.workflow === 'cidv1_from_bytes') {
       servers.wasmtime = await wasmtimeServe(wasiHttpCid, ['-S', 'cli=y']);
