@@ -116,10 +116,10 @@ async fn check(state: &Arc<AppState>, job: &Arc<Publish>, interrupt: &Interrupt)
         .env("BRAID_HOME", &state.config.data)
         .env("BRAID_TOOLS", braid::registry::tools_dir());
     let (child, stdout, stderr) = Child::spawn(cmd).map_err(|e| format!("cannot start the check: {e}"))?;
+    // Both read to their end (a full pipe would stall the child); the
+    // log's end is kept, where `braid ops check` prints why it failed.
     let output = tokio::spawn(async move {
-        let (mut out, mut log) = (Vec::new(), Vec::new());
-        let (mut stdout, mut stderr) = (stdout.take(LOG_LIMIT), stderr.take(LOG_LIMIT));
-        let _ = tokio::join!(stdout.read_to_end(&mut out), stderr.read_to_end(&mut log));
+        let (_, log) = tokio::join!(tail(stdout), tail(stderr));
         String::from_utf8_lossy(&log).into_owned()
     });
     let timeout = state.config.build_timeout;
@@ -147,8 +147,23 @@ fn failure(status: std::process::ExitStatus, log: &str) -> String {
     }
 }
 
-/// At most this much of a check's output is kept.
-const LOG_LIMIT: u64 = 1 << 20;
+/// At most this much of a check's output is kept: its end.
+const LOG_LIMIT: usize = 1 << 20;
+
+/// The last [`LOG_LIMIT`] bytes of what `reader` gives until its end.
+async fn tail(mut reader: impl tokio::io::AsyncRead + Unpin) -> Vec<u8> {
+    let (mut kept, mut chunk) = (Vec::new(), vec![0; 64 << 10]);
+    while let Ok(n @ 1..) = reader.read(&mut chunk).await {
+        kept.extend_from_slice(&chunk[..n]);
+        if kept.len() > 2 * LOG_LIMIT {
+            kept.drain(..kept.len() - LOG_LIMIT);
+        }
+    }
+    if kept.len() > LOG_LIMIT {
+        kept.drain(..kept.len() - LOG_LIMIT);
+    }
+    kept
+}
 
 /// `work` on a blocking thread (it reads files and the store).
 async fn blocking<T: Send + 'static>(
