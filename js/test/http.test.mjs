@@ -122,6 +122,11 @@ for (const host of Object.keys(HOSTS)) {
         assert.match(problem.detail, detail);
       }
       assert.equal((await fetch(salted.url, { method: 'PUT', body: '[]' })).status, 405);
+      // HEAD: GET's status and type, no body (and no length the host would hold it to).
+      const head = await fetch(salted.url, { method: 'HEAD' });
+      assert.equal(head.status, 200);
+      assert.equal(head.headers.get('content-type'), 'application/json');
+      assert.equal(await head.text(), '');
 
       // One Bytes input: the raw body; a failure is a 422 with the npm package's message.
       const proofPkg = require(`${packages}/photo_proof/pkg/node/wf_photo_proof.js`);

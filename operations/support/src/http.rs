@@ -92,20 +92,25 @@ impl Handler {
             }
             Body::Broken => return problem(400, "the request's body could not be read to its end".into()),
         };
-        let sent = match wire::media_type(content_type).as_str() {
+        let media_type = wire::media_type(content_type);
+        let sent = match media_type.as_str() {
             "application/json" => Sent::Json(&body),
             "multipart/form-data" => match multipart(content_type, &body) {
                 Ok(parts) => Sent::Parts(parts),
                 Err(why) => return problem(400, format!("the multipart body cannot be read: {why}")),
             },
-            _ => Sent::Raw(body.clone()),
+            _ => Sent::Raw(Vec::new()),
+        };
+        // A raw body moves into its input, not copied.
+        let sent = match sent {
+            Sent::Raw(_) => Sent::Raw(body),
+            sent => sent,
         };
         let inputs = match wire::inputs(&self.params, sent) {
             Ok(inputs) => inputs,
             Err(InputsError::Bad(why)) => return problem(400, why),
             Err(InputsError::Unsupported(why)) => return problem(415, why),
         };
-        drop(body);
         let mut packed = Vec::with_capacity(inputs.iter().map(wire::Input::size).sum::<usize>() + 4 * inputs.len());
         for input in &inputs {
             if let Err(why) = input.pack(&mut packed) {
@@ -167,6 +172,7 @@ impl Handler {
     /// input limit is held), its answer written in chunks.
     pub fn handle(&self, request: wasip2::http::types::IncomingRequest, out: wasip2::http::types::ResponseOutparam) {
         use wasip2::http::types::Method;
+        let other;
         let method = match request.method() {
             Method::Get => "GET",
             Method::Head => "HEAD",
@@ -177,7 +183,10 @@ impl Handler {
             Method::Options => "OPTIONS",
             Method::Connect => "CONNECT",
             Method::Trace => "TRACE",
-            Method::Other(_) => "OTHER",
+            Method::Other(name) => {
+                other = name;
+                other.as_str()
+            }
         };
         let headers = request.headers();
         let text = |name: &str| -> Vec<String> {
@@ -249,7 +258,10 @@ fn respond(out: wasip2::http::types::ResponseOutparam, answer: &Answer, head: bo
     use wasip2::http::types::{Fields, OutgoingBody, OutgoingResponse, ResponseOutparam};
     let headers = Fields::new();
     let _ = headers.set("content-type", &[answer.media_type.as_bytes().to_vec()]);
-    let _ = headers.set("content-length", &[answer.body.len().to_string().into_bytes()]);
+    if !head {
+        // (A host checks what is written against it: none is, for `HEAD`.)
+        let _ = headers.set("content-length", &[answer.body.len().to_string().into_bytes()]);
+    }
     if answer.status == 405 {
         let _ = headers.set("allow", &[b"GET, HEAD, POST".to_vec()]);
     }
@@ -305,6 +317,10 @@ fn multipart(content_type: &str, body: &[u8]) -> Result<Vec<(String, Vec<u8>)>, 
         .map(|(_, v)| v.trim().trim_matches('"'))
         .filter(|b| !b.is_empty())
         .ok_or("its Content-Type has no boundary")?;
+    // RFC 2046: at most 70 characters (a longer one only makes searches slower).
+    if boundary.len() > 70 {
+        return Err("its boundary is longer than 70 characters".into());
+    }
     let delimiter = format!("--{boundary}");
     let mut rest = body;
     // Up to and past the first delimiter (a preamble is ignored).
@@ -335,9 +351,9 @@ fn multipart(content_type: &str, body: &[u8]) -> Result<Vec<(String, Vec<u8>)>, 
     }
 }
 
-/// Where `needle` first starts in `haystack`.
+/// Where `needle` first starts in `haystack`, in time linear in both.
 fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
-    haystack.windows(needle.len()).position(|w| w == needle)
+    memchr::memmem::find(haystack, needle)
 }
 
 #[cfg(test)]
@@ -409,6 +425,9 @@ mod tests {
         assert_eq!(h.answer("PUT", "", &[], Body::Whole(vec![])).status, 405);
         let (status, body) = post(&h, "multipart/form-data", &[], b"--x");
         assert_eq!((status, body.contains("no boundary")), (400, true), "{body}");
+        let long = format!("multipart/form-data; boundary={}", "a".repeat(71));
+        let (status, body) = post(&h, &long, &[], b"--x");
+        assert_eq!((status, body.contains("longer than 70")), (400, true), "{body}");
     }
 
     #[test]

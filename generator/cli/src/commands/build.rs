@@ -56,6 +56,9 @@ pub struct Args {
     /// With --sandbox: also hide this directory (repeatable).
     #[arg(long, value_name = "DIR", requires = "sandbox")]
     sandbox_hide: Vec<PathBuf>,
+    /// With --sandbox: the longest a sandboxed command may run, in seconds (default 600).
+    #[arg(long, value_name = "SECS", requires = "sandbox")]
+    sandbox_timeout: Option<u64>,
     /// Also make the build's distribution in OUT/dist/ (listed under `dist` in the report): the crate
     /// as crate.tar.gz, each JS package as pkg-<target>.tgz, the .wasm module, the component, the
     /// .crate files of a Cargo registry and one npm package, with their registry entries. What the
@@ -103,6 +106,9 @@ fn build(args: &Args, progress: &mut Progress) -> anyhow::Result<build::Report> 
     };
     let sandbox = if args.sandbox {
         let mut sandbox = Sandbox::detect()?.writable(&target_dir)?;
+        if let Some(secs) = args.sandbox_timeout {
+            sandbox = sandbox.timeout(std::time::Duration::from_secs(secs));
+        }
         for dir in registry.dir().iter().copied().chain(args.sandbox_hide.iter().map(PathBuf::as_path)) {
             sandbox = sandbox.hide(dir);
         }

@@ -91,6 +91,9 @@ struct CheckArgs {
     /// With --sandbox: also hide this directory (repeatable).
     #[arg(long, value_name = "DIR", requires = "sandbox")]
     sandbox_hide: Vec<PathBuf>,
+    /// With --sandbox: the longest a sandboxed command may run, in seconds (default 600).
+    #[arg(long, value_name = "SECS", requires = "sandbox")]
+    sandbox_timeout: Option<u64>,
     /// Refuse the crate unless its version id (of its sources) is this one.
     #[arg(long)]
     version_id: Option<String>,
@@ -260,6 +263,9 @@ fn check(args: CheckArgs) -> anyhow::Result<()> {
     };
     let sandbox = if args.sandbox {
         let mut sandbox = Sandbox::detect()?.writable(&work_dir)?.writable(&target_dir)?;
+        if let Some(secs) = args.sandbox_timeout {
+            sandbox = sandbox.timeout(std::time::Duration::from_secs(secs));
+        }
         for dir in &args.sandbox_hide {
             sandbox = sandbox.hide(dir);
         }

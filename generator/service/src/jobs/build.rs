@@ -180,6 +180,8 @@ impl Plan {
         }
         if self.sandboxed {
             cmd.arg("--sandbox").arg("--sandbox-hide").arg(&state.config.data);
+            // The sandbox's own limit is the job's.
+            cmd.arg("--sandbox-timeout").arg(state.config.build_timeout.as_secs().to_string());
         }
         // The compile cache shares the network with the build: only for
         // Braid's own crates, and not when what it compiles is unknown.

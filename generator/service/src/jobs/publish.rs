@@ -109,6 +109,9 @@ async fn check(state: &Arc<AppState>, job: &Arc<Publish>, interrupt: &Interrupt)
         .arg(dir.join("work"))
         .args(["--sandbox", "--sandbox-hide"])
         .arg(&state.config.data)
+        // The sandbox's own limit is the job's, as in the service before.
+        .arg("--sandbox-timeout")
+        .arg(state.config.build_timeout.as_secs().to_string())
         .arg("--version-id")
         .arg(&job.version_id)
         // Marks every process of the check (tests look for it).
@@ -141,7 +144,8 @@ async fn check(state: &Arc<AppState>, job: &Arc<Publish>, interrupt: &Interrupt)
 /// check` printed (after `error: `, with the build's output it carries),
 /// or its status and the end of what it printed.
 fn failure(status: std::process::ExitStatus, log: &str) -> String {
-    match log.find("error: ") {
+    let at = if log.starts_with("error: ") { Some(0) } else { log.find("\nerror: ").map(|at| at + 1) };
+    match at {
         Some(at) => log[at + "error: ".len()..].trim_end().to_string(),
         None => format!("the check failed ({status})\n{}", crate::store::tail(log, 4096)).trim_end().to_string(),
     }
