@@ -92,19 +92,14 @@ impl Handler {
             }
             Body::Broken => return problem(400, "the request's body could not be read to its end".into()),
         };
-        let media_type = wire::media_type(content_type);
-        let sent = match media_type.as_str() {
+        let sent = match wire::media_type(content_type).as_str() {
             "application/json" => Sent::Json(&body),
             "multipart/form-data" => match multipart(content_type, &body) {
                 Ok(parts) => Sent::Parts(parts),
                 Err(why) => return problem(400, format!("the multipart body cannot be read: {why}")),
             },
-            _ => Sent::Raw(Vec::new()),
-        };
-        // A raw body moves into its input, not copied.
-        let sent = match sent {
-            Sent::Raw(_) => Sent::Raw(body),
-            sent => sent,
+            // Moved into its input, not copied.
+            _ => Sent::Raw(body),
         };
         let inputs = match wire::inputs(&self.params, sent) {
             Ok(inputs) => inputs,
