@@ -253,6 +253,14 @@ impl AppState {
         }
         self.registry()
     }
+
+    /// `text` validated against [`AppState::synced_registry`] (blocking),
+    /// and counted (`braid_manifests_validated`): how this process
+    /// validates every manifest, once per request that sends one.
+    pub fn validate(&self, text: &str) -> Result<braid::manifest::Workflow, Vec<braid::diagnostic::Diagnostic>> {
+        self.metrics.manifest_validated();
+        braid::manifest::validate(text, &self.synced_registry())
+    }
 }
 
 /// Opens the data directory (recovering from a crash) and builds the state.

@@ -1,11 +1,12 @@
 //! The metrics of `GET /metrics` (Prometheus text format, 0.0.4): requests
 //! by method, route and status, builds started and their durations, cache
-//! hits, runs by outcome and their durations, where run programs came from;
-//! jobs by state are read from the store when scraped. Every label comes
-//! from a closed set (the standard methods or `other`, the route templates
-//! or `unmatched`, the statuses the server answers with, outcomes and
-//! sources named here), so no request can add a series. Kept and encoded
-//! by `prometheus-client`, the Prometheus project's own Rust client.
+//! hits, manifests validated and crates rendered, runs by outcome and their
+//! durations, where run programs came from; jobs by state are read from the
+//! store when scraped. Every label comes from a closed set (the standard
+//! methods or `other`, the route templates or `unmatched`, the statuses the
+//! server answers with, outcomes and sources named here), so no request can
+//! add a series. Kept and encoded by `prometheus-client`, the Prometheus
+//! project's own Rust client.
 
 use prometheus_client::encoding::EncodeLabelSet;
 use prometheus_client::metrics::counter::Counter;
@@ -69,6 +70,10 @@ pub struct Metrics {
     cache_hits: Counter,
     /// `POST /v1/workflows` that joined a build under way.
     joined: Counter,
+    /// Manifests validated, and crates rendered (CPU-heavy work, once per
+    /// request that needs it).
+    manifests_validated: Counter,
+    crates_rendered: Counter,
     runs: Family<Outcome, Counter>,
     run_duration: Histogram,
     programs: Family<Source, Counter>,
@@ -96,6 +101,16 @@ impl Default for Metrics {
         let builds_failed = counter(&mut registry, "braid_builds_failed", "Builds that failed or timed out");
         let cache_hits = counter(&mut registry, "braid_cache_hits", "Submissions answered from an earlier build");
         let joined = counter(&mut registry, "braid_joined_builds", "Submissions that joined a build under way");
+        let manifests_validated = counter(
+            &mut registry,
+            "braid_manifests_validated",
+            "Manifests validated (once per request that sends one)",
+        );
+        let crates_rendered = counter(
+            &mut registry,
+            "braid_crates_rendered",
+            "Generated crates rendered here (once per request that needs one)",
+        );
         let build_duration = Histogram::new(BUILD_BUCKETS);
         registry.register("braid_build_duration_seconds", "Duration of finished builds", build_duration.clone());
         let runs = Family::<Outcome, Counter>::default();
@@ -126,6 +141,8 @@ impl Default for Metrics {
             build_duration,
             cache_hits,
             joined,
+            manifests_validated,
+            crates_rendered,
             runs,
             run_duration,
             programs,
@@ -157,6 +174,16 @@ impl Metrics {
     /// Counts a submission that joined a build under way.
     pub fn joined(&self) {
         self.joined.inc();
+    }
+
+    /// Counts a manifest validated.
+    pub fn manifest_validated(&self) {
+        self.manifests_validated.inc();
+    }
+
+    /// Counts a generated crate rendered.
+    pub fn crate_rendered(&self) {
+        self.crates_rendered.inc();
     }
 
     /// Counts a run of the executor that took `took` and ended in `error`.

@@ -4,6 +4,7 @@
 use std::collections::BTreeMap;
 
 use serde::Serialize;
+use serde_json::value::RawValue;
 
 use crate::manifest::Workflow;
 use crate::target::Target;
@@ -18,20 +19,25 @@ use crate::target::Target;
 /// Not the workflow id ([`Workflow::id`], the manifest's CID alone): one
 /// workflow has a build per set of targets and toolchain.
 pub fn build_key(workflow: &Workflow, targets: &[Target], toolchain: &str) -> String {
+    // Fields in key order, the manifest as the canonical text validation
+    // made (not canonicalised again), the rest maps and strings that
+    // serde_json writes canonically: the canonical JSON of the whole.
     #[derive(Serialize)]
     struct BuildKey<'a> {
-        manifest: &'a crate::manifest::WorkflowManifest,
-        targets: Vec<Target>,
+        manifest: &'a RawValue,
         operations: BTreeMap<&'a str, &'a str>,
+        targets: Vec<Target>,
         toolchain: &'a str,
     }
     let mut targets = targets.to_vec();
     targets.sort();
     targets.dedup();
     let operations = workflow.crates.iter().map(|op| (op.name(), op.version_id.as_str())).collect();
-    let key = serde_json::to_value(BuildKey { manifest: &workflow.manifest, targets, operations, toolchain })
-        .expect("a build key serializes");
-    crate::content_id(braid_schema::json::canonical(&key).as_bytes())
+    let manifest: &RawValue =
+        serde_json::from_str(&workflow.canonical).expect("a workflow's canonical manifest is JSON");
+    let key =
+        serde_json::to_string(&BuildKey { manifest, operations, targets, toolchain }).expect("a build key serializes");
+    crate::content_id(key.as_bytes())
 }
 
 #[cfg(test)]
@@ -63,5 +69,24 @@ mod tests {
         assert_ne!(build_key(&wf, &[Target::Native, Target::Js(JsTarget::Node)], "t2"), key);
         let other = workflow(&CID.replace("\"k\"", "\"k2\""));
         assert_ne!(build_key(&other, &[Target::Native, Target::Js(JsTarget::Node)], "t1"), key);
+    }
+
+    /// Made from the canonical manifest without canonicalising again, the
+    /// key is still the CID of the canonical JSON of the whole: build ids
+    /// stay what they were.
+    #[test]
+    fn the_build_key_is_the_cid_of_canonical_json() {
+        let wf = workflow(
+            r#"{"version":"0.1.0","name":"k","description":"<\u00e9\"\n>","segments":[{"inputs":[-1],"sequence":[{"operation":"op_multihash"},{"operation":"op_cid"}]}]}"#,
+        );
+        let targets = [Target::Js(JsTarget::Web), Target::Native];
+        let whole = serde_json::json!({
+            "toolchain": "t\"1",
+            "targets": ["native", "web"],
+            "operations": wf.crates.iter().map(|op| (op.name(), op.version_id.as_str())).collect::<BTreeMap<_, _>>(),
+            "manifest": serde_json::to_value(&wf.manifest).unwrap(),
+        });
+        let expected = crate::content_id(braid_schema::json::canonical(&whole).as_bytes());
+        assert_eq!(build_key(&wf, &targets, "t\"1"), expected);
     }
 }

@@ -13,7 +13,10 @@ use crate::registry::RegisteredOperation;
 #[derive(Debug, Clone)]
 pub struct Workflow {
     pub manifest: WorkflowManifest,
-    /// CIDv1 (raw, blake3) of the manifest's canonical JSON.
+    /// The manifest's canonical JSON ([`braid_schema::json`]), made once
+    /// here: what the workflow is hashed, keyed and stored as.
+    pub canonical: String,
+    /// CIDv1 (raw, blake3) of [`Workflow::canonical`].
     pub id: String,
     pub segments: Vec<ResolvedSegment>,
     /// Targets every operation allows.

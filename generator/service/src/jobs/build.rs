@@ -135,14 +135,26 @@ impl Plan {
     /// operations published to the deployment: `braid build` reads the
     /// registry this takes them into.
     async fn new(state: &Arc<AppState>, job: &Claimed) -> Result<Self, String> {
-        let registry = crate::operations::synced_registry(state).await;
         let third_party = match &job.third_party {
-            Some(ids) => Some(ids.clone()),
+            // As the submission resolved them: not validated again here.
+            // Those published to the deployment that this process lacks
+            // come into its registry (which `braid build` reads) first.
+            Some(ids) => {
+                if !ids.is_empty() {
+                    crate::operations::synced_registry(state).await;
+                }
+                Some(ids.clone())
+            }
             // Submitted before the submission kept them: resolved now, if
             // the workflow still validates here (else `braid build` says why).
-            None => braid::manifest::validate(&job.manifest, &registry).ok().map(|workflow| {
-                workflow.crates.iter().filter(|c| c.origin != Origin::Builtin).map(|c| c.version_id.clone()).collect()
-            }),
+            None => {
+                let (s, manifest) = (state.clone(), job.manifest.clone());
+                let validated = tokio::task::spawn_blocking(move || s.validate(&manifest).ok()).await.ok().flatten();
+                validated.map(|workflow| {
+                    let crates = workflow.crates.iter().filter(|c| c.origin != Origin::Builtin);
+                    crates.map(|c| c.version_id.clone()).collect()
+                })
+            }
         };
         let unvetted = third_party.as_ref().is_some_and(|ids| !ids.is_empty());
         let ids: Vec<&str> = third_party.iter().flatten().map(String::as_str).collect();

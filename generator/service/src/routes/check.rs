@@ -11,7 +11,7 @@ use axum::http::{header, StatusCode};
 use axum::response::IntoResponse;
 use axum::Json;
 use braid::lockfile::LockSeed;
-use braid::manifest::{validate, Workflow};
+use braid::manifest::Workflow;
 use braid::registry::RegisteredOperation;
 use braid::schema::Platform;
 use serde::Serialize;
@@ -93,15 +93,14 @@ impl Valid {
 /// inside [`heavy`]).
 fn check(state: &AppState, bytes: &[u8]) -> Result<Workflow, Problem> {
     let text = braid::manifest::text(bytes).map_err(Problem::invalid_manifest)?;
-    let registry = state.synced_registry();
     if serde_json::from_str::<serde::de::IgnoredAny>(text).is_err() {
-        let d = validate(text, &registry).err().unwrap_or_default();
+        let d = state.validate(text).err().unwrap_or_default();
         return Err(Problem::bad_request(format!(
             "the body is not JSON: {}",
             d.first().map_or("unreadable", |d| d.message.as_str())
         )));
     }
-    validate(text, &registry).map_err(Problem::invalid_manifest)
+    state.validate(text).map_err(Problem::invalid_manifest)
 }
 
 /// Most lock seeds kept; past it the oldest half goes (each is a few
@@ -144,6 +143,7 @@ pub async fn lock_seed(state: &Arc<AppState>, operations: &[RegisteredOperation]
 /// than `--max-crate-bytes` (CPU-heavy: call it inside [`heavy`]). The lock
 /// is left out of the bound: its size depends only on the registry.
 pub(super) fn crate_files(state: &AppState, workflow: &Workflow) -> Result<Vec<braid::codegen::File>, Problem> {
+    state.metrics.crate_rendered();
     let files = braid::project::files(workflow, &state.generator).map_err(Problem::internal)?;
     let size: usize = files.iter().map(|f| f.contents.len()).sum();
     let max = state.config.max_crate_bytes;

@@ -13,7 +13,6 @@ use axum::response::IntoResponse;
 use axum::Json;
 use braid::build;
 use braid::diagnostic::Diagnostic;
-use braid::manifest::validate;
 use braid::registry::Origin;
 use braid::target::Target;
 use serde::{Deserialize, Serialize};
@@ -91,7 +90,7 @@ fn checked(state: &AppState, body: &[u8]) -> Result<NewBuild, Problem> {
     // The manifest's own bytes are checked (their size, line and column),
     // not a re-serialization of them.
     let manifest = request.manifest.get();
-    let workflow = validate(manifest, &state.synced_registry()).map_err(|mut d| {
+    let workflow = state.validate(manifest).map_err(|mut d| {
         let offset = (manifest.as_ptr() as usize).saturating_sub(text.as_ptr() as usize);
         relocate(&mut d, text, offset);
         Problem::invalid_manifest(d)
@@ -116,14 +115,13 @@ fn checked(state: &AppState, body: &[u8]) -> Result<NewBuild, Problem> {
     // Refused now rather than by the build: the crate would be too large.
     crate_files(state, &workflow)?;
     let id = BuildId::parse(&build::build_key(&workflow, &targets, &state.toolchain)).map_err(Problem::internal)?;
-    let manifest = serde_json::to_value(&workflow.manifest).map_err(Problem::internal)?;
     let third_party =
         workflow.crates.iter().filter(|c| c.origin != Origin::Builtin).map(|c| c.version_id.clone()).collect();
     Ok(NewBuild {
         id,
         workflow_id: WorkflowId::of(&workflow).map_err(Problem::internal)?,
         name: workflow.manifest.name,
-        manifest: braid::schema::json::canonical(&manifest),
+        manifest: workflow.canonical,
         targets,
         third_party,
     })

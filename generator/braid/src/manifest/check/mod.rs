@@ -251,8 +251,9 @@ impl<'r> Checker<'r> {
         }
         let targets = Platform::ALL.into_iter().filter(|p| crates.iter().all(|op| op.manifest.supports(*p))).collect();
         let value = serde_json::to_value(&manifest).expect("a manifest serializes");
-        let id = braid_schema::content_id(braid_schema::json::canonical(&value).as_bytes());
-        Some(Workflow { manifest, id, segments, targets, operations, crates })
+        let canonical = braid_schema::json::canonical(&value);
+        let id = braid_schema::content_id(canonical.as_bytes());
+        Some(Workflow { manifest, canonical, id, segments, targets, operations, crates })
     }
 
     /// `operations` and the registered crates they depend on, sorted by

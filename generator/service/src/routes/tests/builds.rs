@@ -109,3 +109,36 @@ async fn workflows_are_listed_by_id_a_page_at_a_time_and_artifacts_come_named() 
     assert_eq!(answer.status, StatusCode::OK);
     assert_eq!(answer.headers[header::CONTENT_DISPOSITION], "attachment; filename=\"pkg-node.tgz\"");
 }
+
+/// A submission's manifest is validated once and its crate rendered once
+/// (counted, by the metrics of that work, not timed): its size, its key,
+/// its canonical text and its operations all come from that one pass.
+#[tokio::test]
+async fn a_submission_validates_and_renders_once() {
+    let s = Service::new().await;
+    let counts = || async {
+        let text = s.get("/metrics").await.text();
+        let count = |name: &str| {
+            let line =
+                text.lines().find(|l| l.starts_with(&format!("{name}_total "))).unwrap_or_else(|| panic!("{text}"));
+            line.rsplit(' ').next().unwrap().parse::<u64>().unwrap()
+        };
+        (count("braid_manifests_validated"), count("braid_crates_rendered"))
+    };
+    assert_eq!(counts().await, (0, 0));
+    let body = json!({ "manifest": manifest("dual_cid_of_text"), "targets": ["native", "node"] });
+    let first = s.post_json("/v1/workflows", &body).await;
+    assert_eq!(first.status, StatusCode::ACCEPTED, "{}", first.text());
+    assert_eq!(counts().await, (1, 1));
+    // Joining the build under way is a request of its own: once each again.
+    assert_eq!(s.post_json("/v1/workflows", &body).await.status, StatusCode::ACCEPTED);
+    assert_eq!(counts().await, (2, 2));
+    // Refused by validation: nothing rendered.
+    let bad = json!({ "manifest": { "name": "x", "version": "0.1.0", "segments": [] } });
+    assert_eq!(s.post_json("/v1/workflows", &bad).await.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert_eq!(counts().await, (3, 2));
+    // The job keeps what the submission resolved, for the build to use.
+    let claimed = s.state.store.claim_build().await.unwrap().expect("a queued job");
+    assert_eq!(claimed.third_party, Some(vec![]), "dual_cid_of_text uses only Braid's own operations");
+    assert_eq!(counts().await, (3, 2));
+}
