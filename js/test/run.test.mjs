@@ -6,7 +6,9 @@
 // reads 1 on every request (a fresh instance each), and valid requests
 // interleaved with hostile ones all answer correctly; past the run slots
 // and the queue, 503 with Retry-After; after a restart the precompiled
-// component is used. Also multipart inputs and the body limit of runs.
+// component is used. Also multipart inputs and the body limit of runs, and
+// deployments: moved, rolled back, their budgets, their cap on runs at
+// once and their metrics.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -15,6 +17,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { braid, killHard, spawnServer, waitJob } from '../lib/server.mjs';
 import { wfOut } from '../lib/paths.mjs';
+import { until } from '../lib/wait.mjs';
 import { run as runCommand } from '../lib/run.mjs';
 
 const KEY = 'run-key';
@@ -353,6 +356,39 @@ test('a deployment runs the build it points at: made, moved to another workflow,
   const problem = await stopped.json();
   assert.equal(stopped.status, 422, JSON.stringify(problem));
   assert.match(problem.detail, /^the run took longer than its 100 ms and was stopped$/);
+  // One run at once: a second, while a loop runs to the service's time
+  // budget, is refused (429) rather than queued. Seen in flight by the
+  // deployment's gauge; a try whose loop ended before the second run came
+  // proves nothing and is made again.
+  await put({ build_id: made.build_id, limits: { concurrent: 1 } });
+  const metrics = async () => (await fetch(`${url}/metrics`)).text();
+  let refused;
+  for (let attempt = 0; attempt < 5 && !refused; attempt++) {
+    let looping = true;
+    const loop = raw('loop').then(async (res) => {
+      looping = false;
+      return [res.status, await res.json()];
+    });
+    const inFlight = /^braid_deployment_runs_in_progress\{deployment="trap"\} 1$/m;
+    await until(async () => !looping || inFlight.test(await metrics()), 'the loop never ran', { everyMs: 20 });
+    const second = await raw('count');
+    const body = await second.text();
+    if (second.status === 429) {
+      assert.match(JSON.parse(body).detail, /^deployment trap runs at most 1 at once \(its limits\.concurrent\); retry shortly$/);
+      assert.equal(second.headers.get('retry-after'), '1');
+      refused = true;
+    } else {
+      assert.ok(!looping, `a second run of a deployment capped at one ran while the first did: ${second.status} ${body}`);
+    }
+    const [status, stopped] = await loop;
+    assert.equal(status, 422, JSON.stringify(stopped));
+  }
+  assert.ok(refused, 'no second run came while the loop ran, in five tries');
+  // Counted under the deployment (in lower case), by outcome.
+  const text = await metrics();
+  assert.match(text, /^braid_deployment_runs_total\{deployment="trap",outcome="time"\} [1-9]\d*$/m);
+  assert.match(text, /^braid_deployment_runs_total\{deployment="trap",outcome="ok"\} [1-9]\d*$/m);
+  assert.match(text, /^braid_deployment_runs_in_progress\{deployment="trap"\} 0$/m);
 });
 
 test('braid deploy: builds a manifest on the service and points a name at it; --rollback points it back', async () => {

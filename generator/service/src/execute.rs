@@ -222,6 +222,8 @@ pub struct Executor {
     /// The build each deployment pointed at when last looked up, kept
     /// the same way (and dropped here when it moves).
     deployments: Mutex<HashMap<String, (BuildId, crate::store::DeploymentLimits, std::time::Instant)>>,
+    /// Runs in progress here, by deployment (those with any).
+    deployment_runs: Arc<Mutex<HashMap<String, usize>>>,
     freshness: Option<Duration>,
     /// Run slots, shared fairly between keys.
     slots: Arc<FairSlots>,
@@ -294,6 +296,7 @@ impl Executor {
         Self {
             workflows: Mutex::default(),
             deployments: Mutex::default(),
+            deployment_runs: Arc::default(),
             freshness: shared.then_some(SHARED_FRESHNESS),
             config,
             loader: Arc::new(Loader {
@@ -385,6 +388,40 @@ impl Executor {
         self.deployments.lock().unwrap_or_else(PoisonError::into_inner).remove(&crate::store::deployment_key(name));
     }
 
+    /// A run of deployment `name` in progress until the guard drops; with
+    /// `concurrent` (its own cap) runs of it already in progress here, a
+    /// 429 saying so instead.
+    pub fn deployment_run(
+        &self,
+        name: &str,
+        concurrent: Option<u64>,
+    ) -> Result<DeploymentRun, crate::problem::Problem> {
+        let key = crate::store::deployment_key(name);
+        let mut runs = self.deployment_runs.lock().unwrap_or_else(PoisonError::into_inner);
+        let running = runs.entry(key.clone()).or_default();
+        if let Some(cap) = concurrent {
+            if *running as u64 >= cap {
+                let mut problem = crate::problem::Problem::new(
+                    axum::http::StatusCode::TOO_MANY_REQUESTS,
+                    format!("deployment {name} runs at most {cap} at once (its limits.concurrent); retry shortly"),
+                );
+                problem.retry_after = Some(1);
+                if *running == 0 {
+                    runs.remove(&key);
+                }
+                return Err(problem);
+            }
+        }
+        *running += 1;
+        Ok(DeploymentRun { runs: self.deployment_runs.clone(), key })
+    }
+
+    /// The runs in progress here, by deployment (its name in lower case).
+    pub fn deployment_runs(&self) -> Vec<(String, usize)> {
+        let runs = self.deployment_runs.lock().unwrap_or_else(PoisonError::into_inner);
+        runs.iter().map(|(name, n)| (name.clone(), *n)).collect()
+    }
+
     /// Builds changed here (one succeeded, or artifacts went missing): runs
     /// by workflow id look their build up again.
     pub fn builds_changed(&self) {
@@ -463,6 +500,24 @@ impl Executor {
     }
 }
 
+/// A run of a deployment in progress ([`Executor::deployment_run`]).
+pub struct DeploymentRun {
+    runs: Arc<Mutex<HashMap<String, usize>>>,
+    key: String,
+}
+
+impl Drop for DeploymentRun {
+    fn drop(&mut self) {
+        let mut runs = self.runs.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(n) = runs.get_mut(&self.key) {
+            *n -= 1;
+            if *n == 0 {
+                runs.remove(&self.key);
+            }
+        }
+    }
+}
+
 /// The component artifact of a build, if it has one.
 fn component(row: &BuildRow) -> Option<ContentId> {
     let name = braid::package::dist::component_artifact(&braid::codegen::crate_name(&row.name));
@@ -480,7 +535,29 @@ pub fn server_timing(timings: Timings) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::Lru;
+    use super::{Executor, Lru, RunConfig};
+
+    #[test]
+    fn a_deployment_runs_at_most_its_cap_at_once_here() {
+        let data = std::env::temp_dir();
+        let executor = Executor::new(RunConfig::default(), &data, false);
+        let first = executor.deployment_run("Echo", Some(2)).unwrap();
+        let second = executor.deployment_run("echo", Some(2)).unwrap();
+        // One name in any case: the third run of it is refused, not queued.
+        let refused = executor.deployment_run("ECHO", Some(2)).err().expect("a third run of two at once");
+        assert_eq!((refused.status, refused.retry_after), (429, Some(1)));
+        assert_eq!(refused.detail, "deployment ECHO runs at most 2 at once (its limits.concurrent); retry shortly");
+        // Another deployment, and one without a cap, are not held back.
+        let other = executor.deployment_run("other", Some(1)).unwrap();
+        let uncapped: Vec<_> = (0..10).map(|_| executor.deployment_run("free", None).unwrap()).collect();
+        let mut runs = executor.deployment_runs();
+        runs.sort();
+        assert_eq!(runs, [("echo".into(), 2), ("free".into(), 10), ("other".into(), 1)]);
+        drop(first);
+        let _third = executor.deployment_run("echo", Some(2)).unwrap();
+        drop((second, other, uncapped, _third));
+        assert_eq!(executor.deployment_runs(), [], "nothing kept for deployments with no run in progress");
+    }
 
     #[test]
     fn the_least_recently_used_go_past_the_bound() {

@@ -14,6 +14,8 @@ use prometheus_client::metrics::family::Family;
 use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::metrics::histogram::Histogram;
 use prometheus_client::registry::Registry;
+use std::collections::{HashMap, HashSet};
+use std::sync::{Mutex, PoisonError};
 
 use crate::store::JobState;
 
@@ -53,6 +55,28 @@ struct Outcome {
 }
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct DeploymentOutcome {
+    /// A [`Metrics::deployment_label`].
+    deployment: String,
+    outcome: &'static str,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct Deployment {
+    /// A [`Metrics::deployment_label`].
+    deployment: String,
+}
+
+/// Deployments with series of their own, at most, in one process: names
+/// are made by keys, not requests, but a key could make many. Past them,
+/// [`OTHER_DEPLOYMENTS`] counts the rest together.
+pub const MAX_DEPLOYMENT_LABELS: usize = 100;
+
+/// The deployment label of the runs of deployments past
+/// [`MAX_DEPLOYMENT_LABELS`] (no deployment's name: `_` is not in one).
+pub const OTHER_DEPLOYMENTS: &str = "_other";
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct Source {
     /// `memory`, `precompiled` (the disk cache), `compiled`.
     source: &'static str,
@@ -77,6 +101,11 @@ pub struct Metrics {
     runs: Family<Outcome, Counter>,
     run_duration: Histogram,
     programs: Family<Source, Counter>,
+    deployment_runs: Family<DeploymentOutcome, Counter>,
+    deployment_run_duration: Family<Deployment, Histogram, fn() -> Histogram>,
+    deployment_in_progress: Family<Deployment, Gauge>,
+    /// The deployments with a label of their own.
+    deployment_labels: Mutex<HashSet<String>>,
 }
 
 /// Upper bounds (seconds) of the run-duration histogram's buckets.
@@ -131,6 +160,25 @@ impl Default for Metrics {
             "Programs of runs by source (memory and precompiled: cache hits)",
             programs.clone(),
         );
+        let deployment_runs = Family::<DeploymentOutcome, Counter>::default();
+        registry.register(
+            "braid_deployment_runs",
+            "Runs of deployments by deployment (lower case; _other past the first 100) and outcome",
+            deployment_runs.clone(),
+        );
+        let deployment_run_duration: Family<Deployment, Histogram, fn() -> Histogram> =
+            Family::new_with_constructor(|| Histogram::new(RUN_BUCKETS));
+        registry.register(
+            "braid_deployment_run_duration_seconds",
+            "Duration of runs of deployments, by deployment",
+            deployment_run_duration.clone(),
+        );
+        let deployment_in_progress = Family::<Deployment, Gauge>::default();
+        registry.register(
+            "braid_deployment_runs_in_progress",
+            "Runs of deployments in progress in this process, by deployment",
+            deployment_in_progress.clone(),
+        );
         Self {
             registry,
             requests,
@@ -146,6 +194,10 @@ impl Default for Metrics {
             runs,
             run_duration,
             programs,
+            deployment_runs,
+            deployment_run_duration,
+            deployment_in_progress,
+            deployment_labels: Mutex::default(),
         }
     }
 }
@@ -186,8 +238,9 @@ impl Metrics {
         self.crates_rendered.inc();
     }
 
-    /// Counts a run of the executor that took `took` and ended in `error`.
-    pub fn run(&self, took: std::time::Duration, error: Option<&braid_engine::RunError>) {
+    /// Counts a run of the executor that took `took` and ended in `error`;
+    /// under its deployment's label too, for a run of one.
+    pub fn run(&self, took: std::time::Duration, error: Option<&braid_engine::RunError>, deployment: Option<&str>) {
         use braid_engine::RunError as E;
         let outcome = match error {
             None => "ok",
@@ -200,6 +253,27 @@ impl Metrics {
         };
         self.runs.get_or_create(&Outcome { outcome }).inc();
         self.run_duration.observe(took.as_secs_f64());
+        if let Some(deployment) = deployment {
+            let deployment = deployment.to_string();
+            self.deployment_run_duration
+                .get_or_create(&Deployment { deployment: deployment.clone() })
+                .observe(took.as_secs_f64());
+            self.deployment_runs.get_or_create(&DeploymentOutcome { deployment, outcome }).inc();
+        }
+    }
+
+    /// The label of deployment `name`'s series: its name in lower case,
+    /// for the first [`MAX_DEPLOYMENT_LABELS`] deployments run here, else
+    /// [`OTHER_DEPLOYMENTS`].
+    pub fn deployment_label(&self, name: &str) -> String {
+        let key = crate::store::deployment_key(name);
+        let mut labels = self.deployment_labels.lock().unwrap_or_else(PoisonError::into_inner);
+        if labels.contains(&key) || labels.len() < MAX_DEPLOYMENT_LABELS {
+            labels.insert(key.clone());
+            key
+        } else {
+            OTHER_DEPLOYMENTS.to_string()
+        }
     }
 
     /// Counts where a run's program came from.
@@ -207,11 +281,24 @@ impl Metrics {
         self.programs.get_or_create(&Source { source }).inc();
     }
 
-    /// The text of `GET /metrics`, with `jobs` (by state, from the store).
-    pub fn render(&self, jobs: &[(JobState, i64)]) -> String {
+    /// The text of `GET /metrics`, with `jobs` (by state, from the store)
+    /// and the runs of deployments in progress (by name in lower case).
+    pub fn render(&self, jobs: &[(JobState, i64)], deployment_runs: &[(String, usize)]) -> String {
         for &state in JobState::ALL {
             let n = jobs.iter().find(|(s, _)| *s == state).map_or(0, |(_, n)| *n);
             self.jobs.get_or_create(&State { state: state.as_str() }).set(n);
+        }
+        let mut in_progress: HashMap<String, i64> = HashMap::new();
+        for (name, n) in deployment_runs {
+            *in_progress.entry(self.deployment_label(name)).or_default() += *n as i64;
+        }
+        let mut labels = self.deployment_labels.lock().unwrap_or_else(PoisonError::into_inner).clone();
+        if labels.len() >= MAX_DEPLOYMENT_LABELS {
+            labels.insert(OTHER_DEPLOYMENTS.to_string());
+        }
+        for deployment in labels {
+            let n = in_progress.get(&deployment).copied().unwrap_or(0);
+            self.deployment_in_progress.get_or_create(&Deployment { deployment }).set(n);
         }
         let mut out = String::new();
         prometheus_client::encoding::prometheus_text::encode(&mut out, &self.registry)
@@ -233,7 +320,7 @@ mod tests {
             m.request(&method, "unmatched", 405);
         }
         m.request(&Method::GET, "/healthz", 200);
-        let text = m.render(&[]);
+        let text = m.render(&[], &[]);
         assert!(
             text.contains("braid_http_requests_total{method=\"other\",route=\"unmatched\",status=\"405\"} 100"),
             "{text}"
@@ -243,5 +330,30 @@ mod tests {
             "{text}"
         );
         assert_eq!(text.matches("braid_http_requests_total{").count(), 2, "{text}");
+    }
+
+    #[test]
+    fn deployments_have_series_of_their_own_up_to_a_bound() {
+        let m = Metrics::default();
+        let took = std::time::Duration::from_millis(2);
+        for i in 0..MAX_DEPLOYMENT_LABELS + 50 {
+            let label = m.deployment_label(&format!("Name-{i}"));
+            m.run(took, None, Some(&label));
+        }
+        // One name in any case is one deployment; past the bound, `_other`.
+        assert_eq!(m.deployment_label("NAME-0"), "name-0");
+        assert_eq!(m.deployment_label("name-120"), OTHER_DEPLOYMENTS);
+        let text = m.render(&[], &[("name-3".into(), 2), ("name-130".into(), 1), ("name-140".into(), 4)]);
+        let series = |metric: &str| text.lines().filter(|l| l.starts_with(&format!("{metric}{{"))).count();
+        assert_eq!(series("braid_deployment_runs_total"), MAX_DEPLOYMENT_LABELS + 1, "{text}");
+        assert!(text.contains("braid_deployment_runs_total{deployment=\"name-7\",outcome=\"ok\"} 1\n"), "{text}");
+        assert!(text.contains("braid_deployment_runs_total{deployment=\"_other\",outcome=\"ok\"} 50\n"), "{text}");
+        assert!(text.contains("braid_deployment_runs_in_progress{deployment=\"name-3\"} 2\n"), "{text}");
+        assert!(text.contains("braid_deployment_runs_in_progress{deployment=\"_other\"} 5\n"), "{text}");
+        assert!(text.contains("braid_deployment_runs_in_progress{deployment=\"name-4\"} 0\n"), "{text}");
+        // Runs over, every gauge back at 0.
+        let text = m.render(&[], &[]);
+        assert!(text.contains("braid_deployment_runs_in_progress{deployment=\"name-3\"} 0\n"), "{text}");
+        assert!(text.contains("braid_deployment_runs_in_progress{deployment=\"_other\"} 0\n"), "{text}");
     }
 }

@@ -105,9 +105,7 @@ pub(super) async fn put_deployment(
         Problem::bad_request(format!("expected {{\"workflow_id\": \"...\"}} or {{\"build_id\": \"...\"}}: {e}"))
     })?;
     if let Some(limits) = &request.limits {
-        limits
-            .check(state.executor.config().limits)
-            .map_err(|why| Problem::new(StatusCode::UNPROCESSABLE_ENTITY, why))?;
+        limits.check(&state.executor.config()).map_err(|why| Problem::new(StatusCode::UNPROCESSABLE_ENTITY, why))?;
     }
     let build = match (request.workflow_id, request.build_id) {
         (Some(workflow), None) => {
@@ -203,8 +201,10 @@ pub(super) async fn run_deployment(
     // deployment is read once: the run is of the build it points at now,
     // within its budgets.
     let (build, limits) = state.executor.deployment(&state.store, &name).await.map_err(super::run::exec_problem)?;
-    let limits = limits.apply(state.executor.config().limits);
-    super::run::run(state, Target::Build(build), limits, headers, extensions, body).await
+    let _running = state.executor.deployment_run(&name, limits.concurrent)?;
+    let budgets = limits.apply(state.executor.config().limits);
+    let label = state.metrics.deployment_label(&name);
+    super::run::run(state, Target::Build(build), budgets, Some(label), headers, extensions, body).await
 }
 
 #[cfg(test)]

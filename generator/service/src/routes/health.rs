@@ -40,5 +40,9 @@ pub(super) async fn healthz(State(state): State<Arc<AppState>>) -> Response {
 #[utoipa::path(get, path = "/metrics", responses((status = 200, content_type = "text/plain", body = String)))]
 pub(super) async fn metrics(State(state): State<Arc<AppState>>) -> ApiResult {
     let jobs = state.store.job_counts(Kind::BUILD).await?;
-    Ok(([(header::CONTENT_TYPE, "text/plain; version=0.0.4")], state.metrics.render(&jobs)).into_response())
+    Ok((
+        [(header::CONTENT_TYPE, "text/plain; version=0.0.4")],
+        state.metrics.render(&jobs, &state.executor.deployment_runs()),
+    )
+        .into_response())
 }

@@ -40,7 +40,7 @@ pub(super) async fn run_build(
 ) -> ApiResult {
     // (The key was checked before the body was read: `layers::admit`.)
     let limits = state.executor.config().limits;
-    run(state, Target::Build(id), limits, headers, extensions, body).await
+    run(state, Target::Build(id), limits, None, headers, extensions, body).await
 }
 
 /// Runs the build of a workflow that succeeded last with a component.
@@ -57,7 +57,7 @@ pub(super) async fn run_workflow(
 ) -> ApiResult {
     // (The key was checked before the body was read: `layers::admit`.)
     let limits = state.executor.config().limits;
-    run(state, Target::Workflow(id), limits, headers, extensions, body).await
+    run(state, Target::Workflow(id), limits, None, headers, extensions, body).await
 }
 
 /// A run's inputs as sent.
@@ -106,11 +106,13 @@ impl Sent {
 }
 
 /// Runs `target` on the request's inputs within `limits` (the service's,
-/// or a deployment's).
+/// or a deployment's), counted in the metrics (under `deployment` too, a
+/// label of [`crate::metrics::Metrics::deployment_label`], for a run of one).
 pub(super) async fn run(
     state: Arc<AppState>,
     target: Target,
     limits: braid_engine::Limits,
+    deployment: Option<String>,
     headers: HeaderMap,
     extensions: Extensions,
     body: Bytes,
@@ -138,7 +140,7 @@ pub(super) async fn run(
         }
     };
     let (output, timings) = program.run_within(&engine, inputs, limits).await;
-    state.metrics.run(timings.total, output.as_ref().err());
+    state.metrics.run(timings.total, output.as_ref().err(), deployment.as_deref());
     let timing = (axum::http::HeaderName::from_static("server-timing"), server_timing(timings));
     let output = match output {
         Ok(output) => output,

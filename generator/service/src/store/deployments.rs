@@ -5,6 +5,8 @@
 //! run that reads it sees the old build or the new one, never neither.
 
 use braid_engine::Limits;
+
+use crate::execute::RunConfig;
 use serde::{Deserialize, Serialize};
 
 use super::rows::{int, parsed, text};
@@ -45,6 +47,10 @@ pub struct DeploymentLimits {
     /// Largest output, in MiB.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub output_mib: Option<u64>,
+    /// Runs of the deployment at once, on each server process; a run past
+    /// them is refused (429, `Retry-After: 1`) rather than queued.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub concurrent: Option<u64>,
 }
 
 impl DeploymentLimits {
@@ -61,13 +67,15 @@ impl DeploymentLimits {
 
     /// Why these limits cannot be set under the service's, if they cannot:
     /// each must be positive and at most the service's own.
-    pub fn check(&self, service: Limits) -> Result<(), String> {
+    pub fn check(&self, service: &RunConfig) -> Result<(), String> {
         let mib = |bytes: usize| (bytes >> 20) as u64;
+        let limits = &service.limits;
         let given = [
-            ("time_ms", self.time_ms, service.time.as_millis() as u64, "--time-limit"),
-            ("memory_mib", self.memory_mib, mib(service.memory_bytes), "--memory-limit"),
-            ("input_mib", self.input_mib, mib(service.input_bytes), "--input-limit"),
-            ("output_mib", self.output_mib, mib(service.output_bytes), "--output-limit"),
+            ("time_ms", self.time_ms, limits.time.as_millis() as u64, "--time-limit"),
+            ("memory_mib", self.memory_mib, mib(limits.memory_bytes), "--memory-limit"),
+            ("input_mib", self.input_mib, mib(limits.input_bytes), "--input-limit"),
+            ("output_mib", self.output_mib, mib(limits.output_bytes), "--output-limit"),
+            ("concurrent", self.concurrent, service.slots as u64, "--run-slots"),
         ];
         for (key, value, max, flag) in given {
             match value {

@@ -107,6 +107,13 @@ async fn a_deployment_is_made_moved_and_rolled_back_by_its_key_only() {
             .contains("limits.memory_mib is 4096, over this service's 256 (--memory-limit)"),
         "{over}"
     );
+    let slots = s.state.executor.config().slots;
+    let concurrent = s.put("cid", &json!({ "build_id": second, "limits": { "concurrent": slots } }), Some(KEY)).await;
+    assert_eq!(concurrent.json()["limits"], json!({ "concurrent": slots }), "{}", concurrent.text());
+    let over = s.put("cid", &json!({ "build_id": second, "limits": { "concurrent": slots + 1 } }), Some(KEY)).await;
+    let over = assert_problem(&over, StatusCode::UNPROCESSABLE_ENTITY, "more runs at once than the service's slots");
+    let expected = format!("limits.concurrent is {}, over this service's {slots} (--run-slots)", slots + 1);
+    assert!(over["detail"].as_str().unwrap().contains(&expected), "{over}");
     let zero = s.put("cid", &json!({ "build_id": second, "limits": { "time_ms": 0 } }), Some(KEY)).await;
     assert_problem(&zero, StatusCode::UNPROCESSABLE_ENTITY, "a zero limit");
     let cleared = s.put("cid", &json!({ "build_id": second, "limits": {} }), Some(KEY)).await.json();
