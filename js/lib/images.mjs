@@ -121,13 +121,18 @@ export function decode(name, file) {
 /**
  * What photo_proof should output for a file, computed independently:
  * multiformats + @noble/hashes for the CIDs, blockhash-core's
- * `bmvbhash(imageData, 8)` for the hash, pngjs or jpeg-js for the pixels
- * (so `pixelsCid` and `blockhash` hold exactly for PNG only: JPEG decoders
- * are not bit-exact).
+ * `bmvbhash(imageData, 8)` for the hash, pngjs or jpeg-js for the pixels.
+ * So `pixelsCid` and `blockhash` hold exactly for PNG only: JPEG decoders
+ * are not bit-exact, and a JPEG's proof names them in `decoderDependent`
+ * (jpeg-js's values there, not what any Braid target gives).
  */
 export function photoProof(name, file) {
-  return proofOf(file, decode(name, file));
+  const proof = proofOf(file, decode(name, file));
+  return name.endsWith('.png') ? proof : { ...proof, decoderDependent: DECODER_DEPENDENT };
 }
+
+/** The values of a JPEG's proof that depend on the decoder. */
+export const DECODER_DEPENDENT = ['pixelsCid', 'blockhash'];
 
 /** Bits that differ between two hex hashes of one length. */
 export function hammingDistance(a, b) {

@@ -105,7 +105,9 @@ pub(super) async fn put_deployment(
         Problem::bad_request(format!("expected {{\"workflow_id\": \"...\"}} or {{\"build_id\": \"...\"}}: {e}"))
     })?;
     if let Some(limits) = &request.limits {
-        limits.check(&state.executor.config()).map_err(|why| Problem::new(StatusCode::UNPROCESSABLE_ENTITY, why))?;
+        let service = state.executor.config();
+        let checked = limits.check(service.limits, service.slots);
+        checked.map_err(|why| Problem::new(StatusCode::UNPROCESSABLE_ENTITY, why))?;
     }
     let build = match (request.workflow_id, request.build_id) {
         (Some(workflow), None) => {

@@ -5,8 +5,6 @@
 //! run that reads it sees the old build or the new one, never neither.
 
 use braid_engine::Limits;
-
-use crate::execute::RunConfig;
 use serde::{Deserialize, Serialize};
 
 use super::rows::{int, parsed, text};
@@ -66,16 +64,16 @@ impl DeploymentLimits {
     }
 
     /// Why these limits cannot be set under the service's, if they cannot:
-    /// each must be positive and at most the service's own.
-    pub fn check(&self, service: &RunConfig) -> Result<(), String> {
+    /// each must be positive and at most the service's own (its budgets,
+    /// and its `slots`: runs at once).
+    pub fn check(&self, limits: Limits, slots: usize) -> Result<(), String> {
         let mib = |bytes: usize| (bytes >> 20) as u64;
-        let limits = &service.limits;
         let given = [
             ("time_ms", self.time_ms, limits.time.as_millis() as u64, "--time-limit"),
             ("memory_mib", self.memory_mib, mib(limits.memory_bytes), "--memory-limit"),
             ("input_mib", self.input_mib, mib(limits.input_bytes), "--input-limit"),
             ("output_mib", self.output_mib, mib(limits.output_bytes), "--output-limit"),
-            ("concurrent", self.concurrent, service.slots as u64, "--run-slots"),
+            ("concurrent", self.concurrent, slots as u64, "--run-slots"),
         ];
         for (key, value, max, flag) in given {
             match value {
