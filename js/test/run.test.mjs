@@ -404,7 +404,9 @@ test('braid deploy: builds a manifest on the service and points a name at it; --
     }
     assert.match(await deploy('echo', files.trapping), /^echo -> build bafkr4\w+ \(version 1\): POST http:\/\/[0-9.:]+\/v1\/deployments\/echo\/run\n$/);
     assert.match(await deploy('echo', files.pair), /\(version 2\)/);
-    assert.match(await deploy('echo', '--rollback'), /\(version 3\)/);
+    assert.match(await deploy('echo', '--rollback', '--time-limit', '250', '--concurrent', '2'), /\(version 3\)/);
+    const shown = await (await fetch(`${url}/v1/deployments/echo`)).json();
+    assert.deepEqual(shown.limits, { time_ms: 250, concurrent: 2 }, 'budgets set by braid deploy');
     const res = await fetch(`${url}/v1/deployments/echo/run`, {
       method: 'POST',
       body: 'back',

@@ -1,7 +1,8 @@
 //! `braid deploy NAME WORKFLOW.json --server URL --key KEY`: submits the
 //! workflow to a service for its component, waits for the build, and points
 //! the deployment `NAME` at it; `braid deploy NAME --rollback` points it back
-//! at the build it pointed at before.
+//! at the build it pointed at before. Either may set the deployment's own
+//! budgets (`--time-limit`, `--concurrent`, ...).
 
 use std::path::PathBuf;
 
@@ -27,9 +28,49 @@ pub struct Args {
     /// An API key of the service (default: $BRAID_API_KEY); the deployment belongs to the key that made it.
     #[arg(long, env = "BRAID_API_KEY", hide_env_values = true)]
     key: String,
+    #[command(flatten)]
+    limits: DeploymentLimits,
 }
 
-pub fn run(Args { name, workflow, rollback, server, key }: Args) -> anyhow::Result<()> {
+/// The deployment's own budgets, each at most the service's. Giving any
+/// replaces those it had; giving none keeps them.
+#[derive(clap::Args)]
+#[command(next_help_heading = "Budgets of the deployment (each at most the service's; any given replace its own)")]
+struct DeploymentLimits {
+    /// Longest one of its runs may take, in milliseconds.
+    #[arg(long, value_name = "MS")]
+    time_limit: Option<u64>,
+    /// Most linear memory one of its runs may use, in MiB.
+    #[arg(long, value_name = "MIB")]
+    memory_limit: Option<u64>,
+    /// Largest input of one of its runs, in MiB.
+    #[arg(long, value_name = "MIB")]
+    input_limit: Option<u64>,
+    /// Largest output of one of its runs, in MiB.
+    #[arg(long, value_name = "MIB")]
+    output_limit: Option<u64>,
+    /// Most of its runs at once on each server process (past them, 429).
+    #[arg(long, value_name = "N")]
+    concurrent: Option<u64>,
+}
+
+impl DeploymentLimits {
+    /// The `limits` of the service's `PUT`, if any was given.
+    fn json(&self) -> Option<Value> {
+        let given = [
+            ("time_ms", self.time_limit),
+            ("memory_mib", self.memory_limit),
+            ("input_mib", self.input_limit),
+            ("output_mib", self.output_limit),
+            ("concurrent", self.concurrent),
+        ];
+        let limits: serde_json::Map<String, Value> =
+            given.into_iter().filter_map(|(key, value)| Some((key.to_string(), value?.into()))).collect();
+        (!limits.is_empty()).then_some(Value::Object(limits))
+    }
+}
+
+pub fn run(Args { name, workflow, rollback, server, key, limits }: Args) -> anyhow::Result<()> {
     let server = server.trim_end_matches('/');
     let agent = agent();
     let build = if rollback {
@@ -47,7 +88,11 @@ pub fn run(Args { name, workflow, rollback, server, key }: Args) -> anyhow::Resu
         let manifest: Value = serde_json::from_str(&text).with_context(|| format!("{} is not JSON", path.display()))?;
         built(&agent, server, &key, &manifest)?
     };
-    let body = json!({ "build_id": build }).to_string();
+    let mut body = json!({ "build_id": build });
+    if let Some(limits) = limits.json() {
+        body["limits"] = limits;
+    }
+    let body = body.to_string();
     let deployment = request(
         agent
             .put(&format!("{server}/v1/deployments/{name}"))
