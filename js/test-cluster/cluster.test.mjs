@@ -3,7 +3,8 @@
 // (scripts/garage.sh), two `braid serve --workers 0` (the API) and three
 // `braid worker`s, all sharing the database and the S3 store. Submissions
 // through both APIs, an operation published through one and used through
-// the other, a component built by a worker run through both, a worker, a
+// the other, a component built by a worker run through both, a deployment
+// moved back and forth through both while both run it, a worker, a
 // Garage node and an API (mid-run, mid-upload) killed, everything
 // restarted, a damaged object. Every artifact downloaded is checked against
 // its CID here too. `make test-cluster`.
@@ -254,6 +255,62 @@ test('a component built by a worker runs through both APIs; kill -9 of an API mi
   const metrics = await (await get(apis[0], '/metrics')).text();
   assert.match(metrics, /braid_run_programs_total\{source="precompiled"\} 1\n/);
   assert.deepEqual((await (await get(apis[0], `/v1/builds/${build_id}`)).json()).artifacts, row.artifacts);
+});
+
+test('a deployment moved back and forth while both APIs run it: every run answers with the old build or the new one', async () => {
+  // Two builds of one input type whose answers tell them apart: blake3 and sha2-256 CIDs.
+  const sha2 = { ...JSON.parse(readFileSync(`${root}/workflows/cidv1_sha2_256.json`, 'utf8')), name: 'cluster_move' };
+  const builds = [];
+  for (const m of [manifest('cluster_run'), sha2]) {
+    const res = await submit(apis[1], m, ['component']);
+    assert.ok([200, 202].includes(res.status), await res.clone().text());
+    const { job_id, build_id } = await res.json();
+    if (job_id) {
+      const job = await waitJob(apis[1].url, job_id, { key: KEY, timeoutMs: 900_000 });
+      assert.equal(job.state, 'succeeded', `${job.error}\n${job.log_tail}`);
+    }
+    builds.push(build_id);
+  }
+  const point = async (api, build_id) => {
+    const res = await fetch(`${api.url}/v1/deployments/moving`, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json', 'x-api-key': KEY },
+      body: JSON.stringify({ build_id }),
+    });
+    assert.equal(res.status, 200, await res.clone().text());
+  };
+  const input = new TextEncoder().encode('moving');
+  const answers = [cid(input), cid(input, { hasher: 'sha2-256' })];
+  const runOn = async (api) => {
+    const res = await fetch(`${api.url}/v1/deployments/moving/run`, { method: 'POST', headers: { 'x-api-key': KEY }, body: input });
+    return [api.name, res.status, await res.text()];
+  };
+  await point(apis[0], builds[0]);
+  // Four runners per API, each running until the moves are over.
+  let moving = true;
+  const runs = [];
+  const runners = apis.flatMap((api) =>
+    Array.from({ length: 4 }, async () => {
+      while (moving) runs.push(await runOn(api));
+    }),
+  );
+  // Ten moves through either API, each once a run has been answered since the last.
+  for (let i = 1; i <= 10; i++) {
+    const seen = runs.length;
+    await until(() => runs.length > seen, 'no run was answered between two moves');
+    await point(apis[i % 2], builds[i % 2]);
+  }
+  moving = false;
+  await Promise.all(runners);
+  for (const [api, status, body] of runs) {
+    assert.equal(status, 200, `${api}: ${body}`);
+    assert.ok(answers.includes(JSON.parse(body)), `${api} answered ${body}, from neither build`);
+  }
+  assert.ok(runs.length >= 10, `${runs.length} runs`);
+  // The last move (to the blake3 build) is what both APIs run once they have seen it.
+  for (const api of apis) {
+    await until(async () => JSON.parse((await runOn(api))[2]) === answers[0], `${api.name} never ran the build the name was moved to last`);
+  }
 });
 
 test('kill -9 of an API process mid-upload: nothing of the upload is kept or served, the other API serves on', async () => {
