@@ -71,6 +71,9 @@ test-rust: setup
 	# The component boundary's conversions and packed encoding (a
 	# workflow's component turns the feature on).
 	cargo test --quiet -p braid-support --features component --lib component
+	# The HTTP function's contract on plain values (multipart, problems,
+	# the input limit a build compiles in): a workflow's `http` feature.
+	cargo test --quiet -p braid-support --features http --lib http
 	# Operations built with one config value compiled in, as a workflow that
 	# names only that value builds them: the others fail with NotCompiledIn.
 	cargo test --quiet -p op_multihash --no-default-features --features std,hasher-blake3

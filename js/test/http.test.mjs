@@ -8,14 +8,17 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createRequire } from 'node:module';
 import { inputValue } from '../lib/reference.mjs';
 import { SALTED_PROBLEMS } from '../lib/run-contract.mjs';
 import { freePort } from '../lib/cluster.mjs';
 import { killHard } from '../lib/server.mjs';
 import { fetchPatiently, until } from '../lib/wait.mjs';
-import { root, wfOut as packages } from '../lib/paths.mjs';
+import { braid, root, wfOut as packages } from '../lib/paths.mjs';
+import { run } from '../lib/run.mjs';
 
 const require = createRequire(import.meta.url);
 const components = `${root}/target/wf-component`;
@@ -28,9 +31,8 @@ const HOSTS = {
   'jco serve': (wasm, port, flags) => [jco, ['serve', ...flags, '--host', '127.0.0.1', '--port', String(port), wasm]],
 };
 
-/** `name`'s HTTP function served by `host` (with its `flags`), once it answers: { url, stop }. */
-async function serve(host, name, flags = []) {
-  const wasm = `${components}/${name}/http/wf_${name}.wasm`;
+/** `name`'s HTTP function (or the one at `wasm`) served by `host` (with its `flags`), once it answers: { url, stop }. */
+async function serve(host, name, flags = [], wasm = `${components}/${name}/http/wf_${name}.wasm`) {
   assert.ok(existsSync(wasm), `${wasm} (make test-workflows builds it)`);
   const port = await freePort();
   const [cmd, args] = HOSTS[host](wasm, port, flags);
@@ -165,6 +167,31 @@ test('a workflow that streams reads a raw body in chunks: 12 MB through a 4 MiB 
     assert.ok(whole === null || whole.status === 500, `${whole?.status}`);
   } finally {
     server.stop();
+  }
+});
+
+test('the build sets the input limit (braid build --http-input-limit): past it 413, whatever the host', async () => {
+  const out = mkdtempSync(join(tmpdir(), 'braid-http-limit-'));
+  try {
+    await run(braid, ['build', `${root}/workflows/salted_cid.json`, '--targets', 'http', '--http-input-limit', '1', '-o', out]);
+    for (const host of Object.keys(HOSTS)) {
+      const server = await serve(host, 'salted_cid', [], `${out}/http/wf_salted_cid.wasm`);
+      try {
+        assert.equal((await (await fetch(server.url)).json()).input_limit, 1 << 20, host);
+        const at = await post(server.url, JSON.stringify({ text: 'a'.repeat((1 << 20) - 40), bytes: '' }), json);
+        assert.equal(at.status, 200, `${host}: ${await at.text()}`);
+        const over = await post(server.url, JSON.stringify({ text: 'a'.repeat(1 << 20), bytes: '' }), json);
+        const problem = await over.json();
+        assert.equal(over.status, 413, `${host}: ${JSON.stringify(problem)}`);
+        assert.equal(problem.detail, 'the input is over the limit of 1048576 bytes', host);
+      } finally {
+        server.stop();
+      }
+    }
+    // Not a number of MiB between 1 and 2048: refused before anything is built.
+    await assert.rejects(run(braid, ['build', `${root}/workflows/salted_cid.json`, '--targets', 'http', '--http-input-limit', '0', '-o', out]), /--http-input-limit/);
+  } finally {
+    rmSync(out, { recursive: true, force: true });
   }
 });
 

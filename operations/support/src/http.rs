@@ -73,6 +73,35 @@ pub enum Body {
     Broken,
 }
 
+/// The largest request body a workflow's HTTP handler reads unless its
+/// build says otherwise: 16 MiB, the service's default `--input-limit`.
+pub const DEFAULT_INPUT_LIMIT: usize = 16 << 20;
+
+/// The input limit a workflow's HTTP handler is compiled with: the bytes
+/// `set` says (`BRAID_HTTP_INPUT_LIMIT` at compile time, which `braid build
+/// --http-input-limit` sets), else [`DEFAULT_INPUT_LIMIT`]. Evaluated in a
+/// `const`, so anything but a positive decimal number fails the build.
+pub const fn input_limit(set: Option<&str>) -> usize {
+    let Some(text) = set else { return DEFAULT_INPUT_LIMIT };
+    let digits = text.as_bytes();
+    assert!(!digits.is_empty(), "BRAID_HTTP_INPUT_LIMIT is empty: give the input limit in bytes");
+    let (mut limit, mut i) = (0usize, 0);
+    while i < digits.len() {
+        let digit = digits[i];
+        assert!(digit.is_ascii_digit(), "BRAID_HTTP_INPUT_LIMIT is not a number of bytes");
+        limit = match limit.checked_mul(10) {
+            Some(n) => match n.checked_add((digit - b'0') as usize) {
+                Some(n) => n,
+                None => panic!("BRAID_HTTP_INPUT_LIMIT is too large"),
+            },
+            None => panic!("BRAID_HTTP_INPUT_LIMIT is too large"),
+        };
+        i += 1;
+    }
+    assert!(limit > 0, "BRAID_HTTP_INPUT_LIMIT is 0: give a positive number of bytes");
+    limit
+}
+
 const JSON: &str = "application/json";
 const BYTES: &str = "application/octet-stream";
 
@@ -370,6 +399,18 @@ mod tests {
         let mut out = Vec::new();
         wire::put_bytes(&[text.as_bytes(), bytes].concat(), &mut out).unwrap();
         Ok(out)
+    }
+
+    #[test]
+    fn the_input_limit_is_the_build_s_or_16_mib() {
+        assert_eq!(input_limit(None), 16 << 20);
+        assert_eq!(input_limit(Some("1048576")), 1 << 20);
+        assert_eq!(input_limit(Some("1")), 1);
+        const SET: usize = input_limit(Some("42"));
+        assert_eq!(SET, 42);
+        for bad in ["", "0", "1 MiB", "-1", "99999999999999999999999"] {
+            assert!(std::panic::catch_unwind(|| input_limit(Some(bad))).is_err(), "{bad}");
+        }
     }
 
     fn handler() -> Handler {

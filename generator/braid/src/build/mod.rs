@@ -118,6 +118,9 @@ pub struct Options {
     /// `runStream`) with the reason (`braid build --stream`); without it,
     /// such a workflow simply has none.
     pub require_stream: bool,
+    /// The largest request body the HTTP function (`Target::Http`)
+    /// reads, in bytes (`braid build --http-input-limit`); `None`: 16 MiB.
+    pub http_input_limit: Option<u64>,
     /// Make the build's distribution last (`braid build --dist`; see
     /// [`crate::package::dist`]), its npm package under this scope if any.
     pub dist: Option<Dist>,
@@ -223,6 +226,7 @@ pub fn build(
         simd: options.simd,
         sandbox: options.sandbox.clone(),
         compile_cache: options.compile_cache.clone(),
+        http_input_limit: None,
     };
     // The two components: `run` (importing nothing), and the HTTP
     // function (importing WASI 0.2's HTTP interfaces).
@@ -232,7 +236,8 @@ pub fn build(
             std::fs::remove_dir_all(&dir).map_err(fsutil::at(&dir))?;
         }
         if options.targets.contains(&target) {
-            let spec = PackageSpec { features: features(interface), ..spec.clone() };
+            let http_input_limit = if target == Target::Http { options.http_input_limit } else { None };
+            let spec = PackageSpec { features: features(interface), http_input_limit, ..spec.clone() };
             let size = steps.run(interface, || write_component(&spec, &crate_dir, &dir))?;
             sizes.insert(format!("{interface}.wasm"), size);
         }

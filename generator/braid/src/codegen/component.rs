@@ -37,8 +37,6 @@ pub struct ComponentPlan {
     /// Cid`), as the HTTP handler's `GET` gives them.
     pub workflow_lit: RustStr,
     pub signature_lit: RustStr,
-    /// The largest request body the HTTP handler reads, in bytes.
-    pub http_input_limit: usize,
     /// `run-error-kind`'s cases, from their one definition
     /// ([`braid_schema::RunErrorKind`]).
     pub error_kinds: Vec<ErrorKindCase>,
@@ -194,7 +192,6 @@ pub(super) fn plan(
         stream,
         workflow_lit: RustStr::new(workflow),
         signature_lit: RustStr::new(&w.signature()),
-        http_input_limit: HTTP_INPUT_LIMIT,
         error_kinds: RunErrorKind::ALL
             .map(|kind| ErrorKindCase { wit: kind.wit(), rust: kind.rust(), doc: kind.doc() })
             .into(),
@@ -247,10 +244,6 @@ impl WitType {
         Self { wit: format!("%{wit}"), rust: upper_camel(wit), shape: format!("{}()", shape_fn(wit)) }
     }
 }
-
-/// The largest request body a workflow's HTTP handler reads: 16 MiB, the
-/// service's default `--input-limit`.
-pub const HTTP_INPUT_LIMIT: usize = 16 << 20;
 
 /// The HTTP handler's function giving the shape of the value type `wit`.
 fn shape_fn(wit: &str) -> String {

@@ -184,7 +184,17 @@ pub struct PackageSpec {
     pub sandbox: Option<crate::sandbox::Sandbox>,
     /// Compile through this cache (see [`crate::build::Options::compile_cache`]).
     pub compile_cache: Option<crate::compile_cache::CompileCache>,
+    /// The input limit a workflow's HTTP function is compiled with (see
+    /// [`HTTP_INPUT_LIMIT_ENV`]); `None`: its default, 16 MiB.
+    pub http_input_limit: Option<u64>,
 }
+
+/// How a workflow crate's `http` feature is told its input limit, in
+/// bytes, when compiled (`option_env!`, read by braid-support's
+/// `http::input_limit`): set by [`compile_module`] from
+/// [`PackageSpec::http_input_limit`], and removed when that is `None`, so
+/// the caller's environment never changes a build.
+pub const HTTP_INPUT_LIMIT_ENV: &str = "BRAID_HTTP_INPUT_LIMIT";
 
 impl PackageSpec {
     /// An operation of the workspace at `root` alone, as an npm package
@@ -208,6 +218,7 @@ impl PackageSpec {
             simd: true,
             sandbox: None,
             compile_cache: None,
+            http_input_limit: None,
         })
     }
 }
@@ -255,6 +266,10 @@ pub fn compile_module(spec: &PackageSpec, strip: bool) -> Result<PathBuf, Packag
         // Separated by 0x1f so paths with spaces survive.
         .env("CARGO_ENCODED_RUSTFLAGS", rustflags.join("\u{1f}"))
         .env_remove("RUSTFLAGS");
+    match spec.http_input_limit {
+        Some(bytes) => cmd.env(HTTP_INPUT_LIMIT_ENV, bytes.to_string()),
+        None => cmd.env_remove(HTTP_INPUT_LIMIT_ENV),
+    };
     if !spec.std {
         cmd.arg("--no-default-features");
     }

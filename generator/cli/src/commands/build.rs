@@ -59,6 +59,10 @@ pub struct Args {
     /// With --sandbox: the longest a sandboxed command may run, in seconds (default 600).
     #[arg(long, value_name = "SECS", requires = "sandbox")]
     sandbox_timeout: Option<u64>,
+    /// The largest request body the HTTP function (`--targets http`) reads, in MiB (default 16);
+    /// past it, 413.
+    #[arg(long, value_name = "MIB", value_parser = clap::value_parser!(u64).range(1..=2048))]
+    http_input_limit: Option<u64>,
     /// Also make the build's distribution in OUT/dist/ (listed under `dist` in the report): the crate
     /// as crate.tar.gz, each JS package as pkg-<target>.tgz, the .wasm module, the component, the
     /// .crate files of a Cargo registry and one npm package, with their registry entries. What the
@@ -133,6 +137,7 @@ fn build(args: &Args, progress: &mut Progress) -> anyhow::Result<build::Report> 
         sandbox,
         compile_cache,
         require_stream: args.stream,
+        http_input_limit: args.http_input_limit.map(|mib| mib << 20),
         dist: args.dist.then(|| build::Dist { npm_scope: args.npm_scope.clone() }),
     };
     let report = build::build(&workflow, &Generator::new(), &args.out, &options, &mut |e| progress.event(e));

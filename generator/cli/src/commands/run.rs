@@ -106,6 +106,7 @@ fn run_component(
         sandbox: None,
         compile_cache: None,
         require_stream: false,
+        http_input_limit: None,
         dist: None,
     };
     build::build(workflow, &Generator::new(), &out, &options, &mut |_| {})?;
