@@ -245,7 +245,10 @@ pub(super) fn guard_freed_objects(glue: &str) -> Option<String> {
     if !whole {
         return None;
     }
-    out.insert_str(top(&out), &OBJECT_HELPERS.replace("INSTANCE", instance_id(glue)));
+    // The brands read the current instance's id; a glue without a reset
+    // function has one instance.
+    let one_instance = if glue.contains("let __wbg_instance_id") { "" } else { "const __wbg_instance_id = 0;\n" };
+    out.insert_str(top(&out), &format!("{OBJECT_HELPERS}{one_instance}"));
     Some(out)
 }
 
@@ -253,16 +256,6 @@ pub(super) fn guard_freed_objects(glue: &str) -> Option<String> {
 /// which [`guard_freed_objects`] must rewrite for the glue to be shipped.
 pub(super) fn has_classes(glue: &str) -> bool {
     glue.contains("Finalization.register(") || glue.contains("__wbg_ptr")
-}
-
-/// The current instance's id in JS: without a reset function (a bundler
-/// package) there is one instance.
-fn instance_id(glue: &str) -> &'static str {
-    if glue.contains("let __wbg_instance_id") {
-        "__wbg_instance_id"
-    } else {
-        "0"
-    }
 }
 
 /// `OBJECT.__wbg_ptr = PTR;` (of a new object, or the `= 0` of a freed one).
@@ -286,94 +279,8 @@ fn is_identifier(text: &str) -> bool {
 
 /// What [`guard_freed_objects`]' glue calls, put at the glue's top (it
 /// runs as the module loads: each class's brand is made right after the
-/// class); `INSTANCE` is the current instance's id.
-const OBJECT_HELPERS: &str = "// Added by Braid (see braid package/glue.rs): each object the glue makes
-// carries its class's brand, a private field holding its pointer, which no
-// caller can read, set, copy or forge. A method refuses, before Wasm, an
-// object without it, freed, or of another instance, and called on
-// something else (`stream().finish.call(null)`) it throws here too;
-// `free()` frees a live pointer of this instance, once.
-class BraidStamp {
-    constructor(object) {
-        return object;
-    }
-}
-function braidBrand(name, make) {
-    return class extends BraidStamp {
-        #record;
-        constructor(object, record) {
-            super(object);
-            this.#record = record;
-        }
-        static adopt(object, ptr, held) {
-            const record = { ptr, instance: INSTANCE, held, busy: false, later: 0 };
-            new this(object, record);
-            return record;
-        }
-        // An object whose Wasm object is made when first needed, by `make`:
-        // `later` is 1 for a new one, 2 for one that finished without it.
-        static later(object) {
-            new this(object, { ptr: 0, instance: INSTANCE, held: undefined, busy: false, later: 1 });
-        }
-        static made(object, ptr, held) {
-            const record = object.#record;
-            record.ptr = ptr;
-            record.held = held;
-            record.instance = INSTANCE;
-            record.later = 0;
-            return record;
-        }
-        static finished(object) {
-            object.#record.later = 2;
-        }
-        static check(object) {
-            if (!(#record in braidObject(object))) throw new Error(`this object is not a ${name} this package made`);
-            const record = object.#record;
-            if (record.ptr === 0 && record.later === 0) throw new Error('this object was freed (free() was called)');
-            if (record.instance !== INSTANCE) throw new Error('Invalid stale object from previous Wasm instance');
-            if (record.busy) throw new Error(`this ${name} is busy: code run by one of its own calls (a getter of its inputs) cannot use it until that call returns`);
-            return record;
-        }
-        static fresh(object) {
-            return this.check(object).later === 1;
-        }
-        static pointer(object) {
-            const record = this.check(object);
-            if (record.later !== 0) make(object, record.later);
-            return record.ptr;
-        }
-        static enter(object) {
-            const ptr = this.pointer(object);
-            object.#record.busy = true;
-            return ptr;
-        }
-        static leave(object) {
-            object.#record.busy = false;
-        }
-        static take(object) {
-            if (object === null || (typeof object !== 'object' && typeof object !== 'function') || !(#record in object)) return 0;
-            const record = object.#record;
-            const { ptr } = record;
-            record.ptr = 0;
-            record.later = 0;
-            return record.instance === INSTANCE ? ptr : 0;
-        }
-    };
-}
-function braidFinalizationRegistry(free) {
-    return new FinalizationRegistry((record) => {
-        if (record.ptr === 0) return;
-        record.ptr = 0;
-        free(record.held);
-    });
-}
-function braidObject(object) {
-    if (object === null || (typeof object !== 'object' && typeof object !== 'function')) {
-        throw new Error(`this method was called on ${object === null ? 'null' : typeof object}, not on an object the package made`);
-    }
-    return object;
-}
-";
+/// class): Braid's own JavaScript, `glue/objects.js`.
+const OBJECT_HELPERS: &str = include_str!("glue/objects.js");
 
 /// wasm-bindgen declares the module's raw exports (`InitOutput` of the web
 /// package, the `_bg.wasm.d.ts` of every package) with `any` for the
@@ -522,7 +429,8 @@ const WorkflowFinalization = (typeof FinalizationRegistry === 'undefined')
         let guarded = guard_freed_objects(&bundler).unwrap();
         assert!(guarded.contains("register(obj, braidBrandWorkflow.adopt(obj, ptr, ptr));"), "{guarded}");
         assert!(guarded.contains("register(this, braidBrandWorkflow.adopt(this, ret, ret));"), "{guarded}");
-        assert!(guarded.contains("const record = { ptr, instance: 0, held, busy: false, later: 0 };"), "{guarded}");
+        // One instance, whose id is 0.
+        assert!(guarded.contains("\nconst __wbg_instance_id = 0;\n"), "{guarded}");
 
         // Glue without classes is left alone; with classes in any other
         // form, nothing is rewritten (and the package is refused).

@@ -1,0 +1,139 @@
+// Added by Braid (its package/glue/fast-run.js, put at the top of the glue
+// by package/fast_run.rs when the workflow has a typed entry): `run` and
+// `runSync` read their inputs here, once. An Array of exactly the inputs,
+// each of its kind and with room in Wasm memory, goes to the typed entry;
+// anything else to the general path, which then reads what was read here.
+//
+// From the glue: `wasm` (the instance's exports, `__braid_room` and
+// `__wbindgen_malloc` among them), `getUint8ArrayMemory0()` and
+// `WASM_VECTOR_LEN`. Unit-tested as JavaScript by js/test/glue.test.mjs.
+const braidTypedArray = Object.getPrototypeOf(Uint8Array.prototype);
+const braidGetter = (object, key) => Object.getOwnPropertyDescriptor(object, key).get;
+const braidTagOf = braidGetter(braidTypedArray, Symbol.toStringTag);
+const braidLengthOf = braidGetter(braidTypedArray, 'byteLength');
+const braidBufferOf = braidGetter(braidTypedArray, 'buffer');
+const braidOffsetOf = braidGetter(braidTypedArray, 'byteOffset');
+const { set: braidSet } = braidTypedArray;
+const braidBytes = Uint8Array;
+const braidNone = Object.freeze([]);
+const { apply: braidApply } = Reflect;
+const { isArray: braidIsArray } = Array;
+const { hasOwn: braidHasOwn } = Object;
+// braid-support's MAX_BYTES and MAX_UNITS: over them, the general path says so.
+const braidMaxBytes = 536870912;
+const braidMaxUnits = 536870912;
+// What the general path is to read when `braidItems` gives up, taken at once.
+let braidSlow;
+function braidTakeSlow() {
+    const inputs = braidSlow;
+    braidSlow = undefined;
+    return inputs;
+}
+/** The `count` items of an Array, each read once; undefined (and `braidSlow` set) for anything else. */
+function braidItems(inputs, count) {
+    let isArray;
+    try {
+        isArray = braidIsArray(inputs);
+    } catch {
+        isArray = false; // a revoked Proxy: the general path says so
+    }
+    if (!isArray) {
+        braidSlow = inputs;
+        return undefined;
+    }
+    let length;
+    try {
+        length = inputs.length;
+    } catch (error) {
+        braidSlow = braidReplay(undefined, [], 'length', error);
+        return undefined;
+    }
+    if (length !== count) {
+        braidSlow = braidReplay(length, [], undefined, undefined);
+        return undefined;
+    }
+    const items = [];
+    for (let i = 0; i < count; i++) {
+        try {
+            items.push(inputs[i]);
+        } catch (error) {
+            braidSlow = braidReplay(length, items, String(i), error);
+            return undefined;
+        }
+    }
+    return items;
+}
+/** An Array (to `Array.isArray`) giving what was read, and throwing again what threw, at key `failed`. */
+function braidReplay(length, items, failed, error) {
+    return new Proxy([], {
+        get(_, key) {
+            if (key === failed) throw error;
+            if (key === 'length') return length;
+            return braidHasOwn(items, key) ? items[key] : undefined;
+        },
+    });
+}
+/**
+ * Whether `items` are of `kinds` (`b` a Uint8Array, `s` a string) within
+ * the limits, with room for them in Wasm memory.
+ */
+function braidFits(items, kinds) {
+    let bytes = 0;
+    for (let i = 0; i < kinds.length; i++) {
+        const item = items[i];
+        if (kinds[i] === 'b') {
+            if (braidApply(braidTagOf, item, braidNone) !== 'Uint8Array') return false;
+            const length = braidApply(braidLengthOf, item, braidNone);
+            // An empty one may be of a detached buffer: the general path tells.
+            if (length === 0 || length > braidMaxBytes) return false;
+            braidLengths[i] = length;
+            bytes += length + 64;
+        } else {
+            if (typeof item !== 'string' || item.length > braidMaxUnits) return false;
+            // wasm-bindgen copies a string into a byte per unit, then grows
+            // the copy to three per unit unless it is ASCII.
+            bytes += 4 * item.length + 64;
+        }
+    }
+    if (wasm.__braid_room(bytes) !== 1) return false;
+    // Making room may have grown Wasm memory, which detaches a view of the
+    // module's own memory (the raw exports' `memory`): the general path
+    // says so.
+    for (let i = 0; i < kinds.length; i++) {
+        if (kinds[i] === 'b' && braidApply(braidLengthOf, items[i], braidNone) < braidLengths[i]) return false;
+    }
+    return true;
+}
+// The length of each Uint8Array `braidFits` took, by input.
+const braidLengths = [];
+// By input: the view of Wasm memory `braidPassBytes` last copied it into.
+const braidTargets = [];
+/**
+ * wasm-bindgen's `passArray8ToWasm0` for input `i`, a Uint8Array `braidFits`
+ * took: as many bytes as it had then (`braidLengths`, which it made room
+ * for), copied by `set`, which reads a typed array's own slots (a
+ * subclass's getters may lie), into a view of exactly that many bytes of
+ * Wasm memory. A length-tracking view of a growable SharedArrayBuffer may
+ * have grown since, or grow while copied (another thread): `set` then
+ * throws rather than write past the copy, and the first bytes are copied
+ * from a view of a fixed length.
+ */
+function braidPassBytes(bytes, i) {
+    const length = braidLengths[i];
+    const ptr = wasm.__wbindgen_malloc(length, 1) >>> 0;
+    // The view of the previous call for this input if it is the same: a
+    // call like the one before often gets the same memory.
+    const memory = getUint8ArrayMemory0();
+    let target = braidTargets[i];
+    if (target === undefined || target.memory !== memory || target.ptr !== ptr || target.length !== length) {
+        target = braidTargets[i] = { memory, ptr, length, view: new braidBytes(memory.buffer, ptr, length) };
+    }
+    target = target.view;
+    try {
+        braidApply(braidSet, target, [bytes]);
+    } catch {
+        braidApply(braidSet, target, [new braidBytes(braidApply(braidBufferOf, bytes, braidNone), braidApply(braidOffsetOf, bytes, braidNone), length)]);
+    }
+    WASM_VECTOR_LEN = length;
+    return ptr;
+}

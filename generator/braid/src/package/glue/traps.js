@@ -1,0 +1,126 @@
+// Added by Braid (its package/glue/traps.js, put at the top of a Node or
+// web package's glue by package/traps.rs, which wraps the instance's
+// exports with `braidGuardTraps` as the glue takes them and has
+// `__wbg_reset_state` wait for the outermost call): a call that traps
+// resets the module. The calls of the module running are counted (a call
+// may run the caller's code, which may call the module again), and the
+// outermost one fails and resets the module as it returns if one inside it
+// trapped or asked for a reset.
+//
+// From the glue: `wasm` (the current exports), `addToExternrefTable0` and
+// `__wbg_reset_state`. Unit-tested as JavaScript by js/test/glue.test.mjs.
+let braidDepth = 0;
+let braidResetCause;
+const braidQuiet = new Set(['workflow_new', 'workflow_done', 'workflow_suspend', 'stream', 'stream_finish']);
+// The reject functions of async exports' Promises not settled yet.
+const braidPending = new Set();
+const braidResetAsked = new Error('__wbg_reset_state() was called during the call');
+const braidThen = ((then, apply) => (promise, resolved, rejected) => apply(then, promise, [resolved, rejected]))(Promise.prototype.then, Reflect.apply);
+const braidDrop = (promise) => braidThen(promise, undefined, () => {});
+function braidGuardTraps(exports) {
+    // Made here, not beside the function: this runs as the module loads.
+    const promising = new Set(['run', 'runMany', 'runStream', 'workflow_next']);
+    const guarded = {};
+    for (const [name, value] of Object.entries(exports)) {
+        if (typeof value !== 'function') {
+            guarded[name] = value;
+            continue;
+        }
+        const failed = (cause) => {
+            const error = braidFailed(cause);
+            // These hand their Promise back as a Result (braid-support's
+            // `Promising`): a rejected one, in the table of the instance
+            // the glue reads it from.
+            if (promising.has(name)) {
+                const rejected = Promise.reject(error);
+                try {
+                    return [addToExternrefTable0(rejected), 0, 0];
+                } catch (failure) {
+                    braidDrop(rejected);
+                    throw failure;
+                }
+            }
+            // A finalizer's free: nothing to report to.
+            if (name.endsWith('_free')) return undefined;
+            // A step of an async export's future, run from a microtask:
+            // nothing to report to either (the export's Promise is rejected
+            // by the reset, see `braidPending`); a Result of no error.
+            if (name.startsWith('wasm_bindgen__convert__closures')) return [0, 0, 0];
+            throw error;
+        };
+        // What the call gave, unless it is the outermost and one inside it
+        // trapped: then its Promise (rejected, for all one knows) is
+        // dropped, without being reported as unhandled.
+        const gave = (ret) => {
+            if (braidDepth !== 0 || braidResetCause === undefined) return ret;
+            if (promising.has(name) && !ret[2]) braidDrop(wasm.__wbindgen_externrefs.get(ret[0]));
+            return failed(braidResetCause);
+        };
+        // Of the export's own arity where it is small: V8 calls these
+        // faster than one with rest parameters and a spread. Those that
+        // take no value of the caller's, and so run none of its code
+        // (wasm-bindgen's allocator and tables, the typed entries, `free`,
+        // a Workflow's or a stream's methods but `next` and `update`),
+        // have no call inside them to count.
+        const quiet = name.startsWith('__') || name.includes('___braid_') || name.endsWith('_free') || braidQuiet.has(name);
+        // wasm-bindgen's allocator and tables, the room check and `free`:
+        // what the glue needs to hand back a failure, so never refused.
+        const internal = name.startsWith('__wbindgen') || name.startsWith('__externref') || name === '__braid_room' || name.endsWith('_free');
+        // A call made after one inside the same outermost call trapped fails
+        // at once: the instance is broken.
+        switch (quiet ? -value.length - 1 : value.length) {
+            case -1: guarded[name] = function () { if (braidResetCause !== undefined && !internal) return failed(braidResetCause); try { return value(); } catch (cause) { return failed(cause); } }; break;
+            case -2: guarded[name] = function (a) { if (braidResetCause !== undefined && !internal) return failed(braidResetCause); try { return value(a); } catch (cause) { return failed(cause); } }; break;
+            case -3: guarded[name] = function (a, b) { if (braidResetCause !== undefined && !internal) return failed(braidResetCause); try { return value(a, b); } catch (cause) { return failed(cause); } }; break;
+            case -4: guarded[name] = function (a, b, c) { if (braidResetCause !== undefined && !internal) return failed(braidResetCause); try { return value(a, b, c); } catch (cause) { return failed(cause); } }; break;
+            case -5: guarded[name] = function (a, b, c, d) { if (braidResetCause !== undefined && !internal) return failed(braidResetCause); try { return value(a, b, c, d); } catch (cause) { return failed(cause); } }; break;
+            case 0: guarded[name] = function () { if (braidResetCause !== undefined) return failed(braidResetCause); let ret; braidDepth++; try { ret = value(); } catch (cause) { braidDepth--; return failed(cause); } braidDepth--; return gave(ret); }; break;
+            case 1: guarded[name] = function (a) { if (braidResetCause !== undefined) return failed(braidResetCause); let ret; braidDepth++; try { ret = value(a); } catch (cause) { braidDepth--; return failed(cause); } braidDepth--; return gave(ret); }; break;
+            case 2: guarded[name] = function (a, b) { if (braidResetCause !== undefined) return failed(braidResetCause); let ret; braidDepth++; try { ret = value(a, b); } catch (cause) { braidDepth--; return failed(cause); } braidDepth--; return gave(ret); }; break;
+            case 3: guarded[name] = function (a, b, c) { if (braidResetCause !== undefined) return failed(braidResetCause); let ret; braidDepth++; try { ret = value(a, b, c); } catch (cause) { braidDepth--; return failed(cause); } braidDepth--; return gave(ret); }; break;
+            case 4: guarded[name] = function (a, b, c, d) { if (braidResetCause !== undefined) return failed(braidResetCause); let ret; braidDepth++; try { ret = value(a, b, c, d); } catch (cause) { braidDepth--; return failed(cause); } braidDepth--; return gave(ret); }; break;
+            default: guarded[name] = function (...args) { if (braidResetCause !== undefined) return failed(braidResetCause); let ret; braidDepth++; try { ret = value(...args); } catch (cause) { braidDepth--; return failed(cause); } braidDepth--; return gave(ret); };
+        }
+        // An async export's Promise settles by steps of its future run from
+        // microtasks: one rejected by the reset if the module is reset
+        // before it settles (the steps of the old instance never run).
+        if (name === 'execute') {
+            const call = guarded[name];
+            guarded[name] = function (...args) {
+                try {
+                    return braidSettleOnReset(call(...args));
+                } catch (error) {
+                    return Promise.reject(error);
+                }
+            };
+        }
+    }
+    return guarded;
+}
+function braidSettleOnReset(promise) {
+    return new Promise((resolve, reject) => {
+        braidPending.add(reject);
+        braidThen(promise, (value) => { braidPending.delete(reject); resolve(value); }, (error) => { braidPending.delete(reject); reject(error); });
+    });
+}
+/** The Error of a call that failed in Wasm, the module reset now if no other call is running, or else when the outermost returns. */
+function braidFailed(cause) {
+    if (braidDepth > 0) {
+        braidResetCause ??= cause;
+        return new Error(`the module ${braidWhat(cause)} during another of its calls: this call failed, and so does that one, which resets the module as it returns`, { cause });
+    }
+    const first = braidResetCause ?? cause;
+    braidResetCause = undefined;
+    __wbg_reset_state();
+    return new Error(`the module ${braidWhat(first)} and was reset: this call failed; the next call runs on a fresh instance (objects made before, such as a Workflow or a stream, can no longer be used)`, { cause: first });
+}
+/** Rejects the Promises of async exports still running: the module is being reset. */
+function braidRejectPending() {
+    const error = new Error('the module was reset (after a trap, or by __wbg_reset_state()) before this call settled: the next call runs on a fresh instance');
+    for (const reject of braidPending) reject(error);
+    braidPending.clear();
+}
+function braidWhat(cause) {
+    if (cause === braidResetAsked) return 'was asked to reset (__wbg_reset_state()) during this call';
+    return cause instanceof WebAssembly.RuntimeError ? `trapped (${cause.message})` : `failed inside Wasm (${cause && cause.message})`;
+}
