@@ -49,10 +49,12 @@ test: setup test-docs test-lint test-rust test-nostd test-wasm test-workflows te
 	@echo "make test: all passed"
 
 # The book under docs/ builds, and every relative link in it and in the
-# README leads to a file, and an anchor to a heading (js/scripts/check-docs.mjs).
-test-docs: setup
+# README leads to a file, and an anchor to a heading (js/scripts/check-docs.mjs);
+# the page of component hosts runs as written (js/test-docs/).
+test-docs: setup $(BRAID) wasmtime-cli
 	mdbook build docs
 	node js/scripts/check-docs.mjs
+	$(call NODE_TEST,BRAID_BIN=$(CURDIR)/$(BRAID),test-docs/)
 
 # Also lints the code #[operation] generates for the `wasm` feature, on
 # wasm32, and checks the module structure (xtask/): no two modules of a
@@ -203,7 +205,8 @@ bench-run: setup $(BRAID) wasmtime-cli
 
 ## wasmtime-cli: the wasmtime CLI of the engine's version in target/tools,
 ## once: `wasmtime serve` runs the HTTP functions in make test-node
-## (js/test/http.test.mjs) and the wasi:http rows of make bench-run.
+## (js/test/http.test.mjs), the book's page of them in make test-docs
+## (js/test-docs/) and the wasi:http rows of make bench-run.
 ## (`serve` does not build without component-model-async; the default
 ## feature set is far larger.)
 wasmtime-cli:

@@ -194,37 +194,3 @@ test('the build sets the input limit (braid build --http-input-limit): past it 4
     rmSync(out, { recursive: true, force: true });
   }
 });
-
-test("the book's commands (docs/src/guide/http-hosts.md) serve the component and answer as the page shows", async () => {
-  const page = readFileSync(`${root}/docs/src/guide/http-hosts.md`, 'utf8');
-  const blocks = [...page.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1].split('\n').filter(Boolean));
-  assert.equal(blocks.length, 2, 'a block for wasmtime serve, one for jco serve');
-  // The component the page's build writes to out/salted, as make test-workflows built it.
-  const wasm = `${components}/salted_cid/http/wf_salted_cid.wasm`;
-  for (const lines of blocks) {
-    const serveLine = lines.find((l) => /^(wasmtime|npx jco) serve /.test(l));
-    const curlLine = lines.find((l) => l.startsWith('curl '));
-    const shown = lines.find((l) => l.startsWith('# ')).slice(2);
-    assert.ok(serveLine && curlLine && shown, lines.join('\n'));
-    const port = String(await freePort());
-    const [program, ...args] = serveLine.replace(/^npx /, '').replace('8080', port).split(' ');
-    const path = args.indexOf('out/salted/http/wf_salted_cid.wasm');
-    assert.notEqual(path, -1, serveLine);
-    args[path] = wasm;
-    const child = spawn(program === 'wasmtime' ? wasmtime : jco, args, { stdio: 'ignore', detached: true });
-    try {
-      const url = `http://127.0.0.1:${port}/`;
-      await until(async () => (await fetchPatiently(url, {}, { timeoutMs: 1000 }).catch(() => null))?.ok, `${serveLine} did not answer`);
-      const curl = spawn('bash', ['-c', curlLine.replace('8080', port)]);
-      let out = '';
-      curl.stdout.on('data', (d) => (out += d));
-      assert.equal(await new Promise((resolve) => curl.on('close', resolve)), 0, curlLine);
-      // An answer shown cut short (`...}`) is compared up to the cut.
-      const [head] = shown.split('...');
-      assert.ok(out.startsWith(head), `${curlLine}\nshown: ${shown}\ngot:   ${out}`);
-      if (!shown.includes('...')) assert.equal(out, shown);
-    } finally {
-      killHard(child);
-    }
-  }
-});
