@@ -38,10 +38,16 @@ test("the page's commands build the HTTP function, serve it and answer as the pa
       const path = args.findIndex((a) => a.startsWith(`${OUT}/`));
       assert.notEqual(path, -1, serveLine);
       args[path] = args[path].replace(OUT, out);
-      const child = spawn(program === 'wasmtime' ? wasmtime : jco, args, { stdio: 'ignore', detached: true });
+      const child = spawn(program === 'wasmtime' ? wasmtime : jco, args, { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+      let log = '';
+      child.stdout.on('data', (d) => (log += d));
+      child.stderr.on('data', (d) => (log += d));
       try {
         const url = `http://127.0.0.1:${port}/`;
-        await until(async () => (await fetchPatiently(url, {}, { timeoutMs: 1000 }).catch(() => null))?.ok, `${serveLine} did not answer`);
+        await until(async () => {
+          if (child.exitCode !== null) throw new Error(`${serveLine} exited (${child.exitCode}):\n${log}`);
+          return (await fetchPatiently(url, {}, { timeoutMs: 1000 }).catch(() => null))?.ok;
+        }, () => `${serveLine} did not answer:\n${log}`);
         const answer = await run('bash', ['-c', curlLine.replace('8080', port)]);
         // An answer shown cut short (`...}`) is compared up to the cut.
         const [head] = shown.split('...');

@@ -178,9 +178,12 @@ test('the build sets the input limit (braid build --http-input-limit): past it 4
       const server = await serve(host, 'salted_cid', [], `${out}/http/wf_salted_cid.wasm`);
       try {
         assert.equal((await (await fetch(server.url)).json()).input_limit, 1 << 20, host);
-        const at = await post(server.url, JSON.stringify({ text: 'a'.repeat((1 << 20) - 40), bytes: '' }), json);
+        // {"text":"...","bytes":""}: 22 bytes around the text; exactly the limit, then one more.
+        const body = (n) => JSON.stringify({ text: 'a'.repeat(n - 22), bytes: '' });
+        assert.equal(body(1 << 20).length, 1 << 20);
+        const at = await post(server.url, body(1 << 20), json);
         assert.equal(at.status, 200, `${host}: ${await at.text()}`);
-        const over = await post(server.url, JSON.stringify({ text: 'a'.repeat(1 << 20), bytes: '' }), json);
+        const over = await post(server.url, body((1 << 20) + 1), json);
         const problem = await over.json();
         assert.equal(over.status, 413, `${host}: ${JSON.stringify(problem)}`);
         assert.equal(problem.detail, 'the input is over the limit of 1048576 bytes', host);
@@ -188,7 +191,7 @@ test('the build sets the input limit (braid build --http-input-limit): past it 4
         server.stop();
       }
     }
-    // Not a number of MiB between 1 and 2048: refused before anything is built.
+    // Not a number of MiB between 1 and 1024: refused before anything is built.
     await assert.rejects(run(braid, ['build', `${root}/workflows/salted_cid.json`, '--targets', 'http', '--http-input-limit', '0', '-o', out]), /--http-input-limit/);
   } finally {
     rmSync(out, { recursive: true, force: true });

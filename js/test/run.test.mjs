@@ -373,12 +373,12 @@ test('a deployment runs the build it points at: made, moved to another workflow,
     await until(async () => !looping || inFlight.test(await metrics()), 'the loop never ran', { everyMs: 20 });
     const second = await raw('count');
     const body = await second.text();
+    // Anything else: the loop ended first (its answer may still be on its
+    // way), so the try proves nothing; the cap itself is unit-tested.
     if (second.status === 429) {
       assert.match(JSON.parse(body).detail, /^deployment trap runs at most 1 at once \(its limits\.concurrent\); retry shortly$/);
       assert.equal(second.headers.get('retry-after'), '1');
       refused = true;
-    } else {
-      assert.ok(!looping, `a second run of a deployment capped at one ran while the first did: ${second.status} ${body}`);
     }
     const [status, stopped] = await loop;
     assert.equal(status, 422, JSON.stringify(stopped));
@@ -388,6 +388,7 @@ test('a deployment runs the build it points at: made, moved to another workflow,
   const text = await metrics();
   assert.match(text, /^braid_deployment_runs_total\{deployment="trap",outcome="time"\} [1-9]\d*$/m);
   assert.match(text, /^braid_deployment_runs_total\{deployment="trap",outcome="ok"\} [1-9]\d*$/m);
+  assert.match(text, /^braid_deployment_runs_total\{deployment="trap",outcome="refused"\} [1-9]\d*$/m);
   assert.match(text, /^braid_deployment_runs_in_progress\{deployment="trap"\} 0$/m);
 });
 
@@ -404,9 +405,9 @@ test('braid deploy: builds a manifest on the service and points a name at it; --
     }
     assert.match(await deploy('echo', files.trapping), /^echo -> build bafkr4\w+ \(version 1\): POST http:\/\/[0-9.:]+\/v1\/deployments\/echo\/run\n$/);
     assert.match(await deploy('echo', files.pair), /\(version 2\)/);
-    assert.match(await deploy('echo', '--rollback', '--time-limit', '250', '--concurrent', '2'), /\(version 3\)/);
+    assert.match(await deploy('echo', '--rollback', '--time-limit', '250', '--concurrent', '1'), /\(version 3\)/);
     const shown = await (await fetch(`${url}/v1/deployments/echo`)).json();
-    assert.deepEqual(shown.limits, { time_ms: 250, concurrent: 2 }, 'budgets set by braid deploy');
+    assert.deepEqual(shown.limits, { time_ms: 250, concurrent: 1 }, 'budgets set by braid deploy');
     const res = await fetch(`${url}/v1/deployments/echo/run`, {
       method: 'POST',
       body: 'back',

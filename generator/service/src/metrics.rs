@@ -2,10 +2,11 @@
 //! by method, route and status, builds started and their durations, cache
 //! hits, manifests validated and crates rendered, runs by outcome and their
 //! durations, where run programs came from; jobs by state are read from the
-//! store when scraped. Every label comes from a closed set (the standard
-//! methods or `other`, the route templates or `unmatched`, the statuses the
-//! server answers with, outcomes and sources named here), so no request can
-//! add a series. Kept and encoded by `prometheus-client`, the Prometheus
+//! store when scraped; runs by deployment. Every label comes from a closed
+//! set (the standard methods or `other`, the route templates or
+//! `unmatched`, the statuses the server answers with, outcomes and sources
+//! named here), or for deployments, whose names keys make, a bounded one
+//! ([`MAX_DEPLOYMENT_LABELS`]), so no request can add a series. Kept and encoded by `prometheus-client`, the Prometheus
 //! project's own Rust client.
 
 use prometheus_client::encoding::EncodeLabelSet;
@@ -58,6 +59,7 @@ struct Outcome {
 struct DeploymentOutcome {
     /// A [`Metrics::deployment_label`].
     deployment: String,
+    /// A run's (see [`Outcome`]), or `refused` by the deployment's cap.
     outcome: &'static str,
 }
 
@@ -260,6 +262,13 @@ impl Metrics {
                 .observe(took.as_secs_f64());
             self.deployment_runs.get_or_create(&DeploymentOutcome { deployment, outcome }).inc();
         }
+    }
+
+    /// Counts a run of a deployment refused by its cap on runs at once
+    /// (`outcome="refused"`), under its label.
+    pub fn deployment_refused(&self, deployment: &str) {
+        let deployment = deployment.to_string();
+        self.deployment_runs.get_or_create(&DeploymentOutcome { deployment, outcome: "refused" }).inc();
     }
 
     /// The label of deployment `name`'s series: its name in lower case,

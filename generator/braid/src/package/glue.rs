@@ -247,7 +247,8 @@ pub(super) fn guard_freed_objects(glue: &str) -> Option<String> {
     }
     // The brands read the current instance's id; a glue without a reset
     // function has one instance.
-    let one_instance = if glue.contains("let __wbg_instance_id") { "" } else { "const __wbg_instance_id = 0;\n" };
+    let declared = ["let", "var", "const"].iter().any(|k| glue.contains(&format!("{k} __wbg_instance_id")));
+    let one_instance = if declared { "" } else { "const __wbg_instance_id = 0;\n" };
     out.insert_str(top(&out), &format!("{OBJECT_HELPERS}{one_instance}"));
     Some(out)
 }

@@ -61,7 +61,7 @@ pub struct Args {
     sandbox_timeout: Option<u64>,
     /// The largest request body the HTTP function (`--targets http`) reads, in MiB (default 16);
     /// past it, 413.
-    #[arg(long, value_name = "MIB", value_parser = clap::value_parser!(u64).range(1..=2048))]
+    #[arg(long, value_name = "MIB", value_parser = clap::value_parser!(u64).range(1..=1024))]
     http_input_limit: Option<u64>,
     /// Also make the build's distribution in OUT/dist/ (listed under `dist` in the report): the crate
     /// as crate.tar.gz, each JS package as pkg-<target>.tgz, the .wasm module, the component, the

@@ -203,9 +203,10 @@ pub(super) async fn run_deployment(
     // deployment is read once: the run is of the build it points at now,
     // within its budgets.
     let (build, limits) = state.executor.deployment(&state.store, &name).await.map_err(super::run::exec_problem)?;
-    let _running = state.executor.deployment_run(&name, limits.concurrent)?;
-    let budgets = limits.apply(state.executor.config().limits);
     let label = state.metrics.deployment_label(&name);
+    let running = state.executor.deployment_run(&name, limits.concurrent);
+    let _running = running.inspect_err(|_| state.metrics.deployment_refused(&label))?;
+    let budgets = limits.apply(state.executor.config().limits);
     super::run::run(state, Target::Build(build), budgets, Some(label), headers, extensions, body).await
 }
 
