@@ -16,7 +16,20 @@ const USAGE: &str = "usage: cargo xtask TASK
   package         the crates users install, packaged and verified (`cargo package`)
   package --install   and braid-cli installed from its package";
 
-fn main() -> Result<ExitCode> {
+/// An error is printed as one line of its causes, without the backtrace
+/// anyhow captures when `RUST_BACKTRACE` is set (as in CI), which would
+/// push the message itself out of a log's tail.
+fn main() -> ExitCode {
+    match run() {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("xtask: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run() -> Result<ExitCode> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let root = workspace_root();
     let task = match args.iter().map(String::as_str).collect::<Vec<_>>().as_slice() {
