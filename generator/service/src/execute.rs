@@ -23,6 +23,7 @@ use std::time::Duration;
 use braid_engine::{Engine, Limits, PrecompiledCache, Program, Source, Timings};
 
 use crate::cas::{Cas, CasError};
+use crate::env::BuildsChanged;
 use crate::fair::{FairSlot, FairSlots};
 use crate::held::{Held, HeldBody};
 use crate::ids::{BuildId, ContentId, WorkflowId};
@@ -214,11 +215,12 @@ pub struct Executor {
     /// artifacts never change once it succeeded), so that a run by build
     /// id does not ask the store.
     components: Mutex<HashMap<BuildId, ContentId>>,
-    /// The component each workflow id ran last, and when it was looked up:
-    /// kept until this process records a build (it is the only writer of
-    /// an embedded store), or for [`SHARED_FRESHNESS`] where other
-    /// processes build too.
-    workflows: Mutex<HashMap<WorkflowId, (ContentId, std::time::Instant)>>,
+    /// The component each workflow id ran last, when it was looked up, and
+    /// how many times builds had changed here by then: kept until builds
+    /// change here (this process is the only writer of an embedded store),
+    /// or for [`SHARED_FRESHNESS`] where other processes build too.
+    workflows: Mutex<HashMap<WorkflowId, (ContentId, std::time::Instant, u64)>>,
+    builds: BuildsChanged,
     /// The build each deployment pointed at when last looked up, kept
     /// the same way (and dropped here when it moves).
     deployments: Mutex<HashMap<String, (BuildId, crate::store::DeploymentLimits, std::time::Instant)>>,
@@ -292,9 +294,10 @@ struct Loader {
 
 impl Executor {
     /// With `shared`, other processes build into the same store.
-    pub fn new(config: RunConfig, data: &std::path::Path, shared: bool) -> Self {
+    pub fn new(config: RunConfig, data: &std::path::Path, shared: bool, builds: BuildsChanged) -> Self {
         Self {
             workflows: Mutex::default(),
+            builds,
             deployments: Mutex::default(),
             deployment_runs: Arc::default(),
             freshness: shared.then_some(SHARED_FRESHNESS),
@@ -332,9 +335,10 @@ impl Executor {
         match target {
             Target::Build(id) => self.build_component(store, id).await,
             Target::Workflow(id) => {
+                let seen = self.builds.count();
                 let known = self.workflows.lock().unwrap_or_else(PoisonError::into_inner).get(id).cloned();
-                if let Some((cid, when)) = known {
-                    if self.freshness.is_none_or(|fresh| when.elapsed() < fresh) {
+                if let Some((cid, when, then)) = known {
+                    if then == seen && self.freshness.is_none_or(|fresh| when.elapsed() < fresh) {
                         return Ok(cid);
                     }
                 }
@@ -342,7 +346,8 @@ impl Executor {
                 let cid =
                     row.as_ref().and_then(component).ok_or_else(|| ExecError::NoComponent(format!("workflow {id}")))?;
                 let now = std::time::Instant::now();
-                self.workflows.lock().unwrap_or_else(PoisonError::into_inner).insert(id.clone(), (cid.clone(), now));
+                let entry = (cid.clone(), now, seen);
+                self.workflows.lock().unwrap_or_else(PoisonError::into_inner).insert(id.clone(), entry);
                 Ok(cid)
             }
         }
@@ -422,12 +427,6 @@ impl Executor {
         runs.iter().map(|(name, n)| (name.clone(), *n)).collect()
     }
 
-    /// Builds changed here (one succeeded, or artifacts went missing): runs
-    /// by workflow id look their build up again.
-    pub fn builds_changed(&self) {
-        self.workflows.lock().unwrap_or_else(PoisonError::into_inner).clear();
-    }
-
     /// The program of component `cid`: from memory, or loaded by a task of
     /// its own (on a blocking thread, one per core at most: it reads the
     /// store and may compile) that every run of `cid` arriving meanwhile
@@ -464,7 +463,7 @@ impl Executor {
             LoadEnd::Loaded(program, source) => Ok(Loaded { program, source: if started { source } else { "memory" } }),
             LoadEnd::Missing => {
                 // Its build is no longer runnable: look again next time.
-                self.builds_changed();
+                self.builds.tell();
                 Err(ExecError::ComponentMissing)
             }
             LoadEnd::OverBudget(detail) => Err(ExecError::OverBudget(detail)),
@@ -540,7 +539,7 @@ mod tests {
     #[test]
     fn a_deployment_runs_at_most_its_cap_at_once_here() {
         let data = std::env::temp_dir();
-        let executor = Executor::new(RunConfig::default(), &data, false);
+        let executor = Executor::new(RunConfig::default(), &data, false, crate::env::BuildsChanged::default());
         let first = executor.deployment_run("Echo", Some(2)).unwrap();
         let second = executor.deployment_run("echo", Some(2)).unwrap();
         // One name in any case: the third run of it is refused, not queued.

@@ -12,6 +12,7 @@ pub mod admission;
 pub mod cas;
 pub mod conn;
 pub mod datadir;
+pub mod env;
 pub mod execute;
 pub mod fair;
 pub mod held;
@@ -32,7 +33,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use braid::codegen::Generator;
-use braid::registry::Registry;
+pub use env::Env;
 
 /// How the service runs.
 #[derive(Debug, Clone)]
@@ -183,27 +184,13 @@ impl Config {
     }
 }
 
-/// Shared by handlers and workers.
+/// The HTTP app's state: the [`Env`] it shares with the jobs (through
+/// `Deref`: `state.store`), and what only requests use: the generator, the
+/// build keys' toolchain, the admission of heavy requests, the lock seeds
+/// and the executor.
 pub struct AppState {
-    pub config: Config,
-    pub store: store::Store,
-    pub cas: cas::Cas,
-    /// The registry in `<data>/registry`; replaced when an operation is
-    /// published (here, or anywhere in the deployment: [`operations::sync`]).
-    pub registry: std::sync::RwLock<Arc<Registry>>,
-    /// Published operations (by version id) [`operations::sync`] is done
-    /// with (`None`) or last failed to fetch (when); held while it runs.
-    pub published: std::sync::Mutex<std::collections::BTreeMap<String, Option<std::time::Instant>>>,
+    pub env: Arc<Env>,
     pub generator: Generator,
-    pub metrics: metrics::Metrics,
-    /// Wakes idle runners of a kind of job when one is queued here.
-    pub wake: jobs::runner::Wake,
-    /// One permit per `--workers`: a workflow build and a publish check
-    /// each take one while they run, so together they never exceed it.
-    pub build_slots: Arc<tokio::sync::Semaphore>,
-    /// Where code nobody vetted is built (published operations, workflows
-    /// using them), or why it cannot be here: then publishing is refused.
-    pub sandbox: Result<braid::sandbox::Sandbox, String>,
     /// Identifies the toolchain in build keys: a new toolchain builds anew.
     pub toolchain: String,
     /// Bounds the CPU-heavy requests.
@@ -212,12 +199,16 @@ pub struct AppState {
     /// version ids of the operations each covers: one for the newest
     /// version of every operation, others for workflows pinning older ones.
     pub lock_seeds: tokio::sync::Mutex<std::collections::BTreeMap<String, Arc<braid::lockfile::LockSeed>>>,
-    /// Set to `true` when the server shuts down: workers stop their builds.
-    pub shutdown: tokio::sync::watch::Sender<bool>,
     /// Runs built workflows.
     pub executor: execute::Executor,
-    /// Held while the server runs.
-    pub data_lock: datadir::DataLock,
+}
+
+impl std::ops::Deref for AppState {
+    type Target = Env;
+
+    fn deref(&self) -> &Env {
+        &self.env
+    }
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -237,113 +228,36 @@ pub enum ServeError {
 }
 
 impl AppState {
-    /// The registry as it is now.
-    pub fn registry(&self) -> Arc<Registry> {
-        self.registry.read().unwrap_or_else(std::sync::PoisonError::into_inner).clone()
-    }
-
-    /// The registry with every operation published to the deployment so
-    /// far (blocking: it asks the database, and fetches what is new from
-    /// the store). An embedded store has one process, which registers
-    /// what it publishes itself and took in the rest when it started: its
-    /// registry is up to date without asking.
-    pub fn synced_registry(&self) -> Arc<Registry> {
-        if self.store.is_shared() {
-            operations::sync(self);
-        }
-        self.registry()
-    }
-
-    /// `text` validated against [`AppState::synced_registry`] (blocking),
-    /// and counted (`braid_manifests_validated`): how this process
-    /// validates every manifest, once per request that sends one.
-    pub fn validate(&self, text: &str) -> Result<braid::manifest::Workflow, Vec<braid::diagnostic::Diagnostic>> {
-        self.metrics.manifest_validated();
-        braid::manifest::validate(text, &self.synced_registry())
+    /// The HTTP app around `env`.
+    pub fn new(env: Arc<Env>) -> Arc<Self> {
+        let config = &env.config;
+        Arc::new(Self {
+            generator: Generator::new(),
+            toolchain: toolchain(),
+            checks: admission::Slots::new(config.max_checks, config.check_queue),
+            lock_seeds: tokio::sync::Mutex::new(std::collections::BTreeMap::new()),
+            executor: execute::Executor::new(
+                config.run,
+                &config.data,
+                config.database != Database::Embedded,
+                env.builds.clone(),
+            ),
+            env,
+        })
     }
 }
 
-/// Opens the data directory (recovering from a crash) and builds the state.
-/// The registry lives in it (`<data>/registry`, the data directory is the
-/// builds' `BRAID_HOME`).
+/// The environment ([`Env::open`]) and the HTTP app around it: what
+/// `braid serve` and the tests serve.
 pub async fn open(config: Config) -> Result<Arc<AppState>, ServeError> {
-    let (config, data_lock, location) = tokio::task::spawn_blocking(move || lock_data(config))
-        .await
-        .expect("locking the data directory does not panic")?;
-    let store = store::Store::open(&location, config.lease, Duration::from_secs(30)).await?;
-    for (name, owner) in &config.owners {
-        store.add_owner(name, owner).await?;
-    }
-    let (retried, failed) = store.recover().await?;
-    if retried + failed > 0 {
-        tracing::warn!("recovered from a crash: {retried} interrupted job(s) queued again, {failed} marked failed");
-    }
-    tokio::task::spawn_blocking(move || state(config, data_lock, store))
-        .await
-        .expect("opening the state does not panic")
-}
-
-/// Takes the data directory (before anything in it is read or cleaned:
-/// another server may be using it); where the state's database is.
-fn lock_data(config: Config) -> Result<(Config, datadir::DataLock, store::Location), ServeError> {
-    let io = |path: &PathBuf| {
-        let path = path.clone();
-        move |source| ServeError::Io { path, source }
-    };
-    std::fs::create_dir_all(&config.data).map_err(io(&config.data))?;
-    let data_lock = datadir::DataLock::acquire(&config.data)?;
-    let location = match &config.database {
-        Database::Embedded => {
-            let database = config.data.join("braid.sqlite");
-            datadir::check_database(&config.data, &database)?;
-            store::Location::File(database)
-        }
-        Database::Postgres(url) => store::Location::Postgres(url.clone()),
-    };
-    Ok((config, data_lock, location))
-}
-
-/// The rest of the state, around the store (blocking: it sweeps the
-/// artifact store and opens the registry).
-fn state(config: Config, data_lock: datadir::DataLock, store: store::Store) -> Result<Arc<AppState>, ServeError> {
-    let cas = cas::Cas::open(&config.store)?;
-    cas.sweep();
-    // Build directories of interrupted jobs (their jobs start over in new
-    // ones) and scratch files.
-    for dir in ["builds", "tmp"] {
-        let _ = std::fs::remove_dir_all(config.data.join(dir));
-    }
-    let toolchain = toolchain();
-    let sandbox = braid::sandbox::Sandbox::detect().map(|s| s.timeout(config.build_timeout)).map_err(|e| e.to_string());
-    // (A process that builds nothing leaves the checks to `braid worker`s.)
-    if let (Err(e), true) = (&sandbox, config.workers > 0) {
-        tracing::warn!("this process cannot check published operations: {e}");
-    }
-    Ok(Arc::new(AppState {
-        store,
-        cas,
-        registry: std::sync::RwLock::new(Arc::new(Registry::open(&config.data)?)),
-        published: std::sync::Mutex::new(std::collections::BTreeMap::new()),
-        generator: Generator::new(),
-        metrics: metrics::Metrics::default(),
-        wake: jobs::runner::Wake::default(),
-        build_slots: Arc::new(tokio::sync::Semaphore::new(config.workers)),
-        sandbox,
-        toolchain,
-        checks: admission::Slots::new(config.max_checks, config.check_queue),
-        lock_seeds: tokio::sync::Mutex::new(std::collections::BTreeMap::new()),
-        shutdown: tokio::sync::watch::Sender::new(false),
-        data_lock,
-        executor: execute::Executor::new(config.run, &config.data, config.database != Database::Embedded),
-        config,
-    }))
+    Ok(AppState::new(Env::open(config).await?))
 }
 
 /// At start: the operations published to the deployment into this
 /// process's registry, and every registered operation in the Cargo
 /// registry (about a second for the built-ins).
-async fn take_in_operations(state: &Arc<AppState>) {
-    let state = state.clone();
+async fn take_in_operations(env: &Arc<Env>) {
+    let state = env.clone();
     let _ = tokio::task::spawn_blocking(move || {
         if !operations::sync(&state) {
             packages::add_operations(&state);
@@ -378,11 +292,12 @@ pub async fn serve(config: Config, stop: stop::Stop) -> Result<(), ServeError> {
     let addr = config.addr;
     let workers = config.workers;
     let limits = config.limits;
-    let Some(state) = start(config, &stop, "braid serve: stopped before listening").await? else { return Ok(()) };
+    let Some(env) = start(config, &stop, "braid serve: stopped before listening").await? else { return Ok(()) };
+    let state = AppState::new(env);
     let listener = tokio::net::TcpListener::bind(addr).await.map_err(|source| ServeError::Bind { addr, source })?;
     let local = listener.local_addr().map_err(|source| ServeError::Bind { addr, source })?;
     state.data_lock.record(&format!("http://{local}"))?;
-    let runners = jobs::spawn(&state, workers);
+    let runners = jobs::spawn(&state.env, workers);
     if workers == 0 {
         eprintln!("braid serve: no workers here (--workers 0): `braid worker` processes build");
     }
@@ -413,26 +328,26 @@ pub async fn serve(config: Config, stop: stop::Stop) -> Result<(), ServeError> {
 /// stop asked for before that returns without taking any.
 pub async fn work(config: Config, stop: stop::Stop) -> Result<(), ServeError> {
     let workers = config.workers;
-    let Some(state) = start(config, &stop, "braid worker: stopped before taking jobs").await? else { return Ok(()) };
-    state.data_lock.record("worker")?;
-    let runners = jobs::spawn(&state, workers);
+    let Some(env) = start(config, &stop, "braid worker: stopped before taking jobs").await? else { return Ok(()) };
+    env.data_lock.record("worker")?;
+    let runners = jobs::spawn(&env, workers);
     eprintln!("braid worker: ready ({workers} builder(s))");
     stop.wait().await;
     eprintln!("braid worker: shutting down");
-    wind_down("braid worker", &state, runners).await;
+    wind_down("braid worker", &env, runners).await;
     Ok(())
 }
 
 /// What `braid serve` and `braid worker` do before they take work: the
-/// state opened, then every registered operation in the Cargo registry
+/// environment opened, then every registered operation in the Cargo registry
 /// (about a second for the built-ins: what the index lists does not change
 /// under a client that just started). `None`, saying `stopped`, when a stop
 /// is asked for first: both steps give way to it.
-async fn start(config: Config, stop: &stop::Stop, stopped: &str) -> Result<Option<Arc<AppState>>, ServeError> {
-    let opened = stop.unless_asked(open(config)).await.transpose()?;
-    if let Some(state) = opened {
-        if stop.unless_asked(take_in_operations(&state)).await.is_some() && !stop.asked() {
-            return Ok(Some(state));
+async fn start(config: Config, stop: &stop::Stop, stopped: &str) -> Result<Option<Arc<Env>>, ServeError> {
+    let opened = stop.unless_asked(Env::open(config)).await.transpose()?;
+    if let Some(env) = opened {
+        if stop.unless_asked(take_in_operations(&env)).await.is_some() && !stop.asked() {
+            return Ok(Some(env));
         }
     }
     eprintln!("{stopped}");
@@ -441,8 +356,8 @@ async fn start(config: Config, stop: &stop::Stop, stopped: &str) -> Result<Optio
 
 /// Stops the builds (their jobs go back to the queue) and waits for the
 /// runners to end.
-async fn wind_down(who: &str, state: &AppState, runners: Vec<tokio::task::JoinHandle<()>>) {
-    let _ = state.shutdown.send(true);
+async fn wind_down(who: &str, env: &Env, runners: Vec<tokio::task::JoinHandle<()>>) {
+    let _ = env.shutdown.send(true);
     for runner in runners {
         let _ = runner.await;
     }

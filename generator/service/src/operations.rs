@@ -15,7 +15,7 @@ use braid::registry::{self, Origin, Prepared, Registry, RegistryError};
 
 use crate::ids::ContentId;
 use crate::store::PublishedOperation;
-use crate::AppState;
+use crate::env::Env;
 
 /// Why an upload cannot be used.
 #[derive(Debug, thiserror::Error)]
@@ -82,8 +82,8 @@ pub fn unpack(upload: &[u8], dir: &Path) -> Result<Prepared, UploadError> {
 /// The upload `source` from the store, unpacked into `dir` (emptied
 /// first) and prepared; refused unless it is the operation `version_id`
 /// names.
-pub fn fetch(state: &AppState, source: &ContentId, version_id: &str, dir: &Path) -> Result<Prepared, String> {
-    let upload = state
+pub fn fetch(env: &Env, source: &ContentId, version_id: &str, dir: &Path) -> Result<Prepared, String> {
+    let upload = env
         .cas
         .get(source)
         .map_err(|e| format!("reading the upload {source} from the store: {e}"))?
@@ -96,10 +96,30 @@ pub fn fetch(state: &AppState, source: &ContentId, version_id: &str, dir: &Path)
     Ok(prepared)
 }
 
-/// [`AppState::synced_registry`] off the async threads.
-pub async fn synced_registry(state: &Arc<AppState>) -> Arc<Registry> {
-    let syncing = state.clone();
-    tokio::task::spawn_blocking(move || syncing.synced_registry()).await.unwrap_or_else(|_| state.registry())
+/// The registry with every operation published to the deployment so far
+/// (blocking: it asks the database, and fetches what is new from the
+/// store). An embedded store has one process, which registers what it
+/// publishes itself and took in the rest when it started: its registry is
+/// up to date without asking.
+pub fn synced(env: &Env) -> Arc<Registry> {
+    if env.store.is_shared() {
+        sync(env);
+    }
+    env.registry()
+}
+
+/// [`synced`] off the async threads.
+pub async fn synced_registry(env: &Arc<Env>) -> Arc<Registry> {
+    let syncing = env.clone();
+    tokio::task::spawn_blocking(move || synced(&syncing)).await.unwrap_or_else(|_| env.registry())
+}
+
+/// `text` validated against [`synced`] (blocking), and counted
+/// (`braid_manifests_validated`): how this process validates every
+/// manifest, once per request that sends one.
+pub fn validate(env: &Env, text: &str) -> Result<braid::manifest::Workflow, Vec<braid::diagnostic::Diagnostic>> {
+    env.metrics.manifest_validated();
+    braid::manifest::validate(text, &synced(env))
 }
 
 /// How long an upload that could not be fetched is left before the next try.
@@ -111,16 +131,16 @@ const RETRY_AFTER: Duration = Duration::from_secs(10);
 /// [`RETRY_AFTER`], an operation that clashes with one registered here by
 /// hand is not. Whether it took any in (then the Cargo registry has them
 /// too).
-pub fn sync(state: &AppState) -> bool {
-    let listed = match state.store.blocking(state.store.operations()) {
+pub fn sync(env: &Env) -> bool {
+    let listed = match env.store.blocking(env.store.operations()) {
         Ok(listed) => listed,
         Err(e) => {
             tracing::warn!("listing the published operations: {e}");
             return false;
         }
     };
-    let mut settled = state.published.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-    let registry = state.registry();
+    let mut settled = env.published.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    let registry = env.registry();
     let missing: Vec<PublishedOperation> = listed
         .into_iter()
         .filter(|op| match settled.get(&op.version_id) {
@@ -132,7 +152,7 @@ pub fn sync(state: &AppState) -> bool {
     if missing.is_empty() {
         return false;
     }
-    let mut registry = match Registry::open(&state.config.data) {
+    let mut registry = match Registry::open(&env.config.data) {
         Ok(registry) => registry,
         Err(e) => {
             tracing::error!("opening the operation registry: {e}");
@@ -141,9 +161,9 @@ pub fn sync(state: &AppState) -> bool {
     };
     let mut added = 0;
     for op in missing {
-        let scratch = state.config.data.join("tmp").join(format!("published-{}", uuid::Uuid::new_v4().simple()));
+        let scratch = env.config.data.join("tmp").join(format!("published-{}", uuid::Uuid::new_v4().simple()));
         let what = format!("{} {} ({})", op.name, op.version, op.version_id);
-        let fetched = fetch(state, &op.source, &op.version_id, &scratch);
+        let fetched = fetch(env, &op.source, &op.version_id, &scratch);
         let _ = std::fs::remove_dir_all(&scratch);
         match fetched {
             // Perhaps a store out of reach for now: tried again later.
@@ -162,8 +182,8 @@ pub fn sync(state: &AppState) -> bool {
     }
     if added > 0 {
         tracing::info!("{added} published operation(s) taken into this process's registry");
-        *state.registry.write().unwrap_or_else(std::sync::PoisonError::into_inner) = Arc::new(registry);
-        crate::packages::add_operations(state);
+        *env.registry.write().unwrap_or_else(std::sync::PoisonError::into_inner) = Arc::new(registry);
+        crate::packages::add_operations(env);
     }
     added > 0
 }

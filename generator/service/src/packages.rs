@@ -14,7 +14,7 @@ use crate::cas::CasError;
 use crate::ids::ContentId;
 use crate::problem::Problem;
 use crate::store::{Artifact, Ecosystem, Package};
-use crate::{AppState, Config};
+use crate::{Config, Env};
 
 #[derive(Debug, thiserror::Error)]
 #[error("--public-url {0:?} is not an http:// or https:// URL with a host and no query (https://braid.example.org)")]
@@ -43,8 +43,8 @@ fn is_host(host: &str) -> bool {
 /// builds on (braid-support, braid-macros, ...), to the Cargo registry:
 /// at start and after an operation is published. Blocking (it packs a few
 /// hundred files); what it cannot add is logged, never fatal.
-pub fn add_operations(state: &AppState) {
-    let registry = state.registry();
+pub fn add_operations(env: &Env) {
+    let registry = env.registry();
     // Scratch space outside the data directory: its free space is the
     // builds' (freeing it must not make room they were refused).
     let scratch = match tempfile::Builder::new().prefix("braid-registry-").tempdir() {
@@ -60,7 +60,7 @@ pub fn add_operations(state: &AppState) {
     let mut packages = Vec::new();
     for c in crates {
         let what = format!("{} {}", c.name, c.version);
-        match store_cargo_package(state, c) {
+        match store_cargo_package(env, c) {
             Ok((artifact, package)) => {
                 artifacts.push(artifact);
                 packages.push(package);
@@ -68,7 +68,7 @@ pub fn add_operations(state: &AppState) {
             Err(e) => tracing::error!("adding {what} to the Cargo registry: {e}"),
         }
     }
-    match state.store.blocking(state.store.add_registry_packages(&artifacts, &packages)) {
+    match env.store.blocking(env.store.add_registry_packages(&artifacts, &packages)) {
         Ok(conflicts) => {
             for conflict in conflicts {
                 tracing::warn!("{conflict} is already in the Cargo registry with other content: left as it was");
@@ -81,29 +81,22 @@ pub fn add_operations(state: &AppState) {
 /// Puts a package's archive (`bytes`, an artifact named `file`) in the
 /// artifact store; the package `made` for its content id.
 pub(crate) fn store_package(
-    state: &AppState,
+    env: &Env,
     file: String,
     bytes: &[u8],
     made: impl FnOnce(ContentId) -> Package,
 ) -> Result<(Artifact, Package), CasError> {
-    let cid = state.cas.put(bytes)?;
+    let cid = env.cas.put(bytes)?;
     let artifact =
         Artifact { name: file, cid: cid.clone(), size: bytes.len() as u64, media_type: "application/gzip".into() };
     Ok((artifact, made(cid)))
 }
 
 /// [`store_package`] for a `.crate`.
-pub(crate) fn store_cargo_package(state: &AppState, c: CratePackage) -> Result<(Artifact, Package), CasError> {
+pub(crate) fn store_cargo_package(env: &Env, c: CratePackage) -> Result<(Artifact, Package), CasError> {
     let file = format!("{}-{}.crate", c.name, c.version);
     let (name, version, entry, digest) = (c.name, c.version, c.index_line, c.cksum);
-    store_package(state, file, &c.bytes, |cid| Package {
-        ecosystem: Ecosystem::Cargo,
-        name,
-        version,
-        cid,
-        entry,
-        digest,
-    })
+    store_package(env, file, &c.bytes, |cid| Package { ecosystem: Ecosystem::Cargo, name, version, cid, entry, digest })
 }
 
 /// `response` (whose URLs came from [`base_url`]) marked as depending on

@@ -31,7 +31,7 @@ use super::{Outcome, Redact};
 use crate::ids::JobId;
 use crate::store::queue::Claim;
 use crate::store::{Artifact, Claimed, Ecosystem, Kind, Package, StoreError};
-use crate::AppState;
+use crate::env::Env;
 
 /// Workflow builds.
 pub(crate) struct Build;
@@ -41,38 +41,38 @@ impl Handler for Build {
     const WHAT: &'static str = "build";
     type Job = Claimed;
 
-    async fn load(state: &AppState, claim: &Claim) -> Result<Claimed, StoreError> {
-        state.store.claimed_build(claim).await
+    async fn load(env: &Env, claim: &Claim) -> Result<Claimed, StoreError> {
+        env.store.claimed_build(claim).await
     }
 
-    async fn run(state: Arc<AppState>, job: Arc<Claimed>, interrupt: Interrupt) -> Ran {
-        state.metrics.build_started();
+    async fn run(env: Arc<Env>, job: Arc<Claimed>, interrupt: Interrupt) -> Ran {
+        env.metrics.build_started();
         let start = Instant::now();
-        let dir = build_dir(&state, &job);
-        let outcome = build_in(&state, &job, &dir, &interrupt).await;
+        let dir = build_dir(&env, &job);
+        let outcome = build_in(&env, &job, &dir, &interrupt).await;
         let _ = tokio::fs::remove_dir_all(&dir).await;
         let ms = start.elapsed().as_millis() as u64;
         let result = match outcome {
             Ok(built) => Ok(built),
             Err(Outcome::Interrupted(why)) => return why,
-            Err(Outcome::Failed(error)) => Err(Redact::new(&state.config, &dir).apply(&error)),
+            Err(Outcome::Failed(error)) => Err(Redact::new(&env.config, &dir).apply(&error)),
         };
-        state.metrics.build_finished(ms, result.is_ok());
+        env.metrics.build_finished(ms, result.is_ok());
         match result {
             Ok((report, artifacts, packages)) => {
-                record(&state, |state| {
+                record(&env, |env| {
                     let (job, report, artifacts, packages) = (&job, &report, &artifacts, &packages);
-                    async move { state.store.succeed(&job.job_id, &job.build_id, report, artifacts, packages).await }
+                    async move { env.store.succeed(&job.job_id, &job.build_id, report, artifacts, packages).await }
                 })
                 .await;
                 // A newer build for runs by workflow id.
-                state.executor.builds_changed();
+                env.builds.tell();
             }
             Err(error) => {
                 tracing::warn!(job = %job.job_id, "build failed: {}", error.lines().next().unwrap_or_default());
-                record(&state, |state| {
+                record(&env, |env| {
                     let (job, error) = (&job, &error);
-                    async move { Self::fail(&state, job, error).await }
+                    async move { Self::fail(&env, job, error).await }
                 })
                 .await;
             }
@@ -80,18 +80,18 @@ impl Handler for Build {
         Ran::Ended
     }
 
-    async fn fail(state: &AppState, job: &Claimed, error: &str) -> Result<(), StoreError> {
+    async fn fail(env: &Env, job: &Claimed, error: &str) -> Result<(), StoreError> {
         // (Gone already, unless the run panicked.)
-        let _ = tokio::fs::remove_dir_all(build_dir(state, job)).await;
-        state.store.fail(&job.job_id, &job.build_id, error).await
+        let _ = tokio::fs::remove_dir_all(build_dir(env, job)).await;
+        env.store.fail(&job.job_id, &job.build_id, error).await
     }
 }
 
 /// What a build made: its report, artifacts and registry packages.
 type Built = (Report, Vec<Artifact>, Vec<Package>);
 
-fn build_dir(state: &AppState, job: &Claimed) -> PathBuf {
-    state.config.data.join("builds").join(format!("{}.{}", job.job_id, job.attempt))
+fn build_dir(env: &Env, job: &Claimed) -> PathBuf {
+    env.config.data.join("builds").join(format!("{}.{}", job.job_id, job.attempt))
 }
 
 /// sccache's settings for its cache in `bucket`, under `sccache/`, beside
@@ -134,22 +134,22 @@ impl Plan {
     /// of their own set, in the sandbox (see `publish`). With the
     /// operations published to the deployment: `braid build` reads the
     /// registry this takes them into.
-    async fn new(state: &Arc<AppState>, job: &Claimed) -> Result<Self, String> {
+    async fn new(env: &Arc<Env>, job: &Claimed) -> Result<Self, String> {
         let third_party = match &job.third_party {
             // As the submission resolved them: not validated again here.
             // Those published to the deployment that this process lacks
             // come into its registry (which `braid build` reads) first.
             Some(ids) => {
                 if !ids.is_empty() {
-                    crate::operations::synced_registry(state).await;
+                    crate::operations::synced_registry(env).await;
                 }
                 Some(ids.clone())
             }
             // Submitted before the submission kept them: resolved now, if
             // the workflow still validates here (else `braid build` says why).
             None => {
-                let (s, manifest) = (state.clone(), job.manifest.clone());
-                let validated = tokio::task::spawn_blocking(move || s.validate(&manifest).ok()).await.ok().flatten();
+                let (s, manifest) = (env.clone(), job.manifest.clone());
+                let validated = tokio::task::spawn_blocking(move || crate::operations::validate(&s, &manifest).ok()).await.ok().flatten();
                 validated.map(|workflow| {
                     let crates = workflow.crates.iter().filter(|c| c.origin != Origin::Builtin);
                     crates.map(|c| c.version_id.clone()).collect()
@@ -158,8 +158,8 @@ impl Plan {
         };
         let unvetted = third_party.as_ref().is_some_and(|ids| !ids.is_empty());
         let ids: Vec<&str> = third_party.iter().flatten().map(String::as_str).collect();
-        let target_dir = super::third_party_target_dir(&state.config.target_dir, &ids);
-        let sandboxed = match (&state.sandbox, unvetted) {
+        let target_dir = super::third_party_target_dir(&env.config.target_dir, &ids);
+        let sandboxed = match (&env.sandbox, unvetted) {
             (Ok(_), _) => true,
             (Err(_), false) => false,
             (Err(why), true) => {
@@ -170,8 +170,8 @@ impl Plan {
     }
 
     /// `braid build` of `manifest` into `out` for the job, as a supervised child.
-    async fn command(&self, state: &AppState, job: &Claimed, manifest: &Path, out: &Path) -> tokio::process::Command {
-        let mut cmd = child::command(&state.config.braid_exe);
+    async fn command(&self, env: &Env, job: &Claimed, manifest: &Path, out: &Path) -> tokio::process::Command {
+        let mut cmd = child::command(&env.config.braid_exe);
         cmd.arg("build")
             .arg(manifest)
             .arg("-o")
@@ -185,22 +185,20 @@ impl Plan {
             .env("BRAID_SERVE_JOB", job.job_id.as_str())
             // The service's registry (`<data>/registry`), and the operator's
             // tools (what `braid doctor --fix` installed), not `<data>/tools`.
-            .env("BRAID_HOME", &state.config.data)
+            .env("BRAID_HOME", &env.config.data)
             .env("BRAID_TOOLS", braid::registry::tools_dir());
-        if let Some(scope) = &state.config.npm_scope {
+        if let Some(scope) = &env.config.npm_scope {
             cmd.arg("--npm-scope").arg(scope);
         }
         if self.sandboxed {
-            cmd.arg("--sandbox").arg("--sandbox-hide").arg(&state.config.data);
+            cmd.arg("--sandbox").arg("--sandbox-hide").arg(&env.config.data);
             // The sandbox's own limit is the job's.
-            cmd.arg("--sandbox-timeout").arg(state.config.build_timeout.as_secs().to_string());
+            cmd.arg("--sandbox-timeout").arg(env.config.build_timeout.as_secs().to_string());
         }
         // The compile cache shares the network with the build: only for
         // Braid's own crates, and not when what it compiles is unknown.
         let vetted = self.third_party.as_ref().is_some_and(Vec::is_empty);
-        if let (true, true, crate::cas::Location::S3(bucket)) =
-            (state.config.compile_cache, vetted, &state.config.store)
-        {
+        if let (true, true, crate::cas::Location::S3(bucket)) = (env.config.compile_cache, vetted, &env.config.store) {
             match sccache_env(bucket).await {
                 Some(env) => {
                     cmd.arg("--compile-cache").envs(env);
@@ -213,16 +211,16 @@ impl Plan {
 }
 
 /// Runs the build in `dir`: what it made, or why not.
-async fn build_in(state: &Arc<AppState>, job: &Claimed, dir: &Path, interrupt: &Interrupt) -> Result<Built, Outcome> {
+async fn build_in(env: &Arc<Env>, job: &Claimed, dir: &Path, interrupt: &Interrupt) -> Result<Built, Outcome> {
     let _ = tokio::fs::remove_dir_all(dir).await;
     tokio::fs::create_dir_all(dir).await.map_err(|e| format!("{}: {e}", dir.display()))?;
     let manifest = dir.join("manifest.json");
     tokio::fs::write(&manifest, &job.manifest).await.map_err(|e| format!("{}: {e}", manifest.display()))?;
     let out = dir.join("out");
-    let plan = Plan::new(state, job).await?;
-    let cmd = plan.command(state, job, &manifest, &out).await;
+    let plan = Plan::new(env, job).await?;
+    let cmd = plan.command(env, job, &manifest, &out).await;
     let (child, stdout, stderr) = Child::spawn(cmd).map_err(|e| format!("cannot start the build: {e}"))?;
-    let mut output = Output::new(state.clone(), job.job_id.clone(), Redact::new(&state.config, dir));
+    let mut output = Output::new(env.clone(), job.job_id.clone(), Redact::new(&env.config, dir));
     let logger = tokio::spawn(async move {
         let mut events = BufReader::new(stdout).lines();
         let mut log = BufReader::new(stderr).lines();
@@ -248,7 +246,7 @@ async fn build_in(state: &Arc<AppState>, job: &Claimed, dir: &Path, interrupt: &
         output.store().await;
         output
     });
-    let timeout = state.config.build_timeout;
+    let timeout = env.config.build_timeout;
     let status = match child.wait(interrupt, timeout).await {
         Ok(Ended::Exited(status)) => status,
         Ok(Ended::Interrupted(why)) => return Err(Outcome::Interrupted(why)),
@@ -276,14 +274,14 @@ async fn build_in(state: &Arc<AppState>, job: &Claimed, dir: &Path, interrupt: &
         )
         .into());
     };
-    let state2 = state.clone();
+    let state2 = env.clone();
     Ok(tokio::task::spawn_blocking(move || collect(&state2, &out, report)).await.map_err(|e| e.to_string())??)
 }
 
 /// What a build child said: its progress and log, stored in its job as
 /// they come, and how it ended.
 struct Output {
-    state: Arc<AppState>,
+    env: Arc<Env>,
     job_id: JobId,
     redact: Redact,
     /// The step under way, e.g. `[3/4] wasm`.
@@ -299,9 +297,9 @@ struct Output {
 const STORE_EVERY: std::time::Duration = std::time::Duration::from_millis(250);
 
 impl Output {
-    fn new(state: Arc<AppState>, job_id: JobId, redact: Redact) -> Self {
+    fn new(env: Arc<Env>, job_id: JobId, redact: Redact) -> Self {
         let (progress, log) = ("starting".into(), String::new());
-        Self { state, job_id, redact, progress, log, unstored: false, report: None, failed: None }
+        Self { env, job_id, redact, progress, log, unstored: false, report: None, failed: None }
     }
 
     /// A line of stdout: an [`Event`], or log text.
@@ -333,7 +331,7 @@ impl Output {
     /// Stores the progress and the log's tail, if lines came since.
     async fn store(&mut self) {
         if std::mem::take(&mut self.unstored) {
-            let _ = self.state.store.progress(&self.job_id, &self.progress, &self.log).await;
+            let _ = self.env.store.progress(&self.job_id, &self.progress, &self.log).await;
         }
     }
 }
@@ -342,7 +340,7 @@ impl Output {
 /// in its report), into the artifact store, each file checked against the
 /// content id the build reported; its registry packages, to record with
 /// the build. The service packs nothing itself.
-fn collect(state: &AppState, out: &Path, report: Report) -> Result<Built, String> {
+fn collect(env: &Env, out: &Path, report: Report) -> Result<Built, String> {
     let Some(dist) = &report.dist else {
         return Err("braid build reported no distribution (`dist`): is it older than this service?".into());
     };
@@ -353,7 +351,7 @@ fn collect(state: &AppState, out: &Path, report: Report) -> Result<Built, String
             return Err(format!("the build reported an unexpected file name {:?}", file.name));
         }
         let bytes = std::fs::read(out.join("dist").join(&file.name)).map_err(|e| format!("dist/{}: {e}", file.name))?;
-        let cid = state.cas.put(&bytes).map_err(|e| e.to_string())?;
+        let cid = env.cas.put(&bytes).map_err(|e| e.to_string())?;
         if cid.as_str() != file.cid {
             return Err(format!("dist/{} does not have the content the build reported", file.name));
         }

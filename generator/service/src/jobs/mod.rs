@@ -17,15 +17,15 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::store::StoreError;
-use crate::AppState;
+use crate::env::Env;
 
 /// Starts this process's runners: `workers` for builds, and one for
 /// publish checks where they can run here (each takes one of the
 /// `workers` slots while it runs).
-pub fn spawn(state: &Arc<AppState>, workers: usize) -> Vec<tokio::task::JoinHandle<()>> {
-    let mut runners = runner::spawn::<build::Build>(state, workers);
-    if publish::PublishCheck::runs_here(state) {
-        runners.extend(runner::spawn::<publish::PublishCheck>(state, 1));
+pub fn spawn(env: &Arc<Env>, workers: usize) -> Vec<tokio::task::JoinHandle<()>> {
+    let mut runners = runner::spawn::<build::Build>(env, workers);
+    if publish::PublishCheck::runs_here(env) {
+        runners.extend(runner::spawn::<publish::PublishCheck>(env, 1));
     }
     runners
 }
@@ -48,19 +48,19 @@ pub fn third_party_target_dir(shared: &Path, version_ids: &[&str]) -> PathBuf {
 /// store takes it: a full disk may have room again once the build's files
 /// are gone. Gives up only when the database is gone or the server stops
 /// (the job is then `running` in the store, and the next start retries it).
-pub(crate) async fn record<F, W>(state: &Arc<AppState>, write: W)
+pub(crate) async fn record<F, W>(env: &Arc<Env>, write: W)
 where
     F: Future<Output = Result<(), StoreError>> + Send,
-    W: Fn(Arc<AppState>) -> F,
+    W: Fn(Arc<Env>) -> F,
 {
-    let mut stop = state.shutdown.subscribe();
+    let mut stop = env.shutdown.subscribe();
     let mut delay = Duration::from_secs(1);
     loop {
-        let e = match write(state.clone()).await {
+        let e = match write(env.clone()).await {
             Ok(()) => return,
             Err(e) => e,
         };
-        if state.store.is_gone() {
+        if env.store.is_gone() {
             tracing::error!("recording a finished job: {e}");
             return;
         }

@@ -28,15 +28,15 @@ use super::{record, Outcome, Redact};
 use crate::ids::JobId;
 use crate::store::queue::Claim;
 use crate::store::{Kind, Publish, PublishedOperation, StoreError};
-use crate::AppState;
+use crate::env::Env;
 
 /// Checks of published operations.
 pub(crate) struct PublishCheck;
 
 impl PublishCheck {
     /// Whether this process can run checks: it builds, and the sandbox works.
-    pub(crate) fn runs_here(state: &AppState) -> bool {
-        state.config.workers > 0 && state.sandbox.is_ok()
+    pub(crate) fn runs_here(env: &Env) -> bool {
+        env.config.workers > 0 && env.sandbox.is_ok()
     }
 }
 
@@ -45,36 +45,36 @@ impl Handler for PublishCheck {
     const WHAT: &'static str = "publish check";
     type Job = Publish;
 
-    async fn load(state: &AppState, claim: &Claim) -> Result<Publish, StoreError> {
-        state.store.publish(&claim.id).await?.ok_or_else(|| StoreError::Damaged(format!("no publish {}", claim.id)))
+    async fn load(env: &Env, claim: &Claim) -> Result<Publish, StoreError> {
+        env.store.publish(&claim.id).await?.ok_or_else(|| StoreError::Damaged(format!("no publish {}", claim.id)))
     }
 
-    async fn run(state: Arc<AppState>, job: Arc<Publish>, interrupt: Interrupt) -> Ran {
+    async fn run(env: Arc<Env>, job: Arc<Publish>, interrupt: Interrupt) -> Ran {
         tracing::info!(job = %job.id, "checking {} {} for publishing", job.name, job.version);
-        let (error, log) = match check(&state, &job, &interrupt).await {
+        let (error, log) = match check(&env, &job, &interrupt).await {
             Ok(log) => (None, log),
             Err(Outcome::Failed(error)) => (Some(error), String::new()),
             // The check's processes are gone ([`Child::wait`]); a stopped
             // job is queued again by the runner, its upload kept.
             Err(Outcome::Interrupted(why)) => return why,
         };
-        let redact = Redact::new(&state.config, &job_dir(&state.config.data, &job.id).join("src"));
+        let redact = Redact::new(&env.config, &job_dir(&env.config.data, &job.id).join("src"));
         let error = error.map(|e| redact.apply(&e));
         if let Some(e) = &error {
             tracing::warn!("publish job {}: {e}", job.id);
         }
-        let _ = tokio::fs::remove_dir_all(job_dir(&state.config.data, &job.id)).await;
-        record(&state, |state| {
+        let _ = tokio::fs::remove_dir_all(job_dir(&env.config.data, &job.id)).await;
+        record(&env, |env| {
             let (job, error, log) = (&job, &error, &log);
-            async move { state.store.finish_publish(&job.id, error.as_deref(), log).await }
+            async move { env.store.finish_publish(&job.id, error.as_deref(), log).await }
         })
         .await;
         Ran::Ended
     }
 
-    async fn fail(state: &AppState, job: &Publish, error: &str) -> Result<(), StoreError> {
-        let _ = tokio::fs::remove_dir_all(job_dir(&state.config.data, &job.id)).await;
-        state.store.finish_publish(&job.id, Some(error), "").await
+    async fn fail(env: &Env, job: &Publish, error: &str) -> Result<(), StoreError> {
+        let _ = tokio::fs::remove_dir_all(job_dir(&env.config.data, &job.id)).await;
+        env.store.finish_publish(&job.id, Some(error), "").await
     }
 }
 
@@ -88,19 +88,19 @@ pub fn job_dir(data: &Path, id: &JobId) -> PathBuf {
 /// supervised child, killed with its whole process group when the server
 /// stops or the job's time is up), then registered here; its log, or why
 /// it failed.
-async fn check(state: &Arc<AppState>, job: &Arc<Publish>, interrupt: &Interrupt) -> Result<String, Outcome> {
-    let prepared = blocking(state, job, fetch).await?;
-    let dir = job_dir(&state.config.data, &job.id);
+async fn check(env: &Arc<Env>, job: &Arc<Publish>, interrupt: &Interrupt) -> Result<String, Outcome> {
+    let prepared = blocking(env, job, fetch).await?;
+    let dir = job_dir(&env.config.data, &job.id);
     // One target directory for every check (warm for the runtime crates):
     // what a crate leaves there can only sway other checks, never a
     // workflow's build, which compiles in its own set's directory.
-    let target_dir = state.config.target_dir.join("third-party").join("checks");
+    let target_dir = env.config.target_dir.join("third-party").join("checks");
     let targets = braid::join(&prepared.manifest.targets, ", ");
-    progress(state, job, &format!("building for {targets} in the sandbox")).await;
+    progress(env, job, &format!("building for {targets} in the sandbox")).await;
     // The operations published to the deployment, in `<data>/registry`
     // for the child to read.
-    crate::operations::synced_registry(state).await;
-    let mut cmd = child::command(&state.config.braid_exe);
+    crate::operations::synced_registry(env).await;
+    let mut cmd = child::command(&env.config.braid_exe);
     cmd.args(["ops", "check"])
         .arg(dir.join("src"))
         .arg("--target-dir")
@@ -108,15 +108,15 @@ async fn check(state: &Arc<AppState>, job: &Arc<Publish>, interrupt: &Interrupt)
         .arg("--work-dir")
         .arg(dir.join("work"))
         .args(["--sandbox", "--sandbox-hide"])
-        .arg(&state.config.data)
+        .arg(&env.config.data)
         // The sandbox's own limit is the job's, as in the service before.
         .arg("--sandbox-timeout")
-        .arg(state.config.build_timeout.as_secs().to_string())
+        .arg(env.config.build_timeout.as_secs().to_string())
         .arg("--version-id")
         .arg(&job.version_id)
         // Marks every process of the check (tests look for it).
         .env("BRAID_SERVE_JOB", job.id.as_str())
-        .env("BRAID_HOME", &state.config.data)
+        .env("BRAID_HOME", &env.config.data)
         .env("BRAID_TOOLS", braid::registry::tools_dir());
     let (child, stdout, stderr) = Child::spawn(cmd).map_err(|e| format!("cannot start the check: {e}"))?;
     // Both read to their end (a full pipe would stall the child); the
@@ -125,7 +125,7 @@ async fn check(state: &Arc<AppState>, job: &Arc<Publish>, interrupt: &Interrupt)
         let (_, log) = tokio::join!(tail(stdout), tail(stderr));
         String::from_utf8_lossy(&log).into_owned()
     });
-    let timeout = state.config.build_timeout;
+    let timeout = env.config.build_timeout;
     match child.wait(interrupt, timeout).await {
         Ok(Ended::Exited(status)) if status.success() => {}
         Ok(Ended::Exited(status)) => return Err(failure(status, &output.await.unwrap_or_default()).into()),
@@ -135,8 +135,8 @@ async fn check(state: &Arc<AppState>, job: &Arc<Publish>, interrupt: &Interrupt)
         Ok(Ended::Interrupted(why)) => return Err(Outcome::Interrupted(why)),
         Err(e) => return Err(format!("waiting for the check: {e}").into()),
     }
-    progress(state, job, "registering").await;
-    let log = blocking(state, job, move |state, job| register(state, job, prepared)).await?;
+    progress(env, job, "registering").await;
+    let log = blocking(env, job, move |env, job| register(env, job, prepared)).await?;
     Ok(log)
 }
 
@@ -171,27 +171,27 @@ async fn tail(mut reader: impl tokio::io::AsyncRead + Unpin) -> Vec<u8> {
 
 /// `work` on a blocking thread (it reads files and the store).
 async fn blocking<T: Send + 'static>(
-    state: &Arc<AppState>,
+    env: &Arc<Env>,
     job: &Arc<Publish>,
-    work: impl FnOnce(&AppState, &Publish) -> Result<T, String> + Send + 'static,
+    work: impl FnOnce(&Env, &Publish) -> Result<T, String> + Send + 'static,
 ) -> Result<T, Outcome> {
-    let (state, job) = (state.clone(), job.clone());
-    match tokio::task::spawn_blocking(move || work(&state, &job)).await {
+    let (env, job) = (env.clone(), job.clone());
+    match tokio::task::spawn_blocking(move || work(&env, &job)).await {
         Ok(result) => result.map_err(Outcome::Failed),
         Err(e) => Err(Outcome::Failed(format!("the check stopped: {e}"))),
     }
 }
 
-async fn progress(state: &AppState, job: &Publish, step: &str) {
-    let _ = state.store.progress(&job.id, step, "").await;
+async fn progress(env: &Env, job: &Publish, step: &str) {
+    let _ = env.store.progress(&job.id, step, "").await;
 }
 
 /// The job's crate, read from the artifact store into `<job>/src`.
-fn fetch(state: &AppState, job: &Publish) -> Result<registry::Prepared, String> {
-    let _ = state.store.blocking(state.store.progress(&job.id, "reading the sources", ""));
-    let dir = job_dir(&state.config.data, &job.id);
+fn fetch(env: &Env, job: &Publish) -> Result<registry::Prepared, String> {
+    let _ = env.store.blocking(env.store.progress(&job.id, "reading the sources", ""));
+    let dir = job_dir(&env.config.data, &job.id);
     let prepared = match &job.source {
-        Some(source) => crate::operations::fetch(state, source, &job.version_id, &dir.join("src"))?,
+        Some(source) => crate::operations::fetch(env, source, &job.version_id, &dir.join("src"))?,
         // A job queued before uploads were kept in the store: its files
         // wait in the data directory of the process that took the upload.
         None => {
@@ -208,7 +208,7 @@ fn fetch(state: &AppState, job: &Publish) -> Result<registry::Prepared, String> 
 
 /// Registers the checked crate: in the store (for every process) and in
 /// `<data>/registry`, then swaps the service's registry.
-fn register(state: &AppState, job: &Publish, prepared: registry::Prepared) -> Result<String, String> {
+fn register(env: &Env, job: &Publish, prepared: registry::Prepared) -> Result<String, String> {
     let version_id = prepared.version_id.clone();
     let targets = braid::join(&prepared.manifest.targets, ", ");
     if let Some(source) = &job.source {
@@ -218,17 +218,17 @@ fn register(state: &AppState, job: &Publish, prepared: registry::Prepared) -> Re
             version_id: version_id.clone(),
             source: source.clone(),
         };
-        if let Some(taken) = state.store.blocking(state.store.register_operation(&op)).map_err(|e| e.to_string())? {
+        if let Some(taken) = env.store.blocking(env.store.register_operation(&op)).map_err(|e| e.to_string())? {
             return Err(format!(
                 "{} {} was registered meanwhile with other sources (version id {}); bump the version to publish a change",
                 job.name, job.version, taken.version_id
             ));
         }
     }
-    let mut registry = Registry::open(&state.config.data).map_err(|e| e.to_string())?;
+    let mut registry = Registry::open(&env.config.data).map_err(|e| e.to_string())?;
     let added = registry.add(prepared, Origin::Published).map_err(|e| e.to_string())?;
-    *state.registry.write().unwrap_or_else(std::sync::PoisonError::into_inner) = Arc::new(registry);
-    crate::packages::add_operations(state);
+    *env.registry.write().unwrap_or_else(std::sync::PoisonError::into_inner) = Arc::new(registry);
+    crate::packages::add_operations(env);
     let what = match added {
         Added::New => "registered",
         Added::Unchanged => "already registered with the same sources",

@@ -3,7 +3,7 @@
 //! run one, how to fail one); [`spawn`] starts runners of that kind,
 //! each looping: take a build slot, claim the oldest queued job of the
 //! kind, run it while renewing its lease, then take the next; when the
-//! queue is empty, sleep until [`Wake::notify`] says a job was queued here
+//! queue is empty, sleep until [`crate::env::Wake::notify`] says a job was queued here
 //! (or two seconds pass: jobs queued by other processes of a deployment).
 //!
 //! The runner owns what every kind shares: the slot (`--workers` bounds
@@ -11,18 +11,15 @@
 //! it goes back to the queue without using an attempt), a job whose lease
 //! another process took over, and a handler that panics (its job fails).
 
-use std::collections::BTreeMap;
 use std::future::Future;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
-
-use tokio::sync::Notify;
 
 use super::{record, stopped};
 use crate::ids::JobId;
 use crate::store::queue::Claim;
 use crate::store::{Kind, StoreError};
-use crate::AppState;
+use crate::env::Env;
 
 /// A kind of job: what the runner needs to take and run its jobs.
 pub(crate) trait Handler: Send + Sync + 'static {
@@ -35,14 +32,14 @@ pub(crate) trait Handler: Send + Sync + 'static {
     type Job: Send + Sync + 'static;
 
     /// Reads what running the job `claim` needs (its build, its upload).
-    fn load(state: &AppState, claim: &Claim) -> impl Future<Output = Result<Self::Job, StoreError>> + Send;
+    fn load(env: &Env, claim: &Claim) -> impl Future<Output = Result<Self::Job, StoreError>> + Send;
 
     /// Runs `job` and records how it ended (see [`record`]), unless
     /// `interrupt` fires first: then it stops the work and says why.
-    fn run(state: Arc<AppState>, job: Arc<Self::Job>, interrupt: Interrupt) -> impl Future<Output = Ran> + Send;
+    fn run(env: Arc<Env>, job: Arc<Self::Job>, interrupt: Interrupt) -> impl Future<Output = Ran> + Send;
 
     /// Records that `job` failed with `error`.
-    fn fail(state: &AppState, job: &Self::Job, error: &str) -> impl Future<Output = Result<(), StoreError>> + Send;
+    fn fail(env: &Env, job: &Self::Job, error: &str) -> impl Future<Output = Result<(), StoreError>> + Send;
 }
 
 /// How a run came to its end.
@@ -59,7 +56,7 @@ pub(crate) enum Ran {
 /// Fires when a running job must stop before it ends: the server shuts
 /// down, or the job's lease is lost. Renews the lease while awaited.
 pub(crate) struct Interrupt {
-    state: Arc<AppState>,
+    env: Arc<Env>,
     job: JobId,
 }
 
@@ -67,10 +64,10 @@ impl Interrupt {
     /// Waits for the shutdown or the loss of the lease, renewing the
     /// lease meanwhile; [`Ran::Stopped`] or [`Ran::Lost`].
     pub(crate) async fn wait(&self) -> Ran {
-        let mut stop = self.state.shutdown.subscribe();
+        let mut stop = self.env.shutdown.subscribe();
         tokio::select! {
             () = stopped(&mut stop) => Ran::Stopped,
-            () = lease_lost(&self.state, &self.job) => Ran::Lost,
+            () = lease_lost(&self.env, &self.job) => Ran::Lost,
         }
     }
 }
@@ -79,11 +76,11 @@ impl Interrupt {
 /// store says the job is no longer this process's. A renewal that fails
 /// (the database out of reach) is tried again at the next tick: the lease
 /// outlives two of them.
-async fn lease_lost(state: &AppState, job: &JobId) {
-    let every = (state.store.lease() / 3).max(Duration::from_secs(1));
+async fn lease_lost(env: &Env, job: &JobId) {
+    let every = (env.store.lease() / 3).max(Duration::from_secs(1));
     loop {
         tokio::time::sleep(every).await;
-        match state.store.heartbeat(job).await {
+        match env.store.heartbeat(job).await {
             Ok(false) => return,
             Ok(true) => {}
             Err(e) => tracing::warn!(job = %job, "renewing the job's lease: {e}"),
@@ -91,40 +88,23 @@ async fn lease_lost(state: &AppState, job: &JobId) {
     }
 }
 
-/// Wakes the idle runners of a kind when a job of it is queued in this
-/// process. A wake-up sent while none waits is kept for the next wait.
-#[derive(Default)]
-pub struct Wake(Mutex<BTreeMap<&'static str, Arc<Notify>>>);
-
-impl Wake {
-    fn of(&self, kind: Kind) -> Arc<Notify> {
-        let mut kinds = self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        kinds.entry(kind.as_str()).or_default().clone()
-    }
-
-    /// A job of `kind` was queued.
-    pub fn notify(&self, kind: Kind) {
-        self.of(kind).notify_one();
-    }
-}
-
 /// Starts `n` runners of jobs of `H`; each returns once the server shuts down.
-pub(crate) fn spawn<H: Handler>(state: &Arc<AppState>, n: usize) -> Vec<tokio::task::JoinHandle<()>> {
-    (0..n).map(|i| tokio::spawn(work::<H>(state.clone(), i))).collect()
+pub(crate) fn spawn<H: Handler>(env: &Arc<Env>, n: usize) -> Vec<tokio::task::JoinHandle<()>> {
+    (0..n).map(|i| tokio::spawn(work::<H>(env.clone(), i))).collect()
 }
 
-async fn work<H: Handler>(state: Arc<AppState>, i: usize) {
-    let mut stop = state.shutdown.subscribe();
-    let wake = state.wake.of(H::KIND);
+async fn work<H: Handler>(env: Arc<Env>, i: usize) {
+    let mut stop = env.shutdown.subscribe();
+    let wake = env.wake.of(H::KIND);
     while !*stop.borrow() {
         // A slot first; held while the job runs, given back at once when
         // there is none.
-        let Ok(slot) = state.build_slots.clone().acquire_owned().await else { return };
-        match state.store.claim(H::KIND).await {
+        let Ok(slot) = env.build_slots.clone().acquire_owned().await else { return };
+        match env.store.claim(H::KIND).await {
             Ok(Some(claim)) => {
                 tracing::info!(runner = i, job = %claim.id, attempt = claim.attempt, "{} started", H::WHAT);
-                match H::load(&state, &claim).await {
-                    Ok(job) => run_one::<H>(&state, job, claim.id).await,
+                match H::load(&env, &claim).await {
+                    Ok(job) => run_one::<H>(&env, job, claim.id).await,
                     // A damaged row: the job runs again once its lease
                     // runs out, and fails after MAX_ATTEMPTS.
                     Err(e) => tracing::error!(job = %claim.id, "reading the {} job: {e}", H::WHAT),
@@ -151,15 +131,15 @@ async fn work<H: Handler>(state: Arc<AppState>, i: usize) {
     }
 }
 
-async fn run_one<H: Handler>(state: &Arc<AppState>, job: H::Job, id: JobId) {
+async fn run_one<H: Handler>(env: &Arc<Env>, job: H::Job, id: JobId) {
     let job = Arc::new(job);
-    let interrupt = Interrupt { state: state.clone(), job: id.clone() };
+    let interrupt = Interrupt { env: env.clone(), job: id.clone() };
     // A panic in the handler must still end the job.
-    match tokio::spawn(H::run(state.clone(), job.clone(), interrupt)).await {
+    match tokio::spawn(H::run(env.clone(), job.clone(), interrupt)).await {
         Ok(Ran::Ended) => {}
         Ok(Ran::Stopped) => {
             tracing::info!(job = %id, "{} stopped by the shutdown; it runs again at the next start", H::WHAT);
-            if let Err(e) = state.store.requeue(&id).await {
+            if let Err(e) = env.store.requeue(&id).await {
                 tracing::warn!(job = %id, "putting the job back in the queue: {e}");
             }
         }
@@ -167,9 +147,9 @@ async fn run_one<H: Handler>(state: &Arc<AppState>, job: H::Job, id: JobId) {
         Err(e) => {
             tracing::error!(job = %id, "the {} task failed: {e}", H::WHAT);
             let error = format!("the {} failed inside the server (see its log)", H::WHAT);
-            record(state, move |state| {
+            record(env, move |env| {
                 let (job, error) = (job.clone(), error.clone());
-                async move { H::fail(&state, &job, &error).await }
+                async move { H::fail(&env, &job, &error).await }
             })
             .await;
         }
@@ -190,11 +170,11 @@ mod tests {
         const WHAT: &'static str = "echo";
         type Job = Claim;
 
-        async fn load(_: &AppState, claim: &Claim) -> Result<Claim, StoreError> {
+        async fn load(_: &Env, claim: &Claim) -> Result<Claim, StoreError> {
             Ok(claim.clone())
         }
 
-        async fn run(state: Arc<AppState>, job: Arc<Claim>, interrupt: Interrupt) -> Ran {
+        async fn run(env: Arc<Env>, job: Arc<Claim>, interrupt: Interrupt) -> Ran {
             if job.subject == "wait" {
                 return interrupt.wait().await;
             }
@@ -202,55 +182,55 @@ mod tests {
                 panic!("a handler that panics");
             }
             let log = format!("echo {}", job.subject);
-            record(&state, |state| {
+            record(&env, |env| {
                 let (job, log) = (&job, &log);
-                async move { state.store.finish(&job.id, "echoed", None, log).await }
+                async move { env.store.finish(&job.id, "echoed", None, log).await }
             })
             .await;
             Ran::Ended
         }
 
-        async fn fail(state: &AppState, job: &Claim, error: &str) -> Result<(), StoreError> {
-            state.store.finish(&job.id, "failed", Some(error), "").await
+        async fn fail(env: &Env, job: &Claim, error: &str) -> Result<(), StoreError> {
+            env.store.finish(&job.id, "failed", Some(error), "").await
         }
     }
 
-    async fn counts(state: &AppState) -> Vec<(JobState, i64)> {
-        state.store.job_counts(Echo::KIND).await.unwrap()
+    async fn counts(env: &Env) -> Vec<(JobState, i64)> {
+        env.store.job_counts(Echo::KIND).await.unwrap()
     }
 
     /// Waits (a bounded number of polls) until the echo jobs are `want`.
-    async fn until(state: &AppState, want: Vec<(JobState, i64)>) {
+    async fn until(env: &Env, want: Vec<(JobState, i64)>) {
         for _ in 0..200 {
-            if counts(state).await == want {
+            if counts(env).await == want {
                 return;
             }
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
-        panic!("the echo jobs are {:?}, not {want:?}", counts(state).await);
+        panic!("the echo jobs are {:?}, not {want:?}", counts(env).await);
     }
 
     #[tokio::test]
     async fn a_kind_of_ones_own_runs_ends_fails_and_is_requeued_on_shutdown() {
         let dir = tempfile::tempdir().unwrap();
-        let state = crate::open(crate::Config::for_tests(dir.path().to_path_buf())).await.unwrap();
-        let runners = spawn::<Echo>(&state, 1);
-        let (_, new) = state.store.submit_job(Echo::KIND, "hello").await.unwrap();
+        let env = crate::Env::open(crate::Config::for_tests(dir.path().to_path_buf())).await.unwrap();
+        let runners = spawn::<Echo>(&env, 1);
+        let (_, new) = env.store.submit_job(Echo::KIND, "hello").await.unwrap();
         assert!(new);
-        state.wake.notify(Echo::KIND);
-        until(&state, vec![(JobState::Succeeded, 1)]).await;
+        env.wake.notify(Echo::KIND);
+        until(&env, vec![(JobState::Succeeded, 1)]).await;
         // A handler that panics: its job fails, the runner goes on.
-        state.store.submit_job(Echo::KIND, "panic").await.unwrap();
-        state.wake.notify(Echo::KIND);
-        until(&state, vec![(JobState::Failed, 1), (JobState::Succeeded, 1)]).await;
-        state.store.submit_job(Echo::KIND, "wait").await.unwrap();
-        state.wake.notify(Echo::KIND);
-        until(&state, vec![(JobState::Failed, 1), (JobState::Running, 1), (JobState::Succeeded, 1)]).await;
+        env.store.submit_job(Echo::KIND, "panic").await.unwrap();
+        env.wake.notify(Echo::KIND);
+        until(&env, vec![(JobState::Failed, 1), (JobState::Succeeded, 1)]).await;
+        env.store.submit_job(Echo::KIND, "wait").await.unwrap();
+        env.wake.notify(Echo::KIND);
+        until(&env, vec![(JobState::Failed, 1), (JobState::Running, 1), (JobState::Succeeded, 1)]).await;
         // The shutdown: the job goes back to the queue, and the runner returns.
-        let _ = state.shutdown.send(true);
+        let _ = env.shutdown.send(true);
         for runner in runners {
             runner.await.unwrap();
         }
-        assert_eq!(counts(&state).await, vec![(JobState::Failed, 1), (JobState::Queued, 1), (JobState::Succeeded, 1)]);
+        assert_eq!(counts(&env).await, vec![(JobState::Failed, 1), (JobState::Queued, 1), (JobState::Succeeded, 1)]);
     }
 }

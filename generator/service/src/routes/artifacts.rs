@@ -54,7 +54,7 @@ pub(super) async fn verified(state: &Arc<AppState>, cid: &ContentId) -> Result<V
             let (cas, c) = (state.cas.clone(), cid.clone());
             let _ = tokio::task::spawn_blocking(move || cas.remove(&c)).await;
             state.store.forget_artifacts(std::slice::from_ref(cid)).await?;
-            state.executor.builds_changed();
+            state.builds.tell();
             Err(Problem::not_found(
                 "this artifact was damaged on the server and has been removed; submit its workflow again to rebuild it",
             ))

@@ -94,13 +94,13 @@ impl Valid {
 fn check(state: &AppState, bytes: &[u8]) -> Result<Workflow, Problem> {
     let text = braid::manifest::text(bytes).map_err(Problem::invalid_manifest)?;
     if serde_json::from_str::<serde::de::IgnoredAny>(text).is_err() {
-        let d = state.validate(text).err().unwrap_or_default();
+        let d = crate::operations::validate(state, text).err().unwrap_or_default();
         return Err(Problem::bad_request(format!(
             "the body is not JSON: {}",
             d.first().map_or("unreadable", |d| d.message.as_str())
         )));
     }
-    state.validate(text).map_err(Problem::invalid_manifest)
+    crate::operations::validate(state, text).map_err(Problem::invalid_manifest)
 }
 
 /// Most lock seeds kept; past it the oldest half goes (each is a few

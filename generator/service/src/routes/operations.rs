@@ -37,14 +37,14 @@ fn operation_info(op: &braid::registry::RegisteredOperation) -> OperationInfo {
 /// Every operation in the registry.
 #[utoipa::path(get, path = "/v1/operations", responses((status = 200, body = [OperationInfo])))]
 pub(super) async fn list_operations(State(state): State<Arc<AppState>>) -> Json<Vec<OperationInfo>> {
-    Json(synced_registry(&state).await.iter().map(operation_info).collect())
+    Json(synced_registry(&state.env).await.iter().map(operation_info).collect())
 }
 
 /// One operation: its versions, newest first (with manifests and version ids).
 #[utoipa::path(get, path = "/v1/operations/{name}", params(("name" = String, Path)),
     responses((status = 200, body = Object), (status = 400, body = Problem), (status = 404, body = Problem)))]
 pub(super) async fn get_operation(State(state): State<Arc<AppState>>, name: OperationName) -> ApiResult {
-    let registry = synced_registry(&state).await;
+    let registry = synced_registry(&state.env).await;
     let versions: Vec<OperationInfo> = registry.versions(name.as_str()).iter().map(operation_info).collect();
     if versions.is_empty() {
         return Err(Problem::not_found(format!(

@@ -101,7 +101,7 @@ pub(super) async fn publish_operation(
         state: state.into(),
         job,
     };
-    let registry = operations::synced_registry(&state).await;
+    let registry = operations::synced_registry(&state.env).await;
     if let Some(taken) = registry.versions(&m.name).iter().find(|op| op.manifest.version == m.version) {
         if taken.version_id == prepared.version_id {
             return Ok((StatusCode::OK, Json(answer("registered", None))).into_response());

@@ -90,7 +90,7 @@ fn checked(state: &AppState, body: &[u8]) -> Result<NewBuild, Problem> {
     // The manifest's own bytes are checked (their size, line and column),
     // not a re-serialization of them.
     let manifest = request.manifest.get();
-    let workflow = state.validate(manifest).map_err(|mut d| {
+    let workflow = crate::operations::validate(state, manifest).map_err(|mut d| {
         let offset = (manifest.as_ptr() as usize).saturating_sub(text.as_ptr() as usize);
         relocate(&mut d, text, offset);
         Problem::invalid_manifest(d)
@@ -150,7 +150,7 @@ pub(super) async fn submit_workflow(
         if !bad.is_empty() {
             tracing::warn!(build = %build.id, "rebuilding: artifacts damaged or missing on disk: {bad:?}");
             state.store.forget_artifacts(&bad).await?;
-            state.executor.builds_changed();
+            state.builds.tell();
             submission = state.store.submit(&build).await?;
         }
     }
