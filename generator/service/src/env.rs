@@ -7,9 +7,9 @@
 //! around it, as the crates.io codebase gives its background jobs an
 //! environment apart from its web app.
 
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 

@@ -13,9 +13,9 @@ use std::time::{Duration, Instant};
 
 use braid::registry::{self, Origin, Prepared, Registry, RegistryError};
 
+use crate::env::Env;
 use crate::ids::ContentId;
 use crate::store::PublishedOperation;
-use crate::env::Env;
 
 /// Why an upload cannot be used.
 #[derive(Debug, thiserror::Error)]

@@ -28,10 +28,10 @@ use super::child::{self, Child, Ended};
 use super::record;
 use super::runner::{Handler, Interrupt, Ran};
 use super::{Outcome, Redact};
+use crate::env::Env;
 use crate::ids::JobId;
 use crate::store::queue::Claim;
 use crate::store::{Artifact, Claimed, Ecosystem, Kind, Package, StoreError};
-use crate::env::Env;
 
 /// Workflow builds.
 pub(crate) struct Build;
@@ -149,7 +149,10 @@ impl Plan {
             // the workflow still validates here (else `braid build` says why).
             None => {
                 let (s, manifest) = (env.clone(), job.manifest.clone());
-                let validated = tokio::task::spawn_blocking(move || crate::operations::validate(&s, &manifest).ok()).await.ok().flatten();
+                let validated = tokio::task::spawn_blocking(move || crate::operations::validate(&s, &manifest).ok())
+                    .await
+                    .ok()
+                    .flatten();
                 validated.map(|workflow| {
                     let crates = workflow.crates.iter().filter(|c| c.origin != Origin::Builtin);
                     crates.map(|c| c.version_id.clone()).collect()

@@ -25,10 +25,10 @@ use tokio::io::AsyncReadExt;
 use super::child::{self, Child, Ended};
 use super::runner::{Handler, Interrupt, Ran};
 use super::{record, Outcome, Redact};
+use crate::env::Env;
 use crate::ids::JobId;
 use crate::store::queue::Claim;
 use crate::store::{Kind, Publish, PublishedOperation, StoreError};
-use crate::env::Env;
 
 /// Checks of published operations.
 pub(crate) struct PublishCheck;

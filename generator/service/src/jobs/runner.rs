@@ -16,10 +16,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::{record, stopped};
+use crate::env::Env;
 use crate::ids::JobId;
 use crate::store::queue::Claim;
 use crate::store::{Kind, StoreError};
-use crate::env::Env;
 
 /// A kind of job: what the runner needs to take and run its jobs.
 pub(crate) trait Handler: Send + Sync + 'static {
