@@ -7,6 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { root } from '../lib/paths.mjs';
+import * as braidSupport from '../../operations/support/src/wasm.js';
 
 const source = (name) => readFileSync(`${root}/generator/braid/src/package/glue/${name}`, 'utf8');
 
@@ -106,6 +107,7 @@ function fastRun(room = () => 1) {
   const api = load('fast-run.js', 'let WASM_VECTOR_LEN = 0;', 'braidItems, braidTakeSlow, braidFits, braidPassBytes, vectorLength: () => WASM_VECTOR_LEN', {
     wasm,
     getUint8ArrayMemory0: () => new Uint8Array(memory.buffer),
+    braidSupport,
   });
   return { ...api, memory };
 }

@@ -80,18 +80,53 @@ export function braidByteLength(value) {
  * `ptr` in Wasm memory (`memory`, where Rust allocated them), forgetting
  * them if `forget`: false if they are no longer there (their buffer
  * detached, as a view of the module's own memory is when it grows).
- *
- * Into a view of exactly `length` bytes: a length-tracking view of a
- * growable SharedArrayBuffer may grow meanwhile (another thread), and `set`
- * then throws rather than write past them; they are then copied from a view
- * of a fixed length, as any piece but a whole is (a plain view is given to
- * `set` as it is: asking for its buffer would make V8 move a small one's
- * bytes out of its heap, 0.3 us).
  */
 export function braidCopyFound(memory, ptr, start, length, forget) {
   const bytes = found;
   if (forget) found = undefined;
-  const target = new Bytes(memory.buffer, ptr, length);
+  return copyInto(new Bytes(memory.buffer, ptr, length), bytes, start, length);
+}
+
+/**
+ * The byte length of a real Uint8Array (subclasses included, by the
+ * intrinsic getters); -1 for anything else. Reads nothing of the caller's
+ * and throws nothing. The typed fast path of a workflow's `run` (Braid's
+ * fast-run.js, in the package's glue) asks this of each input.
+ */
+export function braidLengthOf(value) {
+  return apply(tagOf, value, none) === 'Uint8Array' ? apply(lengthOf, value, none) : -1;
+}
+
+/**
+ * Copies the first `length` bytes of a real Uint8Array that had exactly
+ * `length` bytes when the caller made room for them into `target`, a view
+ * of Wasm memory of exactly `length` bytes: false if they are no longer
+ * there. The typed fast path copies its inputs with this: `set` at once,
+ * and only if that throws (it grew) the way of [`copyInto`].
+ */
+export function braidCopyInto(target, bytes, length) {
+  try {
+    apply(set, target, [bytes]);
+    return true;
+  } catch {
+    return copyInto(target, bytes, 0, length);
+  }
+}
+
+/**
+ * Copies `length` bytes of `bytes` from `start` into `target` (a view of
+ * exactly `length` bytes): false if they are no longer there (detached, or
+ * shorter than they were).
+ *
+ * A whole view is given to `set` as it is (asking for its buffer would
+ * make V8 move a small one's bytes out of its heap, 0.3 us), which reads a
+ * typed array's own slots, never a subclass's getters. A length-tracking
+ * view of a growable SharedArrayBuffer may grow meanwhile (another
+ * thread), and `set` then throws rather than write past `target`; its
+ * first bytes are then copied from a view of a fixed length, as any piece
+ * but a whole is.
+ */
+function copyInto(target, bytes, start, length) {
   try {
     if (start === 0 && apply(lengthOf, bytes, none) === length) {
       try {
@@ -104,7 +139,7 @@ export function braidCopyFound(memory, ptr, start, length, forget) {
     apply(set, target, [new Bytes(apply(bufferOf, bytes, none), apply(offsetOf, bytes, none) + start, length)]);
     return true;
   } catch {
-    return false; // detached, or shorter than it was
+    return false;
   }
 }
 

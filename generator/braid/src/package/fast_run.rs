@@ -38,8 +38,9 @@ const NEXT_CALL: &str = "const braidPtr = braidBrandWorkflow.enter(this);\n";
 /// The `__braid_` functions are taken out of the module's exports, and
 /// those nothing names out of the glue. `Ok` with the glue unchanged but
 /// for that when it has no typed entry; `Err` saying what is missing when
-/// it has one but the glue is not in the form edited here.
-pub(super) fn fast_run(glue: &str) -> Result<String, &'static str> {
+/// it has one but the glue is not in the form edited here, or the package
+/// has no braid-support snippet.
+pub(super) fn fast_run(glue: &str, support: Option<&Support>) -> Result<String, &'static str> {
     let mut out = hide_braid_exports(glue);
     let mut edited = false;
     if let Some(kinds) = typed_entry(&mut out, TYPED_RUN)? {
@@ -77,7 +78,8 @@ pub(super) fn fast_run(glue: &str) -> Result<String, &'static str> {
         edited = true;
     }
     if edited {
-        out.insert_str(top(&out), FAST_RUN_HELPERS);
+        let support = support.ok_or("braid-support's src/wasm.js among the package's snippets")?;
+        out.insert_str(top(&out), &format!("{}{FAST_RUN_HELPERS}", support.binding()));
         // A reset lets go of the old instance's memory.
         if let Some(at) = out.find(RESET) {
             out.insert_str(at + RESET.len(), "    braidTargets.length = 0;\n");
@@ -85,6 +87,29 @@ pub(super) fn fast_run(glue: &str) -> Result<String, &'static str> {
     }
     drop_unused_wrappers(&mut out);
     Ok(out)
+}
+
+/// Where the package has braid-support's `src/wasm.js`, whose functions
+/// the fast path reads and copies callers' bytes with (`braidLengthOf`,
+/// `braidCopyInto`), as every Braid package does: the path wasm-bindgen
+/// put it at (`./snippets/braid-support-<hash>/src/wasm.js`), and whether
+/// the glue is an ES module (else CommonJS, whose `require`s of snippets
+/// are then replaced by the snippets themselves: `glue::inline_snippets`).
+pub(super) struct Support {
+    pub path: String,
+    pub module: bool,
+}
+
+impl Support {
+    /// The glue's `braidSupport`, the snippet's exports.
+    fn binding(&self) -> String {
+        let path = &self.path;
+        if self.module {
+            format!("import * as braidSupport from \"{path}\";\n")
+        } else {
+            format!("const braidSupport = require(\"{path}\");\n")
+        }
+    }
 }
 
 /// The kinds of the typed entry declared by `declaration` (`bs`), if the
@@ -261,6 +286,15 @@ const FAST_RUN_HELPERS: &str = include_str!("glue/fast-run.js");
 mod tests {
     use super::*;
 
+    fn support(module: bool) -> Support {
+        Support { path: "./snippets/braid-support-0/src/wasm.js".into(), module }
+    }
+
+    /// A Node package's glue through [`fast_run`].
+    fn fast_run_cjs(glue: &str) -> Result<String, &'static str> {
+        fast_run(glue, Some(&support(false)))
+    }
+
     /// `run`, `runSync` and a typed entry as wasm-bindgen 0.2.130 writes them
     /// for a Node package, a workflow taking a `Bytes` and a `String`.
     const TYPED: &str = "function __braid_room(bytes) {
@@ -301,7 +335,7 @@ exports.runSync = runSync;
     #[test]
     fn run_and_run_sync_take_a_typed_fast_path() {
         let glue = format!("/* @ts-self-types=\"./wf.d.ts\" */\n{TYPED}");
-        let fast = fast_run(&glue).unwrap();
+        let fast = fast_run_cjs(&glue).unwrap();
         for expected in [
             "    const ptr0 = braidPassBytes(input0, 0);\n",
             // Strings are wasm-bindgen's to copy.
@@ -315,7 +349,14 @@ exports.runSync = runSync;
         }
         // Helpers first (they run as the module loads); the typed entry and
         // the room check are the glue's alone.
-        assert!(fast.starts_with("/* @ts-self-types=\"./wf.d.ts\" */\n// Added by Braid"), "{fast}");
+        assert!(
+            fast.starts_with(
+                "/* @ts-self-types=\"./wf.d.ts\" */\nconst braidSupport = require(\"./snippets/braid-support-0/src/wasm.js\");\n// Added by Braid"
+            ),
+            "{fast}"
+        );
+        // Without braid-support's snippet, no fast path.
+        assert!(fast_run(&glue, None).is_err());
         assert!(!fast.contains("exports.__braid_"), "{fast}");
         // wasm-bindgen's function of `__braid_room`, which nothing calls, is
         // gone; the typed entry, which the fast path calls, stays.
@@ -324,18 +365,24 @@ exports.runSync = runSync;
 
         // An ES module's, and a bundler's list of what it re-exports.
         let web = TYPED.replace("exports.", "// ").replace("\nfunction ", "\nexport function ");
-        let fast = fast_run(&format!("\n{web}")).unwrap();
+        let fast = fast_run(&format!("\n{web}"), Some(&support(true))).unwrap();
+        assert!(
+            fast.starts_with(
+                "import * as braidSupport from \"./snippets/braid-support-0/src/wasm.js\";\n// Added by Braid"
+            ),
+            "{fast}"
+        );
         assert!(
             !fast.contains("export function __braid_") && fast.contains("\nexport function runSync(inputs) {"),
             "{fast}"
         );
         let list = "export {\n    Workflow, __braid_room, __braid_run_typed_b, run, runSync\n} from \"./wf_bg.js\";\n";
-        assert_eq!(fast_run(list).unwrap(), "export {\n    Workflow, run, runSync\n} from \"./wf_bg.js\";\n");
+        assert_eq!(fast_run_cjs(list).unwrap(), "export {\n    Workflow, run, runSync\n} from \"./wf_bg.js\";\n");
         let lines =
             "export {\n    Workflow, __braid_room,\n    __braid_run_typed_b,\n    run\n} from \"./wf_bg.js\";\n";
-        assert_eq!(fast_run(lines).unwrap(), "export {\n    Workflow,\n    \n    run\n} from \"./wf_bg.js\";\n");
+        assert_eq!(fast_run_cjs(lines).unwrap(), "export {\n    Workflow,\n    \n    run\n} from \"./wf_bg.js\";\n");
         let one = "export { Workflow, __braid_room, run } from \"./wf_bg.js\";\n";
-        assert_eq!(fast_run(one).unwrap(), "export { Workflow, run } from \"./wf_bg.js\";\n");
+        assert_eq!(fast_run_cjs(one).unwrap(), "export { Workflow, run } from \"./wf_bg.js\";\n");
 
         // Without a typed entry the glue is left as it is; with one, `run`
         // and `runSync` must be in the form edited here.
@@ -343,12 +390,12 @@ exports.runSync = runSync;
         let room =
             "function __braid_room(bytes) {\n    const ret = wasm.__braid_room(bytes);\n    return ret !== 0;\n}\n";
         assert_eq!(
-            fast_run(&plain).unwrap(),
+            fast_run_cjs(&plain).unwrap(),
             plain.replace(&format!("{room}exports.__braid_room = __braid_room;\n"), "")
         );
-        assert!(fast_run(&TYPED.replace("wasm.run(inputs);", "wasm.run(inputs, 1);")).is_err());
-        assert!(fast_run(&TYPED.replace("passArray8ToWasm0(input0", "passArray8ToWasm1(input0")).is_err());
-        assert!(fast_run(&TYPED.replace("typed_bs(", "typed_bx(")).is_err());
+        assert!(fast_run_cjs(&TYPED.replace("wasm.run(inputs);", "wasm.run(inputs, 1);")).is_err());
+        assert!(fast_run_cjs(&TYPED.replace("passArray8ToWasm0(input0", "passArray8ToWasm1(input0")).is_err());
+        assert!(fast_run_cjs(&TYPED.replace("typed_bs(", "typed_bx(")).is_err());
     }
 
     /// `next` of a class as `glue::guard_freed_objects` leaves it, with the
@@ -388,7 +435,7 @@ exports.__braid_next_fresh_typed_b = __braid_next_fresh_typed_b;
 
     #[test]
     fn next_takes_the_typed_fast_path_too() {
-        let fast = fast_run(TYPED_NEXT_CLASS).unwrap();
+        let fast = fast_run_cjs(TYPED_NEXT_CLASS).unwrap();
         for expected in [
             // The object checked first, as the general call does before it reads.
             "    next(inputs) {\n        let ret;\n        braidBrandWorkflow.check(this);\n        const braidInputs = braidItems(inputs, 1);\n",
@@ -411,22 +458,23 @@ exports.__braid_next_fresh_typed_b = __braid_next_fresh_typed_b;
         ] {
             assert!(fast.contains(expected), "{expected:?} in {fast}");
         }
-        assert!(fast.starts_with("// Added by Braid"), "{fast}");
+        assert!(fast.starts_with("const braidSupport = require("), "{fast}");
         assert!(!fast.contains("__braid_next_fresh_typed_b(input0") && !fast.contains("exports.__braid_"), "{fast}");
         // Without the brand (the guards did not run), or the general call, it is refused.
-        assert!(
-            fast_run(&TYPED_NEXT_CLASS.replace("const braidBrandWorkflow = braidBrand('Workflow');\n", "")).is_err()
-        );
-        assert!(fast_run(
+        assert!(fast_run_cjs(&TYPED_NEXT_CLASS.replace("const braidBrandWorkflow = braidBrand('Workflow');\n", ""))
+            .is_err());
+        assert!(fast_run_cjs(
             &TYPED_NEXT_CLASS.replace("const braidPtr = braidBrandWorkflow.enter(this);", "const braidPtr = 0;")
         )
         .is_err());
         // Nor with the typed entry in another form.
         let give = "    return takeFromExternrefTable0(ret[0]);\n}\nexports";
-        assert!(fast_run(&TYPED_NEXT_CLASS.replace(give, "    return ret;\n}\nexports")).is_err());
-        assert!(fast_run(&TYPED_NEXT_CLASS.replace("passArray8ToWasm0(input0", "passArray8ToWasm1(input0")).is_err());
+        assert!(fast_run_cjs(&TYPED_NEXT_CLASS.replace(give, "    return ret;\n}\nexports")).is_err());
+        assert!(
+            fast_run_cjs(&TYPED_NEXT_CLASS.replace("passArray8ToWasm0(input0", "passArray8ToWasm1(input0")).is_err()
+        );
         // Nor with a constructor that does more than make the Wasm object.
-        assert!(fast_run(
+        assert!(fast_run_cjs(
             &TYPED_NEXT_CLASS.replace("        return this;\n", "        this.x = 1;\n        return this;\n")
         )
         .is_err());

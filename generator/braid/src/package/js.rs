@@ -14,7 +14,7 @@ use std::process::Command;
 
 use serde_json::json;
 
-use super::fast_run::fast_run;
+use super::fast_run::{fast_run, Support};
 use super::glue::{guard_freed_objects, has_classes, inline_snippets, raw_exports_unknown, strict};
 use super::traps::guard_traps;
 use crate::fsutil::{self, FsError};
@@ -320,9 +320,7 @@ pub fn package(
         bindgen.arg("--experimental-reset-state-function");
     }
     process::output(&mut bindgen)?;
-    if target == JsTarget::Node {
-        snippets_into_glue(out_dir, &name)?;
-    }
+    let support = support_snippet(out_dir).map(|path| Support { path, module: target != JsTarget::Node });
     for dts in [format!("{name}.d.ts"), format!("{name}_bg.wasm.d.ts")] {
         let path = out_dir.join(dts);
         if let Ok(text) = std::fs::read_to_string(&path) {
@@ -340,12 +338,16 @@ pub fn package(
                 text = guard_freed_objects(&text).ok_or_else(|| PackageError::UnguardedGlue { path: path.clone() })?;
             }
             // After the guards, whose brands the fast path of `next` uses.
-            text = fast_run(&text).map_err(|what| PackageError::GlueForm { path: path.clone(), what })?;
+            text = fast_run(&text, support.as_ref())
+                .map_err(|what| PackageError::GlueForm { path: path.clone(), what })?;
             if let Some(guarded) = guard_traps(&text) {
                 text = guarded;
             }
+            // After the edits (the fast path's `require` of braid-support's
+            // snippet is replaced with the others), before `'use strict'`,
+            // which must stay the glue's first statement.
             if target == JsTarget::Node {
-                text = strict(&text);
+                text = strict(&snippets_into_glue(out_dir, &text)?);
             }
             if text != original {
                 std::fs::write(&path, text).map_err(fsutil::at(&path))?;
@@ -396,15 +398,31 @@ pub fn package(
     Ok(Package { dir: out_dir.to_path_buf(), wasm: bg, wasm_bytes })
 }
 
+/// Where wasm-bindgen put braid-support's `src/wasm.js` in the package, as
+/// the glue names it (`./snippets/braid-support-<hash>/src/wasm.js`), if
+/// it did: a package of Braid's always has it (its Wasm boundary's reads).
+fn support_snippet(out_dir: &Path) -> Option<String> {
+    let mut found: Vec<String> = std::fs::read_dir(out_dir.join("snippets"))
+        .ok()?
+        .filter_map(|entry| entry.ok())
+        .map(|entry| entry.file_name().to_string_lossy().into_owned())
+        .filter(|dir| {
+            dir.starts_with("braid-support-") && out_dir.join("snippets").join(dir).join("src/wasm.js").is_file()
+        })
+        .collect();
+    found.sort();
+    found.pop().map(|dir| format!("./snippets/{dir}/src/wasm.js"))
+}
+
 /// wasm-bindgen's Node glue (CommonJS) `require`s the crates' JS snippets
 /// (`snippets/<crate>/...js`), which are ES modules (Node before 20.19
 /// cannot `require` one): each is made CommonJS and put in the glue itself
 /// ([`inline_snippets`]: a cold start loads one file), and the snippets
 /// directory removed.
-fn snippets_into_glue(out_dir: &Path, name: &str) -> Result<(), PackageError> {
+fn snippets_into_glue(out_dir: &Path, glue: &str) -> Result<String, PackageError> {
     let dir = out_dir.join("snippets");
     if !dir.is_dir() {
-        return Ok(());
+        return Ok(glue.to_string());
     }
     let mut snippets = Vec::new();
     for rel in fsutil::walk(&dir)? {
@@ -414,13 +432,11 @@ fn snippets_into_glue(out_dir: &Path, name: &str) -> Result<(), PackageError> {
             snippets.push((required, fsutil::read_to_string(&path)?));
         }
     }
-    let glue = out_dir.join(format!("{name}.js"));
-    let Some(inlined) = inline_snippets(&fsutil::read_to_string(&glue)?, &snippets) else {
+    let Some(inlined) = inline_snippets(glue, &snippets) else {
         return Err(PackageError::Snippet { path: dir });
     };
-    fsutil::write(&glue, inlined.as_bytes())?;
     std::fs::remove_dir_all(&dir).map_err(fsutil::at(&dir))?;
-    Ok(())
+    Ok(inlined)
 }
 
 /// wasm-opt's flags: speed, with the features Rust 1.95 enables by default

@@ -5,18 +5,11 @@
 // anything else to the general path, which then reads what was read here.
 //
 // From the glue: `wasm` (the instance's exports, `__braid_room` and
-// `__wbindgen_malloc` among them), `getUint8ArrayMemory0()` and
-// `WASM_VECTOR_LEN`. Unit-tested as JavaScript by js/test/glue.test.mjs.
-const braidTypedArray = Object.getPrototypeOf(Uint8Array.prototype);
-const braidGetter = (object, key) => Object.getOwnPropertyDescriptor(object, key).get;
-const braidTagOf = braidGetter(braidTypedArray, Symbol.toStringTag);
-const braidLengthOf = braidGetter(braidTypedArray, 'byteLength');
-const braidBufferOf = braidGetter(braidTypedArray, 'buffer');
-const braidOffsetOf = braidGetter(braidTypedArray, 'byteOffset');
-const { set: braidSet } = braidTypedArray;
+// `__wbindgen_malloc` among them), `getUint8ArrayMemory0()`,
+// `WASM_VECTOR_LEN`, and `braidSupport`, braid-support's src/wasm.js (what
+// every Braid package reads callers' bytes with), bound by fast_run.rs
+// before this. Unit-tested as JavaScript by js/test/glue.test.mjs.
 const braidBytes = Uint8Array;
-const braidNone = Object.freeze([]);
-const { apply: braidApply } = Reflect;
 const { isArray: braidIsArray } = Array;
 const { hasOwn: braidHasOwn } = Object;
 // braid-support's MAX_BYTES and MAX_UNITS: over them, the general path says so.
@@ -82,10 +75,9 @@ function braidFits(items, kinds) {
     for (let i = 0; i < kinds.length; i++) {
         const item = items[i];
         if (kinds[i] === 'b') {
-            if (braidApply(braidTagOf, item, braidNone) !== 'Uint8Array') return false;
-            const length = braidApply(braidLengthOf, item, braidNone);
+            const length = braidSupport.braidLengthOf(item);
             // An empty one may be of a detached buffer: the general path tells.
-            if (length === 0 || length > braidMaxBytes) return false;
+            if (length <= 0 || length > braidMaxBytes) return false;
             braidLengths[i] = length;
             bytes += length + 64;
         } else {
@@ -100,7 +92,7 @@ function braidFits(items, kinds) {
     // module's own memory (the raw exports' `memory`): the general path
     // says so.
     for (let i = 0; i < kinds.length; i++) {
-        if (kinds[i] === 'b' && braidApply(braidLengthOf, items[i], braidNone) < braidLengths[i]) return false;
+        if (kinds[i] === 'b' && braidSupport.braidLengthOf(items[i]) < braidLengths[i]) return false;
     }
     return true;
 }
@@ -111,12 +103,10 @@ const braidTargets = [];
 /**
  * wasm-bindgen's `passArray8ToWasm0` for input `i`, a Uint8Array `braidFits`
  * took: as many bytes as it had then (`braidLengths`, which it made room
- * for), copied by `set`, which reads a typed array's own slots (a
- * subclass's getters may lie), into a view of exactly that many bytes of
- * Wasm memory. A length-tracking view of a growable SharedArrayBuffer may
- * have grown since, or grow while copied (another thread): `set` then
- * throws rather than write past the copy, and the first bytes are copied
- * from a view of a fixed length.
+ * for), copied by braid-support's `braidCopyInto` (which reads a typed
+ * array's own slots, never a subclass's getters) into a view of exactly
+ * that many bytes of Wasm memory. Nothing of the caller's has run since
+ * `braidFits`, so they are there.
  */
 function braidPassBytes(bytes, i) {
     const length = braidLengths[i];
@@ -128,11 +118,8 @@ function braidPassBytes(bytes, i) {
     if (target === undefined || target.memory !== memory || target.ptr !== ptr || target.length !== length) {
         target = braidTargets[i] = { memory, ptr, length, view: new braidBytes(memory.buffer, ptr, length) };
     }
-    target = target.view;
-    try {
-        braidApply(braidSet, target, [bytes]);
-    } catch {
-        braidApply(braidSet, target, [new braidBytes(braidApply(braidBufferOf, bytes, braidNone), braidApply(braidOffsetOf, bytes, braidNone), length)]);
+    if (!braidSupport.braidCopyInto(target.view, bytes, length)) {
+        throw new Error('an input changed while it was copied into Wasm memory');
     }
     WASM_VECTOR_LEN = length;
     return ptr;
