@@ -174,6 +174,8 @@ test('the build sets the input limit (braid build --http-input-limit): past it 4
   const out = mkdtempSync(join(tmpdir(), 'braid-http-limit-'));
   try {
     await run(braid, ['build', `${root}/workflows/salted_cid.json`, '--targets', 'http', '--http-input-limit', '1', '-o', out]);
+    // The report says what was compiled in.
+    assert.equal(JSON.parse(readFileSync(`${out}/report.json`, 'utf8')).http_input_limit_bytes, 1 << 20);
     for (const host of Object.keys(HOSTS)) {
       const server = await serve(host, 'salted_cid', [], `${out}/http/wf_salted_cid.wasm`);
       try {

@@ -80,7 +80,12 @@ impl Limits {
 impl Default for Limits {
     /// 1 s, 256 MiB of memory, 16 MiB in and out.
     fn default() -> Self {
-        Self { time: Duration::from_secs(1), memory_bytes: 256 << 20, input_bytes: 16 << 20, output_bytes: 16 << 20 }
+        Self {
+            time: Duration::from_secs(1),
+            memory_bytes: 256 << 20,
+            input_bytes: braid_schema::wire::DEFAULT_INPUT_LIMIT,
+            output_bytes: 16 << 20,
+        }
     }
 }
 

@@ -25,6 +25,12 @@ use serde_json::{Number, Value as Json};
 
 use crate::camel;
 
+/// The largest input of a run unless its host says otherwise, in bytes
+/// (16 MiB): the executor's and `braid serve`'s `--input-limit`, and the
+/// largest request body a workflow's HTTP function reads unless its build
+/// sets another (`braid build --http-input-limit`).
+pub const DEFAULT_INPUT_LIMIT: usize = 16 << 20;
+
 /// The type of a value on the wire, as WIT names its parts (records'
 /// fields and enums' cases in kebab case; JSON gives them in
 /// lowerCamelCase).

@@ -74,8 +74,8 @@ pub enum Body {
 }
 
 /// The largest request body a workflow's HTTP handler reads unless its
-/// build says otherwise: 16 MiB, the service's default `--input-limit`.
-pub const DEFAULT_INPUT_LIMIT: usize = 16 << 20;
+/// build says otherwise: the run endpoint's (`braid serve --input-limit`).
+pub const DEFAULT_INPUT_LIMIT: usize = braid_schema::wire::DEFAULT_INPUT_LIMIT;
 
 /// The input limit a workflow's HTTP handler is compiled with: the bytes
 /// `set` says (`BRAID_HTTP_INPUT_LIMIT` at compile time, which `braid build

@@ -21,7 +21,7 @@ pub enum Event {
     /// A step finished after `ms` milliseconds.
     Done { step: String, ms: u64 },
     /// The build succeeded: what `report.json` holds.
-    Report { report: Report },
+    Report { report: Box<Report> },
     /// The build failed: the error, as the command prints it.
     Failed { error: String },
 }
@@ -84,9 +84,10 @@ mod tests {
             sizes_bytes: BTreeMap::new(),
             artifacts: [("crate/src/lib.rs".to_string(), "bafkr4ix".to_string())].into(),
             dist: None,
+            http_input_limit_bytes: Some(1 << 20),
         };
         let failed = Event::Failed { error: "it broke\nhere".into() };
-        for event in [start, done, Event::Report { report }, failed] {
+        for event in [start, done, Event::Report { report: Box::new(report) }, failed] {
             let line = event.to_json_line();
             assert!(!line.contains('\n'), "{line}");
             assert_eq!(Event::parse_line(&format!("{line}\n")), Some(event));

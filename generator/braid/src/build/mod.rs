@@ -119,7 +119,8 @@ pub struct Options {
     /// such a workflow simply has none.
     pub require_stream: bool,
     /// The largest request body the HTTP function (`Target::Http`)
-    /// reads, in bytes (`braid build --http-input-limit`); `None`: 16 MiB.
+    /// reads, in bytes (`braid build --http-input-limit`); `None`:
+    /// [`braid_schema::wire::DEFAULT_INPUT_LIMIT`].
     pub http_input_limit: Option<u64>,
     /// Make the build's distribution last (`braid build --dist`; see
     /// [`crate::package::dist`]), its npm package under this scope if any.
@@ -266,6 +267,10 @@ pub fn build(
         sizes_bytes: sizes,
         artifacts: Report::artifacts_in(out)?,
         dist,
+        http_input_limit_bytes: options
+            .targets
+            .contains(&Target::Http)
+            .then(|| options.http_input_limit.unwrap_or(braid_schema::wire::DEFAULT_INPUT_LIMIT as u64)),
     };
     report.write(out)?;
     Ok(report)

@@ -27,6 +27,11 @@ pub struct Report {
     /// publish service serves of the build.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dist: Option<crate::package::dist::Dist>,
+    /// With the `http` target: the largest request body its HTTP function
+    /// reads, in bytes (`--http-input-limit`, else the default), compiled
+    /// into it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub http_input_limit_bytes: Option<u64>,
 }
 
 impl Report {

@@ -88,7 +88,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     progress.finish(&result);
     let report = result?;
     if matches!(progress, Progress::Human(_)) {
-        eprintln!("{}; report: {}", Event::Report { report }, args.out.join("report.json").display());
+        eprintln!("{}; report: {}", Event::Report { report: Box::new(report) }, args.out.join("report.json").display());
     }
     Ok(())
 }
@@ -198,7 +198,7 @@ impl Progress {
             Progress::Human(Some(bar)) => bar.finish_and_clear(),
             Progress::Human(None) => {}
             Progress::Json => self.event(match result {
-                Ok(report) => Event::Report { report: report.clone() },
+                Ok(report) => Event::Report { report: Box::new(report.clone()) },
                 Err(e) => Event::Failed { error: format!("{e:#}") },
             }),
         }

@@ -54,7 +54,7 @@ pub struct LimitArgs {
     #[arg(long, default_value_t = 256, value_name = "MIB")]
     pub memory_limit: usize,
     /// Largest input of a run, in MiB.
-    #[arg(long, default_value_t = 16, value_name = "MIB")]
+    #[arg(long, default_value_t = Limits::default().input_bytes >> 20, value_name = "MIB")]
     pub input_limit: usize,
     /// Largest output of a run, in MiB.
     #[arg(long, default_value_t = 16, value_name = "MIB")]

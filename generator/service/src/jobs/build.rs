@@ -311,7 +311,7 @@ impl Output {
         match &event {
             Event::Start { .. } => self.progress = event.to_string(),
             Event::Done { .. } => {}
-            Event::Report { report } => self.report = Some(report.clone()),
+            Event::Report { report } => self.report = Some((**report).clone()),
             Event::Failed { error } => self.failed = Some(self.redact.apply(error)),
         }
         // The error is on stderr too, where `braid` prints it.
