@@ -2,7 +2,8 @@
 // driven by playwright-core), against a real service: photo_proof built
 // from an empty canvas with the mouse (palette to canvas, port to port,
 // config chosen), published, built, and run in the page on a PNG, compared
-// with the independent reference; a wrong connection refused while
+// with the independent reference, its runs listed in the page's history,
+// and deployed under a name that then answers on the run endpoint; a wrong connection refused while
 // dragging, with the reason; a diagnostic on the node it names, cleared
 // by fixing it; every example opened and saved unchanged; undo, redo,
 // delete and duplicate from the keyboard. Screenshots of the empty editor,
@@ -130,7 +131,7 @@ async function openProofCut(page, side) {
 /** Whether two boxes ({ x, y, w, h }) share no point. */
 const apart = (a, b) => a.x + a.w <= b.x || b.x + b.w <= a.x || a.y + a.h <= b.y || b.y + b.h <= a.y;
 
-test('photo_proof from an empty canvas, with the mouse only: built by the service and run in the page', { timeout: 900_000 }, async () => {
+test('photo_proof from an empty canvas, with the mouse only: built by the service, run in the page, deployed as a name', { timeout: 900_000 }, async () => {
   await withEditor('photo-proof', async (page) => {
     await checked(page);
     assert.match(await page.textContent('#signature'), /Drag an operation from the palette/);
@@ -189,8 +190,10 @@ test('photo_proof from an empty canvas, with the mouse only: built by the servic
     assert.deepEqual(steps, expected.segments.flatMap((s) => s.sequence.map((o) => `${o.operation}${JSON.stringify(o.config ?? {})}`)).sort());
     assert.equal(manifest.segments.length, 5);
 
-    // Publish (web only: the page runs it), follow the job, run it on a PNG.
+    // Publish (web, which the page runs, and the component, which a
+    // deployment runs), follow the job, run it on a PNG.
     await page.locator('#api-key').fill(KEY);
+    await page.locator('#build-targets input[value="component"]').check();
     await page.locator('#publish').click();
     await page.waitForSelector('#job[data-state]', { timeout: 840_000 });
     assert.equal(await page.getAttribute('#job', 'data-state'), 'succeeded', await page.textContent('#job'));
@@ -202,7 +205,34 @@ test('photo_proof from an empty canvas, with the mouse only: built by the servic
     await page.waitForSelector('#output[data-done]', { timeout: 60_000 });
     assert.equal(await page.getAttribute('#output', 'data-done'), 'true', await page.textContent('#output'));
     const ran = JSON.parse(await page.textContent('#output'));
-    assert.deepEqual(ran, photoProof('photo.png', readFileSync(sample)));
+    const expectedProof = photoProof('photo.png', readFileSync(sample));
+    assert.deepEqual(ran, expectedProof);
+    // The run history: each run, newest first, with its inputs and output (text only).
+    await page.locator('#try-inputs textarea').fill('not an image');
+    await page.setInputFiles('#try-inputs input[type=file]', []);
+    await page.locator('#run').click();
+    await page.waitForSelector('#output[data-done="error"]', { timeout: 60_000 });
+    assert.equal(await page.locator('#history > li').count(), 2);
+    const [failed, first] = await page.locator('#history summary').allTextContents();
+    assert.match(failed, /not a PNG or JPEG file/);
+    assert.match(first, new RegExp(`ms · \\{`));
+    await page.locator('#history > li').nth(1).locator('summary').click();
+    assert.deepEqual(JSON.parse(await page.locator('#history > li').nth(1).locator('pre').nth(1).textContent()), expectedProof);
+    assert.match(await page.locator('#history > li').nth(1).locator('pre').nth(0).textContent(), /^photo: photo\.png \(\d+ bytes\)$/);
+
+    // Deploy as: a name that then answers on the run endpoint's contract.
+    assert.equal(await page.inputValue('#deploy-name'), 'photo-proof-drawn');
+    await page.locator('#deploy-button').click();
+    await page.waitForSelector('#deployed[data-state]', { timeout: 60_000 });
+    assert.equal(await page.getAttribute('#deployed', 'data-state'), 'succeeded', await page.textContent('#deployed'));
+    assert.match(await page.textContent('#deployed'), /POST http:\/\/.*\/v1\/deployments\/photo-proof-drawn\/run$/);
+    const answer = await fetch(`${base}/v1/deployments/photo-proof-drawn/run`, {
+      method: 'POST',
+      body: readFileSync(sample),
+      headers: { 'x-api-key': KEY, 'content-type': 'application/octet-stream' },
+    });
+    assert.equal(answer.status, 200, await answer.clone().text());
+    assert.deepEqual(await answer.json(), expectedProof);
     // It ran in a sandboxed frame of an opaque origin: the page's storage (the API key) and DOM are out of its reach.
     assert.equal(await page.evaluate(() => {
       const frame = document.querySelector('iframe[sandbox="allow-scripts"]');

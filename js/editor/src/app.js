@@ -296,6 +296,7 @@ async function publish() {
   const manifest = current.manifest;
   $('artifacts').replaceChildren();
   $('try').hidden = true;
+  $('deploy').hidden = true;
   const job = $('job');
   job.textContent = 'submitting…';
   $('publish').disabled = true;
@@ -329,6 +330,7 @@ async function publish() {
       $('artifacts').append(li);
     }
     renderTry();
+    renderDeploy();
   } catch (e) {
     job.textContent = e.message;
     job.dataset.state = 'failed';
@@ -337,10 +339,46 @@ async function publish() {
   }
 }
 
+// ---- Deploy as: a name that stays, pointed at this build (PUT /v1/deployments/{name}) ----
+
+function renderDeploy() {
+  const component = built?.artifacts.some((a) => a.name.endsWith('.component.wasm'));
+  $('deploy').hidden = !built;
+  $('deploy-button').disabled = !component;
+  const field = $('deploy-name');
+  // Names are DNS-label-like: the workflow's name with hyphens.
+  if (!field.value && built) field.value = built.name.toLowerCase().replace(/[^a-z0-9-]+/g, '-').replace(/^-+|-+$/g, '');
+  const shown = $('deployed');
+  delete shown.dataset.state;
+  shown.textContent = component ? '' : 'Build with the component target to deploy: a deployment runs the component.';
+}
+
+async function deploy() {
+  const shown = $('deployed');
+  delete shown.dataset.state;
+  const name = $('deploy-name').value.trim();
+  shown.textContent = 'deploying…';
+  try {
+    const { res, body } = await api(`/v1/deployments/${encodeURIComponent(name)}`, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json', 'x-api-key': $('api-key').value },
+      body: JSON.stringify({ build_id: built.id }),
+    });
+    if (!res.ok) throw new Error(body.detail ?? `the service answered ${res.status}`);
+    const moved = body.history?.length > 1 ? ` (version ${body.history.length}; the previous is a rollback away)` : '';
+    shown.textContent = `${body.name ?? name} runs build ${built.id.slice(0, 16)}…${moved}: POST ${location.origin}${body.run}`;
+    shown.dataset.state = 'succeeded';
+  } catch (e) {
+    shown.textContent = e.message;
+    shown.dataset.state = 'failed';
+  }
+}
+
 function renderTry() {
   const web = built?.artifacts.find((a) => a.name === 'pkg-web.tgz');
   $('try').hidden = !web;
   if (!web) return;
+  renderHistory();
   const box = $('try-inputs');
   box.replaceChildren();
   for (const [slot, input] of (current.valid?.inputs ?? []).entries()) {
@@ -415,14 +453,19 @@ async function runInPage() {
       packages.set(web.cid, new Uint8Array(body));
     }
     const inputs = [];
+    const described = [];
     for (const [slot, input] of (current.valid?.inputs ?? []).entries()) {
       const file = document.querySelector(`#try-inputs input[type=file][data-slot="${slot}"]`);
       const text = document.querySelector(`#try-inputs textarea[data-slot="${slot}"]`).value;
-      if (input.type === 'Bytes') inputs.push(file?.files[0] ? new Uint8Array(await file.files[0].arrayBuffer()) : new TextEncoder().encode(text));
+      const chosen = input.type === 'Bytes' ? file?.files[0] : undefined;
+      if (chosen) inputs.push(new Uint8Array(await chosen.arrayBuffer()));
+      else if (input.type === 'Bytes') inputs.push(new TextEncoder().encode(text));
       else if (input.type === 'String') inputs.push(text);
       else inputs.push(JSON.parse(text));
+      described.push(`${input.name ?? `input ${slot}`}: ${chosen ? `${chosen.name} (${chosen.size} bytes)` : clip(text, 200)}`);
     }
     const answer = await runIsolated(web.cid, packages.get(web.cid), inputs);
+    remember({ inputs: described, output: answer.output, error: answer.error, ms: answer.ms });
     if (answer.error !== undefined) throw new Error(answer.error);
     out.textContent = answer.output;
     out.dataset.ms = answer.ms.toFixed(3);
@@ -432,6 +475,53 @@ async function runInPage() {
     out.textContent = e.message;
     out.dataset.done = 'error';
   }
+}
+
+// ---- the run history: the last runs of each workflow (by name), kept in this browser ----
+
+const RUNS = 20;
+const clip = (text, n) => (text.length > n ? `${text.slice(0, n)}…` : text);
+const runsKey = () => `braid.runs.${built?.name ?? ''}`;
+
+function runs() {
+  try {
+    const list = JSON.parse(localStorage.getItem(runsKey()) ?? '[]');
+    return Array.isArray(list) ? list : [];
+  } catch {
+    return [];
+  }
+}
+
+function remember({ inputs, output, error, ms }) {
+  const entry = { at: new Date().toISOString(), build: built.id, inputs, output: output === undefined ? undefined : clip(output, 4000), error, ms };
+  const list = [entry, ...runs()].slice(0, RUNS);
+  try {
+    localStorage.setItem(runsKey(), JSON.stringify(list));
+  } catch {
+    // Storage full or refused: the history is this page's only.
+  }
+  renderHistory(list);
+}
+
+/** The runs, newest first: when, how long, what came out (expandable to the inputs and the whole output). Text only. */
+function renderHistory(list = runs()) {
+  const items = list.map((run) => {
+    const li = document.createElement('li');
+    const details = document.createElement('details');
+    const summary = document.createElement('summary');
+    const when = new Date(run.at).toLocaleTimeString();
+    const took = typeof run.ms === 'number' ? `${run.ms.toFixed(1)} ms` : '';
+    summary.textContent = `${when} · ${took} · ${clip(run.error ?? run.output ?? '', 60)}`;
+    if (run.error !== undefined) summary.className = 'error';
+    const inputs = document.createElement('pre');
+    inputs.textContent = (run.inputs ?? []).join('\n');
+    const output = document.createElement('pre');
+    output.textContent = run.error ?? run.output ?? '';
+    details.append(summary, inputs, output);
+    li.append(details);
+    return li;
+  });
+  $('history').replaceChildren(...items);
 }
 
 // ---- start ----
@@ -468,6 +558,7 @@ async function start() {
   $('apply-json').onclick = () => openText($('json').value);
   $('publish').onclick = publish;
   $('run').onclick = runInPage;
+  $('deploy-button').onclick = deploy;
   document.addEventListener('keydown', async (e) => {
     const typing = ['INPUT', 'TEXTAREA', 'SELECT'].includes(document.activeElement?.tagName) || e.composedPath().some((el) => ['INPUT', 'TEXTAREA', 'SELECT'].includes(el.tagName));
     const mod = e.ctrlKey || e.metaKey;
