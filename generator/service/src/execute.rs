@@ -205,6 +205,10 @@ enum LoadEnd {
 /// until it ends).
 type Pending = tokio::sync::watch::Receiver<Option<LoadEnd>>;
 
+/// What was looked up of builds, and the count of [`BuildsChanged`] it
+/// holds for.
+type HeldFor<K, V> = (u64, HashMap<K, V>);
+
 /// The engine, the programs and the slots.
 pub struct Executor {
     config: RunConfig,
@@ -215,11 +219,14 @@ pub struct Executor {
     /// artifacts never change once it succeeded), so that a run by build
     /// id does not ask the store.
     components: Mutex<HashMap<BuildId, ContentId>>,
-    /// The component each workflow id ran last, when it was looked up, and
-    /// how many times builds had changed here by then: kept until builds
-    /// change here (this process is the only writer of an embedded store),
-    /// or for [`SHARED_FRESHNESS`] where other processes build too.
-    workflows: Mutex<HashMap<WorkflowId, (ContentId, std::time::Instant, u64)>>,
+    /// The component each workflow id ran last, and when it was looked up,
+    /// beside the count of [`Executor::builds`] they hold for: dropped when
+    /// builds change here (this process is the only writer of an embedded
+    /// store), or kept for [`SHARED_FRESHNESS`] where other processes build
+    /// too.
+    workflows: Mutex<HeldFor<WorkflowId, (ContentId, std::time::Instant)>>,
+    /// How many times builds changed in this process (a job's build
+    /// succeeded, an artifact went missing): the `Env`'s.
     builds: BuildsChanged,
     /// The build each deployment pointed at when last looked up, kept
     /// the same way (and dropped here when it moves).
@@ -336,9 +343,15 @@ impl Executor {
             Target::Build(id) => self.build_component(store, id).await,
             Target::Workflow(id) => {
                 let seen = self.builds.count();
-                let known = self.workflows.lock().unwrap_or_else(PoisonError::into_inner).get(id).cloned();
-                if let Some((cid, when, then)) = known {
-                    if then == seen && self.freshness.is_none_or(|fresh| when.elapsed() < fresh) {
+                let known = {
+                    let mut workflows = self.workflows.lock().unwrap_or_else(PoisonError::into_inner);
+                    if workflows.0 != seen {
+                        *workflows = (seen, HashMap::new());
+                    }
+                    workflows.1.get(id).cloned()
+                };
+                if let Some((cid, when)) = known {
+                    if self.freshness.is_none_or(|fresh| when.elapsed() < fresh) {
                         return Ok(cid);
                     }
                 }
@@ -346,8 +359,11 @@ impl Executor {
                 let cid =
                     row.as_ref().and_then(component).ok_or_else(|| ExecError::NoComponent(format!("workflow {id}")))?;
                 let now = std::time::Instant::now();
-                let entry = (cid.clone(), now, seen);
-                self.workflows.lock().unwrap_or_else(PoisonError::into_inner).insert(id.clone(), entry);
+                // Kept only if builds did not change while it was looked up.
+                let mut workflows = self.workflows.lock().unwrap_or_else(PoisonError::into_inner);
+                if workflows.0 == seen {
+                    workflows.1.insert(id.clone(), (cid.clone(), now));
+                }
                 Ok(cid)
             }
         }

@@ -228,7 +228,7 @@ pub enum ServeError {
 }
 
 impl AppState {
-    /// The HTTP app around `env`.
+    /// The HTTP app around `env` (blocking: it asks `rustc` its version).
     pub fn new(env: Arc<Env>) -> Arc<Self> {
         let config = &env.config;
         Arc::new(Self {
@@ -250,7 +250,12 @@ impl AppState {
 /// The environment ([`Env::open`]) and the HTTP app around it: what
 /// `braid serve` and the tests serve.
 pub async fn open(config: Config) -> Result<Arc<AppState>, ServeError> {
-    Ok(AppState::new(Env::open(config).await?))
+    Ok(app(Env::open(config).await?).await)
+}
+
+/// [`AppState::new`] off the async threads.
+async fn app(env: Arc<Env>) -> Arc<AppState> {
+    tokio::task::spawn_blocking(move || AppState::new(env)).await.expect("making the app's state does not panic")
 }
 
 /// At start: the operations published to the deployment into this
@@ -293,7 +298,7 @@ pub async fn serve(config: Config, stop: stop::Stop) -> Result<(), ServeError> {
     let workers = config.workers;
     let limits = config.limits;
     let Some(env) = start(config, &stop, "braid serve: stopped before listening").await? else { return Ok(()) };
-    let state = AppState::new(env);
+    let state = app(env).await;
     let listener = tokio::net::TcpListener::bind(addr).await.map_err(|source| ServeError::Bind { addr, source })?;
     let local = listener.local_addr().map_err(|source| ServeError::Bind { addr, source })?;
     state.data_lock.record(&format!("http://{local}"))?;
