@@ -165,3 +165,16 @@ test('suspend() refuses a state that resume() would refuse, and only that', asyn
   assert.ok(isPlainError(over.error), String(over.error));
   assert.match(over.error.message, /codec: encode: .*more than the 64 MiB/);
 });
+
+// A sloppy-mode function can be reached by anyone who sees it in a stack
+// trace (`Error.prepareStackTrace`'s `getFunction()`) and has own `caller`
+// and `arguments`; Braid makes each Node package's glue strict, its
+// 'use strict' the glue's first statement (package/glue.rs `strict`), the
+// JavaScript it inlines (braid-support's snippets) included.
+test("every Node package's glue is strict mode: 'use strict' stays its first statement", () => {
+  for (const [name, mod] of Object.entries(mods)) {
+    const functions = Object.values(mod).filter((v) => typeof v === 'function');
+    assert.ok(functions.length > 0, name);
+    for (const f of functions) assert.ok(!Object.hasOwn(f, 'caller') && !Object.hasOwn(f, 'arguments'), `${name}.${f.name} is strict`);
+  }
+});
