@@ -125,6 +125,8 @@ pub const PACKAGES: &[&str] = &[
 pub fn package(root: &Path, install: bool) -> Result<()> {
     let tar = root.join("generator/braid/embedded.tar");
     run(root, cargo().args(["run", "--quiet", "-p", "braid", "--example", "embedded_tar", "--"]).arg(&tar))?;
+    let versions = versions(root)?;
+    forget_extracted_packages(&versions)?;
     let mut cmd = cargo();
     // Dirty or not: this checks what would be packaged, not a release.
     cmd.args(["package", "--quiet", "--allow-dirty"]);
@@ -135,7 +137,6 @@ pub fn package(root: &Path, install: bool) -> Result<()> {
     if !install {
         return Ok(());
     }
-    let versions = versions(root)?;
     let packaged = |name: &str| root.join(format!("target/package/{name}-{}", versions[name]));
     let installed = root.join("target/package/install");
     let mut cmd = cargo();
@@ -166,6 +167,39 @@ pub fn package(root: &Path, install: bool) -> Result<()> {
         "package: {} packaged and verified; braid-cli installed from its package and generating",
         PACKAGES.join(", ")
     );
+    Ok(())
+}
+
+/// Removes what an earlier `cargo package` of a checkout at the same path
+/// left extracted of [`PACKAGES`] under `$CARGO_HOME/registry/src/`.
+/// Cargo verifies a package against the others through a registry of its
+/// own under `target/package/`, named by that directory's path, and
+/// extracts each `.crate` it takes from there once: a directory already
+/// there is trusted, so a fresh clone at a path packaged before (as CI's
+/// is, every run) built against the crates of that earlier run, whose
+/// version is the same, and failed on anything added since. Registries
+/// other than crates.io are the directories whose names start with `-`;
+/// nothing of crates.io is touched.
+fn forget_extracted_packages(versions: &BTreeMap<String, String>) -> Result<()> {
+    let home = match std::env::var_os("CARGO_HOME") {
+        Some(home) => PathBuf::from(home),
+        None => PathBuf::from(std::env::var_os("HOME").context("neither CARGO_HOME nor HOME is set")?).join(".cargo"),
+    };
+    let Ok(registries) = std::fs::read_dir(home.join("registry/src")) else {
+        return Ok(());
+    };
+    for registry in registries {
+        let registry = registry?;
+        if !registry.file_name().to_string_lossy().starts_with('-') {
+            continue;
+        }
+        for name in PACKAGES {
+            let extracted = registry.path().join(format!("{name}-{}", versions[*name]));
+            if extracted.exists() {
+                std::fs::remove_dir_all(&extracted).with_context(|| format!("removing {}", extracted.display()))?;
+            }
+        }
+    }
     Ok(())
 }
 
