@@ -3,8 +3,7 @@
 
 pub use braid_schema::camel;
 pub(crate) use braid_schema::wire::bytes_json;
-use braid_schema::wire::float_json;
-use serde_json::{Map, Value as Json};
+use braid_schema::{write_json_float, write_json_string};
 use wasmtime::component::{Type, Val};
 
 /// Whether `ty` is `list<u8>`: bytes.
@@ -23,41 +22,55 @@ pub fn val_bytes(val: &Val) -> Option<Vec<u8>> {
     items.iter().map(|v| if let Val::U8(b) = v { Some(*b) } else { None }).collect()
 }
 
-/// A component's value as JSON (bytes as base64, keys in lowerCamelCase).
-pub fn to_json(val: &Val) -> Json {
-    match val {
-        Val::Bool(b) => Json::Bool(*b),
-        Val::U8(n) => Json::from(*n),
-        Val::U64(n) => Json::from(*n),
-        Val::Float64(n) => float_json(*n),
-        Val::String(s) => Json::String(s.clone()),
-        Val::List(items) if !items.is_empty() && items.iter().all(|v| matches!(v, Val::U8(_))) => {
-            bytes_json(&val_bytes(val).unwrap_or_default())
-        }
-        Val::List(items) | Val::Tuple(items) => Json::Array(items.iter().map(to_json).collect()),
-        Val::Record(fields) => {
-            Json::Object(fields.iter().map(|(k, v)| (camel(k), to_json(v))).collect::<Map<String, Json>>())
-        }
-        Val::Enum(name) => Json::String(camel(name)),
-        Val::Option(inner) => inner.as_deref().map_or(Json::Null, to_json),
-        other => Json::String(format!("{other:?}")),
-    }
+/// A component's value as JSON text (bytes as base64, record keys in
+/// lowerCamelCase and in the order the record declares them), written as
+/// [`braid_schema::wire::to_json_text`] writes a packed value: the same
+/// text, whichever way a component gives its output.
+pub fn to_json_text(val: &Val) -> String {
+    let mut out = String::new();
+    write_json(val, &mut out);
+    out
 }
 
-/// [`to_json`] as text, record keys in the order the record declares
-/// them (as the npm packages and `braid run` print them).
-pub fn to_json_text(val: &Val) -> String {
+fn write_json(val: &Val, out: &mut String) {
+    let list = |items: &[Val], out: &mut String| {
+        out.push('[');
+        for (i, item) in items.iter().enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            write_json(item, out);
+        }
+        out.push(']');
+    };
     match val {
+        Val::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+        Val::U8(n) => out.push_str(&n.to_string()),
+        Val::U64(n) => out.push_str(&n.to_string()),
+        Val::Float64(n) => write_json_float(*n, out),
+        Val::String(s) => write_json_string(s, out),
+        Val::List(items) if !items.is_empty() && items.iter().all(|v| matches!(v, Val::U8(_))) => {
+            out.push_str(&bytes_json(&val_bytes(val).unwrap_or_default()).to_string())
+        }
+        Val::List(items) | Val::Tuple(items) => list(items, out),
         Val::Record(fields) => {
-            let items: Vec<String> =
-                fields.iter().map(|(k, v)| format!("{}:{}", Json::String(camel(k)), to_json_text(v))).collect();
-            format!("{{{}}}", items.join(","))
+            out.push('{');
+            for (i, (name, value)) in fields.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                write_json_string(&camel(name), out);
+                out.push(':');
+                write_json(value, out);
+            }
+            out.push('}');
         }
-        Val::List(items) | Val::Tuple(items) if !matches!(to_json(val), Json::String(_)) => {
-            format!("[{}]", items.iter().map(to_json_text).collect::<Vec<_>>().join(","))
-        }
-        Val::Option(Some(inner)) => to_json_text(inner),
-        other => to_json(other).to_string(),
+        Val::Enum(name) => write_json_string(&camel(name), out),
+        Val::Option(inner) => match inner.as_deref() {
+            Some(inner) => write_json(inner, out),
+            None => out.push_str("null"),
+        },
+        other => write_json_string(&format!("{other:?}"), out),
     }
 }
 

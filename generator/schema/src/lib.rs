@@ -31,6 +31,7 @@ pub mod config;
 mod content;
 #[cfg(feature = "json")]
 pub mod json;
+mod json_text;
 pub mod manifest;
 pub mod platform;
 mod run_error;
@@ -44,6 +45,7 @@ pub use config::{value_feature, ConfigKey};
 #[cfg(feature = "content-id")]
 pub use content::content_id;
 pub use content::is_content_id;
+pub use json_text::{write_json_float, write_json_string};
 pub use manifest::{Field, Kind, ManifestError, OperationManifest, Problem, FLOWCONTROL};
 pub use platform::Platform;
 pub use run_error::{RunErrorKind, RUN_ERROR, RUN_ERROR_KIND};

@@ -50,6 +50,9 @@ pub fn is_crate_name(name: &str) -> bool {
 /// The name JS gives a Rust field or variant, or a WIT name: its words
 /// (split at `_` and `-`) in lowerCamelCase. `pixel_count`, `PixelCount`
 /// and `pixel-count` are `pixelCount`; a raw identifier's `r#` is dropped.
+/// Only ASCII letters change case: the names given are ASCII (the checks
+/// refuse others), and Unicode's case tables (24 KiB) would otherwise be
+/// in every Wasm build, mapped by each fresh instance of an HTTP function.
 pub fn camel(name: &str) -> String {
     let name = name.strip_prefix("r#").unwrap_or(name);
     let mut out = String::with_capacity(name.len());
@@ -58,10 +61,10 @@ pub fn camel(name: &str) -> String {
         if c == '_' || c == '-' {
             upper = !out.is_empty();
         } else if upper {
-            out.extend(c.to_uppercase());
+            out.push(c.to_ascii_uppercase());
             upper = false;
         } else if out.is_empty() {
-            out.extend(c.to_lowercase());
+            out.push(c.to_ascii_lowercase());
         } else {
             out.push(c);
         }

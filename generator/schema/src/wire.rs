@@ -16,14 +16,14 @@
 
 use alloc::boxed::Box;
 use alloc::format;
-use alloc::string::{String, ToString};
+use alloc::string::String;
 use alloc::vec::Vec;
 use core::fmt::Write as _;
 
 use data_encoding::BASE64;
-use serde_json::{Number, Value as Json};
+use serde_json::Value as Json;
 
-use crate::camel;
+use crate::{camel, write_json_float, write_json_string};
 
 /// The largest input of a run unless its host says otherwise, in bytes
 /// (16 MiB): the executor's and `braid serve`'s `--input-limit`, and the
@@ -252,12 +252,22 @@ pub fn accepts_exactly(accept: &[&str], media_type: &str) -> bool {
     accept.iter().flat_map(|v| v.split(',')).any(|range| {
         let mut params = range.split(';');
         let named = self::media_type(params.next().unwrap_or("")) == media_type;
-        let weight = params
+        let refused = params
             .filter_map(|p| p.trim().strip_prefix("q=").or_else(|| p.trim().strip_prefix("Q=")))
-            .find_map(|q| q.trim().parse::<f32>().ok())
-            .unwrap_or(1.0);
-        named && weight > 0.0
+            .find_map(|q| weight_is_zero(q.trim()))
+            .unwrap_or(false);
+        named && !refused
     })
+}
+
+/// Whether an `Accept` weight (RFC 9110's `qvalue`: `0`, `0.5`, `1.000`)
+/// is zero; `None` when it is not a weight (then it is ignored). Read as
+/// its digits, not parsed as a float: float parsing would put core's
+/// tables (10 KiB) in every HTTP function's memory image.
+fn weight_is_zero(q: &str) -> Option<bool> {
+    let (whole, fraction) = q.split_once('.').unwrap_or((q, ""));
+    let digits = |s: &str| s.bytes().all(|b| b.is_ascii_digit());
+    (!whole.is_empty() && digits(whole) && digits(fraction)).then(|| q.bytes().all(|b| b == b'0' || b == b'.'))
 }
 
 /// Appends a length, or an enum's index.
@@ -450,9 +460,17 @@ fn write_json(r: &mut Reader, shape: &Shape, out: &mut String) -> Result<(), Str
         Shape::Bool => out.push_str(if r.flag()? { "true" } else { "false" }),
         Shape::U8 => write!(out, "{}", r.byte()?).unwrap_or_default(),
         Shape::U64 => write!(out, "{}", u64::from_le_bytes(r.eight()?)).unwrap_or_default(),
-        Shape::F64 => out.push_str(&float_json(f64::from_le_bytes(r.eight()?)).to_string()),
-        Shape::String => out.push_str(&Json::String(r.str()?.to_string()).to_string()),
-        Shape::Bytes => out.push_str(&bytes_json(r.bytes()?).to_string()),
+        Shape::F64 => write_json_float(f64::from_le_bytes(r.eight()?), out),
+        Shape::String => write_json_string(r.str()?, out),
+        // As `bytes_json` writes them.
+        Shape::Bytes => match r.bytes()? {
+            [] => out.push_str("[]"),
+            bytes => {
+                out.push('"');
+                out.push_str(&BASE64.encode(bytes));
+                out.push('"');
+            }
+        },
         Shape::List(item) => {
             out.push('[');
             for i in 0..r.count()? {
@@ -483,7 +501,7 @@ fn write_json(r: &mut Reader, shape: &Shape, out: &mut String) -> Result<(), Str
                 if i > 0 {
                     out.push(',');
                 }
-                out.push_str(&Json::String(camel(name)).to_string());
+                write_json_string(&camel(name), out);
                 out.push(':');
                 write_json(r, shape, out)?;
             }
@@ -492,7 +510,7 @@ fn write_json(r: &mut Reader, shape: &Shape, out: &mut String) -> Result<(), Str
         Shape::Enum(cases) => {
             let index = r.u32()?;
             let name = cases.get(index).ok_or("an enum's case is out of range")?;
-            out.push_str(&Json::String(camel(name)).to_string());
+            write_json_string(&camel(name), out);
         }
     }
     Ok(())
@@ -514,16 +532,6 @@ pub fn bytes_json(bytes: &[u8]) -> Json {
         Json::Array(Vec::new())
     } else {
         Json::String(BASE64.encode(bytes))
-    }
-}
-
-/// A float as JS prints it: a whole one without a fraction, a non-finite
-/// one `null`.
-pub fn float_json(n: f64) -> Json {
-    if n.is_finite() && n == (n as i64) as f64 && n.abs() < 9_007_199_254_740_992.0 {
-        Json::from(n as i64)
-    } else {
-        Number::from_f64(n).map_or(Json::Null, Json::Number)
     }
 }
 

@@ -17,6 +17,7 @@
 
 use alloc::format;
 use alloc::string::{String, ToString};
+use alloc::vec;
 use alloc::vec::Vec;
 
 pub use braid_schema::wire::Shape;
@@ -280,15 +281,16 @@ fn read_body(request: &wasip2::http::types::IncomingRequest, limit: usize) -> Bo
 /// Writes `answer` as the response (headers only for `HEAD`).
 fn respond(out: wasip2::http::types::ResponseOutparam, answer: &Answer, head: bool) {
     use wasip2::http::types::{Fields, OutgoingBody, OutgoingResponse, ResponseOutparam};
-    let headers = Fields::new();
-    let _ = headers.set("content-type", &[answer.media_type.as_bytes().to_vec()]);
+    // One host call for all of them (`from-list`), not one a header.
+    let mut fields = vec![("content-type".to_string(), answer.media_type.as_bytes().to_vec())];
     if !head {
         // (A host checks what is written against it: none is, for `HEAD`.)
-        let _ = headers.set("content-length", &[answer.body.len().to_string().into_bytes()]);
+        fields.push(("content-length".to_string(), answer.body.len().to_string().into_bytes()));
     }
     if answer.status == 405 {
-        let _ = headers.set("allow", &[b"GET, HEAD, POST".to_vec()]);
+        fields.push(("allow".to_string(), b"GET, HEAD, POST".to_vec()));
     }
+    let Ok(headers) = Fields::from_list(&fields) else { return };
     let response = OutgoingResponse::new(headers);
     let _ = response.set_status_code(answer.status);
     let Ok(body) = response.body() else { return };

@@ -1,8 +1,8 @@
 //! Values as JSON text, for programs that print them (`braid run`): what
 //! `#[derive(Value)]` types and the fields they may hold write. Records
 //! are objects keyed by their JS names (lowerCamelCase), choices strings,
-//! bytes and multihashes hex strings, numbers decimal (a non-finite float
-//! `null`, as `JSON.stringify` writes it).
+//! bytes and multihashes hex strings, numbers and strings as
+//! `JSON.stringify` writes them (a non-finite float `null`).
 
 use alloc::collections::BTreeMap;
 use alloc::string::String;
@@ -24,21 +24,8 @@ pub fn to_string<T: Json + ?Sized>(value: &T) -> String {
     out
 }
 
-/// Appends `s` to `out` as a JSON string.
-pub fn write_str(s: &str, out: &mut String) {
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            c if (c as u32) < 0x20 => {
-                let _ = write!(out, "\\u{:04x}", c as u32);
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-}
+/// Appends `s` to `out` as a JSON string (as `JSON.stringify` escapes it).
+pub use braid_schema::write_json_string as write_str;
 
 fn write_hex(bytes: &[u8], out: &mut String) {
     out.push('"');
@@ -63,11 +50,7 @@ macro_rules! float {
     ($($t:ty),*) => {$(
         impl Json for $t {
             fn write_json(&self, out: &mut String) {
-                if self.is_finite() {
-                    let _ = write!(out, "{self}");
-                } else {
-                    out.push_str("null");
-                }
+                braid_schema::write_json_float(*self, out);
             }
         }
     )*};
@@ -145,7 +128,7 @@ mod tests {
     #[test]
     fn writes_each_kind() {
         assert_eq!(to_string(&vec![1u8, 255]), "\"01ff\"");
-        assert_eq!(to_string(&vec![String::from("a\"\n")]), "[\"a\\\"\\u000a\"]");
+        assert_eq!(to_string(&vec![String::from("a\"\n")]), "[\"a\\\"\\n\"]");
         assert_eq!(to_string(&(Some(1.5f64), None::<u32>).0), "1.5");
         assert_eq!(to_string(&None::<u32>), "null");
         assert_eq!(to_string(&f64::NAN), "null");
