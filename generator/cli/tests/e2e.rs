@@ -800,6 +800,39 @@ fn a_second_build_elsewhere_gives_the_same_wasm() -> Result<(), Failed> {
     Ok(())
 }
 
+/// The CID workflow's HTTP function holds at most 24 KiB of data (its
+/// memory image, which each fresh instance maps: at 70 KiB it answered 10 %
+/// fewer requests under `wasmtime serve`, see the contributor guide's
+/// benchmarks), and none of the tables it once carried without needing
+/// them: serde_json's float writer, core's float parser, Unicode's case
+/// tables (told by their first bytes).
+fn the_http_function_keeps_a_small_memory_image() -> Result<(), Failed> {
+    let component = component_out().join("cidv1_from_bytes");
+    if !component.join("report.json").is_file() {
+        build_component(&root().join("workflows/cidv1_from_bytes.json"), "cidv1_from_bytes")?;
+    }
+    let bytes = std::fs::read(component.join("http/wf_cidv1_from_bytes.wasm"))?;
+    let mut data = Vec::new();
+    for payload in wasmparser::Parser::new(0).parse_all(&bytes) {
+        if let wasmparser::Payload::DataSection(section) = payload? {
+            for segment in section {
+                data.extend_from_slice(segment?.data);
+            }
+        }
+    }
+    if data.len() > 24 << 10 {
+        return Err(format!("the HTTP function's data is {} bytes, over 24 KiB", data.len()).into());
+    }
+    // `to_lowercase`'s table starts with the pairs (À, à), (Á, á): 0xc0, 0xe0.
+    let case_table: Vec<u8> = [0xc0u32, 0xe0, 0xc1, 0xe1].iter().flat_map(|n| n.to_le_bytes()).collect();
+    for (what, needle) in [("Unicode's case tables", &case_table[..]), ("a float writer's exponents", b"e-308")] {
+        if data.windows(needle.len()).any(|w| w == needle) {
+            return Err(format!("the HTTP function's data holds {what}").into());
+        }
+    }
+    Ok(())
+}
+
 /// The Wasm packages use SIMD by default; `--no-simd` leaves no SIMD
 /// instruction in the module (blake3's included), for engines without it,
 /// and gives the same outputs. Each module is validated with and without
@@ -946,7 +979,7 @@ fn main() {
     // The installed braid last: its fresh home changes the flags of the
     // operations' builds in the shared target directory, so a build after
     // it recompiles them once (a_new_workflow_reuses_... would see that).
-    let checks: [(&str, Check); 11] = [
+    let checks: [(&str, Check); 12] = [
         ("a_trapping_workflow_is_built_for_the_js_tests", a_trapping_workflow_is_built_for_the_js_tests),
         (
             "an_operation_of_ones_own_is_scaffolded_added_and_used",
@@ -963,6 +996,7 @@ fn main() {
         ("a_new_workflow_reuses_the_operations_already_built", a_new_workflow_reuses_the_operations_already_built),
         ("a_second_build_elsewhere_gives_the_same_wasm", a_second_build_elsewhere_gives_the_same_wasm),
         ("wasm_simd_is_the_default_and_no_simd_leaves_none", wasm_simd_is_the_default_and_no_simd_leaves_none),
+        ("the_http_function_keeps_a_small_memory_image", the_http_function_keeps_a_small_memory_image),
         ("the_installed_braid_works_outside_the_checkout", the_installed_braid_works_outside_the_checkout),
     ];
     trials.extend(
