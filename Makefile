@@ -179,7 +179,7 @@ bench-cluster: setup $(BRAID)
 	cd js && BRAID_BIN=$(CURDIR)/$(BRAID) node bench/cluster.mjs
 
 ## bench-run: the run endpoint against a node:http server, the native
-## floor and `wasmtime serve` on a hand-written wasi:http component
+## floor and `wasmtime serve` on hand-written wasi:http components
 ## (bench/run.json, bench/RUN.md): req/s, latency at half load, CPU and
 ## page faults a request, cores used, instantiation, RSS, first runs. oha
 ## and the wasmtime CLI (the engine's version) are installed into
@@ -191,8 +191,10 @@ WASMTIME_VERSION := $(shell sed -n '/^name = "wasmtime"$$/{n;s/^version = "\(.*\
 bench-run: setup $(BRAID) wasmtime-cli
 	@test -x $(OHA) || cargo install --quiet --locked oha --version '~1.16' --root target/tools
 	@rustup target list --installed | grep -qx wasm32-wasip2 || rustup target add wasm32-wasip2
-	RUSTFLAGS=-Ctarget-feature=+simd128 cargo build --quiet --release --target wasm32-wasip2 \
-	  --manifest-path bench/wasi-http-cid/Cargo.toml --target-dir target/bench/wasi-http-cid
+	for handler in cid photo; do \
+	  RUSTFLAGS=-Ctarget-feature=+simd128 cargo build --quiet --release --target wasm32-wasip2 \
+	    --manifest-path bench/wasi-http-$$handler/Cargo.toml --target-dir target/bench/wasi-http-$$handler || exit 1; \
+	done
 	cargo build --quiet --profile perf -p braid-cli -p braid-engine --bins --example runs
 	for wf in cidv1_from_bytes photo_proof; do \
 	  BRAID_DENY_WARNINGS=1 $(BRAID) build workflows/$$wf.json --targets native,node -o $(WF_OUT)/$$wf && \

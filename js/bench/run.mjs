@@ -10,9 +10,10 @@
 //   3. floor: the same HTTP stack as braid (axum, hyper, tokio) calling the
 //      generated crate natively in process, no isolation (bench/floor);
 //   4. wasmtime: `wasmtime serve` (the engine's own version) running a
-//      hand-written wasi:http component of the same CID computation
-//      (bench/wasi-http-cid), the same isolation: a fresh instance per
-//      request, the pooling allocator, a 1 s timeout (CID workloads);
+//      hand-written wasi:http component of the same computation
+//      (bench/wasi-http-cid; bench/wasi-http-photo, which calls the
+//      operation crates itself), the same isolation: a fresh instance per
+//      request, the pooling allocator, a 1 s timeout;
 //   5. wasmtime_http: `wasmtime serve`, the same way, running the workflow's
 //      generated HTTP function (`braid build --targets http`), every workload;
 //   6. jco_http: `jco serve` (npm @bytecodealliance/jco) running it, as it
@@ -40,8 +41,11 @@ const engineRuns = process.env.BRAID_ENGINE_RUNS ?? `${root}/target/perf/example
 const oha = process.env.BRAID_OHA ?? `${root}/target/tools/bin/oha`;
 const wasmtime = process.env.BRAID_WASMTIME ?? `${root}/target/tools/bin/wasmtime`;
 const jco = `${root}/js/node_modules/.bin/jco`;
-const wasiHttpCid = process.env.BRAID_WASI_HTTP_CID
-  ?? `${root}/target/bench/wasi-http-cid/wasm32-wasip2/release/braid_bench_wasi_http_cid.wasm`;
+// The hand-written wasi:http components, by workflow (built by make bench-run).
+const handWritten = {
+  cidv1_from_bytes: `${root}/target/bench/wasi-http-cid/wasm32-wasip2/release/braid_bench_wasi_http_cid.wasm`,
+  photo_proof: `${root}/target/bench/wasi-http-photo/wasm32-wasip2/release/braid_bench_wasi_http_photo.wasm`,
+};
 const KEY = 'bench-key';
 const SECONDS = Number(process.env.BRAID_RUN_SECONDS ?? 4);
 const ROUNDS = 3;
@@ -211,14 +215,14 @@ try {
     const httpWasm = await artifact('.http.wasm');
     // wasmtime serve: a fresh instance per request (its way), the pooling
     // allocator, 1 s per request, as braid's defaults; the hand-written
-    // component (CID workloads) and the generated HTTP function.
+    // component and the generated HTTP function.
     const wasmtimeServe = async (component, flags = []) => {
       const port = await freePort();
       return start(wasmtime, ['serve', '--addr', `127.0.0.1:${port}`, '-O', 'pooling-allocator=y', '-W', 'timeout=1s',
         ...flags, component], /Serving HTTP on (http:\/\/[0-9.:]+)\/?\s/);
     };
-    if (w.workflow === 'cidv1_from_bytes') {
-      servers.wasmtime = await wasmtimeServe(wasiHttpCid, ['-S', 'cli=y']);
+    if (handWritten[w.workflow]) {
+      servers.wasmtime = await wasmtimeServe(handWritten[w.workflow], ['-S', 'cli=y']);
       urls.wasmtime = `${servers.wasmtime.url}/`;
     }
     servers.wasmtime_http = await wasmtimeServe(httpWasm);
@@ -312,7 +316,7 @@ function report(r) {
     'braid: `braid serve` (perf profile), a fresh component instance per request, with an API key, by workflow id;',
     'braid_build: the same, pinned to the build; node: `node:http` + the npm package; floor: axum/hyper/tokio + the',
     'generated crate, native, in process; wasmtime: `wasmtime serve` (the engine\'s version, pooling allocator, 1 s timeout)',
-    'on a hand-written wasi:http component of the same CID (bench/wasi-http-cid); wasmtime_http: `wasmtime serve` the same',
+    'on a hand-written wasi:http component of the same computation (bench/wasi-http-cid, bench/wasi-http-photo); wasmtime_http: `wasmtime serve` the same',
     'way on the workflow\'s generated HTTP function (`--targets http`); jco_http: `jco serve` on it, as it comes (one',
     'instance in Node). Written by js/bench/run.mjs.',
     '',

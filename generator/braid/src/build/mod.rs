@@ -228,6 +228,7 @@ pub fn build(
         sandbox: options.sandbox.clone(),
         compile_cache: options.compile_cache.clone(),
         http_input_limit: None,
+        speed: false,
     };
     // The two components: `run` (importing nothing), and the HTTP
     // function (importing WASI 0.2's HTTP interfaces).
@@ -238,7 +239,7 @@ pub fn build(
         }
         if options.targets.contains(&target) {
             let http_input_limit = if target == Target::Http { options.http_input_limit } else { None };
-            let spec = PackageSpec { features: features(interface), http_input_limit, ..spec.clone() };
+            let spec = PackageSpec { features: features(interface), http_input_limit, speed: true, ..spec.clone() };
             let size = steps.run(interface, || write_component(&spec, &crate_dir, &dir))?;
             sizes.insert(format!("{interface}.wasm"), size);
         }
