@@ -47,7 +47,14 @@ pub fn write_json_float<F: Into<f64> + Display + LowerExp + Copy>(n: F, out: &mu
     } else if (1e-6..1e21).contains(&value.abs()) {
         let _ = write!(out, "{n}");
     } else {
+        // core writes `1e21`; JS writes a positive exponent with its sign.
+        let start = out.len();
         let _ = write!(out, "{n:e}");
+        if let Some(e) = out[start..].find('e') {
+            if !out[start + e + 1..].starts_with('-') {
+                out.insert(start + e + 1, '+');
+            }
+        }
     }
 }
 
@@ -88,11 +95,12 @@ mod tests {
             (-2.5, "-2.5"),
             (0.1, "0.1"),
             (1e20, "100000000000000000000"),
-            (1e21, "1e21"),
+            (1e21, "1e+21"),
+            (-2.5e300, "-2.5e+300"),
             (1.5e-7, "1.5e-7"),
             (0.000001, "0.000001"),
             (9007199254740993.0, "9007199254740992"),
-            (f64::MAX, "1.7976931348623157e308"),
+            (f64::MAX, "1.7976931348623157e+308"),
             (f64::NAN, "null"),
             (f64::NEG_INFINITY, "null"),
         ] {
