@@ -261,6 +261,54 @@ test('photo_proof from an empty canvas, with the mouse only: built by the servic
   });
 });
 
+test("each step's output: photo_proof on a pinned sample photo, every node's output drawn, again within 2 s of a change", { timeout: 900_000 }, async (t) => {
+  await withEditor('preview', async (page) => {
+    const manifest = JSON.parse(readFileSync(join(root, 'workflows/photo_proof.json'), 'utf8'));
+    await page.evaluate((m) => window.braidEditor.open(m), manifest);
+    await checked(page);
+    await page.locator('#api-key').fill(KEY);
+    await page.locator('#api-key').dispatchEvent('change');
+    const sample = join(root, 'workflows/samples/images/photo.png');
+    await page.setInputFiles('#sample-inputs input[type=file]', sample);
+    // The first time, the service builds each operation alone (once per version, for everyone).
+    await page.waitForSelector('#preview-state[data-ms]', { timeout: 840_000 });
+    const states = async () => page.locator('rete-node[data-kind="op"] [data-testid="node-preview"]').evaluateAll((els) => els.map((e) => e.dataset.state));
+    assert.deepEqual(await states(), Array(8).fill('value'), await page.textContent('#preview-state'));
+    // Images as images (drawn from their pixels), the rest as a summary; a click shows the whole value.
+    const decode = node(page, 'op_image_decode');
+    assert.equal(await decode.locator('[data-testid="node-preview"] span').textContent(), '64×48 image');
+    assert.equal(await decode.locator('[data-testid="node-preview"] canvas').evaluate((c) => [c.width, c.height].join('x')), '64x48');
+    const proof = node(page, 'op_photo_proof');
+    await proof.locator('[data-testid="node-preview"]').click();
+    const expected = photoProof('photo.png', readFileSync(sample));
+    assert.deepEqual(JSON.parse(await page.textContent('#preview-detail')), expected);
+    // The sample is kept with the workflow: a reload previews it again, without a new choice.
+    await page.reload();
+    await page.waitForFunction(() => window.braidEditor?.ready);
+    await page.waitForSelector('#preview-state[data-ms]', { timeout: 120_000 });
+    assert.match(await page.textContent('#sample-inputs'), /pinned: photo\.png/);
+    // A change of configuration: every step drawn again, with no build, within 2 s of the change.
+    // (By id: a node picked moves last among the nodes drawn.)
+    const cidId = await node(page, 'op_cid').getAttribute('data-node');
+    const fileCid = page.locator(`rete-node[data-node="${cidId}"]`);
+    // Timed in the page, from just before the change to the new output on the node.
+    const changed = await page.evaluate(() => performance.now());
+    await fileCid.locator('select[data-field="base"]').selectOption('base58btc');
+    await fileCid.locator('[data-testid="node-preview"] span', { hasText: /^"z/ }).waitFor({ timeout: 60_000 });
+    const ms = await page.evaluate((t) => performance.now() - t, changed);
+    t.diagnostic(`a config change previewed in ${ms.toFixed(0)} ms`);
+    assert.ok(ms <= 2000, `the preview was drawn ${ms.toFixed(0)} ms after the change`);
+    await page.screenshot({ path: join(shots, 'preview.png') });
+    // A step that fails fails alone: the steps that need it say which one they waited for.
+    await page.locator('#sample-inputs textarea').fill('not an image');
+    await page.locator('#sample-inputs textarea').dispatchEvent('change');
+    await decode.locator('[data-testid="node-preview"][data-state="error"]').waitFor({ timeout: 60_000 });
+    assert.match(await decode.locator('[data-testid="node-preview"]').textContent(), /not a PNG or JPEG file/);
+    assert.equal(await proof.locator('[data-testid="node-preview"]').getAttribute('data-state'), 'skipped');
+    assert.match(await proof.locator('[data-testid="node-preview"]').textContent(), /needs op_image_decode/);
+  });
+});
+
 test('the palette: every operation, grouped, found by name, type or description', async () => {
   await withEditor('palette', async (page) => {
     const registry = await (await fetch(`${base}/v1/operations`)).json();

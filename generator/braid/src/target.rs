@@ -1,13 +1,21 @@
 //! The targets Braid builds for, by the names users write (`native`,
-//! `nostd`, `node`, `web`, `bundler`, `component`, `http`) on the command line, in
-//! `report.json` and over HTTP, and the Rust target triples behind them.
+//! `nostd`, `node`, `web`, `bundler`, `component`, `http`, `steps`) on the
+//! command line, in `report.json` and over HTTP, and the Rust target
+//! triples behind them.
 
 use braid_schema::Platform;
+
+/// The names of [`Target::ALL`], as one literal for messages.
+macro_rules! target_names {
+    () => {
+        "native, nostd, node, web, bundler, component, http, steps"
+    };
+}
 use serde::{Deserialize, Serialize};
 
 /// What `braid build` can produce; written and read as its name
-/// (`native`, `nostd`, `node`, `web`, `bundler`, `component`, `http`) on the
-/// command line, in `report.json` and over HTTP.
+/// (`native`, `nostd`, `node`, `web`, `bundler`, `component`, `http`,
+/// `steps`) on the command line, in `report.json` and over HTTP.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(into = "&'static str", try_from = "String")]
 pub enum Target {
@@ -21,10 +29,15 @@ pub enum Target {
     /// exporting `wasi:http/incoming-handler` (WASI 0.2) that answers as
     /// Braid's run endpoint does.
     Http,
+    /// Each operation of the workflow as a web package of its own
+    /// (`steps/<operation>/`), every configuration value compiled in and
+    /// chosen per call: what runs a workflow one step at a time, as the
+    /// editor's previews of each step's output do, without a fused build.
+    Steps,
 }
 
 impl Target {
-    pub const ALL: [Target; 7] = [
+    pub const ALL: [Target; 8] = [
         Target::Native,
         Target::Nostd,
         Target::Js(JsTarget::Node),
@@ -32,7 +45,11 @@ impl Target {
         Target::Js(JsTarget::Bundler),
         Target::Component,
         Target::Http,
+        Target::Steps,
     ];
+
+    /// Every target's name, for messages.
+    pub const NAMES: &'static str = target_names!();
 
     pub fn name(self) -> &'static str {
         match self {
@@ -41,6 +58,7 @@ impl Target {
             Target::Js(t) => t.name(),
             Target::Component => "component",
             Target::Http => "http",
+            Target::Steps => "steps",
         }
     }
 
@@ -53,7 +71,7 @@ impl Target {
         match self {
             Target::Native => Platform::Native,
             Target::Nostd => Platform::Nostd,
-            Target::Js(_) | Target::Component | Target::Http => Platform::Wasm,
+            Target::Js(_) | Target::Component | Target::Http | Target::Steps => Platform::Wasm,
         }
     }
 }
@@ -68,8 +86,7 @@ impl std::str::FromStr for Target {
     type Err = UnknownTarget;
 
     fn from_str(name: &str) -> Result<Self, Self::Err> {
-        Self::parse(name)
-            .ok_or_else(|| UnknownTarget::new(name, "native, nostd, node, web, bundler, component or http"))
+        Self::parse(name).ok_or_else(|| UnknownTarget::new(name, Target::NAMES))
     }
 }
 
@@ -97,10 +114,7 @@ pub fn parse_targets(names: &[String]) -> Result<Vec<Target>, UnknownTarget> {
             targets.extend(JsTarget::ALL.map(Target::Js));
         } else {
             targets.push(Target::parse(name).ok_or_else(|| {
-                UnknownTarget::new(
-                    name,
-                    "native, nostd, node, web, bundler, component, or wasm (node, web and bundler)",
-                )
+                UnknownTarget::new(name, concat!(target_names!(), ", or wasm (node, web and bundler)"))
             })?);
         }
     }
@@ -194,7 +208,16 @@ mod tests {
         let err = parse_targets(&names(&["riscv"])).unwrap_err();
         assert_eq!(
             err.to_string(),
-            "unknown target `riscv`; expected native, nostd, node, web, bundler, component, or wasm (node, web and bundler)"
+            "unknown target `riscv`; expected native, nostd, node, web, bundler, component, http, steps, or wasm (node, web and bundler)"
         );
+    }
+
+    #[test]
+    fn the_names_in_messages_are_every_target() {
+        let names: Vec<&str> = Target::ALL.iter().map(|t| t.name()).collect();
+        assert_eq!(Target::NAMES, names.join(", "));
+        for t in Target::ALL {
+            assert_eq!(Target::parse(t.name()), Some(t));
+        }
     }
 }

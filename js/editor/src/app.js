@@ -4,7 +4,8 @@
 // following the build, and running the built web package in a sandboxed
 // frame (runner.js).
 import { createCanvas } from './canvas.js';
-import { emptyGraph, fromManifest, isFlow, locate, manifestText, newest, toManifest, versionsOf } from './model.js';
+import { emptyGraph, fromManifest, isFlow, locate, manifestText, newest, resolve, toManifest, versionsOf } from './model.js';
+import { previewSteps } from './preview.js';
 
 const $ = (id) => document.getElementById(id);
 let registry = [];
@@ -126,6 +127,7 @@ let edits = 0;
 /** The graph changed: check it soon (`data-checked` on the body says `pending` until the answer for it is drawn). */
 function changed() {
   edits++;
+  outdated();
   document.body.dataset.checked = 'pending';
   clearTimeout(timer);
   timer = setTimeout(check, 120);
@@ -143,6 +145,8 @@ async function check() {
     // Nothing to check yet: say how to begin rather than what an empty manifest lacks.
     showDiagnostics([], [], null);
     $('signature').textContent = 'Drag an operation from the palette onto the canvas to begin.';
+    renderSamples();
+    schedulePreview();
     document.body.dataset.checked = 'done';
     return;
   }
@@ -159,6 +163,8 @@ async function check() {
   }
   current.valid = valid && !problems.length ? valid : null;
   showDiagnostics(diagnostics, problems, valid);
+  renderSamples();
+  schedulePreview();
   document.body.dataset.checked = 'done';
 }
 
@@ -284,6 +290,44 @@ function renderTargets(valid) {
   }
 }
 
+/**
+ * The build of `manifest` for `targets` (`GET /v1/builds/{id}`): submitted
+ * with `key`, answered at once if it was built before, else its job
+ * followed (`progress(text)` on each poll) until it ends.
+ */
+async function buildOf(manifest, targets, key, progress = () => {}) {
+  const { res, body } = await api('/v1/workflows', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-api-key': key },
+    body: JSON.stringify({ manifest, targets }),
+  });
+  if (!res.ok) throw new Error(body.detail ?? `the service answered ${res.status}`);
+  let state = body.state;
+  while (body.job_id && state !== 'succeeded' && state !== 'failed') {
+    await new Promise((r) => setTimeout(r, 700));
+    const j = await api(`/v1/jobs/${body.job_id}`, { headers: { 'x-api-key': key } });
+    state = j.body.state;
+    progress(`job ${body.job_id.slice(0, 8)}: ${state} ${j.body.progress ?? ''}`);
+    if (state === 'failed') throw new Error(`the build failed: ${j.body.error ?? ''}\n${j.body.log_tail ?? ''}`);
+  }
+  const b = await api(`/v1/builds/${body.build_id}`);
+  if (!b.res.ok) throw new Error(b.body.detail ?? `the service answered ${b.res.status}`);
+  return b.body;
+}
+
+/** An artifact's bytes (`GET /v1/artifacts/{cid}`), kept for the page's life. */
+const artifacts = new Map();
+async function artifact(cid) {
+  if (!artifacts.has(cid)) {
+    artifacts.set(cid, api(`/v1/artifacts/${cid}`).then(({ res, body }) => {
+      if (!res.ok) throw new Error(`could not fetch artifact ${cid} (${res.status})`);
+      return new Uint8Array(body);
+    }));
+    artifacts.get(cid).catch(() => artifacts.delete(cid));
+  }
+  return artifacts.get(cid);
+}
+
 let built = null;
 async function publish() {
   const key = $('api-key').value;
@@ -301,22 +345,7 @@ async function publish() {
   job.textContent = 'submitting…';
   $('publish').disabled = true;
   try {
-    const { res, body } = await api('/v1/workflows', {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-api-key': key },
-      body: JSON.stringify({ manifest, targets }),
-    });
-    if (!res.ok) throw new Error(body.detail ?? `the service answered ${res.status}`);
-    let state = body.state;
-    while (body.job_id && state !== 'succeeded' && state !== 'failed') {
-      await new Promise((r) => setTimeout(r, 700));
-      const j = await api(`/v1/jobs/${body.job_id}`, { headers: { 'x-api-key': key } });
-      state = j.body.state;
-      job.textContent = `job ${body.job_id.slice(0, 8)}: ${state} ${j.body.progress ?? ''}`;
-      if (state === 'failed') throw new Error(`the build failed: ${j.body.error ?? ''}\n${j.body.log_tail ?? ''}`);
-    }
-    const b = await api(`/v1/builds/${body.build_id}`);
-    built = b.body;
+    built = await buildOf(manifest, targets, key, (text) => { job.textContent = text; });
     job.textContent = `built ${built.name} (${built.targets.join(', ')})`;
     job.dataset.state = 'succeeded';
     for (const a of built.artifacts) {
@@ -381,22 +410,25 @@ function renderTry() {
   renderHistory();
   const box = $('try-inputs');
   box.replaceChildren();
-  for (const [slot, input] of (current.valid?.inputs ?? []).entries()) {
-    const label = document.createElement('label');
-    const name = input.name ?? `input ${slot}`;
-    label.textContent = `${name}: ${input.type}`;
-    if (input.type === 'Bytes') {
-      const file = document.createElement('input');
-      file.type = 'file';
-      file.dataset.slot = slot;
-      label.append(file);
-    }
-    const text = document.createElement('textarea');
-    text.dataset.slot = slot;
-    text.placeholder = input.type === 'Bytes' ? 'or text (UTF-8)' : input.type === 'String' ? 'text' : 'JSON';
-    label.append(text);
-    box.append(label);
+  for (const [slot, input] of (current.valid?.inputs ?? []).entries()) box.append(inputField(input, slot).label);
+}
+
+/** The field of external input `slot`: a file (for Bytes) and a text. */
+function inputField(input, slot) {
+  const label = document.createElement('label');
+  label.textContent = `${input.name ?? `input ${slot}`}: ${input.type}`;
+  let file;
+  if (input.type === 'Bytes') {
+    file = document.createElement('input');
+    file.type = 'file';
+    file.dataset.slot = slot;
+    label.append(file);
   }
+  const text = document.createElement('textarea');
+  text.dataset.slot = slot;
+  text.placeholder = input.type === 'Bytes' ? 'or text (UTF-8)' : input.type === 'String' ? 'text' : 'JSON';
+  label.append(text);
+  return { label, file, text };
 }
 
 // The built package runs in a sandboxed frame (runner.js): its code, from operations anyone may have
@@ -425,7 +457,8 @@ function runnerFrame() {
   return runner;
 }
 
-async function runIsolated(cid, bytes, inputs) {
+/** Sends `request` (runner.js says which) to the runner; its answer. */
+async function runIsolated(request) {
   const frame = await runnerFrame();
   const id = ++sequence;
   return new Promise((resolve) => {
@@ -435,11 +468,10 @@ async function runIsolated(cid, bytes, inputs) {
       resolve(e.data);
     };
     addEventListener('message', on);
-    frame.contentWindow.postMessage({ id, cid, bytes, inputs }, '*');
+    frame.contentWindow.postMessage({ id, ...request }, '*');
   });
 }
 
-const packages = new Map();
 async function runInPage() {
   const out = $('output');
   out.className = 'mono';
@@ -447,24 +479,17 @@ async function runInPage() {
   delete out.dataset.done;
   try {
     const web = built.artifacts.find((a) => a.name === 'pkg-web.tgz');
-    if (!packages.has(web.cid)) {
-      const { res, body } = await api(`/v1/artifacts/${web.cid}`);
-      if (!res.ok) throw new Error(`could not fetch the web package (${res.status})`);
-      packages.set(web.cid, new Uint8Array(body));
-    }
+    const bytes = await artifact(web.cid);
     const inputs = [];
     const described = [];
     for (const [slot, input] of (current.valid?.inputs ?? []).entries()) {
       const file = document.querySelector(`#try-inputs input[type=file][data-slot="${slot}"]`);
       const text = document.querySelector(`#try-inputs textarea[data-slot="${slot}"]`).value;
       const chosen = input.type === 'Bytes' ? file?.files[0] : undefined;
-      if (chosen) inputs.push(new Uint8Array(await chosen.arrayBuffer()));
-      else if (input.type === 'Bytes') inputs.push(new TextEncoder().encode(text));
-      else if (input.type === 'String') inputs.push(text);
-      else inputs.push(JSON.parse(text));
+      inputs.push(inputValue(input.type, chosen ? new Uint8Array(await chosen.arrayBuffer()) : undefined, text));
       described.push(`${input.name ?? `input ${slot}`}: ${chosen ? `${chosen.name} (${chosen.size} bytes)` : clip(text, 200)}`);
     }
-    const answer = await runIsolated(web.cid, packages.get(web.cid), inputs);
+    const answer = await runIsolated({ cid: web.cid, bytes, inputs });
     remember({ inputs: described, output: answer.output, error: answer.error, ms: answer.ms });
     if (answer.error !== undefined) throw new Error(answer.error);
     out.textContent = answer.output;
@@ -483,14 +508,17 @@ const RUNS = 20;
 const clip = (text, n) => (text.length > n ? `${text.slice(0, n)}…` : text);
 const runsKey = () => `braid.runs.${built?.name ?? ''}`;
 
-function runs() {
+/** A list kept in local storage under `key` (empty if none, or not a list). */
+function stored(key) {
   try {
-    const list = JSON.parse(localStorage.getItem(runsKey()) ?? '[]');
+    const list = JSON.parse(localStorage.getItem(key) ?? '[]');
     return Array.isArray(list) ? list : [];
   } catch {
     return [];
   }
 }
+
+const runs = () => stored(runsKey());
 
 function remember({ inputs, output, error, ms }) {
   const entry = { at: new Date().toISOString(), build: built.id, inputs, output: output === undefined ? undefined : clip(output, 4000), error, ms };
@@ -524,17 +552,218 @@ function renderHistory(list = runs()) {
   $('history').replaceChildren(...items);
 }
 
+/** An input of type `type` from a file's bytes, else from text (UTF-8 for Bytes, JSON but for String). */
+function inputValue(type, bytes, text) {
+  if (bytes) return bytes;
+  if (type === 'Bytes') return new TextEncoder().encode(text);
+  if (type === 'String') return text;
+  return JSON.parse(text);
+}
+
+// ---- previews: each step's output on its node, on sample inputs kept with the workflow ----
+//
+// Each step runs by its operation's own web package (a build of the
+// operation alone, `--targets steps`, every configuration value compiled in
+// and chosen per call: one build per operation version, shared by every
+// workflow and user), in the sandboxed runner, one after the other
+// (preview.js). So a change of the graph or of a configuration needs no
+// build: the preview is drawn again within the time of a check and a run.
+
+const SAMPLES = 'braid.samples.';
+const samplesKey = () => `${SAMPLES}${current.manifest?.name || 'untitled'}`;
+
+/** The pinned sample inputs, by slot: `{ name, bytes: base64 }` (a file) or `{ text }`. */
+const samples = () => stored(samplesKey());
+
+const toBase64 = (bytes) => btoa(Array.from(bytes, (b) => String.fromCharCode(b)).join(''));
+const fromBase64 = (text) => Uint8Array.from(atob(text), (c) => c.charCodeAt(0));
+
+/** Pins `sample` as input `slot` of this workflow (in this browser), and previews. */
+function pin(slot, sample) {
+  const list = samples();
+  list[slot] = sample;
+  try {
+    localStorage.setItem(samplesKey(), JSON.stringify(list));
+  } catch {
+    say('This browser would not keep the sample (too large?): choose a smaller one', 'error');
+    return;
+  }
+  renderSamples(true);
+  outdated();
+  schedulePreview();
+}
+
+/** The sample form: one field per external input, showing what is pinned. */
+function renderSamples(force = false) {
+  const inputs = current.valid?.inputs ?? [];
+  const box = $('sample-inputs');
+  const key = `${samplesKey()}|${JSON.stringify(inputs)}`;
+  if (!force && box.dataset.key === key) return;
+  box.dataset.key = key;
+  const pinned = samples();
+  box.replaceChildren(...inputs.map((input, slot) => {
+    const { label, file, text } = inputField(input, slot);
+    if (file) {
+      file.onchange = async () => {
+        const chosen = file.files[0];
+        if (chosen) pin(slot, { name: chosen.name, bytes: toBase64(new Uint8Array(await chosen.arrayBuffer())) });
+      };
+    }
+    text.value = pinned[slot]?.text ?? '';
+    text.onchange = () => pin(slot, { text: text.value });
+    if (pinned[slot]?.bytes !== undefined) {
+      const shown = document.createElement('small');
+      shown.className = 'pinned';
+      shown.textContent = `pinned: ${pinned[slot].name} (${fromBase64(pinned[slot].bytes).length} bytes)`;
+      label.append(shown);
+    }
+    return label;
+  }));
+}
+
+/** Each operation version's own web package: `name@version` -> Promise<{ cid, bytes }>. */
+const stepPackages = new Map();
+
+/** A workflow of operation `op` alone: its build for `steps` is the operation's package. */
+function alone(op) {
+  const inputs = isFlow(op.manifest) ? [-1] : op.manifest.inputs.map(() => -1);
+  return {
+    name: `step_${op.name}`,
+    version: '0.1.0',
+    description: `${op.name} ${op.version} alone, as the editor's previews run it`,
+    segments: [{ inputs, sequence: [{ operation: op.name, version: `=${op.version}` }] }],
+  };
+}
+
+function stepPackage(op, key, progress) {
+  const id = `${op.name}@${op.version}`;
+  if (!stepPackages.has(id)) {
+    const made = (async () => {
+      const build = await buildOf(alone(op), ['steps'], key, progress);
+      const file = build.artifacts.find((a) => a.name === `steps-${op.name}.tgz`);
+      if (!file) throw new Error(`the build of ${op.name} alone has no package steps-${op.name}.tgz`);
+      return { cid: file.cid, bytes: await artifact(file.cid) };
+    })();
+    stepPackages.set(id, made);
+    // A failure is not kept: the next change tries again.
+    made.catch(() => stepPackages.delete(id));
+  }
+  return stepPackages.get(id);
+}
+
+/** Cids of the packages the runner has loaded (sent once). */
+const inRunner = new Set();
+let previewTimer;
+let previewing = 0;
+let changedAt = performance.now();
+
+/** What the preview shows changed: one under way draws nothing; the next says how long after this it was drawn. */
+function outdated() {
+  clearTimeout(previewTimer);
+  previewing++;
+  changedAt = performance.now();
+}
+
+function schedulePreview() {
+  clearTimeout(previewTimer);
+  previewTimer = setTimeout(() => void preview(), 50);
+}
+
+/** Runs every step on the pinned samples and draws each output on its node. */
+async function preview() {
+  // The check of the graph as it is now schedules the next.
+  if (document.body.dataset.checked === 'pending') return;
+  const seq = ++previewing;
+  const state = $('preview-state');
+  const valid = current.valid;
+  const pinned = samples();
+  const stale = () => seq !== previewing;
+  delete state.dataset.ms;
+  if (!valid) {
+    canvas.preview(new Map());
+    state.textContent = 'A valid workflow is previewed: see Check above.';
+    return;
+  }
+  if (valid.inputs.some((_, slot) => !pinned[slot])) {
+    canvas.preview(new Map());
+    state.textContent = 'Give every input a sample to see each step\'s output.';
+    return;
+  }
+  const key = $('api-key').value;
+  if (!key) {
+    state.textContent = 'Enter your API key (Build and try, below): the service builds each operation\'s package once.';
+    return;
+  }
+  try {
+    const externals = valid.inputs.map((input, slot) => inputValue(input.type, pinned[slot].bytes !== undefined ? fromBase64(pinned[slot].bytes) : undefined, pinned[slot].text ?? ''));
+    const steps = previewSteps(current.manifest);
+    const packages = {};
+    const waiting = new Set();
+    await Promise.all(steps.map(async (entry) => {
+      const op = resolve(registry, { operation: entry.step.operation, version: entry.step.version ?? '*' });
+      if (!op) {
+        entry.unavailable = `no version of ${entry.step.operation} matches ${entry.step.version}`;
+        return;
+      }
+      entry.flow = isFlow(op.manifest);
+      waiting.add(op.name);
+      try {
+        const { cid, bytes } = await stepPackage(op, key, () => {
+          if (!stale()) state.textContent = `building the packages of ${[...waiting].join(', ')} (once per operation version)…`;
+        });
+        entry.package = cid;
+        if (!inRunner.has(cid)) packages[cid] = bytes;
+      } catch (e) {
+        entry.unavailable = `${op.name}'s package: ${e.message}`;
+      } finally {
+        waiting.delete(op.name);
+      }
+    }));
+    if (stale()) return;
+    const answer = await runIsolated({ preview: { steps, externals, packages } });
+    if (stale()) return;
+    if (answer.error !== undefined) throw new Error(answer.error);
+    for (const cid of Object.keys(packages)) inRunner.add(cid);
+    const byNode = new Map();
+    for (const result of answer.results) {
+      const at = locate(current.pointers, result.pointer).node;
+      if (result.skipped) result.skippedNode = canvas.editor.getNode(locate(current.pointers, result.skipped).node)?.label;
+      if (at) byNode.set(at, result);
+    }
+    await canvas.preview(byNode);
+    if (stale()) return;
+    const ms = performance.now() - changedAt;
+    state.textContent = `${answer.results.length} steps previewed, ${answer.ms.toFixed(1)} ms in the runner. Click a step's output for all of it.`;
+    state.dataset.ms = ms.toFixed(0);
+    state.dataset.drawn = String(seq);
+  } catch (e) {
+    if (!stale()) state.textContent = `The preview failed: ${e.message}`;
+  }
+}
+
+/** A step's whole output, below the samples. */
+function inspect(result) {
+  const detail = $('preview-detail');
+  detail.hidden = false;
+  detail.textContent = result.full ?? result.error ?? `skipped: it needs ${result.skippedNode ?? result.skipped}, which failed`;
+}
+
 // ---- start ----
 
 async function start() {
   $('api-key').value = localStorage.getItem('braid.apiKey') ?? '';
+  $('api-key').addEventListener('change', () => {
+    localStorage.setItem('braid.apiKey', $('api-key').value);
+    outdated();
+    schedulePreview();
+  });
   const { res, body } = await api('/v1/operations');
   if (!res.ok) {
     say(`Could not read the operations: ${body.detail ?? res.status}`, 'error');
     return;
   }
   registry = body;
-  canvas = await createCanvas($('canvas'), { registry: () => registry, changed, say });
+  canvas = await createCanvas($('canvas'), { registry: () => registry, changed, say, inspect });
   renderPalette();
   $('search').addEventListener('input', renderPalette);
   draggable($('add-input'), (position) => canvas.addNode({ kind: 'input', name: '' }, position), () => 'external input');

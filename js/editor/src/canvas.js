@@ -39,7 +39,7 @@ class BraidSocket extends LitElement {
 }
 customElements.define('braid-socket', BraidSocket);
 
-/** A field on a node: a select (version, a config key), a text (an input's name) or the node's diagnostics. */
+/** A field on a node: a select (version, a config key), a text (an input's name), the node's diagnostics or its output's preview. */
 class Field extends ClassicPreset.Control {
   constructor(kind, { label = '', key = '', options = [], value = '', onChange = () => {} } = {}) {
     super();
@@ -58,12 +58,36 @@ class BraidField extends LitElement {
     select, input { flex: 0 0 58%; min-width: 0; font: inherit; padding: 2px 4px; border-radius: 4px; border: 1px solid #889; }
     .error select, .error input { outline: 2px solid #d33; background: #fee; }
     .msg { color: #ffd4d4; font-size: 12px; margin-top: 2px; }
+    /* A step's output: one fixed-height box, so that nodes keep their size as previews come and go. */
+    .preview { height: 40px; margin-top: 4px; padding: 2px 6px; box-sizing: border-box; border-radius: 4px; background: #1d2540; font: 12px ui-monospace, monospace; display: flex; gap: 6px; align-items: center; overflow: hidden; cursor: pointer; }
+    .preview span { display: -webkit-box; -webkit-line-clamp: 2; -webkit-box-orient: vertical; overflow: hidden; overflow-wrap: anywhere; }
+    .preview canvas { height: 34px; image-rendering: pixelated; flex: none; }
+    .preview.none { color: #8a93b8; cursor: default; }
+    .preview.error { background: #5a1a1a; color: #ffd4d4; }
+    .preview.skipped { color: #b8b08a; }
     .errors { background: #7a1f1f; border-radius: 4px; padding: 3px 6px; font-size: 12px; display: -webkit-box; -webkit-line-clamp: 3; -webkit-box-orient: vertical; overflow: hidden; }
   `;
   connectedCallback() { super.connectedCallback(); this.field.element = this; }
+  updated() {
+    // An image is drawn from its pixels (RGBA8), never decoded from a format.
+    const image = this.field.kind === 'preview' ? this.field.result?.image : undefined;
+    const el = this.renderRoot.querySelector('canvas');
+    if (!image || !el || el.drawn === image) return;
+    el.drawn = image;
+    el.width = image.width;
+    el.height = image.height;
+    el.getContext('2d').putImageData(new ImageData(new Uint8ClampedArray(image.pixels.buffer, image.pixels.byteOffset, image.pixels.length), image.width, image.height), 0, 0);
+  }
   render() {
     const f = this.field;
     const stop = (e) => e.stopPropagation();
+    if (f.kind === 'preview') {
+      const r = f.result;
+      if (!r) return html`<div class="preview none" data-testid="node-preview" title="Sample inputs (Preview, on the right) show each step's output here">…</div>`;
+      const state = 'summary' in r ? 'value' : 'error' in r ? 'error' : 'skipped';
+      const text = state === 'value' ? r.summary : state === 'error' ? `⚠ ${r.error}` : `skipped: needs ${r.skippedNode ?? r.skipped}`;
+      return html`<div class="preview ${state}" data-testid="node-preview" data-state=${state} title=${text} @pointerdown=${stop} @click=${() => f.onChange(r)}>${r.image ? html`<canvas></canvas>` : null}<span>${text}</span></div>`;
+    }
     if (f.kind === 'note') {
       // The first problem, three lines at most (the node must not grow over its neighbours); all of them on hover and in the list.
       if (!f.messages.length) return null;
@@ -100,9 +124,10 @@ function nodeStyles(el) {
 
 /**
  * The canvas in `container`. `registry()`: the operations; `changed()`:
- * called after every change of the graph; `say(text, kind)`: a status line.
+ * called after every change of the graph; `say(text, kind)`: a status line;
+ * `inspect(result)`: a step's preview clicked.
  */
-export async function createCanvas(container, { registry, changed, say }) {
+export async function createCanvas(container, { registry, changed, say, inspect = () => {} }) {
   const editor = new NodeEditor();
   const area = new AreaPlugin(container);
   const connection = new ConnectionPlugin();
@@ -119,7 +144,7 @@ export async function createCanvas(container, { registry, changed, say }) {
     customize: {
       socket: (data) => () => html`<braid-socket .side=${data.side} .nodeId=${data.nodeId} .key=${data.key}></braid-socket>`,
       control: (data) => () => html`<braid-field kind=${data.payload.kind} .field=${data.payload}></braid-field>`,
-      node: (data) => ({ emit }) => html`<rete-node data-kind=${data.payload.braid.kind} data-label=${data.payload.label} .data=${data.payload} .emit=${emit} .styles=${nodeStyles}></rete-node>`,
+      node: (data) => ({ emit }) => html`<rete-node data-kind=${data.payload.braid.kind} data-label=${data.payload.label} data-node=${data.payload.id} .data=${data.payload} .emit=${emit} .styles=${nodeStyles}></rete-node>`,
     },
   }));
   connection.addPreset(() => new ClassicFlow());
@@ -221,6 +246,7 @@ export async function createCanvas(container, { registry, changed, say }) {
       node.addInput('0', new ClassicPreset.Input(socket, 'output'));
     } else {
       node.addOutput('out', new ClassicPreset.Output(socket, 'output'));
+      node.preview = new Field('preview', { onChange: inspect });
       addOpFields(node);
     }
     node.addControl('note', node.note);
@@ -249,6 +275,7 @@ export async function createCanvas(container, { registry, changed, say }) {
         },
       }));
     }
+    node.addControl('preview', node.preview);
   }
 
   /** Rebuilds an operation node's fields (its version changed: config keys may differ). */
@@ -474,6 +501,25 @@ export async function createCanvas(container, { registry, changed, say }) {
     mark(marks) {
       pending = marks;
       if (!dragging) drawMarks();
+    },
+    /**
+     * Shows each operation node's output: `results` maps node id -> a preview result (runner.js), none: cleared.
+     * Resolves once every box is drawn.
+     */
+    preview(results) {
+      const drawn = [];
+      for (const node of editor.getNodes()) {
+        if (!node.preview) continue;
+        const result = results.get(node.id) ?? null;
+        if (node.preview.result === result) continue;
+        node.preview.result = result;
+        const el = node.preview.element;
+        if (el) {
+          el.requestUpdate();
+          drawn.push(el.updateComplete);
+        }
+      }
+      return Promise.all(drawn);
     },
     relabel,
     selection,

@@ -7,9 +7,10 @@
 // js/test/preview.test.mjs checks that the last step's output equals the
 // fused build's on every example workflow.
 //
-// Pure: it runs nothing itself. `execute(step, args)` runs one step, `args`
-// being its inputs (for a flow-control operation, whose package takes its
-// inputs as one list, `[inputs]`).
+// Pure: it runs nothing itself. `execute(step, args, entry)` runs one step,
+// `args` being its inputs (for a flow-control operation, whose package takes
+// its inputs as one list, `[inputs]`), `entry` its item of the list
+// `previewSteps` made (with whatever the caller added to it).
 
 /**
  * The steps of `manifest` in the order a run takes them, each with its
@@ -48,11 +49,12 @@ export function previewSteps(manifest) {
  * Runs `steps` (from {@link previewSteps}) on `externals` (what `run` would
  * take): for each step, `{ value }`, `{ error }` (its message), or
  * `{ skipped }` (the pointer of the step whose failure it needed). A step
- * is flow-control when `isFlow(step)` says so.
+ * is flow-control when `isFlow(step, entry)` says so.
  */
 export async function runPreview(steps, externals, execute, isFlow = () => false) {
   const results = [];
-  for (const { pointer, step, inputs } of steps) {
+  for (const entry of steps) {
+    const { pointer, step, inputs } = entry;
     const failed = inputs.map((source) => (source.step === undefined ? undefined : results[source.step])).find((r) => r && !('value' in r));
     if (failed) {
       results.push({ pointer, skipped: failed.skipped ?? failed.pointer });
@@ -60,7 +62,7 @@ export async function runPreview(steps, externals, execute, isFlow = () => false
     }
     const values = inputs.map((source) => (source.step === undefined ? externals[source.external] : results[source.step].value));
     try {
-      results.push({ pointer, value: await execute(step, isFlow(step) ? [values] : values) });
+      results.push({ pointer, value: await execute(step, isFlow(step, entry) ? [values] : values, entry) });
     } catch (e) {
       results.push({ pointer, error: String(e?.message ?? e) });
     }

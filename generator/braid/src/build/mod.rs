@@ -65,11 +65,11 @@ pub enum BuildError {
 }
 
 /// The targets `workflow` allows, for `--targets` by default: all but
-/// `component` and `http`, which are asked for by name.
+/// `component`, `http` and `steps`, which are asked for by name.
 pub fn default_targets(workflow: &Workflow) -> Vec<Target> {
     Target::ALL
         .into_iter()
-        .filter(|t| !matches!(t, Target::Component | Target::Http) && workflow.supports(t.requires()))
+        .filter(|t| !matches!(t, Target::Component | Target::Http | Target::Steps) && workflow.supports(t.requires()))
         .collect()
 }
 
@@ -160,7 +160,7 @@ pub fn build(
     progress: &mut dyn FnMut(Event),
 ) -> Result<Report, BuildError> {
     check_buildable(workflow, options)?;
-    let tools = if options.targets.iter().any(|t| matches!(t, Target::Js(_))) {
+    let tools = if options.targets.iter().any(|t| matches!(t, Target::Js(_) | Target::Steps)) {
         Some(Toolchain::detect(&options.tool_dirs, options.optimize)?)
     } else {
         None
@@ -176,6 +176,7 @@ pub fn build(
         + usize::from(options.targets.contains(&Target::Nostd))
         + usize::from(options.targets.contains(&Target::Component))
         + usize::from(options.targets.contains(&Target::Http))
+        + if options.targets.contains(&Target::Steps) { workflow.operations.len() } else { 0 }
         + usize::from(!js.is_empty())
         + js.len()
         + usize::from(options.dist.is_some());
@@ -244,7 +245,23 @@ pub fn build(
             sizes.insert(format!("{interface}.wasm"), size);
         }
     }
-    if let Some(tools) = &tools {
+    let steps_dir = out.join(STEPS_DIR);
+    if steps_dir.exists() {
+        std::fs::remove_dir_all(&steps_dir).map_err(fsutil::at(&steps_dir))?;
+    }
+    if let (Some(tools), true) = (&tools, options.targets.contains(&Target::Steps)) {
+        // Each operation alone, in the workflow crate's workspace.
+        for op in &workflow.operations {
+            let name = op.name();
+            let op_spec = spec.step(op);
+            let pkg = steps.run(&format!("steps {name}"), || {
+                let wasm = package::js::compile(&op_spec)?;
+                Ok(package::js::package(&op_spec, &wasm, JsTarget::Web, &steps_dir.join(name), tools)?)
+            })?;
+            sizes.insert(format!("steps-{name}.wasm"), pkg.wasm_bytes);
+        }
+    }
+    if let (Some(tools), false) = (&tools, js.is_empty()) {
         let wasm = steps.run("wasm", || Ok(package::js::compile(&spec)?))?;
         for target in &js {
             let dir = out.join("pkg").join(target.name());
@@ -276,6 +293,10 @@ pub fn build(
     report.write(out)?;
     Ok(report)
 }
+
+/// Where `--targets steps` puts each operation's web package:
+/// `<out>/steps/<operation>/`.
+pub const STEPS_DIR: &str = "steps";
 
 /// The steps of one build, each reported as it starts and ends, and timed.
 struct Steps<'a> {

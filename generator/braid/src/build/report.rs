@@ -36,13 +36,13 @@ pub struct Report {
 
 impl Report {
     /// The CIDs of a build's artifacts in `out`: the crate's own files,
-    /// then every file under `pkg/` and `component/`.
+    /// then every file under `pkg/`, `component/`, `http/` and `steps/`.
     pub fn artifacts_in(out: &Path) -> Result<BTreeMap<String, String>, FsError> {
         let mut artifacts = BTreeMap::new();
         for rel in ["crate/Cargo.toml", "crate/Cargo.lock", "crate/src/lib.rs"] {
             artifacts.insert(rel.to_string(), braid_schema::content_id(&fsutil::read(&out.join(rel))?));
         }
-        for dir in ["pkg", "component"] {
+        for dir in ["pkg", "component", "http", crate::build::STEPS_DIR] {
             let path = out.join(dir);
             if path.is_dir() {
                 for rel in fsutil::walk(&path)? {

@@ -4,7 +4,8 @@
 //! as `crate.tar.gz`, each JS target's package as `pkg-<target>.tgz` (npm
 //! pack layout) and their module as `<crate>.wasm`, the component as
 //! `<crate>.component.wasm` with its `world.wit`, the HTTP function as
-//! `<crate>.http.wasm`, and the packages of the
+//! `<crate>.http.wasm`, each operation's own web package (`--targets
+//! steps`) as `steps-<operation>.tgz`, and the packages of the
 //! Cargo and npm registries (a `.crate` per crate, one npm package for
 //! every JS platform) with their registry entries. The service stores and
 //! records them; it packs nothing itself.
@@ -88,6 +89,12 @@ pub fn component_artifact(crate_name: &str) -> String {
     format!("{crate_name}{COMPONENT_SUFFIX}")
 }
 
+/// The name of operation `operation`'s own web package (`--targets
+/// steps`) in a distribution.
+pub fn steps_artifact(operation: &str) -> String {
+    format!("steps-{operation}.tgz")
+}
+
 pub fn dist(
     out: &Path,
     workflow: &Workflow,
@@ -137,6 +144,17 @@ pub fn dist(
     if targets.contains(&Target::Http) {
         let http = out.join("http").join(format!("{crate_name}.wasm"));
         add(&mut dist, format!("{crate_name}{HTTP_SUFFIX}"), &fsutil::read(&http)?, WASM)?;
+    }
+    if targets.contains(&Target::Steps) {
+        for op in &workflow.operations {
+            let pkg = out.join(crate::build::STEPS_DIR).join(op.name());
+            add(&mut dist, steps_artifact(op.name()), &tarball_dir(&pkg, "package")?, GZIP)?;
+        }
+    }
+    // A build of operations' own packages alone (the editor's previews)
+    // puts nothing in the registries: nobody depends on its crate.
+    if targets.iter().all(|t| *t == Target::Steps) {
+        return Ok(dist);
     }
     match super::cargo::packages(&out.join("crate")) {
         Ok(crates) => {

@@ -232,6 +232,29 @@ impl PackageSpec {
     }
 }
 
+impl PackageSpec {
+    /// Operation `op` of the workflow crate `self` packages, alone, as an
+    /// npm package built in that crate's workspace (its vendored copy, its
+    /// lockfile, its sandbox): what `braid build --targets steps` makes of
+    /// each operation. Its `wasm` feature (named with the operation, which
+    /// is a dependency there, not a member) and its default features,
+    /// which compile every configuration value in.
+    pub fn step(&self, op: &crate::registry::RegisteredOperation) -> Self {
+        let m = &op.manifest;
+        Self {
+            package: m.name.clone(),
+            version: m.version.clone(),
+            description: m.description.clone(),
+            license: m.license.clone(),
+            features: vec![format!("{}/wasm", m.name), "braid-support/wasm-allocator".into()],
+            std: true,
+            http_input_limit: None,
+            speed: false,
+            ..self.clone()
+        }
+    }
+}
+
 /// What was built.
 #[derive(Debug, Clone)]
 pub struct Package {

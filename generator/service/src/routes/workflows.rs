@@ -35,8 +35,9 @@ use crate::AppState;
 pub struct SubmitRequest {
     #[schema(value_type = Object)]
     manifest: Value,
-    /// Of native, nostd, node, web, bundler, component, http; default: every target the
-    /// operations allow but component and http.
+    /// Of native, nostd, node, web, bundler, component, http, steps (each
+    /// operation alone as a web package, for the editor's previews);
+    /// default: every target the operations allow but component, http and steps.
     #[schema(value_type = Option<Vec<String>>)]
     targets: Option<Vec<Target>>,
 }
