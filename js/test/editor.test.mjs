@@ -19,6 +19,8 @@ import { killHard, spawnServer } from '../lib/server.mjs';
 import { photoProof } from '../lib/images.mjs';
 import { root } from '../lib/paths.mjs';
 import { canConnect, fromManifest, isFlow } from '../editor/src/model.js';
+import { show } from '../editor/src/package.js';
+import { examples, exampleInputs, fusedOutput } from '../lib/examples.mjs';
 
 const KEY = 'editor-key';
 const shots = join(root, 'target/editor-screenshots');
@@ -306,6 +308,38 @@ test("each step's output: photo_proof on a pinned sample photo, every node's out
     assert.match(await decode.locator('[data-testid="node-preview"]').textContent(), /not a PNG or JPEG file/);
     assert.equal(await proof.locator('[data-testid="node-preview"]').getAttribute('data-state'), 'skipped');
     assert.match(await proof.locator('[data-testid="node-preview"]').textContent(), /needs op_image_decode/);
+  });
+});
+
+test("the editor's previews give what the fused build gives, on every example workflow", { timeout: 1_200_000 }, async () => {
+  await withEditor('previews-agree', async (page) => {
+    await page.locator('#api-key').fill(KEY);
+    const compared = [];
+    const without = [];
+    for (const name of examples) {
+      const manifest = JSON.parse(readFileSync(join(root, 'workflows', `${name}.json`), 'utf8'));
+      const inputs = exampleInputs(name);
+      assert.ok(inputs, `${name}: sample inputs in js/lib/examples.mjs`);
+      // Bytes cross into the page as base64 (page.evaluate takes JSON).
+      const encoded = JSON.stringify(inputs, (_, v) => (v instanceof Uint8Array ? { $bytes: Buffer.from(v).toString('base64') } : v));
+      const { results } = await page.evaluate(async ({ manifest, encoded }) => {
+        const inputs = JSON.parse(encoded, (_, v) => (v?.$bytes !== undefined ? Uint8Array.from(atob(v.$bytes), (c) => c.charCodeAt(0)) : v));
+        return window.braidEditor.steps(manifest, inputs);
+      }, { manifest, encoded });
+      const unavailable = results.find((r) => r.error?.includes("'s package: "));
+      if (unavailable) {
+        without.push(`${name}: ${unavailable.error}`);
+        continue;
+      }
+      for (const r of results) assert.ok('summary' in r, `${name}: ${JSON.stringify(r)}`);
+      // The workflow's output is its last step's.
+      assert.equal(results.at(-1).full, show(fusedOutput(name, inputs)), name);
+      compared.push(name);
+    }
+    // Only an operation that does not build for Wasm keeps an example out (op_file reads files).
+    assert.equal(without.length, 1, without.join('\n'));
+    assert.match(without[0], /^cid_of_file: op_file's package: target `steps` is not possible .*op_file/);
+    assert.equal(compared.length, examples.length - 1);
   });
 });
 

@@ -6,30 +6,13 @@
 // that does not build for Wasm) is named, not silently left out.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { inputValue } from '../lib/reference.mjs';
-import { root, wfOut as out, opPkgs as pkgs } from '../lib/paths.mjs';
+import { examples, exampleInputs as inputsOf, fusedOutput } from '../lib/examples.mjs';
+import { root, opPkgs as pkgs } from '../lib/paths.mjs';
 import { previewSteps, runPreview } from '../editor/src/preview.js';
 
 const require = createRequire(import.meta.url);
-const sample = (name) => new Uint8Array(readFileSync(`${root}/workflows/samples/images/${name}`));
-const photo = () => ({ width: 64, height: 48, pixels: sample('photo.png.rgba') });
-const vectors = JSON.parse(readFileSync(`${root}/workflows/vectors.json`, 'utf8')).cases;
-
-/** Sample inputs of each example workflow (what its `run` takes): the vectors' first case, else images. */
-function inputsOf(name) {
-  const vector = vectors.find((c) => c.workflow === name);
-  if (vector) return vector.calls.flat().map((spec) => inputValue(spec, root));
-  return {
-    decoded_images: () => [sample('photo.png'), { width: 1, height: 2, pixels: new Uint8Array([1, 2, 3, 4, 5, 6, 7, 8]) }],
-    image_pixels: () => [sample('photo.png')],
-    photo_metadata: () => [sample('photo.jpg')],
-    photo_proof: () => [sample('photo.png')],
-    photo_similarity: () => [sample('photo.png'), sample('photo.jpg')],
-    thumbnail_hashes: () => [photo(), { width: 32, height: 24 }, { width: 32, height: 32 }],
-  }[name]?.();
-}
 
 const operation = (name) => JSON.parse(readFileSync(`${root}/operations/${name}/manifest.json`, 'utf8'));
 const isFlow = (step) => (operation(step.operation).groups ?? []).includes('FLOWCONTROL');
@@ -37,7 +20,6 @@ const packageOf = (name) => `${pkgs}/${name}/node/${name}.js`;
 /** One step, by its operation's package, its config given per call. */
 const execute = (step, args) => require(packageOf(step.operation)).executeSync(...args, step.config ?? {});
 
-const examples = readdirSync(`${root}/workflows`).filter((f) => f.endsWith('.json') && f !== 'vectors.json').map((f) => f.slice(0, -5)).sort();
 
 test('every example workflow, previewed step by step, gives what its fused build gives', async () => {
   const previewed = [];
@@ -52,7 +34,7 @@ test('every example workflow, previewed step by step, gives what its fused build
     }
     const externals = inputsOf(name);
     assert.ok(externals, `${name}: sample inputs for this example (add them above)`);
-    const fused = require(`${out}/${name}/pkg/node/wf_${name}.js`).runSync(externals);
+    const fused = fusedOutput(name, externals);
     const results = await runPreview(steps, externals, execute, isFlow);
     assert.equal(results.length, steps.length, name);
     for (const r of results) assert.ok('value' in r, `${name}: ${JSON.stringify(r)}`);

@@ -624,15 +624,19 @@ function renderSamples(force = false) {
 /** Each operation version's own web package: `name@version` -> Promise<{ cid, bytes }>. */
 const stepPackages = new Map();
 
-/** A workflow of operation `op` alone: its build for `steps` is the operation's package. */
+/**
+ * A workflow of operation `op` alone: its build for `steps` has the
+ * operation's package. A flow-control operation's inputs take their type
+ * from what feeds them, so it is fed by `op_share` (Bytes, as they are),
+ * which ships with every `braid`; its package, like the operation's, takes
+ * any type.
+ */
 function alone(op) {
-  const inputs = isFlow(op.manifest) ? [-1] : op.manifest.inputs.map(() => -1);
-  return {
-    name: `step_${op.name}`,
-    version: '0.1.0',
-    description: `${op.name} ${op.version} alone, as the editor's previews run it`,
-    segments: [{ inputs, sequence: [{ operation: op.name, version: `=${op.version}` }] }],
-  };
+  const step = { operation: op.name, version: `=${op.version}` };
+  const segments = isFlow(op.manifest)
+    ? [{ inputs: [-1], sequence: [{ operation: 'op_share' }] }, { inputs: [0], sequence: [step] }]
+    : [{ inputs: op.manifest.inputs.map(() => -1), sequence: [step] }];
+  return { name: `step_${op.name}`, version: '0.1.0', description: `${op.name} ${op.version} alone, as the editor's previews run it`, segments };
 }
 
 function stepPackage(op, key, progress) {
@@ -670,6 +674,40 @@ function schedulePreview() {
 }
 
 /** Runs every step on the pinned samples and draws each output on its node. */
+/**
+ * Runs `manifest` one step at a time on `externals` (what its `run`
+ * takes), each step by its operation's own package, in the sandboxed
+ * runner: `{ results, ms }` (runner.js says what a result is).
+ * `progress(names)`: the operations whose packages are being built.
+ */
+async function runSteps(manifest, externals, key, progress = () => {}) {
+  const steps = previewSteps(manifest);
+  const packages = {};
+  const waiting = new Set();
+  await Promise.all(steps.map(async (entry) => {
+    const op = resolve(registry, { operation: entry.step.operation, version: entry.step.version ?? '*' });
+    if (!op) {
+      entry.unavailable = `no version of ${entry.step.operation} matches ${entry.step.version}`;
+      return;
+    }
+    entry.flow = isFlow(op.manifest);
+    waiting.add(op.name);
+    try {
+      const { cid, bytes } = await stepPackage(op, key, () => progress([...waiting]));
+      entry.package = cid;
+      if (!inRunner.has(cid)) packages[cid] = bytes;
+    } catch (e) {
+      entry.unavailable = `${op.name}'s package: ${e.message}`;
+    } finally {
+      waiting.delete(op.name);
+    }
+  }));
+  const answer = await runIsolated({ preview: { steps, externals, packages } });
+  if (answer.error !== undefined) throw new Error(answer.error);
+  for (const cid of Object.keys(packages)) inRunner.add(cid);
+  return answer;
+}
+
 async function preview() {
   // The check of the graph as it is now schedules the next.
   if (document.body.dataset.checked === 'pending') return;
@@ -696,34 +734,10 @@ async function preview() {
   }
   try {
     const externals = valid.inputs.map((input, slot) => inputValue(input.type, pinned[slot].bytes !== undefined ? fromBase64(pinned[slot].bytes) : undefined, pinned[slot].text ?? ''));
-    const steps = previewSteps(current.manifest);
-    const packages = {};
-    const waiting = new Set();
-    await Promise.all(steps.map(async (entry) => {
-      const op = resolve(registry, { operation: entry.step.operation, version: entry.step.version ?? '*' });
-      if (!op) {
-        entry.unavailable = `no version of ${entry.step.operation} matches ${entry.step.version}`;
-        return;
-      }
-      entry.flow = isFlow(op.manifest);
-      waiting.add(op.name);
-      try {
-        const { cid, bytes } = await stepPackage(op, key, () => {
-          if (!stale()) state.textContent = `building the packages of ${[...waiting].join(', ')} (once per operation version)…`;
-        });
-        entry.package = cid;
-        if (!inRunner.has(cid)) packages[cid] = bytes;
-      } catch (e) {
-        entry.unavailable = `${op.name}'s package: ${e.message}`;
-      } finally {
-        waiting.delete(op.name);
-      }
-    }));
+    const answer = await runSteps(current.manifest, externals, key, (waiting) => {
+      if (!stale()) state.textContent = `building the packages of ${waiting.join(', ')} (once per operation version)…`;
+    });
     if (stale()) return;
-    const answer = await runIsolated({ preview: { steps, externals, packages } });
-    if (stale()) return;
-    if (answer.error !== undefined) throw new Error(answer.error);
-    for (const cid of Object.keys(packages)) inRunner.add(cid);
     const byNode = new Map();
     for (const result of answer.results) {
       const at = locate(current.pointers, result.pointer).node;
@@ -814,7 +828,14 @@ async function start() {
   }
   if (draft?.segments?.length) await open(draft);
   else await fresh();
-  window.braidEditor = { ready: true, open, manifest: () => toManifest(canvas.snapshot(), registry).manifest, canvas };
+  window.braidEditor = {
+    ready: true,
+    open,
+    manifest: () => toManifest(canvas.snapshot(), registry).manifest,
+    canvas,
+    /** What the previews run, on any manifest and inputs (as `run` takes them). */
+    steps: (manifest, externals) => runSteps(manifest, externals, $('api-key').value),
+  };
 }
 
 start().catch((e) => say(`The editor failed to start: ${e.message}`, 'error'));

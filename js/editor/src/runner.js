@@ -58,7 +58,10 @@ function shown(value) {
 
 async function preview({ steps, externals, packages }) {
   // A package that does not load fails the steps that use it, each alone.
-  const execute = async (step, args, { package: cid }) => (await load(cid, packages?.[cid])).executeSync(...args, step.config ?? {});
+  const execute = async (step, args, entry) => {
+    if (entry.unavailable) throw new Error(entry.unavailable);
+    return (await load(entry.package, packages?.[entry.package])).executeSync(...args, step.config ?? {});
+  };
   const results = await runPreview(steps, externals, execute, (_, entry) => entry.flow);
   return results.map((r) => ('value' in r ? { pointer: r.pointer, ...shown(r.value) } : r));
 }
