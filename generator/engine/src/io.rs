@@ -3,11 +3,10 @@
 //! [`braid_schema::wire`]'s), and back as callers read them.
 
 use braid_schema::wire::{self, Shape};
-use serde_json::Value as Json;
 use wasmtime::component::{Type, Val};
 
 use crate::packed;
-use crate::values::{bytes_json, bytes_val, is_bytes, to_json_text, val_bytes};
+use crate::values::{bytes_val, is_bytes, to_json_text, val_bytes};
 
 pub use braid_schema::wire::Input;
 
@@ -72,8 +71,16 @@ impl Output {
     /// As JSON text (bytes as base64, text as a JSON string).
     pub fn into_json_text(self) -> String {
         match self {
-            Self::Bytes(bytes) => bytes_json(&bytes).to_string(),
-            Self::Text(text) => Json::String(text).to_string(),
+            Self::Bytes(bytes) => {
+                let mut out = String::new();
+                wire::write_bytes_json(&bytes, &mut out);
+                out
+            }
+            Self::Text(text) => {
+                let mut out = String::new();
+                braid_schema::write_json_string(&text, &mut out);
+                out
+            }
             Self::Json(text) => text,
         }
     }

@@ -2,7 +2,7 @@
 //! JSON the way [`braid_schema::wire`] writes every run's.
 
 pub use braid_schema::camel;
-pub(crate) use braid_schema::wire::bytes_json;
+use braid_schema::wire::write_bytes_json;
 use braid_schema::{write_json_float, write_json_string};
 use wasmtime::component::{Type, Val};
 
@@ -50,7 +50,7 @@ fn write_json(val: &Val, out: &mut String) {
         Val::Float64(n) => write_json_float(*n, out),
         Val::String(s) => write_json_string(s, out),
         Val::List(items) if !items.is_empty() && items.iter().all(|v| matches!(v, Val::U8(_))) => {
-            out.push_str(&bytes_json(&val_bytes(val).unwrap_or_default()).to_string())
+            write_bytes_json(&val_bytes(val).unwrap_or_default(), out)
         }
         Val::List(items) | Val::Tuple(items) => list(items, out),
         Val::Record(fields) => {

@@ -6,7 +6,7 @@
 //! benchmarks).
 
 use alloc::string::String;
-use core::fmt::{Display, LowerExp, Write};
+use core::fmt::Write;
 
 /// Appends `s` as a JSON string: `"` and `\` escaped, control characters
 /// as `\n`, `\r`, `\t`, `\b`, `\f` or `\u00XX`, everything else as it is.
@@ -37,14 +37,15 @@ pub fn write_json_string(s: &str, out: &mut String) {
 /// Appends `n` as a JSON number: a non-finite one `null`, zero (either
 /// sign) `0`, a whole one without a fraction, and otherwise the fewest
 /// digits that read back as `n` (core's formatting), with an exponent
-/// below 1e-6 and from 1e21, as JS writes numbers.
-pub fn write_json_float<F: Into<f64> + Display + LowerExp + Copy>(n: F, out: &mut String) {
-    let value: f64 = n.into();
-    if !value.is_finite() {
+/// below 1e-6 and from 1e21, as JS writes numbers. An `f32` is written as
+/// the `f64` it is in JS (`0.1f32` as `0.10000000149011612`), so that the
+/// HTTP function and a package's `JSON.stringify` write the same text.
+pub fn write_json_float(n: f64, out: &mut String) {
+    if !n.is_finite() {
         out.push_str("null");
-    } else if value == 0.0 {
+    } else if n == 0.0 {
         out.push('0');
-    } else if (1e-6..1e21).contains(&value.abs()) {
+    } else if (1e-6..1e21).contains(&n.abs()) {
         let _ = write!(out, "{n}");
     } else {
         // core writes `1e21`; JS writes a positive exponent with its sign.
@@ -68,7 +69,7 @@ mod tests {
         out
     }
 
-    fn float<F: Into<f64> + Display + LowerExp + Copy>(n: F) -> String {
+    fn float(n: f64) -> String {
         let mut out = String::new();
         write_json_float(n, &mut out);
         out
@@ -109,7 +110,7 @@ mod tests {
                 assert_eq!(float(n).parse::<f64>().unwrap(), n, "{n} reads back");
             }
         }
-        // An f32 as its own shortest digits, not its f64's.
-        assert_eq!(float(0.1f32), "0.1");
+        // An f32 as the f64 it is in JS, as JSON.stringify writes it.
+        assert_eq!(float(f64::from(0.1f32)), "0.10000000149011612");
     }
 }

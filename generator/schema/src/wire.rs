@@ -462,15 +462,7 @@ fn write_json(r: &mut Reader, shape: &Shape, out: &mut String) -> Result<(), Str
         Shape::U64 => write!(out, "{}", u64::from_le_bytes(r.eight()?)).unwrap_or_default(),
         Shape::F64 => write_json_float(f64::from_le_bytes(r.eight()?), out),
         Shape::String => write_json_string(r.str()?, out),
-        // As `bytes_json` writes them.
-        Shape::Bytes => match r.bytes()? {
-            [] => out.push_str("[]"),
-            bytes => {
-                out.push('"');
-                out.push_str(&BASE64.encode(bytes));
-                out.push('"');
-            }
-        },
+        Shape::Bytes => write_bytes_json(r.bytes()?, out),
         Shape::List(item) => {
             out.push('[');
             for i in 0..r.count()? {
@@ -532,6 +524,17 @@ pub fn bytes_json(bytes: &[u8]) -> Json {
         Json::Array(Vec::new())
     } else {
         Json::String(BASE64.encode(bytes))
+    }
+}
+
+/// Appends [`bytes_json`]'s JSON as text.
+pub fn write_bytes_json(bytes: &[u8], out: &mut String) {
+    if bytes.is_empty() {
+        out.push_str("[]");
+    } else {
+        out.push('"');
+        out.push_str(&BASE64.encode(bytes));
+        out.push('"');
     }
 }
 

@@ -290,7 +290,9 @@ fn respond(out: wasip2::http::types::ResponseOutparam, answer: &Answer, head: bo
     if answer.status == 405 {
         fields.push(("allow".to_string(), b"GET, HEAD, POST".to_vec()));
     }
-    let Ok(headers) = Fields::from_list(&fields) else { return };
+    // A host that refused them (none of them is a forbidden header) still
+    // gets the status and the body.
+    let headers = Fields::from_list(&fields).unwrap_or_else(|_| Fields::new());
     let response = OutgoingResponse::new(headers);
     let _ = response.set_status_code(answer.status);
     let Ok(body) = response.body() else { return };

@@ -50,7 +50,7 @@ macro_rules! float {
     ($($t:ty),*) => {$(
         impl Json for $t {
             fn write_json(&self, out: &mut String) {
-                braid_schema::write_json_float(*self, out);
+                braid_schema::write_json_float(f64::from(*self), out);
             }
         }
     )*};

@@ -190,7 +190,10 @@ pub struct PackageSpec {
     /// The package's own crate compiled at `opt-level = 3` too, where the
     /// generated crate's profile compiles it for size (`s`, for the npm
     /// packages' glue): the operations' generic and inline code is compiled
-    /// in the crate that calls it, at that crate's level. On for components
+    /// in the crate that calls it, at that crate's level, and with LTO the
+    /// whole module is probably optimised again at the level of the crate
+    /// that links it (which of the two weighs more is not measured apart).
+    /// On for components
     /// and HTTP functions, which run on servers: photo_proof's hand-written
     /// HTTP function ran 14 % slower with its own crate at `s` (the
     /// contributor guide's benchmarks).

@@ -47,6 +47,18 @@ mod tests {
         assert!(bytes("application/json;q=0.5, Application/Octet-Stream"));
         assert!(bytes("application/octet-stream; q=0.9"));
         assert!(!bytes("application/octet-stream;q=0"));
+        // Weights as RFC 9110 writes them, read by their digits: zero is
+        // any number of zeros; what is not a weight is ignored.
+        for zero in ["0", "0.", "0.0", "0.000", "00", "0 "] {
+            assert!(!bytes(&format!("application/octet-stream;q={zero}")), "q={zero}");
+            assert!(!bytes(&format!("application/octet-stream;Q={zero}")), "Q={zero}");
+        }
+        for above in ["1", "1.000", "0.001", "0.0001", "0.5"] {
+            assert!(bytes(&format!("application/octet-stream;q={above}")), "q={above}");
+        }
+        for not_a_weight in ["", ".5", "-1", "x", "0.5x", "1e-3"] {
+            assert!(bytes(&format!("application/octet-stream;q={not_a_weight}")), "q={not_a_weight}");
+        }
         assert!(!bytes("*/*"));
         assert!(!bytes("application/octet-streamx"));
     }
