@@ -308,6 +308,18 @@ test("each step's output: photo_proof on a pinned sample photo, every node's out
     assert.match(await decode.locator('[data-testid="node-preview"]').textContent(), /not a PNG or JPEG file/);
     assert.equal(await proof.locator('[data-testid="node-preview"]').getAttribute('data-state'), 'skipped');
     assert.match(await proof.locator('[data-testid="node-preview"]').textContent(), /needs op_image_decode/);
+    // A fresh page whose first preview fails early (the steps after it never
+    // load their packages) previews every step once the sample is mended.
+    await page.reload();
+    await page.waitForFunction(() => window.braidEditor?.ready);
+    await decode.locator('[data-testid="node-preview"][data-state="error"]').waitFor({ timeout: 120_000 });
+    await page.setInputFiles('#sample-inputs input[type=file]', sample);
+    await proof.locator('[data-testid="node-preview"][data-state="value"]').waitFor({ timeout: 120_000 });
+    assert.deepEqual(await states(), Array(8).fill('value'));
+    // Clear samples forgets them: no outputs shown.
+    await page.locator('#clear-samples').click();
+    await page.waitForFunction(() => /Give every input a sample/.test(document.querySelector('#preview-state').textContent));
+    assert.deepEqual(await states(), Array(8).fill(undefined));
   });
 });
 

@@ -140,7 +140,11 @@ async function check() {
   current = { manifest, pointers, valid: null };
   if (document.activeElement !== $('json')) $('json').value = manifestText(manifest);
   // A draft survives a reload or a closed tab: the page opens it next time.
-  localStorage.setItem(DRAFT, JSON.stringify(manifest));
+  try {
+    localStorage.setItem(DRAFT, JSON.stringify(manifest));
+  } catch {
+    // Storage full or refused: the draft is this page's only.
+  }
   if (![...graph.nodes.values()].some((n) => n.kind === 'op')) {
     // Nothing to check yet: say how to begin rather than what an empty manifest lacks.
     showDiagnostics([], [], null);
@@ -301,18 +305,26 @@ async function buildOf(manifest, targets, key, progress = () => {}) {
     headers: { 'content-type': 'application/json', 'x-api-key': key },
     body: JSON.stringify({ manifest, targets }),
   });
-  if (!res.ok) throw new Error(body.detail ?? `the service answered ${res.status}`);
+  if (!res.ok) throw refused(res, body);
   let state = body.state;
   while (body.job_id && state !== 'succeeded' && state !== 'failed') {
     await new Promise((r) => setTimeout(r, 700));
     const j = await api(`/v1/jobs/${body.job_id}`, { headers: { 'x-api-key': key } });
+    if (!j.res.ok) throw refused(j.res, j.body);
     state = j.body.state;
     progress(`job ${body.job_id.slice(0, 8)}: ${state} ${j.body.progress ?? ''}`);
-    if (state === 'failed') throw new Error(`the build failed: ${j.body.error ?? ''}\n${j.body.log_tail ?? ''}`);
+    if (state === 'failed') throw Object.assign(new Error(`the build failed: ${j.body.error ?? ''}\n${j.body.log_tail ?? ''}`), { lasting: true });
   }
   const b = await api(`/v1/builds/${body.build_id}`);
-  if (!b.res.ok) throw new Error(b.body.detail ?? `the service answered ${b.res.status}`);
+  if (!b.res.ok) throw refused(b.res, b.body);
   return b.body;
+}
+
+/** The service's refusal as an error; `lasting` unless asking again may help (429, 5xx). */
+function refused(res, body) {
+  const error = new Error(body?.detail ?? `the service answered ${res.status}`);
+  error.lasting = res.status < 500 && res.status !== 429;
+  return error;
 }
 
 /** An artifact's bytes (`GET /v1/artifacts/{cid}`), kept for the page's life. */
@@ -457,16 +469,34 @@ function runnerFrame() {
   return runner;
 }
 
-/** Sends `request` (runner.js says which) to the runner; its answer. */
+/** How long the runner may take to answer before it is stopped. */
+const RUNNER_TIMEOUT_MS = 60_000;
+
+/**
+ * Sends `request` (runner.js says which) to the runner; its answer. A
+ * runner that does not answer in time (a step that loops forever) is
+ * removed with whatever it loaded, and the next request starts a fresh one.
+ */
 async function runIsolated(request) {
-  const frame = await runnerFrame();
+  const made = runnerFrame();
+  const frame = await made;
   const id = ++sequence;
   return new Promise((resolve) => {
     const on = (e) => {
       if (e.source !== frame.contentWindow || e.data?.id !== id) return;
+      clearTimeout(timeout);
       removeEventListener('message', on);
       resolve(e.data);
     };
+    const timeout = setTimeout(() => {
+      removeEventListener('message', on);
+      frame.remove();
+      if (runner === made) {
+        runner = null;
+        inRunner.clear();
+      }
+      resolve({ id, error: `the workflow did not answer within ${RUNNER_TIMEOUT_MS / 1000} s (a step that never ends?): it was stopped` });
+    }, RUNNER_TIMEOUT_MS);
     addEventListener('message', on);
     frame.contentWindow.postMessage({ id, ...request }, '*');
   });
@@ -570,6 +600,8 @@ function inputValue(type, bytes, text) {
 // build: the preview is drawn again within the time of a check and a run.
 
 const SAMPLES = 'braid.samples.';
+/** The largest file kept as a sample (local storage holds about 5 MB a site, as base64). */
+const SAMPLE_BYTES = 2 * 1024 * 1024;
 const samplesKey = () => `${SAMPLES}${current.manifest?.name || 'untitled'}`;
 
 /** The pinned sample inputs, by slot: `{ name, bytes: base64 }` (a file) or `{ text }`. */
@@ -606,7 +638,8 @@ function renderSamples(force = false) {
     if (file) {
       file.onchange = async () => {
         const chosen = file.files[0];
-        if (chosen) pin(slot, { name: chosen.name, bytes: toBase64(new Uint8Array(await chosen.arrayBuffer())) });
+        if (chosen && chosen.size > SAMPLE_BYTES) say(`${chosen.name} is ${chosen.size} bytes: a sample is kept in this browser, so at most ${SAMPLE_BYTES / 1024 / 1024} MiB`, 'error');
+        else if (chosen) pin(slot, { name: chosen.name, bytes: toBase64(new Uint8Array(await chosen.arrayBuffer())) });
       };
     }
     text.value = pinned[slot]?.text ?? '';
@@ -649,8 +682,12 @@ function stepPackage(op, key, progress) {
       return { cid: file.cid, bytes: await artifact(file.cid) };
     })();
     stepPackages.set(id, made);
-    // A failure is not kept: the next change tries again.
-    made.catch(() => stepPackages.delete(id));
+    // A failure that asking again may mend is forgotten (the next change
+    // tries again); a refusal or a failed build is kept until the key
+    // changes, rather than asked for again at every edit.
+    made.catch((e) => {
+      if (!e.lasting) stepPackages.delete(id);
+    });
   }
   return stepPackages.get(id);
 }
@@ -673,7 +710,6 @@ function schedulePreview() {
   previewTimer = setTimeout(() => void preview(), 50);
 }
 
-/** Runs every step on the pinned samples and draws each output on its node. */
 /**
  * Runs `manifest` one step at a time on `externals` (what its `run`
  * takes), each step by its operation's own package, in the sandboxed
@@ -703,11 +739,22 @@ async function runSteps(manifest, externals, key, progress = () => {}) {
     }
   }));
   const answer = await runIsolated({ preview: { steps, externals, packages } });
-  if (answer.error !== undefined) throw new Error(answer.error);
+  if (answer.error !== undefined) throw new Error(String(answer.error));
   for (const cid of Object.keys(packages)) inRunner.add(cid);
-  return answer;
+  // The frame's answer is data from code that is not ours: each result is
+  // placed by the step it answers (by position), its texts made strings.
+  const text = (v) => (v === undefined ? undefined : String(v));
+  const results = steps.map(({ pointer }, i) => {
+    const r = answer.results?.[i];
+    if (r === null || typeof r !== 'object') return { pointer, error: 'the runner gave no result for this step' };
+    if (r.summary !== undefined) return { pointer, summary: text(r.summary), full: text(r.full), image: r.image };
+    if (r.skipped !== undefined) return { pointer, skipped: steps.find((s) => s.pointer === r.skipped)?.pointer ?? text(r.skipped) };
+    return { pointer, error: text(r.error) };
+  });
+  return { results, ms: Number(answer.ms) };
 }
 
+/** Runs every step on the pinned samples and draws each output on its node. */
 async function preview() {
   // The check of the graph as it is now schedules the next.
   if (document.body.dataset.checked === 'pending') return;
@@ -729,6 +776,7 @@ async function preview() {
   }
   const key = $('api-key').value;
   if (!key) {
+    canvas.preview(new Map());
     state.textContent = 'Enter your API key (Build and try, below): the service builds each operation\'s package once.';
     return;
   }
@@ -751,7 +799,9 @@ async function preview() {
     state.dataset.ms = ms.toFixed(0);
     state.dataset.drawn = String(seq);
   } catch (e) {
-    if (!stale()) state.textContent = `The preview failed: ${e.message}`;
+    if (stale()) return;
+    canvas.preview(new Map());
+    state.textContent = `The preview failed: ${e.message}`;
   }
 }
 
@@ -768,6 +818,7 @@ async function start() {
   $('api-key').value = localStorage.getItem('braid.apiKey') ?? '';
   $('api-key').addEventListener('change', () => {
     localStorage.setItem('braid.apiKey', $('api-key').value);
+    stepPackages.clear();
     outdated();
     schedulePreview();
   });
@@ -800,6 +851,12 @@ async function start() {
   $('arrange').onclick = () => canvas.arrange();
   $('apply-json').onclick = () => openText($('json').value);
   $('publish').onclick = publish;
+  $('clear-samples').onclick = () => {
+    localStorage.removeItem(samplesKey());
+    renderSamples(true);
+    outdated();
+    schedulePreview();
+  };
   $('run').onclick = runInPage;
   $('deploy-button').onclick = deploy;
   document.addEventListener('keydown', async (e) => {

@@ -39,6 +39,13 @@ class BraidSocket extends LitElement {
 }
 customElements.define('braid-socket', BraidSocket);
 
+/** The largest image side a preview draws. */
+const IMAGE_SIDE = 4096;
+/** Whether `image` is `{ width, height, pixels }` with `pixels` its RGBA8 bytes, at most IMAGE_SIDE a side. */
+const isImage = ({ width, height, pixels }) => Number.isInteger(width) && Number.isInteger(height)
+  && width > 0 && height > 0 && width <= IMAGE_SIDE && height <= IMAGE_SIDE
+  && pixels instanceof Uint8Array && pixels.length === width * height * 4;
+
 /** A field on a node: a select (version, a config key), a text (an input's name), the node's diagnostics or its output's preview. */
 class Field extends ClassicPreset.Control {
   constructor(kind, { label = '', key = '', options = [], value = '', onChange = () => {} } = {}) {
@@ -69,10 +76,11 @@ class BraidField extends LitElement {
   `;
   connectedCallback() { super.connectedCallback(); this.field.element = this; }
   updated() {
-    // An image is drawn from its pixels (RGBA8), never decoded from a format.
+    // An image is drawn from its pixels (RGBA8), never decoded from a format;
+    // what the runner's frame sent is checked first (its code is not ours).
     const image = this.field.kind === 'preview' ? this.field.result?.image : undefined;
     const el = this.renderRoot.querySelector('canvas');
-    if (!image || !el || el.drawn === image) return;
+    if (!image || !el || el.drawn === image || !isImage(image)) return;
     el.drawn = image;
     el.width = image.width;
     el.height = image.height;
@@ -86,7 +94,7 @@ class BraidField extends LitElement {
       if (!r) return html`<div class="preview none" data-testid="node-preview" title="Sample inputs (Preview, on the right) show each step's output here">…</div>`;
       const state = 'summary' in r ? 'value' : 'error' in r ? 'error' : 'skipped';
       const text = state === 'value' ? r.summary : state === 'error' ? `⚠ ${r.error}` : `skipped: needs ${r.skippedNode ?? r.skipped}`;
-      return html`<div class="preview ${state}" data-testid="node-preview" data-state=${state} title=${text} @pointerdown=${stop} @click=${() => f.onChange(r)}>${r.image ? html`<canvas></canvas>` : null}<span>${text}</span></div>`;
+      return html`<div class="preview ${state}" data-testid="node-preview" data-state=${state} title=${text} @pointerdown=${stop} @click=${() => f.onChange(r)}>${r.image && isImage(r.image) ? html`<canvas></canvas>` : null}<span>${text}</span></div>`;
     }
     if (f.kind === 'note') {
       // The first problem, three lines at most (the node must not grow over its neighbours); all of them on hover and in the list.

@@ -61,10 +61,17 @@ export async function loadWebPackage(bytes) {
   return module;
 }
 
-/** An output as text: bytes in hex, big integers as digits, records as JSON. */
-export function show(value) {
+/**
+ * An output as text: bytes in hex, big integers as digits, records as
+ * JSON. Bytes past `bytesShown` of one array are left out, saying how many
+ * there are (a photo's pixels are tens of megabytes).
+ */
+export function show(value, bytesShown = Infinity) {
   return JSON.stringify(value, (_, v) => {
-    if (v instanceof Uint8Array) return `0x${[...v].map((b) => b.toString(16).padStart(2, '0')).join('')}`;
+    if (v instanceof Uint8Array) {
+      const hex = Array.from(v.subarray(0, bytesShown), (b) => b.toString(16).padStart(2, '0')).join('');
+      return v.length > bytesShown ? `0x${hex}… (${v.length} bytes)` : `0x${hex}`;
+    }
     if (typeof v === 'bigint') return v.toString();
     return v;
   }, 2);

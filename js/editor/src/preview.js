@@ -1,6 +1,7 @@
 // A workflow run one step at a time, each step by its operation's own
-// package (`braid op-package`: one build per operation, every config value
-// compiled in and chosen per call), for previews of every step's output
+// package (`braid build --targets steps` in the page, `braid op-package` in
+// the Node test: one build per operation, every config value compiled in
+// and chosen per call), for previews of every step's output
 // without a fused build of the workflow. The values between steps are the
 // JS values the packages give and take, which are the values the fused
 // crate passes by reference (the packages' conversions round-trip them):

@@ -10,7 +10,8 @@
 //   (as text) or `{ id, error }`.
 // - `{ id, preview: { steps, externals, packages } }`: each step's output
 //   (preview.js), each step by its operation's own web package
-//   (`step.package`, a cid of `packages` or of an earlier request),
+//   (`step.package`, a cid of `packages` or of an earlier request; every
+//   package sent is kept),
 //   answers `{ id, results }`: per step `{ pointer, summary, full, image? }`
 //   or `{ pointer, error }` or `{ pointer, skipped }`.
 import { loadWebPackage, show } from './package.js';
@@ -34,18 +35,25 @@ const load = (cid, bytes) => {
   return modules.get(cid);
 };
 
-/** The whole of a value shown is at most this many characters. */
-const FULL = 100_000;
-/** An image is sent back for display up to this many pixels. */
-const IMAGE_PIXELS = 4_000_000;
+/** The whole of a value shown is at most this many characters, */
+const FULL = 200_000;
+/** and of each of its byte arrays at most this many bytes. */
+const BYTES_SHOWN = 50_000;
+/** An image is sent back for display up to this size a side (the page's limit too). */
+const IMAGE_SIDE = 4096;
 
-/** A step's value as the editor shows it: a one-line summary, the whole (clipped), an image's pixels. */
-function shown(value) {
-  const text = show(value) ?? String(value);
+/**
+ * A step's value as the editor shows it: a one-line summary, the whole
+ * (clipped), an image's pixels (a copy, whose buffer `transfer` gets).
+ */
+function shown(value, transfer) {
+  const text = show(value, BYTES_SHOWN) ?? String(value);
   const full = text.length > FULL ? `${text.slice(0, FULL)}… (${text.length} characters)` : text;
   const { width, height, pixels } = value ?? {};
   if (Number.isInteger(width) && Number.isInteger(height) && pixels instanceof Uint8Array && pixels.length === width * height * 4) {
-    const image = width * height <= IMAGE_PIXELS ? { width, height, pixels: pixels.slice() } : undefined;
+    const drawn = width > 0 && height > 0 && width <= IMAGE_SIDE && height <= IMAGE_SIDE;
+    const image = drawn ? { width, height, pixels: pixels.slice() } : undefined;
+    if (image) transfer.push(image.pixels.buffer);
     return { summary: `${width}×${height} image`, full, image };
   }
   if (value instanceof Uint8Array) {
@@ -56,14 +64,17 @@ function shown(value) {
   return { summary: line.length > 80 ? `${line.slice(0, 79)}…` : line, full };
 }
 
-async function preview({ steps, externals, packages }) {
-  // A package that does not load fails the steps that use it, each alone.
+async function preview({ steps, externals, packages }, transfer) {
+  // Every package given is kept, whether a step of this run needs it or
+  // not (the page sends each once); one that does not load fails the
+  // steps that use it, each alone.
+  for (const [cid, bytes] of Object.entries(packages ?? {})) load(cid, bytes).catch(() => {});
   const execute = async (step, args, entry) => {
     if (entry.unavailable) throw new Error(entry.unavailable);
-    return (await load(entry.package, packages?.[entry.package])).executeSync(...args, step.config ?? {});
+    return (await load(entry.package)).executeSync(...args, step.config ?? {});
   };
   const results = await runPreview(steps, externals, execute, (_, entry) => entry.flow);
-  return results.map((r) => ('value' in r ? { pointer: r.pointer, ...shown(r.value) } : r));
+  return results.map((r) => ('value' in r ? { pointer: r.pointer, ...shown(r.value, transfer) } : r));
 }
 
 addEventListener('message', async (event) => {
@@ -72,8 +83,9 @@ addEventListener('message', async (event) => {
   try {
     if (asked) {
       const started = performance.now();
-      const results = await preview(asked);
-      parent.postMessage({ id, results, ms: performance.now() - started }, '*');
+      const transfer = [];
+      const results = await preview(asked, transfer);
+      parent.postMessage({ id, results, ms: performance.now() - started }, '*', transfer);
       return;
     }
     const module = await load(cid, bytes);

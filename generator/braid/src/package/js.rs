@@ -239,9 +239,10 @@ impl PackageSpec {
     /// Operation `op` of the workflow crate `self` packages, alone, as an
     /// npm package built in that crate's workspace (its vendored copy, its
     /// lockfile, its sandbox): what `braid build --targets steps` makes of
-    /// each operation. Its `wasm` feature (named with the operation, which
-    /// is a dependency there, not a member) and its default features,
-    /// which compile every configuration value in.
+    /// each operation. Its `wasm` feature (named with the operation: the
+    /// vendored copy is a member of that workspace, as a path dependency
+    /// under its root) and its default features, which compile every
+    /// configuration value in.
     pub fn step(&self, op: &crate::registry::RegisteredOperation) -> Self {
         let m = &op.manifest;
         Self {
