@@ -138,6 +138,10 @@ impl UnknownTarget {
     }
 }
 
+/// Where a build for [`Target::Steps`] puts each operation's web package:
+/// `<out>/steps/<operation>/`.
+pub const STEPS_DIR: &str = "steps";
+
 /// The bare-metal target `nostd` builds for.
 pub const NOSTD_TRIPLE: &str = "thumbv7em-none-eabihf";
 

@@ -38,7 +38,7 @@ use crate::project::{self, GenerateError};
 use crate::sandbox::Sandbox;
 use crate::schema::Platform;
 use crate::staging::Staging;
-use crate::target::{JsTarget, Target, NOSTD_TRIPLE};
+use crate::target::{JsTarget, Target, NOSTD_TRIPLE, STEPS_DIR};
 
 #[derive(Debug, thiserror::Error)]
 pub enum BuildError {
@@ -293,10 +293,6 @@ pub fn build(
     report.write(out)?;
     Ok(report)
 }
-
-/// Where `--targets steps` puts each operation's web package:
-/// `<out>/steps/<operation>/`.
-pub const STEPS_DIR: &str = "steps";
 
 /// The steps of one build, each reported as it starts and ends, and timed.
 struct Steps<'a> {

@@ -42,7 +42,7 @@ impl Report {
         for rel in ["crate/Cargo.toml", "crate/Cargo.lock", "crate/src/lib.rs"] {
             artifacts.insert(rel.to_string(), braid_schema::content_id(&fsutil::read(&out.join(rel))?));
         }
-        for dir in ["pkg", "component", "http", crate::build::STEPS_DIR] {
+        for dir in ["pkg", "component", "http", crate::target::STEPS_DIR] {
             let path = out.join(dir);
             if path.is_dir() {
                 for rel in fsutil::walk(&path)? {

@@ -147,7 +147,7 @@ pub fn dist(
     }
     if targets.contains(&Target::Steps) {
         for op in &workflow.operations {
-            let pkg = out.join(crate::build::STEPS_DIR).join(op.name());
+            let pkg = out.join(crate::target::STEPS_DIR).join(op.name());
             add(&mut dist, steps_artifact(op.name()), &tarball_dir(&pkg, "package")?, GZIP)?;
         }
     }
