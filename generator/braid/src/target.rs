@@ -4,6 +4,7 @@
 //! triples behind them.
 
 use braid_schema::Platform;
+use serde::{Deserialize, Serialize};
 
 /// The names of [`Target::ALL`], as one literal for messages.
 macro_rules! target_names {
@@ -11,7 +12,6 @@ macro_rules! target_names {
         "native, nostd, node, web, bundler, component, http, steps"
     };
 }
-use serde::{Deserialize, Serialize};
 
 /// What `braid build` can produce; written and read as its name
 /// (`native`, `nostd`, `node`, `web`, `bundler`, `component`, `http`,

@@ -604,15 +604,30 @@ const SAMPLES = 'braid.samples.';
 const SAMPLE_BYTES = 2 * 1024 * 1024;
 const samplesKey = () => `${SAMPLES}${current.manifest?.name || 'untitled'}`;
 
-/** The pinned sample inputs, by slot: `{ name, bytes: base64 }` (a file) or `{ text }`. */
-const samples = () => stored(samplesKey());
+/**
+ * The pinned sample inputs, by slot: `{ name, bytes: base64 }` (a file) or
+ * `{ text }`; read from storage once per workflow name and kept, with each
+ * file's bytes decoded once (`bytesOf`), as previews read them at every edit.
+ */
+let pinnedNow = null;
+function samples() {
+  const key = samplesKey();
+  if (pinnedNow?.key !== key) pinnedNow = { key, list: stored(key), decoded: new Map() };
+  return pinnedNow.list;
+}
+const bytesOf = (slot) => {
+  samples();
+  const { list, decoded } = pinnedNow;
+  if (list[slot]?.bytes === undefined) return undefined;
+  if (!decoded.has(slot)) decoded.set(slot, Uint8Array.from(atob(list[slot].bytes), (c) => c.charCodeAt(0)));
+  return decoded.get(slot);
+};
 
 const toBase64 = (bytes) => btoa(Array.from(bytes, (b) => String.fromCharCode(b)).join(''));
-const fromBase64 = (text) => Uint8Array.from(atob(text), (c) => c.charCodeAt(0));
 
 /** Pins `sample` as input `slot` of this workflow (in this browser), and previews. */
 function pin(slot, sample) {
-  const list = samples();
+  const list = [...samples()];
   list[slot] = sample;
   try {
     localStorage.setItem(samplesKey(), JSON.stringify(list));
@@ -620,6 +635,7 @@ function pin(slot, sample) {
     say('This browser would not keep the sample (too large?): choose a smaller one', 'error');
     return;
   }
+  pinnedNow = null;
   renderSamples(true);
   outdated();
   schedulePreview();
@@ -647,7 +663,7 @@ function renderSamples(force = false) {
     if (pinned[slot]?.bytes !== undefined) {
       const shown = document.createElement('small');
       shown.className = 'pinned';
-      shown.textContent = `pinned: ${pinned[slot].name} (${fromBase64(pinned[slot].bytes).length} bytes)`;
+      shown.textContent = `pinned: ${pinned[slot].name} (${bytesOf(slot).length} bytes)`;
       label.append(shown);
     }
     return label;
@@ -781,7 +797,7 @@ async function preview() {
     return;
   }
   try {
-    const externals = valid.inputs.map((input, slot) => inputValue(input.type, pinned[slot].bytes !== undefined ? fromBase64(pinned[slot].bytes) : undefined, pinned[slot].text ?? ''));
+    const externals = valid.inputs.map((input, slot) => inputValue(input.type, bytesOf(slot), pinned[slot].text ?? ''));
     const answer = await runSteps(current.manifest, externals, key, (waiting) => {
       if (!stale()) state.textContent = `building the packages of ${waiting.join(', ')} (once per operation version)…`;
     });
@@ -853,6 +869,7 @@ async function start() {
   $('publish').onclick = publish;
   $('clear-samples').onclick = () => {
     localStorage.removeItem(samplesKey());
+    pinnedNow = null;
     renderSamples(true);
     outdated();
     schedulePreview();

@@ -193,10 +193,9 @@ pub struct PackageSpec {
     /// in the crate that calls it, at that crate's level, and with LTO the
     /// whole module is probably optimised again at the level of the crate
     /// that links it (which of the two weighs more is not measured apart).
-    /// On for components
-    /// and HTTP functions, which run on servers: photo_proof's hand-written
-    /// HTTP function ran 14 % slower with its own crate at `s` (the
-    /// contributor guide's benchmarks).
+    /// On for components and HTTP functions, which run on servers:
+    /// photo_proof's hand-written HTTP function ran 14 % slower with its own
+    /// crate at `s` (the contributor guide's benchmarks).
     pub speed: bool,
 }
 
@@ -233,9 +232,7 @@ impl PackageSpec {
             speed: false,
         })
     }
-}
 
-impl PackageSpec {
     /// Operation `op` of the workflow crate `self` packages, alone, as an
     /// npm package built in that crate's workspace (its vendored copy, its
     /// lockfile, its sandbox): what `braid build --targets steps` makes of
