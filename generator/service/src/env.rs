@@ -15,15 +15,15 @@ use std::time::Duration;
 
 use braid::registry::Registry;
 
+use braid_store::Kind;
 use tokio::sync::Notify;
 
-use crate::store::Kind;
-use crate::{cas, datadir, metrics, store, Config, Database, ServeError};
+use crate::{cas, datadir, metrics, Config, Database, ServeError};
 
 /// Shared by the jobs and the HTTP app.
 pub struct Env {
     pub config: Config,
-    pub store: store::Store,
+    pub store: braid_store::Store,
     pub cas: cas::Cas,
     /// The registry in `<data>/registry`; replaced when an operation is
     /// published (here, or anywhere in the deployment: [`crate::operations::sync`]).
@@ -96,7 +96,7 @@ impl Env {
         let (config, data_lock, location) = tokio::task::spawn_blocking(move || lock_data(config))
             .await
             .expect("locking the data directory does not panic")?;
-        let store = store::Store::open(&location, config.lease, Duration::from_secs(30)).await?;
+        let store = braid_store::Store::open(&location, config.lease, Duration::from_secs(30)).await?;
         for (name, owner) in &config.owners {
             store.add_owner(name, owner).await?;
         }
@@ -117,7 +117,7 @@ impl Env {
 
 /// Takes the data directory (before anything in it is read or cleaned:
 /// another server may be using it); where the state's database is.
-fn lock_data(config: Config) -> Result<(Config, datadir::DataLock, store::Location), ServeError> {
+fn lock_data(config: Config) -> Result<(Config, datadir::DataLock, braid_store::Location), ServeError> {
     let io = |path: &PathBuf| {
         let path = path.clone();
         move |source| ServeError::Io { path, source }
@@ -128,16 +128,16 @@ fn lock_data(config: Config) -> Result<(Config, datadir::DataLock, store::Locati
         Database::Embedded => {
             let database = config.data.join("braid.sqlite");
             datadir::check_database(&config.data, &database)?;
-            store::Location::File(database)
+            braid_store::Location::File(database)
         }
-        Database::Postgres(url) => store::Location::Postgres(url.clone()),
+        Database::Postgres(url) => braid_store::Location::Postgres(url.clone()),
     };
     Ok((config, data_lock, location))
 }
 
 /// The rest of the environment, around the store (blocking: it sweeps the
 /// artifact store and opens the registry).
-fn around(config: Config, data_lock: datadir::DataLock, store: store::Store) -> Result<Arc<Env>, ServeError> {
+fn around(config: Config, data_lock: datadir::DataLock, store: braid_store::Store) -> Result<Arc<Env>, ServeError> {
     let cas = cas::Cas::open(&config.store)?;
     cas.sweep();
     // Build directories of interrupted jobs (their jobs start over in new

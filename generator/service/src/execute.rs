@@ -21,14 +21,14 @@ use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::time::Duration;
 
 use braid_engine::{Engine, Limits, PrecompiledCache, Program, Source, Timings};
+use braid_store::ids::{BuildId, ContentId, WorkflowId};
+use braid_store::{BuildRow, BuildState, Store, StoreError};
 
 use crate::cas::{Cas, CasError};
 use crate::env::BuildsChanged;
 use crate::fair::{FairSlot, FairSlots};
 use crate::held::{Held, HeldBody};
-use crate::ids::{BuildId, ContentId, WorkflowId};
 use crate::rate::RunRate;
-use crate::store::{BuildRow, BuildState, Store, StoreError};
 
 /// How the service runs workflows.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -230,7 +230,7 @@ pub struct Executor {
     builds: BuildsChanged,
     /// The build each deployment pointed at when last looked up, kept
     /// the same way (and dropped here when it moves).
-    deployments: Mutex<HashMap<String, (BuildId, crate::store::DeploymentLimits, std::time::Instant)>>,
+    deployments: Mutex<HashMap<String, (BuildId, braid_store::DeploymentLimits, std::time::Instant)>>,
     /// Runs in progress here, by deployment (those with any).
     deployment_runs: Arc<Mutex<HashMap<String, usize>>>,
     freshness: Option<Duration>,
@@ -388,8 +388,8 @@ impl Executor {
         &self,
         store: &Store,
         name: &str,
-    ) -> Result<(BuildId, crate::store::DeploymentLimits), ExecError> {
-        let key = crate::store::deployment_key(name);
+    ) -> Result<(BuildId, braid_store::DeploymentLimits), ExecError> {
+        let key = braid_store::deployment_key(name);
         let known = self.deployments.lock().unwrap_or_else(PoisonError::into_inner).get(&key).cloned();
         if let Some((build, limits, when)) = known {
             if self.freshness.is_none_or(|fresh| when.elapsed() < fresh) {
@@ -406,7 +406,7 @@ impl Executor {
     /// (Elsewhere, in a deployment of several processes, within
     /// [`SHARED_FRESHNESS`].)
     pub fn deployment_changed(&self, name: &str) {
-        self.deployments.lock().unwrap_or_else(PoisonError::into_inner).remove(&crate::store::deployment_key(name));
+        self.deployments.lock().unwrap_or_else(PoisonError::into_inner).remove(&braid_store::deployment_key(name));
     }
 
     /// A run of deployment `name` in progress until the guard drops; with
@@ -417,7 +417,7 @@ impl Executor {
         name: &str,
         concurrent: Option<u64>,
     ) -> Result<DeploymentRun, crate::problem::Problem> {
-        let key = crate::store::deployment_key(name);
+        let key = braid_store::deployment_key(name);
         let mut runs = self.deployment_runs.lock().unwrap_or_else(PoisonError::into_inner);
         let running = runs.entry(key.clone()).or_default();
         if let Some(cap) = concurrent {

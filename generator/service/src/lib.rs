@@ -16,7 +16,6 @@ pub mod env;
 pub mod execute;
 pub mod fair;
 pub mod held;
-pub mod ids;
 pub mod jobs;
 pub mod metrics;
 pub mod operations;
@@ -25,7 +24,6 @@ pub mod problem;
 pub mod rate;
 pub mod routes;
 pub mod stop;
-pub mod store;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -216,7 +214,7 @@ pub enum ServeError {
     #[error("{path}: {source}")]
     Io { path: PathBuf, source: std::io::Error },
     #[error(transparent)]
-    Store(#[from] store::StoreError),
+    Store(#[from] braid_store::StoreError),
     #[error(transparent)]
     Cas(#[from] cas::CasError),
     #[error(transparent)]

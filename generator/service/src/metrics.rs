@@ -18,7 +18,7 @@ use prometheus_client::registry::Registry;
 use std::collections::{HashMap, HashSet};
 use std::sync::{Mutex, PoisonError};
 
-use crate::store::JobState;
+use braid_store::JobState;
 
 /// The method label: a standard method, else `other`.
 pub fn method_label(method: &axum::http::Method) -> &'static str {
@@ -275,7 +275,7 @@ impl Metrics {
     /// for the first [`MAX_DEPLOYMENT_LABELS`] deployments run here, else
     /// [`OTHER_DEPLOYMENTS`].
     pub fn deployment_label(&self, name: &str) -> String {
-        let key = crate::store::deployment_key(name);
+        let key = braid_store::deployment_key(name);
         let mut labels = self.deployment_labels.lock().unwrap_or_else(PoisonError::into_inner);
         if labels.contains(&key) || labels.len() < MAX_DEPLOYMENT_LABELS {
             labels.insert(key.clone());

@@ -12,10 +12,10 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use braid::registry::{self, Origin, Prepared, Registry, RegistryError};
+use braid_store::ids::ContentId;
+use braid_store::PublishedOperation;
 
 use crate::env::Env;
-use crate::ids::ContentId;
-use crate::store::PublishedOperation;
 
 /// Why an upload cannot be used.
 #[derive(Debug, thiserror::Error)]

@@ -9,11 +9,11 @@
 use axum::http::{header, HeaderMap};
 
 use braid::package::cargo::CratePackage;
+use braid_store::ids::ContentId;
+use braid_store::{Artifact, Ecosystem, Package};
 
 use crate::cas::CasError;
-use crate::ids::ContentId;
 use crate::problem::Problem;
-use crate::store::{Artifact, Ecosystem, Package};
 use crate::{Config, Env};
 
 #[derive(Debug, thiserror::Error)]

@@ -68,13 +68,13 @@ impl Problem {
 
     /// A store error as the client should see it (also `?` on one): a
     /// database that was deleted or a full disk is a 503, anything else a 500.
-    pub fn from_store(e: crate::store::StoreError) -> Self {
+    pub fn from_store(e: braid_store::StoreError) -> Self {
         if e.is_disk_full() {
             tracing::error!("database: {e}");
             return Self::unavailable("the server's disk is full; try again later", Some(30));
         }
         match e {
-            crate::store::StoreError::Gone(_) => Self::unavailable(
+            braid_store::StoreError::Gone(_) => Self::unavailable(
                 format!("{e}; the service answers reads but takes no writes until an operator restarts it"),
                 None,
             ),
@@ -105,8 +105,8 @@ impl IntoResponse for Problem {
     }
 }
 
-impl From<crate::store::StoreError> for Problem {
-    fn from(e: crate::store::StoreError) -> Self {
+impl From<braid_store::StoreError> for Problem {
+    fn from(e: braid_store::StoreError) -> Self {
         Problem::from_store(e)
     }
 }

@@ -5,8 +5,9 @@
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
+use braid_store::ids::ContentId;
+
 use super::CasError;
-use crate::ids::ContentId;
 
 #[derive(Debug)]
 pub(super) struct Dir {
@@ -89,7 +90,7 @@ impl Dir {
 #[cfg(test)]
 mod tests {
     use crate::cas::{Cas, CasError, Location};
-    use crate::ids::ContentId;
+    use braid_store::ids::ContentId;
 
     #[test]
     fn stores_and_verifies() {

@@ -14,7 +14,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use crate::ids::ContentId;
+use braid_store::ids::ContentId;
 
 #[derive(Debug, thiserror::Error)]
 pub enum CasError {

@@ -16,7 +16,7 @@ use std::time::Duration;
 
 use url::Url;
 
-use crate::ids::ContentId;
+use braid_store::ids::ContentId;
 
 /// Largest object read back: far above any artifact the service writes.
 const MAX_OBJECT: u64 = 1 << 30;

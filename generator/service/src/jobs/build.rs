@@ -22,6 +22,9 @@ use std::time::{Duration, Instant};
 
 use braid::build::{Event, Report};
 use braid::registry::Origin;
+use braid_store::ids::JobId;
+use braid_store::queue::Claim;
+use braid_store::{Artifact, Claimed, Ecosystem, Kind, Package, StoreError};
 use tokio::io::{AsyncBufReadExt, BufReader};
 
 use super::child::{self, Child, Ended};
@@ -29,9 +32,6 @@ use super::record;
 use super::runner::{Handler, Interrupt, Ran};
 use super::{Outcome, Redact};
 use crate::env::Env;
-use crate::ids::JobId;
-use crate::store::queue::Claim;
-use crate::store::{Artifact, Claimed, Ecosystem, Kind, Package, StoreError};
 
 /// Workflow builds.
 pub(crate) struct Build;
@@ -258,7 +258,7 @@ async fn build_in(env: &Arc<Env>, job: &Claimed, dir: &Path, interrupt: &Interru
             return Err(format!(
                 "the build took longer than {} s and was stopped\n{}",
                 timeout.as_secs(),
-                crate::store::tail(&log, 2048)
+                braid_store::tail(&log, 2048)
             )
             .into());
         }
@@ -268,12 +268,12 @@ async fn build_in(env: &Arc<Env>, job: &Claimed, dir: &Path, interrupt: &Interru
     if !status.success() {
         let summary =
             output.failed.as_deref().map_or_else(String::new, |e| format!(": {}", e.lines().next().unwrap_or("")));
-        return Err(format!("braid build failed ({status}){summary}\n{}", crate::store::tail(&output.log, 4096)).into());
+        return Err(format!("braid build failed ({status}){summary}\n{}", braid_store::tail(&output.log, 4096)).into());
     }
     let Some(report) = output.report else {
         return Err(format!(
             "braid build succeeded but reported no result (no `report` event)\n{}",
-            crate::store::tail(&output.log, 2048)
+            braid_store::tail(&output.log, 2048)
         )
         .into());
     };
@@ -326,7 +326,7 @@ impl Output {
         self.log.push_str(&self.redact.apply(line));
         self.log.push('\n');
         if self.log.len() > 256 * 1024 {
-            self.log = crate::store::tail(&self.log, 64 * 1024);
+            self.log = braid_store::tail(&self.log, 64 * 1024);
         }
         self.unstored = true;
     }

@@ -16,8 +16,9 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
+use braid_store::StoreError;
+
 use crate::env::Env;
-use crate::store::StoreError;
 
 /// Starts this process's runners: `workers` for builds, and one for
 /// publish checks where they can run here (each takes one of the

@@ -20,15 +20,15 @@ use std::sync::Arc;
 
 use braid::registry::{self, Added, Origin, Registry};
 
+use braid_store::ids::JobId;
+use braid_store::queue::Claim;
+use braid_store::{Kind, Publish, PublishedOperation, StoreError};
 use tokio::io::AsyncReadExt;
 
 use super::child::{self, Child, Ended};
 use super::runner::{Handler, Interrupt, Ran};
 use super::{record, Outcome, Redact};
 use crate::env::Env;
-use crate::ids::JobId;
-use crate::store::queue::Claim;
-use crate::store::{Kind, Publish, PublishedOperation, StoreError};
 
 /// Checks of published operations.
 pub(crate) struct PublishCheck;
@@ -147,7 +147,7 @@ fn failure(status: std::process::ExitStatus, log: &str) -> String {
     let at = if log.starts_with("error: ") { Some(0) } else { log.find("\nerror: ").map(|at| at + 1) };
     match at {
         Some(at) => log[at + "error: ".len()..].trim_end().to_string(),
-        None => format!("the check failed ({status})\n{}", crate::store::tail(log, 4096)).trim_end().to_string(),
+        None => format!("the check failed ({status})\n{}", braid_store::tail(log, 4096)).trim_end().to_string(),
     }
 }
 

@@ -15,11 +15,12 @@ use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
+use braid_store::ids::JobId;
+use braid_store::queue::Claim;
+use braid_store::{Kind, StoreError};
+
 use super::{record, stopped};
 use crate::env::Env;
-use crate::ids::JobId;
-use crate::store::queue::Claim;
-use crate::store::{Kind, StoreError};
 
 /// A kind of job: what the runner needs to take and run its jobs.
 pub(crate) trait Handler: Send + Sync + 'static {
@@ -159,7 +160,7 @@ async fn run_one<H: Handler>(env: &Arc<Env>, job: H::Job, id: JobId) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::JobState;
+    use braid_store::JobState;
 
     /// A kind of job of one's own, as the README walks through it: the
     /// type and its handler are all it takes.

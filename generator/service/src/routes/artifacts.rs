@@ -10,10 +10,11 @@ use std::sync::Arc;
 use axum::extract::State;
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::IntoResponse;
+use braid_store::ids::ContentId;
 
 use super::heavy::heavy;
+use super::params::Param;
 use super::ApiResult;
-use crate::ids::ContentId;
 use crate::problem::Problem;
 use crate::AppState;
 
@@ -21,7 +22,11 @@ use crate::AppState;
 #[utoipa::path(get, path = "/v1/artifacts/{cid}", params(("cid" = String, Path)),
     responses((status = 200, body = Vec<u8>), (status = 304, description = "If-None-Match: the bytes were verified and are unchanged"),
         (status = 400, body = Problem), (status = 404, body = Problem), (status = 503, body = Problem)))]
-pub(super) async fn get_artifact(State(state): State<Arc<AppState>>, cid: ContentId, headers: HeaderMap) -> ApiResult {
+pub(super) async fn get_artifact(
+    State(state): State<Arc<AppState>>,
+    Param(cid): Param<ContentId>,
+    headers: HeaderMap,
+) -> ApiResult {
     let etag = format!("\"{cid}\"");
     let found = state.store.artifact(&cid).await?;
     let (media_type, name) = found.ok_or_else(|| Problem::not_found("no artifact with this id"))?;

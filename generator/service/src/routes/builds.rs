@@ -8,12 +8,13 @@ use axum::extract::State;
 use axum::response::IntoResponse;
 use axum::Json;
 use braid::target::Target;
+use braid_store::ids::{BuildId, WorkflowId};
+use braid_store::{Artifact, BuildRow, BuildState};
 use serde::Serialize;
 
+use super::params::Param;
 use super::ApiResult;
-use crate::ids::{BuildId, WorkflowId};
 use crate::problem::Problem;
-use crate::store::{Artifact, BuildRow, BuildState};
 use crate::AppState;
 
 /// A build of a workflow.
@@ -51,7 +52,7 @@ pub(super) fn build_info(row: BuildRow) -> BuildInfo {
 /// A build with its artifacts.
 #[utoipa::path(get, path = "/v1/builds/{id}", params(("id" = String, Path, description = "build id, as POST /v1/workflows returns it")),
     responses((status = 200, body = BuildInfo), (status = 400, body = Problem), (status = 404, body = Problem)))]
-pub(super) async fn get_build(State(state): State<Arc<AppState>>, id: BuildId) -> ApiResult {
+pub(super) async fn get_build(State(state): State<Arc<AppState>>, Param(id): Param<BuildId>) -> ApiResult {
     let row = state.store.build(&id).await?;
     let row = row.ok_or_else(|| Problem::not_found("no build with this id"))?;
     Ok(Json(build_info(row)).into_response())

@@ -12,11 +12,11 @@ use axum::http::{header, HeaderMap};
 use axum::response::IntoResponse;
 use axum::Json;
 use braid::package::cargo::index_path;
+use braid_store::Ecosystem;
 
 use super::artifacts::verified;
 use super::ApiResult;
 use crate::problem::Problem;
-use crate::store::Ecosystem;
 use crate::AppState;
 
 /// The registry's configuration: where crates are downloaded from.

@@ -14,11 +14,11 @@ use braid::lockfile::LockSeed;
 use braid::manifest::Workflow;
 use braid::registry::RegisteredOperation;
 use braid::schema::Platform;
+use braid_store::ids::WorkflowId;
 use serde::Serialize;
 
 use super::heavy::heavy;
 use super::ApiResult;
-use crate::ids::WorkflowId;
 use crate::problem::Problem;
 use crate::AppState;
 

@@ -11,15 +11,16 @@ use axum::extract::{Path, State};
 use axum::http::{Extensions, HeaderMap, StatusCode};
 use axum::response::IntoResponse;
 use axum::Json;
+use braid_engine::Limits;
+use braid_store::ids::{BuildId, WorkflowId};
+use braid_store::{Deployed, Deployment, DeploymentLimits, DeploymentVersion};
 use serde::{Deserialize, Serialize};
 
 use super::auth::{publisher_owner, Writer};
 use super::check::JsonBody;
 use super::ApiResult;
 use crate::execute::Target;
-use crate::ids::{BuildId, WorkflowId};
 use crate::problem::Problem;
-use crate::store::{Deployed, Deployment, DeploymentLimits, DeploymentVersion};
 use crate::AppState;
 
 /// What a name is to point at: a workflow's newest runnable build, or a
@@ -106,7 +107,7 @@ pub(super) async fn put_deployment(
     })?;
     if let Some(limits) = &request.limits {
         let service = state.executor.config();
-        let checked = limits.check(service.limits, service.slots);
+        let checked = check_limits(limits, service.limits, service.slots);
         checked.map_err(|why| Problem::new(StatusCode::UNPROCESSABLE_ENTITY, why))?;
     }
     let build = match (request.workflow_id, request.build_id) {
@@ -206,8 +207,44 @@ pub(super) async fn run_deployment(
     let label = state.metrics.deployment_label(&name);
     let running = state.executor.deployment_run(&name, limits.concurrent);
     let _running = running.inspect_err(|_| state.metrics.deployment_refused(&label))?;
-    let budgets = limits.apply(state.executor.config().limits);
+    let budgets = budgets(&limits, state.executor.config().limits);
     super::run::run(state, Target::Build(build), budgets, Some(label), headers, extensions, body).await
+}
+
+/// A deployment's budgets: each of its limits as set, the service's where
+/// it is not.
+fn budgets(limits: &DeploymentLimits, service: Limits) -> Limits {
+    let mib = |n: Option<u64>, default: usize| n.map_or(default, |n| (n as usize).saturating_mul(1 << 20));
+    Limits {
+        time: limits.time_ms.map_or(service.time, std::time::Duration::from_millis),
+        memory_bytes: mib(limits.memory_mib, service.memory_bytes),
+        input_bytes: mib(limits.input_mib, service.input_bytes),
+        output_bytes: mib(limits.output_mib, service.output_bytes),
+    }
+}
+
+/// Why a deployment's limits cannot be set under the service's, if they cannot:
+/// each must be positive and at most the service's own (its budgets,
+/// and its `slots`: runs at once).
+fn check_limits(asked: &DeploymentLimits, limits: Limits, slots: usize) -> Result<(), String> {
+    let mib = |bytes: usize| (bytes >> 20) as u64;
+    let given = [
+        ("time_ms", asked.time_ms, limits.time.as_millis() as u64, "--time-limit"),
+        ("memory_mib", asked.memory_mib, mib(limits.memory_bytes), "--memory-limit"),
+        ("input_mib", asked.input_mib, mib(limits.input_bytes), "--input-limit"),
+        ("output_mib", asked.output_mib, mib(limits.output_bytes), "--output-limit"),
+        ("concurrent", asked.concurrent, slots as u64, "--run-slots"),
+    ];
+    for (key, value, max, flag) in given {
+        match value {
+            Some(0) => return Err(format!("limits.{key} is 0: give a positive number, or leave it out")),
+            Some(n) if n > max => {
+                return Err(format!("limits.{key} is {n}, over this service's {max} ({flag}); give at most {max}"));
+            }
+            _ => {}
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]

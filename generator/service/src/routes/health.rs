@@ -7,10 +7,10 @@ use axum::extract::State;
 use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
+use braid_store::Kind;
 use serde_json::json;
 
 use super::ApiResult;
-use crate::store::Kind;
 use crate::AppState;
 
 /// Health: 200 `{"status": "ok"}`, or 503 `{"status": "degraded",

@@ -6,18 +6,19 @@ use std::sync::Arc;
 use axum::extract::State;
 use axum::response::IntoResponse;
 use axum::Json;
+use braid_store::ids::JobId;
+use braid_store::Job;
 
 use super::auth::{withhold, Reader};
+use super::params::Param;
 use super::ApiResult;
-use crate::ids::JobId;
 use crate::problem::Problem;
-use crate::store::Job;
 use crate::AppState;
 
 /// A build job: state, progress, the end of its log, the error if it failed.
 #[utoipa::path(get, path = "/v1/jobs/{id}", params(("id" = String, Path)),
     responses((status = 200, body = Job), (status = 400, body = Problem), (status = 404, body = Problem)))]
-pub(super) async fn get_job(State(state): State<Arc<AppState>>, reader: Reader, id: JobId) -> ApiResult {
+pub(super) async fn get_job(State(state): State<Arc<AppState>>, reader: Reader, Param(id): Param<JobId>) -> ApiResult {
     let job = state.store.job(&id).await?;
     let mut job = job.ok_or_else(|| Problem::not_found("no job with this id"))?;
     if !reader.keyed {

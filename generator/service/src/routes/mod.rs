@@ -3,7 +3,7 @@
 //! handlers (utoipa). One module per resource; what every route shares is
 //! in [`layers`] (body limits, metrics, problems for unknown routes and
 //! panics), [`heavy`] (the bound on CPU-heavy requests) and [`auth`] (API
-//! keys). Ids in paths are typed extractors ([`crate::ids`]): a malformed
+//! keys). Ids in paths are typed extractors ([`braid_store::ids`]): a malformed
 //! one is a 400 problem before a handler runs.
 
 mod artifacts;
@@ -74,10 +74,10 @@ type ApiResult = Result<Response, Problem>;
     ),
     components(schemas(
         Problem,
-        crate::store::Job,
-        crate::store::Artifact,
-        crate::store::JobState,
-        crate::store::BuildState,
+        braid_store::Job,
+        braid_store::Artifact,
+        braid_store::JobState,
+        braid_store::BuildState,
         workflows::SubmitRequest,
         workflows::Submitted,
         workflows::WorkflowInfo,
@@ -86,15 +86,15 @@ type ApiResult = Result<Response, Problem>;
         builds::BuildInfo,
         operations::OperationInfo,
         publish::Published,
-        crate::store::Publish,
+        braid_store::Publish,
         check::Valid,
         check::ValidInput,
         deployments::DeployRequest,
         deployments::DeploymentInfo,
         deployments::DeploymentList,
-        crate::store::Deployment,
-        crate::store::DeploymentLimits,
-        crate::store::DeploymentVersion
+        braid_store::Deployment,
+        braid_store::DeploymentLimits,
+        braid_store::DeploymentVersion
     ))
 )]
 pub struct ApiDoc;

@@ -12,12 +12,12 @@ use axum::extract::{Path, State};
 use axum::http::{header, HeaderMap};
 use axum::response::IntoResponse;
 use axum::Json;
+use braid_store::{Ecosystem, Package};
 use serde_json::{json, Map, Value};
 
 use super::artifacts::verified;
 use super::ApiResult;
 use crate::problem::Problem;
-use crate::store::{Ecosystem, Package};
 use crate::AppState;
 
 async fn versions(state: &Arc<AppState>, name: &str) -> Result<Vec<Package>, Problem> {

@@ -5,11 +5,12 @@ use std::sync::Arc;
 use axum::extract::State;
 use axum::response::IntoResponse;
 use axum::Json;
+use braid_store::ids::OperationName;
 use serde::Serialize;
 use serde_json::{json, Value};
 
+use super::params::Param;
 use super::ApiResult;
-use crate::ids::OperationName;
 use crate::operations::synced_registry;
 use crate::problem::Problem;
 use crate::AppState;
@@ -43,7 +44,7 @@ pub(super) async fn list_operations(State(state): State<Arc<AppState>>) -> Json<
 /// One operation: its versions, newest first (with manifests and version ids).
 #[utoipa::path(get, path = "/v1/operations/{name}", params(("name" = String, Path)),
     responses((status = 200, body = Object), (status = 400, body = Problem), (status = 404, body = Problem)))]
-pub(super) async fn get_operation(State(state): State<Arc<AppState>>, name: OperationName) -> ApiResult {
+pub(super) async fn get_operation(State(state): State<Arc<AppState>>, Param(name): Param<OperationName>) -> ApiResult {
     let registry = synced_registry(&state.env).await;
     let versions: Vec<OperationInfo> = registry.versions(name.as_str()).iter().map(operation_info).collect();
     if versions.is_empty() {

@@ -16,15 +16,16 @@ use axum::extract::State;
 use axum::http::{header, StatusCode};
 use axum::response::IntoResponse;
 use axum::Json;
+use braid_store::ids::JobId;
+use braid_store::{Kind, NewPublish, Publish, PublishSubmission};
 use serde::Serialize;
 
 use super::auth::{withhold, Publisher, Reader};
 use super::heavy::heavy;
+use super::params::Param;
 use super::ApiResult;
-use crate::ids::JobId;
 use crate::operations::{self, UploadError};
 use crate::problem::Problem;
-use crate::store::{Kind, NewPublish, Publish, PublishSubmission};
 use crate::AppState;
 
 /// What an upload led to.
@@ -143,7 +144,11 @@ pub(super) async fn publish_operation(
 /// two for callers with a key only: the uploaded build script writes them).
 #[utoipa::path(get, path = "/v1/publishes/{id}", params(("id" = String, Path)),
     responses((status = 200, body = Publish), (status = 400, body = Problem), (status = 404, body = Problem)))]
-pub(super) async fn get_publish(State(state): State<Arc<AppState>>, reader: Reader, id: JobId) -> ApiResult {
+pub(super) async fn get_publish(
+    State(state): State<Arc<AppState>>,
+    reader: Reader,
+    Param(id): Param<JobId>,
+) -> ApiResult {
     let job = state.store.publish(&id).await?;
     let mut job = job.ok_or_else(|| Problem::not_found("no publish job with this id"))?;
     if !reader.keyed {

@@ -18,10 +18,11 @@ use axum::http::{header, Extensions, HeaderMap, StatusCode};
 use axum::response::IntoResponse;
 use braid_engine::wire::{self, InputsError};
 use braid_engine::{Input, Output, RunError, Shape};
+use braid_store::ids::{BuildId, WorkflowId};
 
+use super::params::Param;
 use super::ApiResult;
 use crate::execute::{server_timing, ExecError, Loaded, Target};
-use crate::ids::{BuildId, WorkflowId};
 use crate::problem::Problem;
 use crate::AppState;
 
@@ -33,7 +34,7 @@ use crate::AppState;
         (status = 413, body = Problem), (status = 422, body = Problem), (status = 429, body = Problem, description = "over the key's rate (--run-rate-per-key)"), (status = 503, body = Problem)))]
 pub(super) async fn run_build(
     State(state): State<Arc<AppState>>,
-    id: BuildId,
+    Param(id): Param<BuildId>,
     headers: HeaderMap,
     extensions: Extensions,
     body: Bytes,
@@ -50,7 +51,7 @@ pub(super) async fn run_build(
         (status = 404, body = Problem), (status = 413, body = Problem), (status = 422, body = Problem), (status = 429, body = Problem, description = "over the key's rate (--run-rate-per-key)"), (status = 503, body = Problem)))]
 pub(super) async fn run_workflow(
     State(state): State<Arc<AppState>>,
-    id: WorkflowId,
+    Param(id): Param<WorkflowId>,
     headers: HeaderMap,
     extensions: Extensions,
     body: Bytes,

@@ -15,6 +15,8 @@ use braid::build;
 use braid::diagnostic::Diagnostic;
 use braid::registry::Origin;
 use braid::target::Target;
+use braid_store::ids::{BuildId, ContentId, JobId, WorkflowId};
+use braid_store::{Artifact, JobState, Kind, NewBuild, Submission};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -22,10 +24,9 @@ use super::auth::Writer;
 use super::builds::{build_info, BuildInfo};
 use super::check::{crate_files, JsonBody};
 use super::heavy::heavy;
+use super::params::Param;
 use super::ApiResult;
-use crate::ids::{BuildId, ContentId, JobId, WorkflowId};
 use crate::problem::Problem;
-use crate::store::{Artifact, JobState, Kind, NewBuild, Submission};
 use crate::AppState;
 
 /// `POST /v1/workflows`. Describes the body in the OpenAPI document; the
@@ -259,7 +260,7 @@ pub struct WorkflowInfo {
 /// A workflow, by its id (the CID of its manifest), with its builds.
 #[utoipa::path(get, path = "/v1/workflows/{id}", params(("id" = String, Path, description = "workflow id: CIDv1 of the manifest")),
     responses((status = 200, body = WorkflowInfo), (status = 400, body = Problem), (status = 404, body = Problem)))]
-pub(super) async fn get_workflow(State(state): State<Arc<AppState>>, id: WorkflowId) -> ApiResult {
+pub(super) async fn get_workflow(State(state): State<Arc<AppState>>, Param(id): Param<WorkflowId>) -> ApiResult {
     let rows = state.store.builds_of(&id).await?;
     let first = rows.first().ok_or_else(|| {
         Problem::not_found("no workflow with this id has been submitted; POST /v1/workflows builds one")

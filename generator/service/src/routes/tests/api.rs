@@ -1,7 +1,8 @@
 //! Reads, API keys, problem documents, validation and generation.
 
+use braid_store::Kind;
+
 use super::*;
-use crate::store::Kind;
 
 /// Was JS 'health, OpenAPI and operations'.
 #[tokio::test]

@@ -23,14 +23,14 @@ use axum::http::{header, HeaderMap, Method, Request, StatusCode};
 use axum::routing::get;
 use axum::Router;
 use braid::diagnostic::Diagnostic;
+use braid_store::ids::{BuildId, JobId};
+use braid_store::Artifact;
 use http_body_util::BodyExt as _;
 use serde_json::{json, Value};
 use tower::ServiceExt as _;
 
 use super::heavy::heavy;
 use super::{app, health, layers, workflows};
-use crate::ids::{BuildId, JobId};
-use crate::store::Artifact;
 use crate::{AppState, Config};
 
 const KEY: &str = "k";

@@ -5,8 +5,8 @@ use super::*;
 /// What a worker records for a build of `cidv1_from_bytes`: the `.crate`s
 /// of a really generated crate, and an npm package (scoped) whose tarball
 /// is `tgz`.
-async fn finish_build_with_packages(s: &Service, tgz: &[u8]) -> Vec<crate::store::Package> {
-    use crate::store::{Ecosystem, Package};
+async fn finish_build_with_packages(s: &Service, tgz: &[u8]) -> Vec<braid_store::Package> {
+    use braid_store::{Ecosystem, Package};
     let job = s.state.store.claim_build().await.unwrap().expect("a queued job");
     let workflow = braid::manifest::validate(&job.manifest, &s.state.registry()).unwrap();
     let dir = s.dir.join("generated");
@@ -167,7 +167,7 @@ async fn operations_published_elsewhere_are_taken_in_from_the_store() {
     async fn listed(s: &Service, version: &str, bytes: &[u8]) -> String {
         let prepared = crate::operations::unpack(bytes, &s.dir.join("tmp").join(version)).unwrap();
         assert_eq!(prepared.manifest.version, version);
-        let op = crate::store::PublishedOperation {
+        let op = braid_store::PublishedOperation {
             name: "op_cid".into(),
             version: version.into(),
             version_id: prepared.version_id.clone(),

@@ -4,7 +4,6 @@
 //! rollback) is one transaction that adds a version to its history, so a
 //! run that reads it sees the old build or the new one, never neither.
 
-use braid_engine::Limits;
 use serde::{Deserialize, Serialize};
 
 use super::rows::{int, parsed, text};
@@ -49,43 +48,6 @@ pub struct DeploymentLimits {
     /// them is refused (429, `Retry-After: 1`) rather than queued.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub concurrent: Option<u64>,
-}
-
-impl DeploymentLimits {
-    /// Each limit as set, the service's where it is not.
-    pub fn apply(&self, service: Limits) -> Limits {
-        let mib = |n: Option<u64>, default: usize| n.map_or(default, |n| (n as usize).saturating_mul(1 << 20));
-        Limits {
-            time: self.time_ms.map_or(service.time, std::time::Duration::from_millis),
-            memory_bytes: mib(self.memory_mib, service.memory_bytes),
-            input_bytes: mib(self.input_mib, service.input_bytes),
-            output_bytes: mib(self.output_mib, service.output_bytes),
-        }
-    }
-
-    /// Why these limits cannot be set under the service's, if they cannot:
-    /// each must be positive and at most the service's own (its budgets,
-    /// and its `slots`: runs at once).
-    pub fn check(&self, limits: Limits, slots: usize) -> Result<(), String> {
-        let mib = |bytes: usize| (bytes >> 20) as u64;
-        let given = [
-            ("time_ms", self.time_ms, limits.time.as_millis() as u64, "--time-limit"),
-            ("memory_mib", self.memory_mib, mib(limits.memory_bytes), "--memory-limit"),
-            ("input_mib", self.input_mib, mib(limits.input_bytes), "--input-limit"),
-            ("output_mib", self.output_mib, mib(limits.output_bytes), "--output-limit"),
-            ("concurrent", self.concurrent, slots as u64, "--run-slots"),
-        ];
-        for (key, value, max, flag) in given {
-            match value {
-                Some(0) => return Err(format!("limits.{key} is 0: give a positive number, or leave it out")),
-                Some(n) if n > max => {
-                    return Err(format!("limits.{key} is {n}, over this service's {max} ({flag}); give at most {max}"));
-                }
-                _ => {}
-            }
-        }
-        Ok(())
-    }
 }
 
 /// One change of a name: what it pointed at from then on, who set it, when.

@@ -6,7 +6,7 @@
 //! join it. And the operations registered so, with the owners of their
 //! names: each with its upload in the artifact store, from where every
 //! process of a deployment takes it into its own registry
-//! ([`crate::operations`]).
+//! (braid-service's `operations`).
 
 use serde::Serialize;
 use sqlx::any::AnyRow;
@@ -94,8 +94,7 @@ impl Store {
 
     /// Takes the oldest queued publish job (see [`Store::claim`]), for
     /// tests (the runner claims by kind, then loads).
-    #[cfg(test)]
-    pub(crate) async fn claim_publish(&self) -> Result<Option<Publish>, StoreError> {
+    pub async fn claim_publish(&self) -> Result<Option<Publish>, StoreError> {
         match self.claim(Kind::PUBLISH).await? {
             Some(claim) => self.publish(&claim.id).await,
             None => Ok(None),

@@ -476,7 +476,7 @@ mod databases_of_the_braid_before {
     #[ignore = "needs PostgreSQL: run `cargo xtask test-postgres`"]
     async fn postgres() {
         let tmp = TempDb::new(Db::Postgres).await;
-        tmp.execute(include_str!("../../tests/data/store-postgres-v3.sql")).await;
+        tmp.execute(include_str!("../tests/data/store-postgres-v3.sql")).await;
         let s = tmp.process(30).await;
         check(&s).await;
     }

@@ -4,9 +4,9 @@
 //! [`OperationName`]. Each is checked once where it enters (a path segment,
 //! a row of the store, JSON), so handlers, the store and the file system
 //! never see a malformed one: `../`, encoded traversal and junk stop here.
-//! As path parameters ([`crate::routes`]) they answer a malformed id with a
+//! As path parameters (braid-service's routes) they answer a malformed id with a
 //! 400 problem before any handler code runs; read from a row
-//! ([`crate::store`]), a malformed one is a damaged database.
+//! ([`crate::Store`]), a malformed one is a damaged database.
 
 use std::fmt;
 

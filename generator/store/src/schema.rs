@@ -1,5 +1,5 @@
 //! The schema: sqlx migrations, one list per database
-//! (`generator/service/migrations/{sqlite,postgres}`), applied in order
+//! (`generator/store/migrations/{sqlite,postgres}`), applied in order
 //! when the store opens, each in a transaction (all of it or none), each
 //! checksummed: a migration is never edited once released, a change is a
 //! new one at the end. A database written by a newer braid is refused.
@@ -139,8 +139,8 @@ async fn fill_in_workflow_ids(store: &Store) -> Result<(), StoreError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::fixtures::{Db, TempDb};
-    use crate::store::Location;
+    use crate::fixtures::{Db, TempDb};
+    use crate::Location;
 
     /// Each migration runs in a transaction: one that fails leaves nothing
     /// of itself, the database at the version before it, and the store
@@ -154,7 +154,7 @@ mod tests {
         let migrator = Migrator::new(dir.path()).await.unwrap();
         let Location::File(path) = &tmp.location else { unreachable!() };
         sqlx::any::install_default_drivers();
-        let pool = sqlx::AnyPool::connect(&super::super::sqlite_url(path).unwrap()).await.unwrap();
+        let pool = sqlx::AnyPool::connect(&crate::sqlite_url(path).unwrap()).await.unwrap();
         let err = StoreError::from(migrator.run(&pool).await.unwrap_err());
         assert!(err.to_string().contains("migration 2"), "{err}");
         let tables = |name: &'static str| {

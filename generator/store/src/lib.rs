@@ -1,7 +1,12 @@
-//! The service's state: builds (one row per build id, each knowing its
-//! workflow id), the one job queue every kind of job shares ([`queue`]),
-//! artifacts, publish jobs, registered operations and the registries'
-//! packages, in SQLite (one process) or PostgreSQL (a deployment).
+//! Braid's state (`braid-store`): builds (one row per build id, each
+//! knowing its workflow id), the one job queue every kind of job shares
+//! ([`queue`]), artifacts, publish jobs, registered operations, the
+//! registries' packages and deployments, in SQLite (one process) or
+//! PostgreSQL (a deployment), and the validated [`ids`] they are keyed by.
+//!
+//! A crate of its own, apart from braid-service, so that the seam shows:
+//! it knows neither HTTP (no axum) nor how a job is run; the service's
+//! routes, its job runner and `braid worker` all ask it the same way.
 //!
 //! Every query is written once, in the SQL both databases speak, and runs
 //! through sqlx's `Any` driver: the two backends differ only where the
@@ -21,6 +26,7 @@ mod builds;
 mod deployments;
 #[cfg(test)]
 pub(crate) mod fixtures;
+pub mod ids;
 mod packages;
 mod publishes;
 pub mod queue;

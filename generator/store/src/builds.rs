@@ -163,10 +163,9 @@ impl Store {
     }
 
     /// Takes the oldest queued build job (see [`Store::claim`]), with what
-    /// it builds: a worker's claim in one call, for tests (the runner
-    /// claims by kind, then loads).
-    #[cfg(test)]
-    pub(crate) async fn claim_build(&self) -> Result<Option<Claimed>, StoreError> {
+    /// it builds: a worker's claim in one call, as tests make it (the
+    /// runner claims by kind, then loads).
+    pub async fn claim_build(&self) -> Result<Option<Claimed>, StoreError> {
         match self.claim(Kind::BUILD).await? {
             Some(claim) => self.claimed_build(&claim).await.map(Some),
             None => Ok(None),
