@@ -10,7 +10,8 @@
 //! - **the workspace**, when this crate is built in it: its members come
 //!   from the root `Cargo.toml`'s `workspace.members` (parsed as TOML),
 //!   less the tools themselves (`generator/braid`, `generator/engine`,
-//!   `generator/store`, `generator/service`, `generator/cli`) and the repository's checks
+//!   `generator/store`, `generator/worker`, `generator/service`,
+//!   `generator/cli`) and the repository's checks
 //!   (`xtask`);
 //! - **`embedded.tar`** beside this file, when it is built from its
 //!   package (`cargo package`, a registry): the same files, written by
@@ -20,8 +21,15 @@
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-const TOOLS: &[&str] =
-    &["generator/braid", "generator/engine", "generator/store", "generator/service", "generator/cli", "xtask"];
+const TOOLS: &[&str] = &[
+    "generator/braid",
+    "generator/engine",
+    "generator/store",
+    "generator/worker",
+    "generator/service",
+    "generator/cli",
+    "xtask",
+];
 
 /// The templates' directory, in the workspace and in `embedded.tar`.
 const TEMPLATES: &str = "templates";

@@ -112,6 +112,7 @@ pub const PACKAGES: &[&str] = &[
     "braid",
     "braid-engine",
     "braid-store",
+    "braid-worker",
     "braid-service",
     "braid-cli",
 ];

@@ -23,9 +23,9 @@ use std::time::Duration;
 use braid_engine::{Engine, Limits, PrecompiledCache, Program, Source, Timings};
 use braid_store::ids::{BuildId, ContentId, WorkflowId};
 use braid_store::{BuildRow, BuildState, Store, StoreError};
+use braid_worker::cas::{Cas, CasError};
+use braid_worker::BuildsChanged;
 
-use crate::cas::{Cas, CasError};
-use crate::env::BuildsChanged;
 use crate::fair::{FairSlot, FairSlots};
 use crate::held::{Held, HeldBody};
 use crate::rate::RunRate;
@@ -555,7 +555,7 @@ mod tests {
     #[test]
     fn a_deployment_runs_at_most_its_cap_at_once_here() {
         let data = std::env::temp_dir();
-        let executor = Executor::new(RunConfig::default(), &data, false, crate::env::BuildsChanged::default());
+        let executor = Executor::new(RunConfig::default(), &data, false, braid_worker::BuildsChanged::default());
         let first = executor.deployment_run("Echo", Some(2)).unwrap();
         let second = executor.deployment_run("echo", Some(2)).unwrap();
         // One name in any case: the third run of it is refused, not queued.

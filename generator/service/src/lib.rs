@@ -9,17 +9,10 @@
 //! until SIGINT or SIGTERM.
 
 pub mod admission;
-pub mod cas;
 pub mod conn;
-pub mod datadir;
-pub mod env;
 pub mod execute;
 pub mod fair;
 pub mod held;
-pub mod jobs;
-pub mod metrics;
-pub mod operations;
-pub mod packages;
 pub mod problem;
 pub mod rate;
 pub mod routes;
@@ -31,27 +24,22 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use braid::codegen::Generator;
-pub use env::Env;
+use braid_worker::{jobs, operations, packages, Env};
 
-/// How the service runs.
+/// How `braid serve` runs: what its jobs and its HTTP app share
+/// (`worker`, braid-worker's [`braid_worker::Config`]), and the HTTP app's
+/// own settings.
 #[derive(Debug, Clone)]
 pub struct Config {
+    pub worker: braid_worker::Config,
+    pub http: HttpConfig,
+}
+
+/// The HTTP app's own settings: its address, keys, request limits and how
+/// built workflows run.
+#[derive(Debug, Clone)]
+pub struct HttpConfig {
     pub addr: SocketAddr,
-    /// Artifacts and build directories live here, and the SQLite database
-    /// of the embedded default.
-    pub data: PathBuf,
-    /// Where the service's state is kept.
-    pub database: Database,
-    /// The artifact store: the directory `<data>/artifacts`, or a
-    /// directory or S3 bucket every process of a deployment shares.
-    pub store: cas::Location,
-    /// Compile through sccache with its cache in the store's bucket (an S3
-    /// `store` only): builds of Braid's own operations; code nobody vetted
-    /// compiles without it, in a sandbox without network.
-    pub compile_cache: bool,
-    /// How long a job stays its worker's without a heartbeat, where the
-    /// database is shared ([`Database::Postgres`]).
-    pub lease: Duration,
     /// Keys accepted in `x-api-key` for writes.
     pub api_keys: Vec<String>,
     /// Keys accepted in `x-api-key` for publishing operations (`POST
@@ -59,18 +47,8 @@ pub struct Config {
     /// `OWNER=KEY` names the key's owner; a bare key owns names as
     /// `key-<its SHA-256, 16 hex digits>` (see [`routes::publisher_owner`]).
     pub publisher_keys: Vec<String>,
-    /// Owners the operator adds to operation names, `(name, owner)`, at
-    /// start (`--owner NAME=OWNER`).
-    pub owners: Vec<(String, String)>,
     /// Largest operation upload (a `.tar.gz` of the crate), in bytes.
     pub max_upload: usize,
-    /// Build workers (concurrent builds).
-    pub workers: usize,
-    pub build_timeout: Duration,
-    /// Cargo target directory shared by all builds.
-    pub target_dir: PathBuf,
-    /// The `braid` executable that runs builds (this one).
-    pub braid_exe: PathBuf,
     /// Largest request body accepted.
     pub max_body: usize,
     /// CPU-heavy requests (validate, generate, publish, artifact reads)
@@ -87,50 +65,50 @@ pub struct Config {
     /// The service's address as clients reach it, without a trailing `/`;
     /// `None`: `http://` and each request's `Host`.
     pub public_url: Option<String>,
-    /// The npm scope of workflow packages (`@org`), if any.
-    pub npm_scope: Option<String>,
     /// How built workflows run (`POST .../run`).
     pub run: execute::RunConfig,
-}
-
-/// Where the service's state (workflows, builds, jobs, publishes,
-/// packages) is kept.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Database {
-    /// SQLite in the data directory: one process.
-    Embedded,
-    /// PostgreSQL at this URL, shared by any number of processes.
-    Postgres(String),
 }
 
 /// The largest operation upload by default: 8 MiB (compressed).
 pub const MAX_UPLOAD: usize = 8 << 20;
 
 impl Config {
-    /// Workers for this machine: half the cores (a build is itself
-    /// parallel), at least one.
-    pub fn default_workers() -> usize {
-        std::thread::available_parallelism().map_or(1, |n| (n.get() / 2).max(1))
-    }
-
     /// Every setting at its default, for the data directory `braid-data`.
     pub fn defaults() -> Self {
-        let data = PathBuf::from("braid-data");
+        Self { worker: braid_worker::Config::defaults(PathBuf::from("braid-data")), http: HttpConfig::defaults() }
+    }
+
+    /// A configuration for unit tests: `data`, one worker, short limits.
+    #[cfg(test)]
+    pub(crate) fn for_tests(data: PathBuf) -> Self {
+        let http = HttpConfig {
+            addr: "127.0.0.1:0".parse().expect("an address"),
+            api_keys: vec!["k".into()],
+            publisher_keys: vec!["p".into()],
+            max_checks: 1,
+            check_queue: 1,
+            limits: conn::Limits {
+                header_timeout: Duration::from_secs(1),
+                idle_timeout: Duration::from_secs(1),
+                first_byte_timeout: Duration::from_secs(1),
+                max_connections: 4,
+                max_connections_per_client: 4,
+            },
+            body_timeout: Duration::from_secs(1),
+            ..HttpConfig::defaults()
+        };
+        Self { worker: braid_worker::Config::for_tests(data), http }
+    }
+}
+
+impl HttpConfig {
+    /// Every setting at its default.
+    pub fn defaults() -> Self {
         Self {
             addr: SocketAddr::from(([127, 0, 0, 1], 8080)),
-            store: cas::Location::Dir(data.join("artifacts")),
-            data,
-            database: Database::Embedded,
-            compile_cache: false,
-            lease: Duration::from_secs(30),
             api_keys: Vec::new(),
             publisher_keys: Vec::new(),
-            owners: Vec::new(),
             max_upload: MAX_UPLOAD,
-            workers: Self::default_workers(),
-            build_timeout: Duration::from_secs(1800),
-            target_dir: braid::build::default_target_dir(),
-            braid_exe: PathBuf::from("braid"),
             max_body: 2 << 20,
             max_checks: Self::default_checks(),
             check_queue: 64,
@@ -144,7 +122,6 @@ impl Config {
             },
             body_timeout: Duration::from_secs(30),
             public_url: None,
-            npm_scope: None,
             run: execute::RunConfig::default(),
         }
     }
@@ -153,41 +130,15 @@ impl Config {
     pub fn default_checks() -> usize {
         std::thread::available_parallelism().map_or(1, |n| n.get())
     }
-
-    /// A configuration for unit tests: `data`, one worker, short limits.
-    #[cfg(test)]
-    pub(crate) fn for_tests(data: PathBuf) -> Self {
-        Self {
-            addr: "127.0.0.1:0".parse().expect("an address"),
-            store: cas::Location::Dir(data.join("artifacts")),
-            data,
-            api_keys: vec!["k".into()],
-            publisher_keys: vec!["p".into()],
-            workers: 1,
-            build_timeout: Duration::from_secs(60),
-            target_dir: PathBuf::from("/var/cache/braid/target"),
-            braid_exe: PathBuf::from("/usr/bin/braid"),
-            max_checks: 1,
-            check_queue: 1,
-            limits: conn::Limits {
-                header_timeout: Duration::from_secs(1),
-                idle_timeout: Duration::from_secs(1),
-                first_byte_timeout: Duration::from_secs(1),
-                max_connections: 4,
-                max_connections_per_client: 4,
-            },
-            body_timeout: Duration::from_secs(1),
-            ..Self::defaults()
-        }
-    }
 }
 
 /// The HTTP app's state: the [`Env`] it shares with the jobs (through
-/// `Deref`: `state.store`), and what only requests use: the generator, the
-/// build keys' toolchain, the admission of heavy requests, the lock seeds
-/// and the executor.
+/// `Deref`: `state.store`), and what only requests use: its settings, the
+/// generator, the build keys' toolchain, the admission of heavy requests,
+/// the lock seeds and the executor.
 pub struct AppState {
     pub env: Arc<Env>,
+    pub http: HttpConfig,
     pub generator: Generator,
     /// Identifies the toolchain in build keys: a new toolchain builds anew.
     pub toolchain: String,
@@ -211,35 +162,30 @@ impl std::ops::Deref for AppState {
 
 #[derive(Debug, thiserror::Error)]
 pub enum ServeError {
-    #[error("{path}: {source}")]
-    Io { path: PathBuf, source: std::io::Error },
     #[error(transparent)]
-    Store(#[from] braid_store::StoreError),
-    #[error(transparent)]
-    Cas(#[from] cas::CasError),
-    #[error(transparent)]
-    Registry(#[from] braid::registry::RegistryError),
+    Open(#[from] braid_worker::OpenError),
     #[error("cannot listen on {addr}: {source}")]
     Bind { addr: SocketAddr, source: std::io::Error },
     #[error(transparent)]
-    Locked(#[from] datadir::LockError),
+    Locked(#[from] braid_worker::datadir::LockError),
 }
 
 impl AppState {
     /// The HTTP app around `env` (blocking: it asks `rustc` its version).
-    pub fn new(env: Arc<Env>) -> Arc<Self> {
+    pub fn new(env: Arc<Env>, http: HttpConfig) -> Arc<Self> {
         let config = &env.config;
         Arc::new(Self {
             generator: Generator::new(),
             toolchain: toolchain(),
-            checks: admission::Slots::new(config.max_checks, config.check_queue),
+            checks: admission::Slots::new(http.max_checks, http.check_queue),
             lock_seeds: tokio::sync::Mutex::new(std::collections::BTreeMap::new()),
             executor: execute::Executor::new(
-                config.run,
+                http.run,
                 &config.data,
-                config.database != Database::Embedded,
+                config.database != braid_worker::Database::Embedded,
                 env.builds.clone(),
             ),
+            http,
             env,
         })
     }
@@ -248,12 +194,12 @@ impl AppState {
 /// The environment ([`Env::open`]) and the HTTP app around it: what
 /// `braid serve` and the tests serve.
 pub async fn open(config: Config) -> Result<Arc<AppState>, ServeError> {
-    Ok(app(Env::open(config).await?).await)
+    Ok(app(Env::open(config.worker).await?, config.http).await)
 }
 
 /// [`AppState::new`] off the async threads.
-async fn app(env: Arc<Env>) -> Arc<AppState> {
-    tokio::task::spawn_blocking(move || AppState::new(env)).await.expect("making the app's state does not panic")
+async fn app(env: Arc<Env>, http: HttpConfig) -> Arc<AppState> {
+    tokio::task::spawn_blocking(move || AppState::new(env, http)).await.expect("making the app's state does not panic")
 }
 
 /// At start: the operations published to the deployment into this
@@ -292,11 +238,13 @@ fn toolchain() -> String {
 /// `braid serve: listening on http://ADDR` once ready; a stop asked for
 /// before that returns without listening or building.
 pub async fn serve(config: Config, stop: stop::Stop) -> Result<(), ServeError> {
-    let addr = config.addr;
-    let workers = config.workers;
-    let limits = config.limits;
-    let Some(env) = start(config, &stop, "braid serve: stopped before listening").await? else { return Ok(()) };
-    let state = app(env).await;
+    let addr = config.http.addr;
+    let workers = config.worker.workers;
+    let limits = config.http.limits;
+    let Some(env) = start(config.worker, &stop, "braid serve: stopped before listening").await? else {
+        return Ok(());
+    };
+    let state = app(env, config.http).await;
     let listener = tokio::net::TcpListener::bind(addr).await.map_err(|source| ServeError::Bind { addr, source })?;
     let local = listener.local_addr().map_err(|source| ServeError::Bind { addr, source })?;
     state.data_lock.record(&format!("http://{local}"))?;
@@ -329,7 +277,7 @@ pub async fn serve(config: Config, stop: stop::Stop) -> Result<(), ServeError> {
 /// stops its running builds (their jobs go back to the queue, for another
 /// worker) and returns. Prints `braid worker: ready` once it takes jobs; a
 /// stop asked for before that returns without taking any.
-pub async fn work(config: Config, stop: stop::Stop) -> Result<(), ServeError> {
+pub async fn work(config: braid_worker::Config, stop: stop::Stop) -> Result<(), ServeError> {
     let workers = config.workers;
     let Some(env) = start(config, &stop, "braid worker: stopped before taking jobs").await? else { return Ok(()) };
     env.data_lock.record("worker")?;
@@ -346,7 +294,7 @@ pub async fn work(config: Config, stop: stop::Stop) -> Result<(), ServeError> {
 /// (about a second for the built-ins: what the index lists does not change
 /// under a client that just started). `None`, saying `stopped`, when a stop
 /// is asked for first: both steps give way to it.
-async fn start(config: Config, stop: &stop::Stop, stopped: &str) -> Result<Option<Arc<Env>>, ServeError> {
+async fn start(config: braid_worker::Config, stop: &stop::Stop, stopped: &str) -> Result<Option<Arc<Env>>, ServeError> {
     let opened = stop.unless_asked(Env::open(config)).await.transpose()?;
     if let Some(env) = opened {
         if stop.unless_asked(take_in_operations(&env)).await.is_some() && !stop.asked() {

@@ -6,7 +6,7 @@
 //! join it. And the operations registered so, with the owners of their
 //! names: each with its upload in the artifact store, from where every
 //! process of a deployment takes it into its own registry
-//! (braid-service's `operations`).
+//! (braid-worker's `operations`).
 
 use serde::Serialize;
 use sqlx::any::AnyRow;

@@ -10,7 +10,7 @@
 //!
 //! What a kind's jobs are about lives with that kind ([`super::builds`],
 //! [`super::publishes`]); what a kind does is its handler in
-//! braid-service's `jobs`.
+//! braid-worker's `jobs`.
 
 use sqlx::{Any, Transaction};
 

@@ -10,7 +10,8 @@ use std::time::Duration;
 use anyhow::Context as _;
 use braid::build;
 use braid_service::stop::Stop;
-use braid_service::{Config, Database};
+use braid_service::{Config, HttpConfig};
+use braid_worker::{Config as WorkerConfig, Database};
 
 /// What `braid serve` and `braid worker` share.
 #[derive(clap::Args)]
@@ -208,7 +209,7 @@ impl Shared {
                 anyhow::bail!("--workers 0 needs a shared --database, where `braid worker` processes build")
             }
             Some(n) => Ok(n),
-            None => Ok(Config::default_workers()),
+            None => Ok(WorkerConfig::default_workers()),
         }
     }
 }
@@ -226,24 +227,23 @@ pub fn worker(args: WorkerArgs) -> anyhow::Result<()> {
         );
     }
     let workers = args.shared.workers(args.workers, &database)?.max(1);
-    let config = Config { workers, ..config(args.shared, database, Config::defaults())? };
+    let config = WorkerConfig { workers, ..config(args.shared, database)? };
     runtime.block_on(braid_service::work(config, stop))?;
     Ok(())
 }
 
-/// The configuration from the shared flags; the rest from `base`.
-fn config(shared: Shared, database: Database, base: Config) -> anyhow::Result<Config> {
+/// The jobs' configuration from the shared flags; the rest at its defaults.
+fn config(shared: Shared, database: Database) -> anyhow::Result<WorkerConfig> {
     // BRAID_ARTIFACTS: what --store was called before; a deployment still
     // setting it must not fall back to a directory of each process's own.
     let store = match shared.store.or_else(|| std::env::var("BRAID_ARTIFACTS").ok().filter(|s| !s.is_empty())) {
-        Some(s) => braid_service::cas::Location::parse(&s)?,
-        None => braid_service::cas::Location::Dir(shared.data.join("artifacts")),
+        Some(s) => braid_worker::cas::Location::parse(&s)?,
+        None => braid_worker::cas::Location::Dir(shared.data.join("artifacts")),
     };
-    if shared.compile_cache && !matches!(store, braid_service::cas::Location::S3(_)) {
+    if shared.compile_cache && !matches!(store, braid_worker::cas::Location::S3(_)) {
         anyhow::bail!("--compile-cache keeps sccache's cache in the --store bucket: give an s3:// --store");
     }
-    Ok(Config {
-        data: shared.data,
+    Ok(WorkerConfig {
         compile_cache: shared.compile_cache,
         store,
         database,
@@ -251,7 +251,7 @@ fn config(shared: Shared, database: Database, base: Config) -> anyhow::Result<Co
         build_timeout: Duration::from_secs(shared.build_timeout),
         target_dir: shared.target_dir.unwrap_or_else(build::default_target_dir),
         braid_exe: std::env::current_exe().context("cannot find the braid executable")?,
-        ..base
+        ..WorkerConfig::defaults(shared.data)
     })
 }
 
@@ -275,16 +275,14 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     if let Some(scope) = &args.npm_scope {
         braid::package::npm::check_scope(scope)?;
     }
-    let public_url = args.public_url.map(|url| braid_service::packages::check_public_url(&url)).transpose()?;
-    let base = Config {
+    let public_url = args.public_url.map(|url| braid_worker::packages::check_public_url(&url)).transpose()?;
+    let http = HttpConfig {
         addr: args.addr,
         api_keys,
         publisher_keys,
-        owners: args.owners,
         max_upload: args.max_upload,
-        workers,
         max_body: args.max_body,
-        max_checks: args.max_checks.unwrap_or_else(Config::default_checks).max(1),
+        max_checks: args.max_checks.unwrap_or_else(HttpConfig::default_checks).max(1),
         check_queue: args.check_queue,
         max_crate_bytes: args.max_crate_bytes,
         limits: braid_service::conn::Limits {
@@ -296,18 +294,18 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         },
         body_timeout: Duration::from_secs(args.body_timeout),
         public_url,
-        npm_scope: args.npm_scope,
         run: braid_service::execute::RunConfig {
             limits: args.run_limits.limits(),
-            slots: args.run_slots.unwrap_or(Config::defaults().run.slots).max(1),
+            slots: args.run_slots.unwrap_or(HttpConfig::defaults().run.slots).max(1),
             queue: args.run_queue,
             public: args.public_run,
             slots_per_key: args.run_slots_per_key.map(|n| n.max(1)),
             rate_per_key: args.run_rate_per_key,
         },
-        ..Config::defaults()
     };
-    runtime.block_on(braid_service::serve(config(args.shared, database, base)?, stop))?;
+    let worker =
+        WorkerConfig { workers, owners: args.owners, npm_scope: args.npm_scope, ..config(args.shared, database)? };
+    runtime.block_on(braid_service::serve(Config { worker, http }, stop))?;
     Ok(())
 }
 

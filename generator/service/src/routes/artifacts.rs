@@ -54,7 +54,7 @@ pub(super) async fn verified(state: &Arc<AppState>, cid: &ContentId) -> Result<V
     let c = cid.clone();
     match heavy(state, move || cas.get(&c)).await? {
         Ok(Some(bytes)) => Ok(bytes),
-        Ok(None) | Err(crate::cas::CasError::Corrupt(_)) => {
+        Ok(None) | Err(braid_worker::cas::CasError::Corrupt(_)) => {
             tracing::error!("artifact {cid} is damaged or missing in the store: removed; its builds run again");
             let (cas, c) = (state.cas.clone(), cid.clone());
             let _ = tokio::task::spawn_blocking(move || cas.remove(&c)).await;

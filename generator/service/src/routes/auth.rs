@@ -20,7 +20,7 @@ pub(super) struct Writer;
 
 /// Whether `key` is one of the service's API keys (`--api-key`).
 pub(super) fn is_api_key(state: &AppState, key: &str) -> bool {
-    state.config.api_keys.iter().any(|k| constant_time_eq(k.as_bytes(), key.as_bytes()))
+    state.http.api_keys.iter().any(|k| constant_time_eq(k.as_bytes(), key.as_bytes()))
 }
 
 impl FromRequestParts<Arc<AppState>> for Writer {
@@ -65,7 +65,7 @@ impl FromRequestParts<Arc<AppState>> for Publisher {
     type Rejection = Problem;
 
     async fn from_request_parts(parts: &mut Parts, state: &Arc<AppState>) -> Result<Self, Problem> {
-        let keys = &state.config.publisher_keys;
+        let keys = &state.http.publisher_keys;
         match parts.headers.get("x-api-key").map(|v| v.to_str().unwrap_or("")) {
             _ if keys.is_empty() => Err(Problem::new(
                 StatusCode::FORBIDDEN,
@@ -97,7 +97,7 @@ impl FromRequestParts<Arc<AppState>> for Reader {
 
     async fn from_request_parts(parts: &mut Parts, state: &Arc<AppState>) -> Result<Self, Self::Rejection> {
         let key = parts.headers.get("x-api-key").map(|v| v.as_bytes()).unwrap_or_default();
-        let config = &state.config;
+        let config = &state.http;
         let keyed = !key.is_empty()
             && (config.api_keys.iter().any(|k| constant_time_eq(k.as_bytes(), key))
                 || config.publisher_keys.iter().any(|raw| constant_time_eq(publisher_owner(raw).1.as_bytes(), key)));

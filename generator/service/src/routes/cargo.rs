@@ -21,9 +21,9 @@ use crate::AppState;
 
 /// The registry's configuration: where crates are downloaded from.
 pub(super) async fn config(State(state): State<Arc<AppState>>, headers: HeaderMap) -> ApiResult {
-    let base = crate::packages::base_url(&state.config, &headers)?;
+    let base = super::hosts::base_url(&state.http, &headers)?;
     let config = Json(serde_json::json!({ "dl": format!("{base}/cargo/crates"), "auth-required": false }));
-    Ok(crate::packages::for_host(&state.config, config.into_response()))
+    Ok(super::hosts::for_host(&state.http, config.into_response()))
 }
 
 /// A crate's index file: every version, one JSON line each.

@@ -94,13 +94,13 @@ impl Valid {
 fn check(state: &AppState, bytes: &[u8]) -> Result<Workflow, Problem> {
     let text = braid::manifest::text(bytes).map_err(Problem::invalid_manifest)?;
     if serde_json::from_str::<serde::de::IgnoredAny>(text).is_err() {
-        let d = crate::operations::validate(state, text).err().unwrap_or_default();
+        let d = braid_worker::operations::validate(state, text).err().unwrap_or_default();
         return Err(Problem::bad_request(format!(
             "the body is not JSON: {}",
             d.first().map_or("unreadable", |d| d.message.as_str())
         )));
     }
-    crate::operations::validate(state, text).map_err(Problem::invalid_manifest)
+    braid_worker::operations::validate(state, text).map_err(Problem::invalid_manifest)
 }
 
 /// Most lock seeds kept; past it the oldest half goes (each is a few
@@ -146,7 +146,7 @@ pub(super) fn crate_files(state: &AppState, workflow: &Workflow) -> Result<Vec<b
     state.metrics.crate_rendered();
     let files = braid::project::files(workflow, &state.generator).map_err(Problem::internal)?;
     let size: usize = files.iter().map(|f| f.contents.len()).sum();
-    let max = state.config.max_crate_bytes;
+    let max = state.http.max_crate_bytes;
     if size > max {
         return Err(Problem::new(
             StatusCode::UNPROCESSABLE_ENTITY,

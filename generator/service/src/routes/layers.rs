@@ -32,7 +32,7 @@ pub(super) fn harden(routes: Router<Arc<AppState>>, state: Arc<AppState>) -> Rou
             )
         })
         .layer(DefaultBodyLimit::max(
-            state.config.max_body.max(state.config.max_upload).max(state.executor.config().limits.input_bytes),
+            state.http.max_body.max(state.http.max_upload).max(state.executor.config().limits.input_bytes),
         ))
         .layer(middleware::from_fn_with_state(state.clone(), read_body))
         .layer(middleware::from_fn_with_state(state.clone(), count))
@@ -73,7 +73,7 @@ async fn count(State(state): State<Arc<AppState>>, request: Request, next: Next)
         .copied()
         .unwrap_or("unmatched");
     let response = next.run(request).await;
-    state.metrics.request(&method, route, response.status().as_u16());
+    state.metrics.request(method.as_str(), route, response.status().as_u16());
     response
 }
 
@@ -103,12 +103,12 @@ fn body_limit(state: &AppState, parts: &axum::http::request::Parts) -> (usize, G
     let run = state.executor.config();
     match route {
         Some(route) if parts.method == axum::http::Method::POST && route == super::ROUTES[1] => {
-            (state.config.max_upload, Gate::Publisher)
+            (state.http.max_upload, Gate::Publisher)
         }
         Some(route) if super::RUNS.contains(&route) => {
             (run.limits.input_bytes, if run.public { Gate::Open } else { Gate::Writer })
         }
-        _ => (state.config.max_body, Gate::Open),
+        _ => (state.http.max_body, Gate::Open),
     }
 }
 
@@ -137,14 +137,14 @@ async fn read_body(State(state): State<Arc<AppState>>, request: Request, next: N
         return too_large(limit).into_response();
     }
     let read = http_body_util::Limited::new(body, limit).collect();
-    let bytes = match tokio::time::timeout(state.config.body_timeout, read).await {
+    let bytes = match tokio::time::timeout(state.http.body_timeout, read).await {
         Ok(Ok(collected)) => collected.to_bytes(),
         Ok(Err(e)) if e.is::<http_body_util::LengthLimitError>() => return too_large(limit).into_response(),
         Ok(Err(e)) => return Problem::bad_request(format!("the request body could not be read: {e}")).into_response(),
         Err(_) => {
             let mut response = Problem::new(
                 StatusCode::REQUEST_TIMEOUT,
-                format!("the request body took longer than {} s to arrive", state.config.body_timeout.as_secs()),
+                format!("the request body took longer than {} s to arrive", state.http.body_timeout.as_secs()),
             )
             .into_response();
             response.headers_mut().insert(header::CONNECTION, header::HeaderValue::from_static("close"));

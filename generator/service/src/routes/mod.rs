@@ -15,6 +15,7 @@ mod deployments;
 mod editor;
 mod health;
 pub mod heavy;
+mod hosts;
 mod jobs;
 mod layers;
 mod media;

@@ -39,7 +39,7 @@ pub(super) async fn document(
     Path(name): Path<String>,
     headers: HeaderMap,
 ) -> ApiResult {
-    let base = crate::packages::base_url(&state.config, &headers)?;
+    let base = super::hosts::base_url(&state.http, &headers)?;
     let versions = versions(&state, &name).await?;
     let mut by_version = Map::new();
     let mut latest: Option<semver::Version> = None;
@@ -59,7 +59,7 @@ pub(super) async fn document(
     }
     let latest = latest.map(|v| v.to_string()).unwrap_or_else(|| versions[versions.len() - 1].version.clone());
     let document = Json(json!({ "name": name, "dist-tags": { "latest": latest }, "versions": by_version }));
-    Ok(crate::packages::for_host(&state.config, document.into_response()))
+    Ok(super::hosts::for_host(&state.http, document.into_response()))
 }
 
 /// A version's tarball.

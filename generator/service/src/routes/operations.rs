@@ -6,12 +6,12 @@ use axum::extract::State;
 use axum::response::IntoResponse;
 use axum::Json;
 use braid_store::ids::OperationName;
+use braid_worker::operations::synced_registry;
 use serde::Serialize;
 use serde_json::{json, Value};
 
 use super::params::Param;
 use super::ApiResult;
-use crate::operations::synced_registry;
 use crate::problem::Problem;
 use crate::AppState;
 

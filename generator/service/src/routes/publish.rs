@@ -7,7 +7,7 @@
 //! and a name and version taken with other sources is a 409. Then the
 //! upload goes in the artifact store, and a job, taken by any process that
 //! builds, builds the crate for its targets in the sandbox and registers
-//! it ([`crate::jobs::publish`], [`crate::operations`]).
+//! it ([`braid_worker::jobs::publish`], [`braid_worker::operations`]).
 
 use std::sync::Arc;
 
@@ -18,13 +18,13 @@ use axum::response::IntoResponse;
 use axum::Json;
 use braid_store::ids::JobId;
 use braid_store::{Kind, NewPublish, Publish, PublishSubmission};
+use braid_worker::operations::{self, UploadError};
 use serde::Serialize;
 
 use super::auth::{withhold, Publisher, Reader};
 use super::heavy::heavy;
 use super::params::Param;
 use super::ApiResult;
-use crate::operations::{self, UploadError};
 use crate::problem::Problem;
 use crate::AppState;
 

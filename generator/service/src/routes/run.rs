@@ -19,6 +19,7 @@ use axum::response::IntoResponse;
 use braid_engine::wire::{self, InputsError};
 use braid_engine::{Input, Output, RunError, Shape};
 use braid_store::ids::{BuildId, WorkflowId};
+use braid_worker::metrics::RunOutcome;
 
 use super::params::Param;
 use super::ApiResult;
@@ -108,7 +109,7 @@ impl Sent {
 
 /// Runs `target` on the request's inputs within `limits` (the service's,
 /// or a deployment's), counted in the metrics (under `deployment` too, a
-/// label of [`crate::metrics::Metrics::deployment_label`], for a run of one).
+/// label of [`braid_worker::metrics::Metrics::deployment_label`], for a run of one).
 pub(super) async fn run(
     state: Arc<AppState>,
     target: Target,
@@ -141,7 +142,7 @@ pub(super) async fn run(
         }
     };
     let (output, timings) = program.run_within(&engine, inputs, limits).await;
-    state.metrics.run(timings.total, output.as_ref().err(), deployment.as_deref());
+    state.metrics.run(timings.total, outcome(output.as_ref().err()), deployment.as_deref());
     let timing = (axum::http::HeaderName::from_static("server-timing"), server_timing(timings));
     let output = match output {
         Ok(output) => output,
@@ -200,4 +201,17 @@ fn problem(error: RunError) -> Problem {
         other => other.to_string(),
     };
     Problem::new(status, detail)
+}
+
+/// How a run ended, as the metrics label it.
+fn outcome(error: Option<&RunError>) -> RunOutcome {
+    match error {
+        None => RunOutcome::Ok,
+        Some(RunError::Workflow { .. }) => RunOutcome::Failed,
+        Some(RunError::Time(_)) => RunOutcome::Time,
+        Some(RunError::Memory(_)) => RunOutcome::Memory,
+        Some(RunError::OutputTooLarge { .. }) => RunOutcome::Output,
+        Some(RunError::InputTooLarge { .. } | RunError::BadInput(_)) => RunOutcome::Input,
+        Some(RunError::Trap(_)) => RunOutcome::Trap,
+    }
 }

@@ -92,7 +92,7 @@ fn checked(state: &AppState, body: &[u8]) -> Result<NewBuild, Problem> {
     // The manifest's own bytes are checked (their size, line and column),
     // not a re-serialization of them.
     let manifest = request.manifest.get();
-    let workflow = crate::operations::validate(state, manifest).map_err(|mut d| {
+    let workflow = braid_worker::operations::validate(state, manifest).map_err(|mut d| {
         let offset = (manifest.as_ptr() as usize).saturating_sub(text.as_ptr() as usize);
         relocate(&mut d, text, offset);
         Problem::invalid_manifest(d)
@@ -178,7 +178,7 @@ pub(super) async fn submit_workflow(
 }
 
 /// The artifacts among `artifacts` whose object is missing or no longer
-/// hashes to its CID ([`crate::cas::Cas::damaged`]).
+/// hashes to its CID ([`braid_worker::cas::Cas::damaged`]).
 async fn damaged(state: &AppState, artifacts: &[Artifact]) -> Result<Vec<ContentId>, Problem> {
     let cas = state.cas.clone();
     let cids: Vec<ContentId> = artifacts.iter().map(|a| a.cid.clone()).collect();

@@ -310,7 +310,7 @@ async fn publishing_checks_the_manifest_as_sent() {
 /// problem, by generate and by publish'.
 #[tokio::test]
 async fn a_crate_over_max_crate_bytes_is_refused_by_generate_and_publish() {
-    let s = Service::with(|c| c.max_crate_bytes = 50_000).await;
+    let s = Service::with(|c| c.http.max_crate_bytes = 50_000).await;
     let m = manifest("cidv1_from_bytes");
     for (uri, body) in [("/v1/generate", m.clone()), ("/v1/workflows", json!({ "manifest": m }))] {
         let problem = assert_problem(&s.post_json(uri, &body).await, StatusCode::UNPROCESSABLE_ENTITY, uri);

@@ -40,7 +40,7 @@ impl Service {
 
 #[tokio::test]
 async fn a_deployment_is_made_moved_and_rolled_back_by_its_key_only() {
-    let s = Service::with(|c| c.api_keys.push(OTHER.into())).await;
+    let s = Service::with(|c| c.http.api_keys.push(OTHER.into())).await;
     let (workflow, first) = s.built_component(&["component"]).await;
     let (_, second) = s.built_component(&["component", "native"]).await;
     assert_ne!(first, second);

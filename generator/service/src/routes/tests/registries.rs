@@ -13,7 +13,7 @@ async fn finish_build_with_packages(s: &Service, tgz: &[u8]) -> Vec<braid_store:
     braid::project::write(&workflow, &braid::codegen::Generator::new(), &dir).unwrap();
     let mut packages = Vec::new();
     for c in braid::package::cargo::packages(&dir).unwrap() {
-        packages.push(crate::packages::store_cargo_package(&s.state, c).unwrap().1);
+        packages.push(braid_worker::packages::store_cargo_package(&s.state, c).unwrap().1);
     }
     packages.push(Package {
         ecosystem: Ecosystem::Npm,
@@ -165,7 +165,7 @@ async fn operations_published_elsewhere_are_taken_in_from_the_store() {
     };
     // Listed in the database as registered by another process; its version id.
     async fn listed(s: &Service, version: &str, bytes: &[u8]) -> String {
-        let prepared = crate::operations::unpack(bytes, &s.dir.join("tmp").join(version)).unwrap();
+        let prepared = braid_worker::operations::unpack(bytes, &s.dir.join("tmp").join(version)).unwrap();
         assert_eq!(prepared.manifest.version, version);
         let op = braid_store::PublishedOperation {
             name: "op_cid".into(),
@@ -178,7 +178,7 @@ async fn operations_published_elsewhere_are_taken_in_from_the_store() {
     }
     async fn versions(s: &Service) -> Vec<String> {
         let state = s.state.clone();
-        tokio::task::spawn_blocking(move || crate::operations::sync(&state)).await.unwrap();
+        tokio::task::spawn_blocking(move || braid_worker::operations::sync(&state)).await.unwrap();
         let doc = s.get("/v1/operations/op_cid").await.json();
         doc["versions"].as_array().unwrap().iter().map(|v| v["version"].as_str().unwrap().to_string()).collect()
     }
@@ -208,8 +208,8 @@ async fn operations_published_elsewhere_are_taken_in_from_the_store() {
     assert!(braid::registry::Registry::open(&s.dir).unwrap().by_version_id(&id).is_some());
 }
 
-/// [`crate::packages::add_operations`], which blocks, on a blocking thread.
+/// [`braid_worker::packages::add_operations`], which blocks, on a blocking thread.
 async fn add_operations(s: &Service) {
     let state = s.state.clone();
-    tokio::task::spawn_blocking(move || crate::packages::add_operations(&state)).await.unwrap();
+    tokio::task::spawn_blocking(move || braid_worker::packages::add_operations(&state)).await.unwrap();
 }

@@ -3,7 +3,7 @@
 //! registry, the metrics, the build slots, the sandbox, shutdown), opened
 //! once per process. Jobs, the registry's sync and the Cargo registry's
 //! packages take an `Env` and know nothing of HTTP; `braid worker` opens
-//! only this. The HTTP app's own state ([`crate::AppState`]) is built
+//! only this. The HTTP app's own state (braid-service's `AppState`) is built
 //! around it, as the crates.io codebase gives its background jobs an
 //! environment apart from its web app.
 
@@ -18,7 +18,7 @@ use braid::registry::Registry;
 use braid_store::Kind;
 use tokio::sync::Notify;
 
-use crate::{cas, datadir, metrics, Config, Database, ServeError};
+use crate::{cas, datadir, metrics, Config, Database, OpenError};
 
 /// Shared by the jobs and the HTTP app.
 pub struct Env {
@@ -92,7 +92,7 @@ impl Env {
     /// in it or beside it: the registry (`<data>/registry`, the data
     /// directory is the builds' `BRAID_HOME`), the state's store and the
     /// artifact store.
-    pub async fn open(config: Config) -> Result<Arc<Env>, ServeError> {
+    pub async fn open(config: Config) -> Result<Arc<Env>, OpenError> {
         let (config, data_lock, location) = tokio::task::spawn_blocking(move || lock_data(config))
             .await
             .expect("locking the data directory does not panic")?;
@@ -117,10 +117,10 @@ impl Env {
 
 /// Takes the data directory (before anything in it is read or cleaned:
 /// another server may be using it); where the state's database is.
-fn lock_data(config: Config) -> Result<(Config, datadir::DataLock, braid_store::Location), ServeError> {
+fn lock_data(config: Config) -> Result<(Config, datadir::DataLock, braid_store::Location), OpenError> {
     let io = |path: &PathBuf| {
         let path = path.clone();
-        move |source| ServeError::Io { path, source }
+        move |source| OpenError::Io { path, source }
     };
     std::fs::create_dir_all(&config.data).map_err(io(&config.data))?;
     let data_lock = datadir::DataLock::acquire(&config.data)?;
@@ -137,7 +137,7 @@ fn lock_data(config: Config) -> Result<(Config, datadir::DataLock, braid_store::
 
 /// The rest of the environment, around the store (blocking: it sweeps the
 /// artifact store and opens the registry).
-fn around(config: Config, data_lock: datadir::DataLock, store: braid_store::Store) -> Result<Arc<Env>, ServeError> {
+fn around(config: Config, data_lock: datadir::DataLock, store: braid_store::Store) -> Result<Arc<Env>, OpenError> {
     let cas = cas::Cas::open(&config.store)?;
     cas.sweep();
     // Build directories of interrupted jobs (their jobs start over in new

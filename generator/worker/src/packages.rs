@@ -1,20 +1,15 @@
-//! What the Cargo and npm registries share: the address clients reach the
-//! service at, for the absolute URLs that Cargo's `config.json` (`dl`) and
-//! npm's package documents (`dist.tarball`) must hold. It is the
-//! configured `--public-url`, or `http://` and the request's `Host`, which
-//! is checked to be a plain host and port (it is written into JSON that
-//! clients follow). And [`add_operations`]: every registered operation in
-//! the Cargo registry, not only those a build used.
-
-use axum::http::{header, HeaderMap};
+//! What the Cargo and npm registries share: packages put in the artifact
+//! store ([`store_package`]), a `--public-url` checked ([`check_public_url`];
+//! the service makes the registries' absolute URLs from it or from the
+//! request's `Host`, checked by [`is_host`]), and [`add_operations`]: every
+//! registered operation in the Cargo registry, not only those a build used.
 
 use braid::package::cargo::CratePackage;
 use braid_store::ids::ContentId;
 use braid_store::{Artifact, Ecosystem, Package};
 
 use crate::cas::CasError;
-use crate::problem::Problem;
-use crate::{Config, Env};
+use crate::Env;
 
 #[derive(Debug, thiserror::Error)]
 #[error("--public-url {0:?} is not an http:// or https:// URL with a host and no query (https://braid.example.org)")]
@@ -35,7 +30,9 @@ pub fn check_public_url(url: &str) -> Result<String, BadPublicUrl> {
 }
 
 /// A host name or address with an optional port, as `Host` carries it.
-fn is_host(host: &str) -> bool {
+/// Whether `host` is a plain host and port (it is written into JSON that
+/// clients follow).
+pub fn is_host(host: &str) -> bool {
     host.len() <= 255 && host.bytes().all(|b| b.is_ascii_alphanumeric() || b"-.:[]_".contains(&b))
 }
 
@@ -93,37 +90,10 @@ pub(crate) fn store_package(
 }
 
 /// [`store_package`] for a `.crate`.
-pub(crate) fn store_cargo_package(env: &Env, c: CratePackage) -> Result<(Artifact, Package), CasError> {
+pub fn store_cargo_package(env: &Env, c: CratePackage) -> Result<(Artifact, Package), CasError> {
     let file = format!("{}-{}.crate", c.name, c.version);
     let (name, version, entry, digest) = (c.name, c.version, c.index_line, c.cksum);
     store_package(env, file, &c.bytes, |cid| Package { ecosystem: Ecosystem::Cargo, name, version, cid, entry, digest })
-}
-
-/// `response` (whose URLs came from [`base_url`]) marked as depending on
-/// the request's `Host` when no `--public-url` is set: `Vary: Host`, and
-/// `Cache-Control: no-cache`, so that a shared cache in front never hands
-/// one client's host to another.
-pub fn for_host(config: &Config, mut response: axum::response::Response) -> axum::response::Response {
-    if config.public_url.is_none() {
-        let headers = response.headers_mut();
-        headers.insert(header::VARY, header::HeaderValue::from_static("host"));
-        headers.insert(header::CACHE_CONTROL, header::HeaderValue::from_static("no-cache"));
-    }
-    response
-}
-
-/// The base URL of this request's answers, without a trailing `/`.
-pub fn base_url(config: &Config, headers: &HeaderMap) -> Result<String, Problem> {
-    if let Some(url) = &config.public_url {
-        return Ok(url.clone());
-    }
-    let host = headers.get(header::HOST).and_then(|h| h.to_str().ok()).unwrap_or_default();
-    if host.is_empty() || !is_host(host) {
-        return Err(Problem::bad_request(
-            "the registries need the request's Host header (a host name and port) to write their URLs; or start the server with --public-url",
-        ));
-    }
-    Ok(format!("http://{host}"))
 }
 
 #[cfg(test)]
@@ -131,17 +101,12 @@ mod tests {
     use super::*;
 
     #[test]
-    fn public_urls_and_hosts_are_checked() {
+    fn public_urls_are_checked() {
         assert_eq!(check_public_url("https://braid.example.org/").unwrap(), "https://braid.example.org");
         assert_eq!(check_public_url("http://10.0.0.1:8080/braid").unwrap(), "http://10.0.0.1:8080/braid");
         for bad in ["ftp://x", "https://", "https://a b", "https://x/?q", "braid.example.org", "https://x\"y"] {
             assert!(check_public_url(bad).is_err(), "{bad}");
         }
-        let config = Config::for_tests(std::path::PathBuf::from("/tmp"));
-        let mut headers = HeaderMap::new();
-        headers.insert(header::HOST, "127.0.0.1:4000".parse().unwrap());
-        assert_eq!(base_url(&config, &headers).unwrap(), "http://127.0.0.1:4000");
-        headers.insert(header::HOST, "evil\"/x".parse().unwrap());
-        assert!(base_url(&config, &headers).is_err());
+        assert!(is_host("127.0.0.1:4000") && is_host("[::1]:80") && !is_host("evil\"/x"));
     }
 }
