@@ -128,8 +128,9 @@ pub fn package(root: &Path, install: bool) -> Result<()> {
     let tar = root.join("generator/braid/embedded.tar");
     run(root, cargo().args(["run", "--quiet", "-p", "braid", "--example", "embedded_tar", "--"]).arg(&tar))?;
     let versions = versions(root)?;
+    let target = target_dir(root)?;
     forget_extracted_packages(&versions)?;
-    forget_packaged_builds(root)?;
+    forget_packaged_builds(&target)?;
     let mut cmd = cargo();
     // Dirty or not: this checks what would be packaged, not a release.
     cmd.args(["package", "--quiet", "--allow-dirty"]);
@@ -140,11 +141,11 @@ pub fn package(root: &Path, install: bool) -> Result<()> {
     if !install {
         return Ok(());
     }
-    let packaged = |name: &str| root.join(format!("target/package/{name}-{}", versions[name]));
-    let installed = root.join("target/package/install");
+    let packaged = |name: &str| target.join(format!("package/{name}-{}", versions[name]));
+    let installed = target.join("package/install");
     let mut cmd = cargo();
     cmd.args(["install", "--quiet", "--locked", "--debug", "--force", "--path"]).arg(packaged("braid-cli"));
-    cmd.arg("--root").arg(&installed).arg("--target-dir").arg(root.join("target"));
+    cmd.arg("--root").arg(&installed).arg("--target-dir").arg(&target);
     for name in PACKAGES.iter().filter(|name| **name != "braid-cli") {
         cmd.arg("--config").arg(format!("patch.crates-io.{name}.path={:?}", packaged(name).display().to_string()));
     }
@@ -173,6 +174,22 @@ pub fn package(root: &Path, install: bool) -> Result<()> {
     Ok(())
 }
 
+/// The workspace's target directory, as cargo has it (`CARGO_TARGET_DIR`
+/// and `build.target-dir` included).
+fn target_dir(root: &Path) -> Result<PathBuf> {
+    let output = cargo()
+        .args(["metadata", "--format-version", "1", "--no-deps"])
+        .current_dir(root)
+        .output()
+        .context("running cargo metadata")?;
+    if !output.status.success() {
+        bail!("cargo metadata failed: {}", String::from_utf8_lossy(&output.stderr));
+    }
+    let metadata: serde_json::Value = serde_json::from_slice(&output.stdout).context("reading cargo metadata")?;
+    let dir = metadata["target_directory"].as_str().context("cargo metadata gave no target_directory")?;
+    Ok(PathBuf::from(dir))
+}
+
 /// Removes cargo's record of having built [`PACKAGES`] from the registry
 /// of packages (`target/debug/.fingerprint/<name>-<hash>/`), so that their
 /// verification builds them again. Cargo takes a crate from a registry to
@@ -182,8 +199,11 @@ pub fn package(root: &Path, install: bool) -> Result<()> {
 /// against the old one (`braid-support` against a `braid-schema` without a
 /// function added since). Those records are the ones listing no source
 /// file; one taken for such by mistake costs a rebuild, never a stale one.
-fn forget_packaged_builds(root: &Path) -> Result<()> {
-    let Ok(entries) = std::fs::read_dir(root.join("target/debug/.fingerprint")) else {
+/// (Cargo's fingerprints are not a stable interface: should they change,
+/// this finds nothing to forget and the verification fails as before.)
+fn forget_packaged_builds(target: &Path) -> Result<()> {
+    let fingerprints = target.join("debug/.fingerprint");
+    let Ok(entries) = std::fs::read_dir(&fingerprints) else {
         return Ok(());
     };
     for entry in entries {
@@ -194,7 +214,8 @@ fn forget_packaged_builds(root: &Path) -> Result<()> {
             continue;
         }
         // The library's dep-info (`dep-lib-<crate name>`).
-        let dep_info = std::fs::read_dir(&dir)?
+        let dep_info = std::fs::read_dir(&dir)
+            .with_context(|| format!("reading {}", dir.display()))?
             .filter_map(|e| e.ok())
             .find(|e| e.file_name().to_string_lossy().starts_with("dep-lib-"));
         let Some(bytes) = dep_info.and_then(|e| std::fs::read(e.path()).ok()) else { continue };

@@ -1,6 +1,7 @@
 //! Braid's compiler: workflow manifests (parse, check), the registry of
 //! operations, code generation, builds and npm packaging. No server or CLI:
-//! `braid-service` and `braid-cli` sit on top of it.
+//! the service's crates (`braid-store`, `braid-worker`, `braid-service`) and
+//! `braid-cli` sit on top of it.
 
 pub mod archive;
 pub mod build;

@@ -1,6 +1,6 @@
 //! The `braid` command line: parses arguments and dispatches to one module
-//! per subcommand ([`commands`]); the work itself is in the `braid` and
-//! `braid-service` libraries.
+//! per subcommand ([`commands`]); the work itself is in the `braid`,
+//! `braid-worker` and `braid-service` libraries.
 
 mod commands;
 mod output;

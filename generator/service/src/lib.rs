@@ -13,10 +13,10 @@ pub mod conn;
 pub mod execute;
 pub mod fair;
 pub mod held;
+pub mod metrics;
 pub mod problem;
 pub mod rate;
 pub mod routes;
-pub mod stop;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -24,7 +24,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use braid::codegen::Generator;
-use braid_worker::{jobs, operations, packages, Env};
+use braid_worker::{jobs, stop, Env};
 
 /// How `braid serve` runs: what its jobs and its HTTP app share
 /// (`worker`, braid-worker's [`braid_worker::Config`]), and the HTTP app's
@@ -75,7 +75,7 @@ pub const MAX_UPLOAD: usize = 8 << 20;
 impl Config {
     /// Every setting at its default, for the data directory `braid-data`.
     pub fn defaults() -> Self {
-        Self { worker: braid_worker::Config::defaults(PathBuf::from("braid-data")), http: HttpConfig::defaults() }
+        Self { worker: braid_worker::Config::defaults(PathBuf::from("braid-data")), http: HttpConfig::default() }
     }
 
     /// A configuration for unit tests: `data`, one worker, short limits.
@@ -95,15 +95,15 @@ impl Config {
                 max_connections_per_client: 4,
             },
             body_timeout: Duration::from_secs(1),
-            ..HttpConfig::defaults()
+            ..HttpConfig::default()
         };
         Self { worker: braid_worker::Config::for_tests(data), http }
     }
 }
 
-impl HttpConfig {
+impl Default for HttpConfig {
     /// Every setting at its default.
-    pub fn defaults() -> Self {
+    fn default() -> Self {
         Self {
             addr: SocketAddr::from(([127, 0, 0, 1], 8080)),
             api_keys: Vec::new(),
@@ -125,7 +125,9 @@ impl HttpConfig {
             run: execute::RunConfig::default(),
         }
     }
+}
 
+impl HttpConfig {
     /// Heavy requests at once: one per core.
     pub fn default_checks() -> usize {
         std::thread::available_parallelism().map_or(1, |n| n.get())
@@ -139,6 +141,8 @@ impl HttpConfig {
 pub struct AppState {
     pub env: Arc<Env>,
     pub http: HttpConfig,
+    /// The HTTP app's metrics; the jobs' are the `Env`'s (`state.env.metrics`).
+    pub app_metrics: metrics::AppMetrics,
     pub generator: Generator,
     /// Identifies the toolchain in build keys: a new toolchain builds anew.
     pub toolchain: String,
@@ -186,6 +190,7 @@ impl AppState {
                 env.builds.clone(),
             ),
             http,
+            app_metrics: metrics::AppMetrics::default(),
             env,
         })
     }
@@ -200,19 +205,6 @@ pub async fn open(config: Config) -> Result<Arc<AppState>, ServeError> {
 /// [`AppState::new`] off the async threads.
 async fn app(env: Arc<Env>, http: HttpConfig) -> Arc<AppState> {
     tokio::task::spawn_blocking(move || AppState::new(env, http)).await.expect("making the app's state does not panic")
-}
-
-/// At start: the operations published to the deployment into this
-/// process's registry, and every registered operation in the Cargo
-/// registry (about a second for the built-ins).
-async fn take_in_operations(env: &Arc<Env>) {
-    let state = env.clone();
-    let _ = tokio::task::spawn_blocking(move || {
-        if !operations::sync(&state) {
-            packages::add_operations(&state);
-        }
-    })
-    .await;
 }
 
 /// Braid's version, the compiler's and the component format: part of
@@ -241,7 +233,7 @@ pub async fn serve(config: Config, stop: stop::Stop) -> Result<(), ServeError> {
     let addr = config.http.addr;
     let workers = config.worker.workers;
     let limits = config.http.limits;
-    let Some(env) = start(config.worker, &stop, "braid serve: stopped before listening").await? else {
+    let Some(env) = braid_worker::start(config.worker, &stop, "braid serve: stopped before listening").await? else {
         return Ok(());
     };
     let state = app(env, config.http).await;
@@ -268,49 +260,6 @@ pub async fn serve(config: Config, stop: stop::Stop) -> Result<(), ServeError> {
         let _ = shutdown.send(true);
     };
     conn::serve(listener, routes::app(state.clone()), limits, stopping).await;
-    wind_down("braid serve", &state, runners).await;
+    braid_worker::wind_down("braid serve", &state, runners).await;
     Ok(())
-}
-
-/// `braid worker`: builds jobs from the shared database (nothing else)
-/// until `stop` (SIGINT or SIGTERM, taken before this is called); then
-/// stops its running builds (their jobs go back to the queue, for another
-/// worker) and returns. Prints `braid worker: ready` once it takes jobs; a
-/// stop asked for before that returns without taking any.
-pub async fn work(config: braid_worker::Config, stop: stop::Stop) -> Result<(), ServeError> {
-    let workers = config.workers;
-    let Some(env) = start(config, &stop, "braid worker: stopped before taking jobs").await? else { return Ok(()) };
-    env.data_lock.record("worker")?;
-    let runners = jobs::spawn(&env, workers);
-    eprintln!("braid worker: ready ({workers} builder(s))");
-    stop.wait().await;
-    eprintln!("braid worker: shutting down");
-    wind_down("braid worker", &env, runners).await;
-    Ok(())
-}
-
-/// What `braid serve` and `braid worker` do before they take work: the
-/// environment opened, then every registered operation in the Cargo registry
-/// (about a second for the built-ins: what the index lists does not change
-/// under a client that just started). `None`, saying `stopped`, when a stop
-/// is asked for first: both steps give way to it.
-async fn start(config: braid_worker::Config, stop: &stop::Stop, stopped: &str) -> Result<Option<Arc<Env>>, ServeError> {
-    let opened = stop.unless_asked(Env::open(config)).await.transpose()?;
-    if let Some(env) = opened {
-        if stop.unless_asked(take_in_operations(&env)).await.is_some() && !stop.asked() {
-            return Ok(Some(env));
-        }
-    }
-    eprintln!("{stopped}");
-    Ok(None)
-}
-
-/// Stops the builds (their jobs go back to the queue) and waits for the
-/// runners to end.
-async fn wind_down(who: &str, env: &Env, runners: Vec<tokio::task::JoinHandle<()>>) {
-    let _ = env.shutdown.send(true);
-    for runner in runners {
-        let _ = runner.await;
-    }
-    eprintln!("{who}: stopped");
 }

@@ -6,9 +6,8 @@
 
 use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
-use serde::Serialize;
-
 use braid::diagnostic::Diagnostic;
+use serde::Serialize;
 
 #[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
 pub struct Problem {

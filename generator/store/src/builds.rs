@@ -163,8 +163,9 @@ impl Store {
     }
 
     /// Takes the oldest queued build job (see [`Store::claim`]), with what
-    /// it builds: a worker's claim in one call, as tests make it (the
-    /// runner claims by kind, then loads).
+    /// it builds: a worker's claim in one call, for tests, here and of the
+    /// crates above (the runner claims by kind, then loads).
+    #[doc(hidden)]
     pub async fn claim_build(&self) -> Result<Option<Claimed>, StoreError> {
         match self.claim(Kind::BUILD).await? {
             Some(claim) => self.claimed_build(&claim).await.map(Some),

@@ -94,7 +94,8 @@ impl Store {
 
     /// Takes the oldest queued publish job (see [`Store::claim`]), for
     /// tests (the runner claims by kind, then loads).
-    pub async fn claim_publish(&self) -> Result<Option<Publish>, StoreError> {
+    #[cfg(test)]
+    pub(crate) async fn claim_publish(&self) -> Result<Option<Publish>, StoreError> {
         match self.claim(Kind::PUBLISH).await? {
             Some(claim) => self.publish(&claim.id).await,
             None => Ok(None),

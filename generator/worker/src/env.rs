@@ -14,7 +14,6 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use braid::registry::Registry;
-
 use braid_store::Kind;
 use tokio::sync::Notify;
 

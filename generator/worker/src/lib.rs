@@ -3,8 +3,9 @@
 //! store, the registry, metrics, build slots, the sandbox, shutdown), the
 //! job runner and its kinds ([`jobs`]: workflow builds, publish checks),
 //! the artifact store ([`cas`]), the registry's sync ([`operations`]) and
-//! the registries' packages ([`packages`]). `braid worker` runs only this;
-//! `braid serve` runs it under its HTTP app.
+//! the registries' packages ([`packages`]), and how a process starts and
+//! stops its jobs ([`start`], [`wind_down`], [`stop`]). `braid worker` runs
+//! only this ([`work`]); `braid serve` runs it under its HTTP app.
 //!
 //! A crate of its own, apart from braid-service, so that the seam shows:
 //! nothing here knows HTTP (no axum) or the executor, as the crates.io
@@ -18,8 +19,10 @@ pub mod jobs;
 pub mod metrics;
 pub mod operations;
 pub mod packages;
+pub mod stop;
 
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
 
 pub use env::{BuildsChanged, Env, Wake};
@@ -91,8 +94,9 @@ impl Config {
         }
     }
 
-    /// A configuration for tests: `data`, one worker, a short build time,
-    /// paths that are not this machine's.
+    /// A configuration for tests, here and of the crates above: `data`, one
+    /// worker, a short build time, paths that are not this machine's.
+    #[doc(hidden)]
     pub fn for_tests(data: PathBuf) -> Self {
         Self {
             workers: 1,
@@ -117,4 +121,60 @@ pub enum OpenError {
     Registry(#[from] braid::registry::RegistryError),
     #[error(transparent)]
     Locked(#[from] datadir::LockError),
+}
+
+/// At start: the operations published to the deployment into this
+/// process's registry, and every registered operation in the Cargo
+/// registry (about a second for the built-ins).
+async fn take_in_operations(env: &Arc<Env>) {
+    let state = env.clone();
+    let _ = tokio::task::spawn_blocking(move || {
+        if !operations::sync(&state) {
+            packages::add_operations(&state);
+        }
+    })
+    .await;
+}
+
+/// `braid worker`: builds jobs from the shared database (nothing else)
+/// until `stop` (SIGINT or SIGTERM, taken before this is called); then
+/// stops its running builds (their jobs go back to the queue, for another
+/// worker) and returns. Prints `braid worker: ready` once it takes jobs; a
+/// stop asked for before that returns without taking any.
+pub async fn work(config: Config, stop: stop::Stop) -> Result<(), OpenError> {
+    let workers = config.workers;
+    let Some(env) = start(config, &stop, "braid worker: stopped before taking jobs").await? else { return Ok(()) };
+    env.data_lock.record("worker")?;
+    let runners = jobs::spawn(&env, workers);
+    eprintln!("braid worker: ready ({workers} builder(s))");
+    stop.wait().await;
+    eprintln!("braid worker: shutting down");
+    wind_down("braid worker", &env, runners).await;
+    Ok(())
+}
+
+/// What `braid serve` and `braid worker` do before they take work: the
+/// environment opened, then every registered operation in the Cargo registry
+/// (about a second for the built-ins: what the index lists does not change
+/// under a client that just started). `None`, saying `stopped`, when a stop
+/// is asked for first: both steps give way to it.
+pub async fn start(config: Config, stop: &stop::Stop, stopped: &str) -> Result<Option<Arc<Env>>, OpenError> {
+    let opened = stop.unless_asked(Env::open(config)).await.transpose()?;
+    if let Some(env) = opened {
+        if stop.unless_asked(take_in_operations(&env)).await.is_some() && !stop.asked() {
+            return Ok(Some(env));
+        }
+    }
+    eprintln!("{stopped}");
+    Ok(None)
+}
+
+/// Stops the builds (their jobs go back to the queue) and waits for the
+/// runners to end.
+pub async fn wind_down(who: &str, env: &Env, runners: Vec<tokio::task::JoinHandle<()>>) {
+    let _ = env.shutdown.send(true);
+    for runner in runners {
+        let _ = runner.await;
+    }
+    eprintln!("{who}: stopped");
 }

@@ -15,7 +15,7 @@ use braid::registry::{self, Origin, Prepared, Registry, RegistryError};
 use braid_store::ids::ContentId;
 use braid_store::PublishedOperation;
 
-use crate::env::Env;
+use crate::Env;
 
 /// Why an upload cannot be used.
 #[derive(Debug, thiserror::Error)]

@@ -1,7 +1,5 @@
 //! What the Cargo and npm registries share: packages put in the artifact
-//! store ([`store_package`]), a `--public-url` checked ([`check_public_url`];
-//! the service makes the registries' absolute URLs from it or from the
-//! request's `Host`, checked by [`is_host`]), and [`add_operations`]: every
+//! store ([`store_cargo_package`]), and [`add_operations`]: every
 //! registered operation in the Cargo registry, not only those a build used.
 
 use braid::package::cargo::CratePackage;
@@ -10,31 +8,6 @@ use braid_store::{Artifact, Ecosystem, Package};
 
 use crate::cas::CasError;
 use crate::Env;
-
-#[derive(Debug, thiserror::Error)]
-#[error("--public-url {0:?} is not an http:// or https:// URL with a host and no query (https://braid.example.org)")]
-pub struct BadPublicUrl(String);
-
-/// Checks a `--public-url` and drops its trailing `/`.
-pub fn check_public_url(url: &str) -> Result<String, BadPublicUrl> {
-    let rest = url.strip_prefix("https://").or_else(|| url.strip_prefix("http://"));
-    let ok = rest.is_some_and(|r| {
-        let host = r.split('/').next().unwrap_or_default();
-        !host.is_empty() && is_host(host) && !r.contains(['?', '#', ' ', '"', '\\'])
-    });
-    if ok {
-        Ok(url.trim_end_matches('/').to_string())
-    } else {
-        Err(BadPublicUrl(url.to_string()))
-    }
-}
-
-/// A host name or address with an optional port, as `Host` carries it.
-/// Whether `host` is a plain host and port (it is written into JSON that
-/// clients follow).
-pub fn is_host(host: &str) -> bool {
-    host.len() <= 255 && host.bytes().all(|b| b.is_ascii_alphanumeric() || b"-.:[]_".contains(&b))
-}
 
 /// Adds every version of every registered operation, with the crates it
 /// builds on (braid-support, braid-macros, ...), to the Cargo registry:
@@ -89,24 +62,10 @@ pub(crate) fn store_package(
     Ok((artifact, made(cid)))
 }
 
-/// [`store_package`] for a `.crate`.
+/// [`store_package`] for a `.crate` (public for the service's tests).
+#[doc(hidden)]
 pub fn store_cargo_package(env: &Env, c: CratePackage) -> Result<(Artifact, Package), CasError> {
     let file = format!("{}-{}.crate", c.name, c.version);
     let (name, version, entry, digest) = (c.name, c.version, c.index_line, c.cksum);
     store_package(env, file, &c.bytes, |cid| Package { ecosystem: Ecosystem::Cargo, name, version, cid, entry, digest })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn public_urls_are_checked() {
-        assert_eq!(check_public_url("https://braid.example.org/").unwrap(), "https://braid.example.org");
-        assert_eq!(check_public_url("http://10.0.0.1:8080/braid").unwrap(), "http://10.0.0.1:8080/braid");
-        for bad in ["ftp://x", "https://", "https://a b", "https://x/?q", "braid.example.org", "https://x\"y"] {
-            assert!(check_public_url(bad).is_err(), "{bad}");
-        }
-        assert!(is_host("127.0.0.1:4000") && is_host("[::1]:80") && !is_host("evil\"/x"));
-    }
 }

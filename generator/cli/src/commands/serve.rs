@@ -9,8 +9,8 @@ use std::time::Duration;
 
 use anyhow::Context as _;
 use braid::build;
-use braid_service::stop::Stop;
 use braid_service::{Config, HttpConfig};
+use braid_worker::stop::Stop;
 use braid_worker::{Config as WorkerConfig, Database};
 
 /// What `braid serve` and `braid worker` share.
@@ -44,6 +44,10 @@ pub struct Shared {
     build_timeout: u64,
     #[arg(long, env = "BRAID_TARGET_DIR")]
     target_dir: Option<PathBuf>,
+    /// Publish workflows' npm packages under this scope (`@org/wf_name`). Every process that builds
+    /// (`braid serve` with workers, each `braid worker`) needs the same one.
+    #[arg(long, value_name = "@SCOPE")]
+    npm_scope: Option<String>,
 }
 
 #[derive(clap::Args)]
@@ -115,9 +119,6 @@ pub struct Args {
     /// registries hand out; by default `http://` and the request's Host.
     #[arg(long, value_name = "URL")]
     public_url: Option<String>,
-    /// Publish workflows' npm packages under this scope (`@org/wf_name`).
-    #[arg(long, value_name = "@SCOPE")]
-    npm_scope: Option<String>,
     /// Runs of built workflows (`POST /v1/workflows/{id}/run`) need no API key.
     #[arg(long)]
     public_run: bool,
@@ -228,7 +229,7 @@ pub fn worker(args: WorkerArgs) -> anyhow::Result<()> {
     }
     let workers = args.shared.workers(args.workers, &database)?.max(1);
     let config = WorkerConfig { workers, ..config(args.shared, database)? };
-    runtime.block_on(braid_service::work(config, stop))?;
+    runtime.block_on(braid_worker::work(config, stop))?;
     Ok(())
 }
 
@@ -240,6 +241,9 @@ fn config(shared: Shared, database: Database) -> anyhow::Result<WorkerConfig> {
         Some(s) => braid_worker::cas::Location::parse(&s)?,
         None => braid_worker::cas::Location::Dir(shared.data.join("artifacts")),
     };
+    if let Some(scope) = &shared.npm_scope {
+        braid::package::npm::check_scope(scope)?;
+    }
     if shared.compile_cache && !matches!(store, braid_worker::cas::Location::S3(_)) {
         anyhow::bail!("--compile-cache keeps sccache's cache in the --store bucket: give an s3:// --store");
     }
@@ -251,6 +255,7 @@ fn config(shared: Shared, database: Database) -> anyhow::Result<WorkerConfig> {
         build_timeout: Duration::from_secs(shared.build_timeout),
         target_dir: shared.target_dir.unwrap_or_else(build::default_target_dir),
         braid_exe: std::env::current_exe().context("cannot find the braid executable")?,
+        npm_scope: shared.npm_scope,
         ..WorkerConfig::defaults(shared.data)
     })
 }
@@ -272,10 +277,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         eprintln!("braid serve: no --api-key given; writes need this generated key: {key}");
         api_keys.push(key);
     }
-    if let Some(scope) = &args.npm_scope {
-        braid::package::npm::check_scope(scope)?;
-    }
-    let public_url = args.public_url.map(|url| braid_worker::packages::check_public_url(&url)).transpose()?;
+    let public_url = args.public_url.map(|url| braid_service::routes::hosts::check_public_url(&url)).transpose()?;
     let http = HttpConfig {
         addr: args.addr,
         api_keys,
@@ -296,15 +298,14 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         public_url,
         run: braid_service::execute::RunConfig {
             limits: args.run_limits.limits(),
-            slots: args.run_slots.unwrap_or(HttpConfig::defaults().run.slots).max(1),
+            slots: args.run_slots.unwrap_or(braid_service::execute::RunConfig::default().slots).max(1),
             queue: args.run_queue,
             public: args.public_run,
             slots_per_key: args.run_slots_per_key.map(|n| n.max(1)),
             rate_per_key: args.run_rate_per_key,
         },
     };
-    let worker =
-        WorkerConfig { workers, owners: args.owners, npm_scope: args.npm_scope, ..config(args.shared, database)? };
+    let worker = WorkerConfig { workers, owners: args.owners, ..config(args.shared, database)? };
     runtime.block_on(braid_service::serve(Config { worker, http }, stop))?;
     Ok(())
 }
@@ -324,4 +325,31 @@ fn parse_owner(value: &str) -> Result<(String, String), String> {
 fn keys_from_env(name: &str) -> Vec<String> {
     let keys = std::env::var(name).unwrap_or_default();
     keys.split(',').map(str::trim).filter(|k| !k.is_empty()).map(String::from).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+
+    use super::*;
+
+    #[derive(Parser)]
+    struct Worker {
+        #[command(flatten)]
+        args: WorkerArgs,
+    }
+
+    /// What builds takes the flags that shape what it builds, wherever it
+    /// runs: a `braid worker` of a deployment names npm packages as its
+    /// `braid serve` does.
+    #[test]
+    fn a_worker_takes_the_npm_scope_and_refuses_a_bad_one() {
+        let parsed = Worker::parse_from(["worker", "--data", "/srv/w", "--npm-scope", "@org"]);
+        let made = config(parsed.args.shared, Database::Postgres("postgres://x".into())).unwrap();
+        assert_eq!(made.npm_scope.as_deref(), Some("@org"));
+        assert_eq!(made.data, PathBuf::from("/srv/w"));
+        let parsed = Worker::parse_from(["worker", "--npm-scope", "org"]);
+        let error = config(parsed.args.shared, Database::Embedded).unwrap_err();
+        assert!(error.to_string().contains("org"), "{error}");
+    }
 }

@@ -143,7 +143,7 @@ pub async fn lock_seed(state: &Arc<AppState>, operations: &[RegisteredOperation]
 /// than `--max-crate-bytes` (CPU-heavy: call it inside [`heavy`]). The lock
 /// is left out of the bound: its size depends only on the registry.
 pub(super) fn crate_files(state: &AppState, workflow: &Workflow) -> Result<Vec<braid::codegen::File>, Problem> {
-    state.metrics.crate_rendered();
+    state.app_metrics.crate_rendered();
     let files = braid::project::files(workflow, &state.generator).map_err(Problem::internal)?;
     let size: usize = files.iter().map(|f| f.contents.len()).sum();
     let max = state.http.max_crate_bytes;

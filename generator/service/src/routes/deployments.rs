@@ -204,9 +204,9 @@ pub(super) async fn run_deployment(
     // deployment is read once: the run is of the build it points at now,
     // within its budgets.
     let (build, limits) = state.executor.deployment(&state.store, &name).await.map_err(super::run::exec_problem)?;
-    let label = state.metrics.deployment_label(&name);
+    let label = state.app_metrics.deployment_label(&name);
     let running = state.executor.deployment_run(&name, limits.concurrent);
-    let _running = running.inspect_err(|_| state.metrics.deployment_refused(&label))?;
+    let _running = running.inspect_err(|_| state.app_metrics.deployment_refused(&label))?;
     let budgets = budgets(&limits, state.executor.config().limits);
     super::run::run(state, Target::Build(build), budgets, Some(label), headers, extensions, body).await
 }

@@ -42,7 +42,9 @@ pub(super) async fn metrics(State(state): State<Arc<AppState>>) -> ApiResult {
     let jobs = state.store.job_counts(Kind::BUILD).await?;
     Ok((
         [(header::CONTENT_TYPE, "text/plain; version=0.0.4")],
-        state.metrics.render(&jobs, &state.executor.deployment_runs()),
+        // The jobs' metrics, then the HTTP app's: the 0.0.4 text format
+        // has no trailer, so the two are one document.
+        state.metrics.render(&jobs) + &state.app_metrics.render(&state.executor.deployment_runs()),
     )
         .into_response())
 }

@@ -2,13 +2,37 @@
 //! service at, for the absolute URLs that Cargo's `config.json` (`dl`) and
 //! npm's package documents (`dist.tarball`) must hold. It is the
 //! configured `--public-url`, or `http://` and the request's `Host`,
-//! checked to be a plain host and port ([`braid_worker::packages::is_host`]).
+//! checked to be a plain host and port; and a `--public-url` checked at
+//! start ([`check_public_url`]).
 
 use axum::http::{header, HeaderMap};
-use braid_worker::packages::is_host;
 
 use crate::problem::Problem;
 use crate::HttpConfig;
+
+#[derive(Debug, thiserror::Error)]
+#[error("--public-url {0:?} is not an http:// or https:// URL with a host and no query (https://braid.example.org)")]
+pub struct BadPublicUrl(String);
+
+/// Checks a `--public-url` and drops its trailing `/`.
+pub fn check_public_url(url: &str) -> Result<String, BadPublicUrl> {
+    let rest = url.strip_prefix("https://").or_else(|| url.strip_prefix("http://"));
+    let ok = rest.is_some_and(|r| {
+        let host = r.split('/').next().unwrap_or_default();
+        !host.is_empty() && is_host(host) && !r.contains(['?', '#', ' ', '"', '\\'])
+    });
+    if ok {
+        Ok(url.trim_end_matches('/').to_string())
+    } else {
+        Err(BadPublicUrl(url.to_string()))
+    }
+}
+
+/// Whether `host` is a plain host name or address with an optional port,
+/// as `Host` carries it (it is written into JSON that clients follow).
+fn is_host(host: &str) -> bool {
+    host.len() <= 255 && host.bytes().all(|b| b.is_ascii_alphanumeric() || b"-.:[]_".contains(&b))
+}
 
 /// `response` (whose URLs came from [`base_url`]) marked as depending on
 /// the request's `Host` when no `--public-url` is set: `Vary: Host`, and
@@ -42,8 +66,17 @@ mod tests {
     use super::*;
 
     #[test]
+    fn public_urls_and_hosts_are_checked() {
+        assert_eq!(check_public_url("https://braid.example.org/").unwrap(), "https://braid.example.org");
+        assert_eq!(check_public_url("http://10.0.0.1:8080/braid").unwrap(), "http://10.0.0.1:8080/braid");
+        for bad in ["ftp://x", "https://", "https://a b", "https://x/?q", "braid.example.org", "https://x\"y"] {
+            assert!(check_public_url(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
     fn the_base_url_is_the_public_one_or_a_checked_host() {
-        let mut config = HttpConfig::defaults();
+        let mut config = HttpConfig::default();
         let mut headers = HeaderMap::new();
         headers.insert(header::HOST, "127.0.0.1:4000".parse().unwrap());
         assert_eq!(base_url(&config, &headers).unwrap(), "http://127.0.0.1:4000");

@@ -73,7 +73,7 @@ async fn count(State(state): State<Arc<AppState>>, request: Request, next: Next)
         .copied()
         .unwrap_or("unmatched");
     let response = next.run(request).await;
-    state.metrics.request(method.as_str(), route, response.status().as_u16());
+    state.app_metrics.request(method.as_str(), route, response.status().as_u16());
     response
 }
 

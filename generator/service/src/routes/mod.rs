@@ -3,8 +3,9 @@
 //! handlers (utoipa). One module per resource; what every route shares is
 //! in [`layers`] (body limits, metrics, problems for unknown routes and
 //! panics), [`heavy`] (the bound on CPU-heavy requests) and [`auth`] (API
-//! keys). Ids in paths are typed extractors ([`braid_store::ids`]): a malformed
-//! one is a 400 problem before a handler runs.
+//! keys). Ids in paths are typed (`params::Param` of a
+//! [`braid_store::ids`] id): a malformed one is a 400 problem before a
+//! handler runs.
 
 mod artifacts;
 mod auth;
@@ -15,7 +16,7 @@ mod deployments;
 mod editor;
 mod health;
 pub mod heavy;
-mod hosts;
+pub mod hosts;
 mod jobs;
 mod layers;
 mod media;

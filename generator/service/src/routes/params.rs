@@ -20,6 +20,6 @@ impl<S: Send + Sync, T: FromStr<Err = IdError>> FromRequestParts<S> for Param<T>
     async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Problem> {
         let Path(raw) =
             Path::<String>::from_request_parts(parts, state).await.map_err(|e| Problem::bad_request(e.body_text()))?;
-        raw.parse().map(Param).map_err(|e: IdError| Problem::bad_request(e.to_string()))
+        raw.parse().map(Param).map_err(|e: T::Err| Problem::bad_request(e.to_string()))
     }
 }

@@ -12,6 +12,7 @@
 
 use std::sync::Arc;
 
+use crate::metrics::RunOutcome;
 use axum::body::Bytes;
 use axum::extract::State;
 use axum::http::{header, Extensions, HeaderMap, StatusCode};
@@ -19,7 +20,6 @@ use axum::response::IntoResponse;
 use braid_engine::wire::{self, InputsError};
 use braid_engine::{Input, Output, RunError, Shape};
 use braid_store::ids::{BuildId, WorkflowId};
-use braid_worker::metrics::RunOutcome;
 
 use super::params::Param;
 use super::ApiResult;
@@ -124,7 +124,7 @@ pub(super) async fn run(
     let executor = &state.executor;
     let cid = executor.component(&state.store, &target).await.map_err(exec_problem)?;
     let Loaded { program, source } = executor.program(&state.cas, &cid).await.map_err(exec_problem)?;
-    state.metrics.program(source);
+    state.app_metrics.program(source);
     // Slots are shared fairly between keys, taken only once the program is
     // loaded. A key the service does not know is no tenant of its own
     // (public runs, where no key was checked, share one).
@@ -142,7 +142,7 @@ pub(super) async fn run(
         }
     };
     let (output, timings) = program.run_within(&engine, inputs, limits).await;
-    state.metrics.run(timings.total, outcome(output.as_ref().err()), deployment.as_deref());
+    state.app_metrics.run(timings.total, outcome(output.as_ref().err()), deployment.as_deref());
     let timing = (axum::http::HeaderName::from_static("server-timing"), server_timing(timings));
     let output = match output {
         Ok(output) => output,

@@ -159,12 +159,12 @@ pub(super) async fn submit_workflow(
     let (workflow_id, build_id) = (build.workflow_id.clone(), build.id.clone());
     let (status, body) = match submission {
         Submission::Built { artifacts } => {
-            state.metrics.cache_hit();
+            state.app_metrics.cache_hit();
             let state = JobState::Succeeded;
             (StatusCode::OK, Submitted { job_id: None, workflow_id, build_id, state, artifacts: Some(artifacts) })
         }
         Submission::Joined { job_id, state: job_state } => {
-            state.metrics.joined();
+            state.app_metrics.joined();
             let job_id = Some(job_id);
             (StatusCode::ACCEPTED, Submitted { job_id, workflow_id, build_id, state: job_state, artifacts: None })
         }

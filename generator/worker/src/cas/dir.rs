@@ -89,8 +89,9 @@ impl Dir {
 
 #[cfg(test)]
 mod tests {
-    use crate::cas::{Cas, CasError, Location};
     use braid_store::ids::ContentId;
+
+    use crate::cas::{Cas, CasError, Location};
 
     #[test]
     fn stores_and_verifies() {

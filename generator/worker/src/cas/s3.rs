@@ -14,9 +14,8 @@
 
 use std::time::Duration;
 
-use url::Url;
-
 use braid_store::ids::ContentId;
+use url::Url;
 
 /// Largest object read back: far above any artifact the service writes.
 const MAX_OBJECT: u64 = 1 << 30;

@@ -31,7 +31,7 @@ use super::child::{self, Child, Ended};
 use super::record;
 use super::runner::{Handler, Interrupt, Ran};
 use super::{Outcome, Redact};
-use crate::env::Env;
+use crate::Env;
 
 /// Workflow builds.
 pub(crate) struct Build;

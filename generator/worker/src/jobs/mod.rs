@@ -18,7 +18,7 @@ use std::time::Duration;
 
 use braid_store::StoreError;
 
-use crate::env::Env;
+use crate::Env;
 
 /// Starts this process's runners: `workers` for builds, and one for
 /// publish checks where they can run here (each takes one of the

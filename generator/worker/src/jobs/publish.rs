@@ -19,7 +19,6 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use braid::registry::{self, Added, Origin, Registry};
-
 use braid_store::ids::JobId;
 use braid_store::queue::Claim;
 use braid_store::{Kind, Publish, PublishedOperation, StoreError};
@@ -28,7 +27,7 @@ use tokio::io::AsyncReadExt;
 use super::child::{self, Child, Ended};
 use super::runner::{Handler, Interrupt, Ran};
 use super::{record, Outcome, Redact};
-use crate::env::Env;
+use crate::Env;
 
 /// Checks of published operations.
 pub(crate) struct PublishCheck;

@@ -20,7 +20,7 @@ use braid_store::queue::Claim;
 use braid_store::{Kind, StoreError};
 
 use super::{record, stopped};
-use crate::env::Env;
+use crate::Env;
 
 /// A kind of job: what the runner needs to take and run its jobs.
 pub(crate) trait Handler: Send + Sync + 'static {
@@ -159,8 +159,9 @@ async fn run_one<H: Handler>(env: &Arc<Env>, job: H::Job, id: JobId) {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
     use braid_store::JobState;
+
+    use super::*;
 
     /// A kind of job of one's own, as the README walks through it: the
     /// type and its handler are all it takes.
