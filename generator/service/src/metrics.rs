@@ -282,10 +282,7 @@ impl AppMetrics {
             let n = in_progress.get(&deployment).copied().unwrap_or(0);
             self.deployment_in_progress.get_or_create(&Deployment { deployment }).set(n);
         }
-        let mut out = String::new();
-        prometheus_client::encoding::prometheus_text::encode(&mut out, &self.registry)
-            .expect("writing into a String cannot fail");
-        out
+        braid_worker::metrics::text(&self.registry)
     }
 }
 

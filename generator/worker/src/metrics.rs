@@ -77,11 +77,17 @@ impl Metrics {
             let n = jobs.iter().find(|(s, _)| *s == state).map_or(0, |(_, n)| *n);
             self.jobs.get_or_create(&State { state: state.as_str() }).set(n);
         }
-        let mut out = String::new();
-        prometheus_client::encoding::prometheus_text::encode(&mut out, &self.registry)
-            .expect("writing into a String cannot fail");
-        out
+        text(&self.registry)
     }
+}
+
+/// `registry` in the Prometheus text format (0.0.4), which has no trailer:
+/// the texts of two registries are one document.
+pub fn text(registry: &Registry) -> String {
+    let mut out = String::new();
+    prometheus_client::encoding::prometheus_text::encode(&mut out, registry)
+        .expect("writing into a String cannot fail");
+    out
 }
 
 #[cfg(test)]
