@@ -1,7 +1,9 @@
 //! Running the tools a build needs (cargo, wasm-bindgen, wasm-opt): one
 //! place that finds cargo (`$CARGO`, as cargo sets it for build scripts and
 //! tests, else `cargo` on the PATH) and turns a failed command into an
-//! error that shows the command line, the exit status and its output.
+//! error that shows the command line, the exit status and its output; and
+//! the one way a child is made to die with the process that started it
+//! ([`dies_with_parent`]), for the sandbox's builds and the service's jobs.
 
 use std::path::PathBuf;
 use std::process::{Command, Output};
@@ -15,6 +17,31 @@ pub enum ProcessError {
     Failed { command: String, status: String, output: String },
     #[error("`{command}` took longer than {seconds} s and was stopped")]
     TimedOut { command: String, seconds: u64 },
+}
+
+/// What a child runs before `exec` (a `pre_exec` hook) so that it gets
+/// `signal` when the process that started it dies, even by `kill -9`
+/// (Linux's `PR_SET_PDEATHSIG`), and does not start at all if that process
+/// died before the signal was set (the child would then outlive it).
+/// Async-signal-safe: `prctl` and `getppid` only; it allocates only on the
+/// error path, where the child is about to exit anyway.
+pub fn dies_with_parent(signal: libc::c_int) -> impl Fn() -> std::io::Result<()> + Send + Sync + 'static {
+    let parent = std::process::id();
+    move || {
+        #[cfg(target_os = "linux")]
+        // SAFETY: prctl(2) with PR_SET_PDEATHSIG takes a signal number and
+        // touches no memory.
+        if unsafe { libc::prctl(libc::PR_SET_PDEATHSIG, signal as libc::c_ulong) } != 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        #[cfg(not(target_os = "linux"))]
+        let _ = signal;
+        // SAFETY: getppid(2) cannot fail and touches no memory.
+        if unsafe { libc::getppid() } as u32 != parent {
+            return Err(std::io::Error::other("the process that started it exited"));
+        }
+        Ok(())
+    }
 }
 
 /// `cargo`, as the user's environment names it.

@@ -349,8 +349,10 @@ impl Sandbox {
         let mut bwrap = self.command(cmd);
         bwrap.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
         let memory = self.memory_bytes;
+        // The sandbox dies with whoever started it.
+        let dies_with_parent = process::dies_with_parent(libc::SIGKILL);
         // SAFETY: runs in the forked child before exec and calls only
-        // async-signal-safe functions (setrlimit, prctl).
+        // async-signal-safe functions (setrlimit; prctl and getppid).
         unsafe {
             use std::os::unix::process::CommandExt;
             bwrap.pre_exec(move || {
@@ -358,12 +360,7 @@ impl Sandbox {
                 if libc::setrlimit(libc::RLIMIT_AS, &limit) != 0 {
                     return Err(std::io::Error::last_os_error());
                 }
-                // The sandbox dies with whoever started it.
-                #[cfg(target_os = "linux")]
-                if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong) != 0 {
-                    return Err(std::io::Error::last_os_error());
-                }
-                Ok(())
+                dies_with_parent()
             });
         }
         let child = bwrap.spawn().map_err(|source| ProcessError::Spawn { command: command.clone(), source })?;

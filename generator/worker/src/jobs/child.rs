@@ -54,21 +54,10 @@ impl Child {
     /// Starts `cmd` (from [`command`]) so that it dies with the server;
     /// also returns its stdout and stderr.
     pub(super) fn spawn(mut cmd: Command) -> std::io::Result<(Self, ChildStdout, ChildStderr)> {
-        let server = std::process::id();
-        // SAFETY: the closure runs in the forked child before exec and calls
-        // only async-signal-safe functions (prctl, getppid); it allocates only
-        // on the error path, where the child is about to exit anyway.
+        // SAFETY: the hook runs in the forked child before exec and is
+        // async-signal-safe (braid's `process::dies_with_parent`).
         unsafe {
-            cmd.pre_exec(move || {
-                if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM as libc::c_ulong) != 0 {
-                    return Err(std::io::Error::last_os_error());
-                }
-                // The server may have died before the signal was set.
-                if libc::getppid() as u32 != server {
-                    return Err(std::io::Error::other("the server exited"));
-                }
-                Ok(())
-            });
+            cmd.pre_exec(braid::process::dies_with_parent(libc::SIGTERM));
         }
         let mut child = cmd.spawn()?;
         let group = Group(child.id());
