@@ -19,7 +19,6 @@ pub mod rate;
 pub mod routes;
 
 use std::net::SocketAddr;
-use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -73,14 +72,9 @@ pub struct HttpConfig {
 pub const MAX_UPLOAD: usize = 8 << 20;
 
 impl Config {
-    /// Every setting at its default, for the data directory `braid-data`.
-    pub fn defaults() -> Self {
-        Self { worker: braid_worker::Config::defaults(PathBuf::from("braid-data")), http: HttpConfig::default() }
-    }
-
     /// A configuration for unit tests: `data`, one worker, short limits.
     #[cfg(test)]
-    pub(crate) fn for_tests(data: PathBuf) -> Self {
+    pub(crate) fn for_tests(data: std::path::PathBuf) -> Self {
         let http = HttpConfig {
             addr: "127.0.0.1:0".parse().expect("an address"),
             api_keys: vec!["k".into()],
@@ -170,8 +164,6 @@ pub enum ServeError {
     Open(#[from] braid_worker::OpenError),
     #[error("cannot listen on {addr}: {source}")]
     Bind { addr: SocketAddr, source: std::io::Error },
-    #[error(transparent)]
-    Locked(#[from] braid_worker::datadir::LockError),
 }
 
 impl AppState {
@@ -239,7 +231,7 @@ pub async fn serve(config: Config, stop: stop::Stop) -> Result<(), ServeError> {
     let state = app(env, config.http).await;
     let listener = tokio::net::TcpListener::bind(addr).await.map_err(|source| ServeError::Bind { addr, source })?;
     let local = listener.local_addr().map_err(|source| ServeError::Bind { addr, source })?;
-    state.data_lock.record(&format!("http://{local}"))?;
+    state.data_lock.record(&format!("http://{local}")).map_err(braid_worker::OpenError::from)?;
     let runners = jobs::spawn(&state.env, workers);
     if workers == 0 {
         eprintln!("braid serve: no workers here (--workers 0): `braid worker` processes build");

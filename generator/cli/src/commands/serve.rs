@@ -339,9 +339,9 @@ mod tests {
         args: WorkerArgs,
     }
 
-    /// What builds takes the flags that shape what it builds, wherever it
-    /// runs: a `braid worker` of a deployment names npm packages as its
-    /// `braid serve` does.
+    /// The process that builds takes the flags that shape what it builds,
+    /// wherever it runs: a `braid worker` of a deployment names npm
+    /// packages as its `braid serve` does.
     #[test]
     fn a_worker_takes_the_npm_scope_and_refuses_a_bad_one() {
         let parsed = Worker::parse_from(["worker", "--data", "/srv/w", "--npm-scope", "@org"]);
