@@ -94,6 +94,12 @@ test('each example workflow: publish, poll, download, npm install, run in Node',
   for (const name of ['cidv1_from_bytes', 'dual_cid_of_text', 'salted_cid', 'cid_of_file']) {
     const wf = await publish({ manifest: manifest(name) });
     assert.equal(wf.state, 'succeeded');
+    // Built of the versions the submission resolved, each the registry's.
+    const used = manifest(name).segments.flatMap((s) => s.sequence.map((step) => step.operation));
+    for (const op of used) {
+      const listed = await (await api(`/v1/operations/${op}`, { headers: { 'x-api-key': KEY } })).json();
+      assert.ok(listed.versions.some((v) => v.version_id === wf.operations[op]), `${op}: ${JSON.stringify(wf.operations)}`);
+    }
     // The registries' packages are artifacts of the build too: a .crate per
     // crate (the workflow's and those it vendors), one npm package.
     const all = wf.artifacts.map((a) => a.name).sort();

@@ -100,6 +100,20 @@ fn build_refuses_targets_an_operation_does_not_allow() {
     assert!(err.contains("target `node` is not possible for workflow cid_of_file"), "{err}");
 }
 
+/// `--operations`: the versions to build with, each of which the registry
+/// must have (the service passes those its submission resolved).
+#[test]
+fn build_refuses_operation_versions_the_registry_lacks() {
+    let out = std::env::temp_dir().join(format!("braid-cli-pinned-{}", std::process::id()));
+    let unknown = "bafkr4iaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
+    let args = ["build", &workflow("cid_of_file"), "-o", out.to_str().unwrap(), "--operations", unknown];
+    let (code, _, err) = braid(&args);
+    assert_eq!(code, 2, "{err}");
+    let home = concat!(env!("CARGO_TARGET_TMPDIR"), "/braid-home");
+    assert!(err.contains(&format!("no operation version {unknown} in the registry in {home}")), "{err}");
+    assert!(!out.join("crate").exists(), "refused before building anything");
+}
+
 #[test]
 fn build_stream_says_why_a_workflow_cannot_stream() {
     let out = std::env::temp_dir().join(format!("braid-cli-stream-{}", std::process::id()));

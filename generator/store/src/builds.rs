@@ -28,6 +28,10 @@ pub struct NewBuild {
     /// Version ids of the crates it builds on that did not ship with
     /// braid, as the submission resolved them.
     pub third_party: Vec<String>,
+    /// Version ids of every crate it builds on (its operations and the
+    /// registered crates they depend on), as the submission resolved them
+    /// and its id names them: what the build resolves to.
+    pub operations: Vec<String>,
 }
 
 /// What a submission led to.
@@ -81,6 +85,9 @@ pub struct Claimed {
     /// As [`NewBuild::third_party`]; `None` for a build submitted before
     /// braid kept it.
     pub third_party: Option<Vec<String>>,
+    /// As [`NewBuild::operations`]; `None` for a build submitted before
+    /// braid kept them (it then resolves them again).
+    pub operations: Option<Vec<String>>,
     /// 1 for the first run, 2 after an interruption, ...
     pub attempt: i64,
 }
@@ -142,9 +149,10 @@ impl Store {
             }
         }
         sqlx::query(
-            "INSERT INTO builds (id, workflow_id, name, manifest, targets, state, created_at, third_party)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
-             ON CONFLICT (id) DO UPDATE SET state = excluded.state, third_party = excluded.third_party",
+            "INSERT INTO builds (id, workflow_id, name, manifest, targets, state, created_at, third_party, operations)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+             ON CONFLICT (id) DO UPDATE SET state = excluded.state, third_party = excluded.third_party,
+             operations = excluded.operations",
         )
         .bind(build.id.as_str())
         .bind(build.workflow_id.as_str())
@@ -154,6 +162,7 @@ impl Store {
         .bind(BuildState::Building.as_str())
         .bind(now())
         .bind(serde_json::to_string(&build.third_party).expect("version ids serialize"))
+        .bind(serde_json::to_string(&build.operations).expect("version ids serialize"))
         .execute(&mut *tx)
         .await?;
         let job_id = JobId::new_random();
@@ -175,7 +184,7 @@ impl Store {
 
     /// What the claimed build job `claim` builds.
     pub async fn claimed_build(&self, claim: &Claim) -> Result<Claimed, StoreError> {
-        let row = sqlx::query("SELECT id, manifest, targets, third_party FROM builds WHERE id = $1")
+        let row = sqlx::query("SELECT id, manifest, targets, third_party, operations FROM builds WHERE id = $1")
             .bind(&claim.subject)
             .fetch_one(&self.pool)
             .await?;
@@ -185,6 +194,7 @@ impl Store {
             manifest: text(&row, 1)?,
             targets: json(&row, 2)?,
             third_party: optional_json(&row, 3)?,
+            operations: optional_json(&row, 4)?,
             attempt: claim.attempt,
         })
     }

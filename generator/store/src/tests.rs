@@ -106,6 +106,7 @@ both! {
         let claimed = worker.claim_build().await.unwrap().unwrap();
         assert_eq!((&claimed.job_id, &claimed.build_id, claimed.attempt), (&job_id, &b.id, 1));
         assert_eq!((claimed.targets, claimed.third_party), (vec![Target::Native], Some(vec![])));
+        assert_eq!(claimed.operations, Some(b.operations.clone()), "the versions the submission resolved");
         assert!(api.claim_build().await.unwrap().is_none(), "one job, claimed once");
         assert_eq!(api.submit(&b).await.unwrap(), Submission::Joined { job_id: job_id.clone(), state: JobState::Running });
         worker.progress(&job_id, "[1/2] native", "log").await.unwrap();
@@ -451,6 +452,7 @@ mod databases_of_the_braid_before {
         assert_eq!((&build.build_id, build.attempt), (&new_build("queued", &[]).id, 1));
         assert_eq!(build.targets, vec!["web".parse::<Target>().unwrap()]);
         assert_eq!(build.third_party, None, "not known: submitted before it was kept");
+        assert_eq!(build.operations, None, "not known: submitted before they were kept");
         let next = s.claim_publish().await.unwrap().expect("the queued publish");
         assert_eq!((next.name.as_str(), next.version_id.as_str()), ("op_y", "bafkr4iy"));
         // Identical submissions are answered from what was there.
@@ -530,6 +532,7 @@ mod databases_of_the_braid_before {
             manifest: manifest.into(),
             targets: vec![Target::Native],
             third_party: Vec::new(),
+            operations: Vec::new(),
         };
         assert_eq!(s.submit(&again).await.unwrap(), Submission::Built { artifacts: vec![artifact("c")] });
         assert_eq!(s.claim_build().await.unwrap().unwrap().job_id, queued_job, "the queue survived");

@@ -80,6 +80,7 @@ mod tests {
             id: "bafkr4i".into(),
             crate_name: "wf_k".into(),
             targets: vec![Target::Native],
+            operations: [("op_cid".to_string(), "bafkr4io".to_string())].into(),
             timings_ms: [("generate".to_string(), 3), ("native".to_string(), 5)].into(),
             sizes_bytes: BTreeMap::new(),
             artifacts: [("crate/src/lib.rs".to_string(), "bafkr4ix".to_string())].into(),

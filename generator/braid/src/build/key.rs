@@ -89,4 +89,29 @@ mod tests {
         let expected = crate::content_id(braid_schema::json::canonical(&whole).as_bytes());
         assert_eq!(build_key(&wf, &targets, "t\"1"), expected);
     }
+
+    /// A build given the versions its key names (`braid build
+    /// --operations`, as the service does) resolves to them again, and to
+    /// the same key, though a newer version was registered since.
+    #[test]
+    fn a_build_of_the_versions_its_key_names_resolves_to_them() {
+        use crate::registry::{prepare, Origin};
+        let home = std::env::temp_dir().join(format!("braid-key-{}", uuid::Uuid::new_v4().simple()));
+        let mut registry = Registry::open(&home).unwrap();
+        let manifest =
+            r#"{"name":"o","version":"0.1.0","segments":[{"inputs":[-1],"sequence":[{"operation":"op_utf8"}]}]}"#;
+        let submitted = validate(manifest, &registry).unwrap();
+        let key = build_key(&submitted, &[Target::Native], "t1");
+        let mut files = registry.get("op_utf8").unwrap().files().unwrap().into_owned();
+        let toml = files["Cargo.toml"].replace("version = \"0.1.0\"", "version = \"0.1.1\"");
+        files.insert("Cargo.toml".into(), toml);
+        files.remove("manifest.json");
+        registry.add(prepare(files, "op_utf8").unwrap(), Origin::Added).unwrap();
+        let newest = validate(manifest, &registry).unwrap();
+        assert_ne!(build_key(&newest, &[Target::Native], "t1"), key, "resolved again, it is another build");
+        let ids: Vec<String> = submitted.crates.iter().map(|c| c.version_id.clone()).collect();
+        let pinned = validate(manifest, &Registry::open(&home).unwrap().only(&ids).unwrap()).unwrap();
+        assert_eq!(build_key(&pinned, &[Target::Native], "t1"), key);
+        std::fs::remove_dir_all(&home).unwrap();
+    }
 }

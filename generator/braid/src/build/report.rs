@@ -18,6 +18,10 @@ pub struct Report {
     pub id: String,
     pub crate_name: String,
     pub targets: Vec<Target>,
+    /// The version id of every crate it was built on (its operations and
+    /// the registered crates they depend on), by crate name.
+    #[serde(default)]
+    pub operations: BTreeMap<String, String>,
     pub timings_ms: BTreeMap<String, u64>,
     pub sizes_bytes: BTreeMap<String, u64>,
     /// Every file under `pkg/` and the crate's own files, by path relative

@@ -52,6 +52,13 @@ pub enum RegistryError {
     Damaged { path: PathBuf, reason: String },
     #[error("{dependent} depends on {name} {requirement}, but {reason}")]
     Dependency { dependent: String, name: String, requirement: String, reason: String },
+    #[error(
+        "no operation version {} in the registry{}: the build was asked for exactly these versions (`braid ops` \
+         lists the registry's)",
+        ids.join(", "),
+        dir.as_ref().map_or(String::new(), |d| format!(" in {}", d.display()))
+    )]
+    MissingVersions { ids: Vec<String>, dir: Option<PathBuf> },
 }
 
 fn crate_error(dir: &str, message: impl Into<String>) -> RegistryError {
@@ -344,6 +351,19 @@ impl Registry {
     pub fn by_version_id(&self, id: &str) -> Option<&RegisteredOperation> {
         self.operations.iter().find(|op| op.version_id == id)
     }
+
+    /// This registry with only the versions `ids` names (a build resolving
+    /// exactly what another process resolved: a requirement then selects
+    /// the version named, whatever was registered since); an error naming
+    /// those it lacks.
+    pub fn only(mut self, ids: &[String]) -> Result<Self, RegistryError> {
+        let missing: Vec<String> = ids.iter().filter(|id| self.by_version_id(id).is_none()).cloned().collect();
+        if !missing.is_empty() {
+            return Err(RegistryError::MissingVersions { ids: missing, dir: self.dir });
+        }
+        self.operations.retain(|op| ids.contains(&op.version_id));
+        Ok(self)
+    }
 }
 
 /// Registered manifests by name, for listings.
@@ -455,6 +475,30 @@ mod tests {
         let gone = reopened.remove("op_utf8", "0.2.0").unwrap();
         assert!(!gone.source_dir().unwrap().exists());
         assert_eq!(Registry::open(&home).unwrap().versions("op_utf8").len(), 1);
+        std::fs::remove_dir_all(&home).unwrap();
+    }
+
+    /// A registry of only some versions: requirements select among them
+    /// alone, and one it lacks is named.
+    #[test]
+    fn a_registry_of_only_some_versions_selects_among_them() {
+        let home = scratch("only");
+        let mut registry = Registry::open(&home).unwrap();
+        let old = registry.get("op_utf8").unwrap().clone();
+        let mut files = old.files().unwrap().into_owned();
+        let toml = files["Cargo.toml"].replace("version = \"0.1.0\"", "version = \"0.1.1\"");
+        files.insert("Cargo.toml".into(), toml);
+        files.remove("manifest.json");
+        registry.add(prepare(files, "op_utf8").unwrap(), Origin::Added).unwrap();
+        let any = semver::VersionReq::parse("^0.1").unwrap();
+        assert_eq!(registry.select("op_utf8", &any).unwrap().manifest.version, "0.1.1");
+        let cid = registry.get("op_cid").unwrap().version_id.clone();
+        let only = Registry::open(&home).unwrap().only(&[old.version_id.clone(), cid.clone()]).unwrap();
+        assert_eq!(only.select("op_utf8", &any).unwrap().version_id, old.version_id);
+        assert_eq!(only.names(), ["op_cid", "op_utf8"]);
+        let unknown = "bafkr4iaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa".to_string();
+        let e = Registry::open(&home).unwrap().only(&[cid, unknown.clone()]).unwrap_err().to_string();
+        assert!(e.starts_with(&format!("no operation version {unknown} in the registry in {}", home.display())), "{e}");
         std::fs::remove_dir_all(&home).unwrap();
     }
 

@@ -72,6 +72,12 @@ pub struct Args {
     /// With --dist: the npm package's scope (`@org` makes `@org/wf_name`).
     #[arg(long, value_name = "SCOPE", requires = "dist")]
     npm_scope: Option<String>,
+    /// Comma-separated version ids (as `braid ops` shows them): build with exactly these versions of
+    /// the operations and the crates they depend on, whatever the registry gained since they were
+    /// resolved; an error if the registry lacks one. The publish service gives each build the
+    /// versions its submission resolved, so the build is the one its id names.
+    #[arg(long, value_name = "VERSION_IDS", value_delimiter = ',')]
+    operations: Vec<String>,
 }
 
 #[derive(Clone, Copy, clap::ValueEnum)]
@@ -94,7 +100,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
 }
 
 fn build(args: &Args, progress: &mut Progress) -> anyhow::Result<build::Report> {
-    let registry = registry()?;
+    let mut registry = registry()?;
+    if !args.operations.is_empty() {
+        registry = registry.only(&args.operations)?;
+    }
     let workflow = load(&args.manifest, &registry)?;
     let target_dir = args.target_dir.clone().unwrap_or_else(build::default_target_dir);
     let compile_cache = match args.compile_cache.then(CompileCache::from_env).transpose()? {

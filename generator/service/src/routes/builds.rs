@@ -32,11 +32,16 @@ pub struct BuildInfo {
     /// From the build's report; empty until it succeeded.
     sizes_bytes: BTreeMap<String, u64>,
     timings_ms: BTreeMap<String, u64>,
+    /// The version id of every crate it was built on (its operations and
+    /// the registered crates they depend on), by crate name: the versions
+    /// its submission resolved. Empty until it succeeded.
+    operations: BTreeMap<String, String>,
     artifacts: Vec<Artifact>,
 }
 
 pub(super) fn build_info(row: BuildRow) -> BuildInfo {
-    let (sizes_bytes, timings_ms) = row.report.map(|r| (r.sizes_bytes, r.timings_ms)).unwrap_or_default();
+    let (sizes_bytes, timings_ms, operations) =
+        row.report.map(|r| (r.sizes_bytes, r.timings_ms, r.operations)).unwrap_or_default();
     BuildInfo {
         id: row.id,
         workflow_id: row.workflow_id,
@@ -45,6 +50,7 @@ pub(super) fn build_info(row: BuildRow) -> BuildInfo {
         targets: row.targets,
         sizes_bytes,
         timings_ms,
+        operations,
         artifacts: row.artifacts,
     }
 }

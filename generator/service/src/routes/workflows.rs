@@ -126,6 +126,7 @@ fn checked(state: &AppState, body: &[u8]) -> Result<NewBuild, Problem> {
         manifest: workflow.canonical,
         targets,
         third_party,
+        operations: workflow.crates.iter().map(|c| c.version_id.clone()).collect(),
     })
 }
 

@@ -175,9 +175,13 @@ impl Plan {
     /// `braid build` of `manifest` into `out` for the job, as a supervised child.
     async fn command(&self, env: &Env, job: &Claimed, manifest: &Path, out: &Path) -> tokio::process::Command {
         let mut cmd = child::command(&env.config.braid_exe);
-        cmd.arg("build")
-            .arg(manifest)
-            .arg("-o")
+        cmd.arg("build").arg(manifest);
+        // The versions the submission resolved, which the build id names:
+        // not newer ones registered since.
+        if let Some(ids) = job.operations.as_ref().filter(|ids| !ids.is_empty()) {
+            cmd.arg("--operations").arg(ids.join(","));
+        }
+        cmd.arg("-o")
             .arg(out)
             .arg("--targets")
             .arg(braid::join(&job.targets, ","))
@@ -277,8 +281,28 @@ async fn build_in(env: &Arc<Env>, job: &Claimed, dir: &Path, interrupt: &Interru
         )
         .into());
     };
+    pinned(job, &report)?;
     let state2 = env.clone();
     Ok(tokio::task::spawn_blocking(move || collect(&state2, &out, report)).await.map_err(|e| e.to_string())??)
+}
+
+/// The build was made of the crate versions its submission resolved (and
+/// its id names), as `--operations` asked: a build of others is not kept
+/// under that id.
+fn pinned(job: &Claimed, report: &Report) -> Result<(), String> {
+    let Some(asked) = &job.operations else { return Ok(()) };
+    let mut built: Vec<&str> = report.operations.values().map(String::as_str).collect();
+    let mut asked: Vec<&str> = asked.iter().map(String::as_str).collect();
+    built.sort_unstable();
+    asked.sort_unstable();
+    if built != asked {
+        return Err(format!(
+            "the build was made of other operation versions ({}) than its submission resolved ({})",
+            built.join(", "),
+            asked.join(", ")
+        ));
+    }
+    Ok(())
 }
 
 /// What a build child said: its progress and log, stored in its job as
@@ -387,4 +411,50 @@ fn collect(env: &Env, out: &Path, report: Report) -> Result<Built, String> {
         });
     }
     Ok((report, artifacts, packages))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn claimed(operations: Option<&[&str]>) -> Claimed {
+        Claimed {
+            job_id: JobId::new_random(),
+            build_id: braid_store::ids::BuildId::parse(&braid::content_id(b"k")).unwrap(),
+            manifest: "{}".into(),
+            targets: Vec::new(),
+            third_party: None,
+            operations: operations.map(|ids| ids.iter().map(|id| id.to_string()).collect()),
+            attempt: 1,
+        }
+    }
+
+    fn report(operations: &[(&str, &str)]) -> Report {
+        Report {
+            workflow: "k".into(),
+            id: "bafkr4i".into(),
+            crate_name: "wf_k".into(),
+            targets: Vec::new(),
+            operations: operations.iter().map(|(n, id)| (n.to_string(), id.to_string())).collect(),
+            timings_ms: Default::default(),
+            sizes_bytes: Default::default(),
+            artifacts: Default::default(),
+            dist: None,
+            http_input_limit_bytes: None,
+        }
+    }
+
+    #[test]
+    fn a_build_of_other_versions_than_its_submission_resolved_is_refused() {
+        let built = report(&[("op_a", "id-a1"), ("op_b", "id-b1")]);
+        assert_eq!(pinned(&claimed(Some(&["id-b1", "id-a1"])), &built), Ok(()));
+        let e = pinned(&claimed(Some(&["id-a1", "id-b0"])), &built).unwrap_err();
+        assert_eq!(
+            e,
+            "the build was made of other operation versions (id-a1, id-b1) than its submission resolved (id-a1, id-b0)"
+        );
+        assert!(pinned(&claimed(Some(&["id-a1"])), &built).is_err(), "a crate the submission did not resolve");
+        // Submitted before the versions were kept: nothing to compare.
+        assert_eq!(pinned(&claimed(None), &built), Ok(()));
+    }
 }

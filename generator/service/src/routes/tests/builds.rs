@@ -140,5 +140,10 @@ async fn a_submission_validates_and_renders_once() {
     // The job keeps what the submission resolved, for the build to use.
     let claimed = s.state.store.claim_build().await.unwrap().expect("a queued job");
     assert_eq!(claimed.third_party, Some(vec![]), "dual_cid_of_text uses only Braid's own operations");
+    // Every crate's version, as its build id names them: the build resolves to these.
+    let resolved = braid::manifest::validate(&manifest("dual_cid_of_text").to_string(), &braid::Registry::builtin());
+    let ids: Vec<String> = resolved.unwrap().crates.iter().map(|c| c.version_id.clone()).collect();
+    assert!(!ids.is_empty());
+    assert_eq!(claimed.operations, Some(ids));
     assert_eq!(counts().await, (3, 2));
 }
