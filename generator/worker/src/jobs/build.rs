@@ -178,7 +178,7 @@ impl Plan {
         cmd.arg("build").arg(manifest);
         // The versions the submission resolved, which the build id names:
         // not newer ones registered since.
-        if let Some(ids) = job.operations.as_ref().filter(|ids| !ids.is_empty()) {
+        if let Some(ids) = pins(job) {
             cmd.arg("--operations").arg(ids.join(","));
         }
         cmd.arg("-o")
@@ -286,11 +286,17 @@ async fn build_in(env: &Arc<Env>, job: &Claimed, dir: &Path, interrupt: &Interru
     Ok(tokio::task::spawn_blocking(move || collect(&state2, &out, report)).await.map_err(|e| e.to_string())??)
 }
 
+/// The crate versions a job's build is to be made of (`--operations`):
+/// those its submission resolved, when it kept them.
+fn pins(job: &Claimed) -> Option<&[String]> {
+    job.operations.as_deref().filter(|ids| !ids.is_empty())
+}
+
 /// The build was made of the crate versions its submission resolved (and
 /// its id names), as `--operations` asked: a build of others is not kept
 /// under that id.
 fn pinned(job: &Claimed, report: &Report) -> Result<(), String> {
-    let Some(asked) = &job.operations else { return Ok(()) };
+    let Some(asked) = pins(job) else { return Ok(()) };
     let mut built: Vec<&str> = report.operations.values().map(String::as_str).collect();
     let mut asked: Vec<&str> = asked.iter().map(String::as_str).collect();
     built.sort_unstable();
@@ -456,5 +462,6 @@ mod tests {
         assert!(pinned(&claimed(Some(&["id-a1"])), &built).is_err(), "a crate the submission did not resolve");
         // Submitted before the versions were kept: nothing to compare.
         assert_eq!(pinned(&claimed(None), &built), Ok(()));
+        assert_eq!(pins(&claimed(Some(&[]))), None, "no --operations without versions");
     }
 }
