@@ -221,6 +221,29 @@ fn an_operation_of_ones_own_is_scaffolded_added_and_used() -> Result<(), Failed>
         let native = stdout(braid_with_home(&home).arg("run").arg(&manifest).arg("--input").arg(&input))?;
         expect_eq(&format!("{name}: {step}"), native.trim(), expected)?;
     }
+    // Built with the version a submission resolved before 0.2.0 came (as
+    // the service builds): 0.1.0, though the manifest asks for the newest.
+    let newest = tmp.path().join("newest.json");
+    let pinned = tmp.path().join("pinned");
+    run(braid_with_home(&home)
+        .arg("build")
+        .arg(&newest)
+        .arg("-o")
+        .arg(&pinned)
+        .args(["--targets", "native"])
+        .args(["--operations", &v1]))?;
+    let report: serde_json::Value = serde_json::from_slice(&std::fs::read(pinned.join("report.json"))?)?;
+    expect_eq("the version built", report["operations"]["op_shout"].as_str().unwrap_or_default(), &v1)?;
+    let vendored: Vec<String> = std::fs::read_dir(pinned.join("crate/vendor"))?
+        .filter_map(|entry| entry.ok()?.file_name().into_string().ok())
+        .filter(|name| name.starts_with("op_shout-"))
+        .map(|name| {
+            std::fs::read_to_string(pinned.join("crate/vendor").join(name).join("Cargo.toml")).unwrap_or_default()
+        })
+        .collect();
+    if vendored.len() != 1 || !vendored[0].contains("version = \"0.1.0\"") {
+        return Err(format!("the crate does not vendor op_shout 0.1.0 alone: {vendored:?}").into());
+    }
     Ok(())
 }
 

@@ -110,7 +110,7 @@ mod tests {
         let newest = validate(manifest, &registry).unwrap();
         assert_ne!(build_key(&newest, &[Target::Native], "t1"), key, "resolved again, it is another build");
         let ids: Vec<String> = submitted.crates.iter().map(|c| c.version_id.clone()).collect();
-        let pinned = validate(manifest, &Registry::open(&home).unwrap().only(&ids).unwrap()).unwrap();
+        let pinned = validate(manifest, &Registry::open(&home).unwrap().pin(&ids).unwrap()).unwrap();
         assert_eq!(build_key(&pinned, &[Target::Native], "t1"), key);
         std::fs::remove_dir_all(&home).unwrap();
     }

@@ -352,16 +352,24 @@ impl Registry {
         self.operations.iter().find(|op| op.version_id == id)
     }
 
-    /// This registry with only the versions `ids` names (a build resolving
-    /// exactly what another process resolved: a requirement then selects
-    /// the version named, whatever was registered since); an error naming
-    /// those it lacks.
-    pub fn only(mut self, ids: &[String]) -> Result<Self, RegistryError> {
-        let missing: Vec<String> = ids.iter().filter(|id| self.by_version_id(id).is_none()).cloned().collect();
+    /// This registry with the versions `ids` names as the only versions of
+    /// their crates (a build resolving exactly what another process
+    /// resolved: a requirement on one of them then selects the version
+    /// named, whatever was registered since); an error naming those it
+    /// lacks.
+    pub fn pin(mut self, ids: &[String]) -> Result<Self, RegistryError> {
+        let mut pinned = Vec::new();
+        let mut missing = Vec::new();
+        for id in ids {
+            match self.by_version_id(id) {
+                Some(op) => pinned.push(op.name().to_string()),
+                None => missing.push(id.clone()),
+            }
+        }
         if !missing.is_empty() {
             return Err(RegistryError::MissingVersions { ids: missing, dir: self.dir });
         }
-        self.operations.retain(|op| ids.contains(&op.version_id));
+        self.operations.retain(|op| ids.contains(&op.version_id) || !pinned.iter().any(|name| name == op.name()));
         Ok(self)
     }
 }
@@ -478,10 +486,10 @@ mod tests {
         std::fs::remove_dir_all(&home).unwrap();
     }
 
-    /// A registry of only some versions: requirements select among them
-    /// alone, and one it lacks is named.
+    /// Pinned versions: requirements on their crates select them alone,
+    /// other crates keep every version, and a version it lacks is named.
     #[test]
-    fn a_registry_of_only_some_versions_selects_among_them() {
+    fn a_pinned_version_is_the_only_one_of_its_crate() {
         let home = scratch("only");
         let mut registry = Registry::open(&home).unwrap();
         let old = registry.get("op_utf8").unwrap().clone();
@@ -493,11 +501,12 @@ mod tests {
         let any = semver::VersionReq::parse("^0.1").unwrap();
         assert_eq!(registry.select("op_utf8", &any).unwrap().manifest.version, "0.1.1");
         let cid = registry.get("op_cid").unwrap().version_id.clone();
-        let only = Registry::open(&home).unwrap().only(&[old.version_id.clone(), cid.clone()]).unwrap();
-        assert_eq!(only.select("op_utf8", &any).unwrap().version_id, old.version_id);
-        assert_eq!(only.names(), ["op_cid", "op_utf8"]);
+        let pinned = Registry::open(&home).unwrap().pin(&[old.version_id.clone(), cid.clone()]).unwrap();
+        assert_eq!(pinned.select("op_utf8", &any).unwrap().version_id, old.version_id);
+        assert_eq!(pinned.versions("op_utf8").len(), 1);
+        assert_eq!(pinned.names(), registry.names(), "no crate left out");
         let unknown = "bafkr4iaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa".to_string();
-        let e = Registry::open(&home).unwrap().only(&[cid, unknown.clone()]).unwrap_err().to_string();
+        let e = Registry::open(&home).unwrap().pin(&[cid, unknown.clone()]).unwrap_err().to_string();
         assert!(e.starts_with(&format!("no operation version {unknown} in the registry in {}", home.display())), "{e}");
         std::fs::remove_dir_all(&home).unwrap();
     }

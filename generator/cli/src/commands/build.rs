@@ -73,9 +73,9 @@ pub struct Args {
     #[arg(long, value_name = "SCOPE", requires = "dist")]
     npm_scope: Option<String>,
     /// Comma-separated version ids (as `braid ops` shows them): build with exactly these versions of
-    /// the operations and the crates they depend on, whatever the registry gained since they were
-    /// resolved; an error if the registry lacks one. The publish service gives each build the
-    /// versions its submission resolved, so the build is the one its id names.
+    /// their crates, whatever else the registry has of them; an error if it lacks one. The publish
+    /// service gives each build every version its submission resolved, so that the build is the one
+    /// its id names.
     #[arg(long, value_name = "VERSION_IDS", value_delimiter = ',')]
     operations: Vec<String>,
 }
@@ -102,7 +102,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
 fn build(args: &Args, progress: &mut Progress) -> anyhow::Result<build::Report> {
     let mut registry = registry()?;
     if !args.operations.is_empty() {
-        registry = registry.only(&args.operations)?;
+        registry = registry.pin(&args.operations)?;
     }
     let workflow = load(&args.manifest, &registry)?;
     let target_dir = args.target_dir.clone().unwrap_or_else(build::default_target_dir);
