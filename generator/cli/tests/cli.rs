@@ -112,6 +112,23 @@ fn build_refuses_operation_versions_the_registry_lacks() {
     let home = concat!(env!("CARGO_TARGET_TMPDIR"), "/braid-home");
     assert!(err.contains(&format!("no operation version {unknown} in the registry in {home}")), "{err}");
     assert!(!out.join("crate").exists(), "refused before building anything");
+    // One the workflow does not build on: named, with those it does.
+    let (_, listed, _) = braid(&["ops", "--json"]);
+    let listed: Vec<serde_json::Value> = serde_json::from_str(&listed).unwrap();
+    let id_of =
+        |name: &str| listed.iter().find(|o| o["name"] == name).unwrap()["version_id"].as_str().unwrap().to_string();
+    let utf8 = id_of("op_utf8");
+    let args = ["build", &workflow("cid_of_file"), "-o", out.to_str().unwrap(), "--operations", &utf8];
+    let (code, _, err) = braid(&args);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains(&format!(
+            "--operations names {utf8}, which workflow cid_of_file does not build on (it builds on "
+        )),
+        "{err}"
+    );
+    assert!(err.contains(&format!("op_cid {}", id_of("op_cid"))), "{err}");
+    assert!(!out.join("crate").exists(), "refused before building anything");
 }
 
 #[test]

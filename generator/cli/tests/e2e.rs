@@ -140,7 +140,8 @@ fn text_workflow(dir: &Path, name: &str, step: &str) -> Result<PathBuf, Failed> 
 /// a workflow using it builds for native, node and web and gives the new
 /// body's output in each; a second version coexists, and requirements and
 /// version ids pick each; the same sources again are a no-op, other code
-/// under a registered version is refused.
+/// under a registered version is refused; `braid build --operations`
+/// pins the first version though the manifest asks for the newest.
 fn an_operation_of_ones_own_is_scaffolded_added_and_used() -> Result<(), Failed> {
     let tmp = tempfile::tempdir()?;
     let home = tmp.path().join("home");

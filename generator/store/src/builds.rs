@@ -3,6 +3,8 @@
 //! artifacts builds made. A build is `building` exactly while a job of it
 //! is queued or running.
 
+use std::collections::BTreeMap;
+
 use braid::build::Report;
 use braid::target::Target;
 use serde::Serialize;
@@ -28,10 +30,10 @@ pub struct NewBuild {
     /// Version ids of the crates it builds on that did not ship with
     /// braid, as the submission resolved them.
     pub third_party: Vec<String>,
-    /// Version ids of every crate it builds on (its operations and the
-    /// registered crates they depend on), as the submission resolved them
-    /// and its id names them: what the build resolves to.
-    pub operations: Vec<String>,
+    /// The version id of every crate it builds on (its operations and the
+    /// registered crates they depend on), by crate name, as the submission
+    /// resolved them and its id names them: what the build is made of.
+    pub operations: BTreeMap<String, String>,
 }
 
 /// What a submission led to.
@@ -87,7 +89,7 @@ pub struct Claimed {
     pub third_party: Option<Vec<String>>,
     /// As [`NewBuild::operations`]; `None` for a build submitted before
     /// braid kept them (it then resolves them again).
-    pub operations: Option<Vec<String>>,
+    pub operations: Option<BTreeMap<String, String>>,
     /// 1 for the first run, 2 after an interruption, ...
     pub attempt: i64,
 }

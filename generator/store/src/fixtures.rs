@@ -91,7 +91,7 @@ pub(crate) fn new_build(seed: &str, targets: &[&str]) -> NewBuild {
         manifest: "{}".into(),
         targets: targets.iter().map(|t| t.parse().unwrap()).collect(),
         third_party: Vec::new(),
-        operations: vec![cid("op_x").as_str().to_string()],
+        operations: [("op_x".to_string(), cid("op_x").as_str().to_string())].into(),
     }
 }
 

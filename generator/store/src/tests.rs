@@ -532,7 +532,7 @@ mod databases_of_the_braid_before {
             manifest: manifest.into(),
             targets: vec![Target::Native],
             third_party: Vec::new(),
-            operations: Vec::new(),
+            operations: Default::default(),
         };
         assert_eq!(s.submit(&again).await.unwrap(), Submission::Built { artifacts: vec![artifact("c")] });
         assert_eq!(s.claim_build().await.unwrap().unwrap().job_id, queued_job, "the queue survived");

@@ -25,14 +25,14 @@ pub fn build_key(workflow: &Workflow, targets: &[Target], toolchain: &str) -> St
     #[derive(Serialize)]
     struct BuildKey<'a> {
         manifest: &'a RawValue,
-        operations: BTreeMap<&'a str, &'a str>,
+        operations: BTreeMap<String, String>,
         targets: Vec<Target>,
         toolchain: &'a str,
     }
     let mut targets = targets.to_vec();
     targets.sort();
     targets.dedup();
-    let operations = workflow.crates.iter().map(|op| (op.name(), op.version_id.as_str())).collect();
+    let operations = workflow.crate_versions();
     let manifest: &RawValue =
         serde_json::from_str(&workflow.canonical).expect("a workflow's canonical manifest is JSON");
     let key =
@@ -109,7 +109,7 @@ mod tests {
         registry.add(prepare(files, "op_utf8").unwrap(), Origin::Added).unwrap();
         let newest = validate(manifest, &registry).unwrap();
         assert_ne!(build_key(&newest, &[Target::Native], "t1"), key, "resolved again, it is another build");
-        let ids: Vec<String> = submitted.crates.iter().map(|c| c.version_id.clone()).collect();
+        let ids: Vec<String> = submitted.crate_versions().into_values().collect();
         let pinned = validate(manifest, &Registry::open(&home).unwrap().pin(&ids).unwrap()).unwrap();
         assert_eq!(build_key(&pinned, &[Target::Native], "t1"), key);
         std::fs::remove_dir_all(&home).unwrap();

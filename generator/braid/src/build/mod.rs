@@ -281,7 +281,7 @@ pub fn build(
         id: workflow.id.clone(),
         crate_name,
         targets: options.targets.clone(),
-        operations: workflow.crates.iter().map(|c| (c.name().to_string(), c.version_id.clone())).collect(),
+        operations: workflow.crate_versions(),
         timings_ms: steps.timings,
         sizes_bytes: sizes,
         artifacts: Report::artifacts_in(out)?,

@@ -64,6 +64,13 @@ pub struct ResolvedStep {
 }
 
 impl Workflow {
+    /// The version id of every crate it builds on ([`Workflow::crates`]),
+    /// by crate name: what its build key names, its build's report lists,
+    /// and `braid build --operations` pins.
+    pub fn crate_versions(&self) -> BTreeMap<String, String> {
+        self.crates.iter().map(|c| (c.name().to_string(), c.version_id.clone())).collect()
+    }
+
     /// The types of the external inputs, in the order `run` takes them
     /// (slot order), each once however many segments take it.
     pub fn external_inputs(&self) -> Vec<&TypeName> {

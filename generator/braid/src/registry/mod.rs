@@ -59,6 +59,8 @@ pub enum RegistryError {
         dir.as_ref().map_or(String::new(), |d| format!(" in {}", d.display()))
     )]
     MissingVersions { ids: Vec<String>, dir: Option<PathBuf> },
+    #[error("two versions of {name} given ({first} and {second}): give one version of each crate")]
+    TwoVersions { name: String, first: String, second: String },
 }
 
 fn crate_error(dir: &str, message: impl Into<String>) -> RegistryError {
@@ -358,18 +360,22 @@ impl Registry {
     /// named, whatever was registered since); an error naming those it
     /// lacks.
     pub fn pin(mut self, ids: &[String]) -> Result<Self, RegistryError> {
-        let mut pinned = Vec::new();
+        let mut pinned: BTreeMap<String, &String> = BTreeMap::new();
         let mut missing = Vec::new();
         for id in ids {
-            match self.by_version_id(id) {
-                Some(op) => pinned.push(op.name().to_string()),
-                None => missing.push(id.clone()),
+            let Some(op) = self.by_version_id(id) else {
+                missing.push(id.clone());
+                continue;
+            };
+            if let Some(first) = pinned.insert(op.name().to_string(), id).filter(|first| *first != id) {
+                let (first, second) = (first.clone(), id.clone());
+                return Err(RegistryError::TwoVersions { name: op.name().to_string(), first, second });
             }
         }
         if !missing.is_empty() {
             return Err(RegistryError::MissingVersions { ids: missing, dir: self.dir });
         }
-        self.operations.retain(|op| ids.contains(&op.version_id) || !pinned.iter().any(|name| name == op.name()));
+        self.operations.retain(|op| pinned.get(op.name()).is_none_or(|id| **id == op.version_id));
         Ok(self)
     }
 }
@@ -505,6 +511,12 @@ mod tests {
         assert_eq!(pinned.select("op_utf8", &any).unwrap().version_id, old.version_id);
         assert_eq!(pinned.versions("op_utf8").len(), 1);
         assert_eq!(pinned.names(), registry.names(), "no crate left out");
+        let newer = registry.get("op_utf8").unwrap().version_id.clone();
+        let e = Registry::open(&home).unwrap().pin(&[old.version_id.clone(), newer.clone()]).unwrap_err().to_string();
+        assert_eq!(
+            e,
+            format!("two versions of op_utf8 given ({} and {newer}): give one version of each crate", old.version_id)
+        );
         let unknown = "bafkr4iaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa".to_string();
         let e = Registry::open(&home).unwrap().pin(&[cid, unknown.clone()]).unwrap_err().to_string();
         assert!(e.starts_with(&format!("no operation version {unknown} in the registry in {}", home.display())), "{e}");

@@ -105,6 +105,15 @@ fn build(args: &Args, progress: &mut Progress) -> anyhow::Result<build::Report> 
         registry = registry.pin(&args.operations)?;
     }
     let workflow = load(&args.manifest, &registry)?;
+    let used = workflow.crate_versions();
+    if let Some(unused) = args.operations.iter().find(|id| !used.values().any(|v| v == *id)) {
+        anyhow::bail!(
+            "--operations names {unused}, which workflow {} does not build on (it builds on {}): give the versions of \
+             its own crates",
+            workflow.manifest.name,
+            used.iter().map(|(name, id)| format!("{name} {id}")).collect::<Vec<_>>().join(", ")
+        );
+    }
     let target_dir = args.target_dir.clone().unwrap_or_else(build::default_target_dir);
     let compile_cache = match args.compile_cache.then(CompileCache::from_env).transpose()? {
         Some(cache) => match cache.check() {

@@ -34,7 +34,8 @@ pub struct BuildInfo {
     timings_ms: BTreeMap<String, u64>,
     /// The version id of every crate it was built on (its operations and
     /// the registered crates they depend on), by crate name: the versions
-    /// its submission resolved. Empty until it succeeded.
+    /// its submission resolved. Empty until it succeeded, and for builds
+    /// made before braid reported them.
     operations: BTreeMap<String, String>,
     artifacts: Vec<Artifact>,
 }

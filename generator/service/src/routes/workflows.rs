@@ -122,11 +122,11 @@ fn checked(state: &AppState, body: &[u8]) -> Result<NewBuild, Problem> {
     Ok(NewBuild {
         id,
         workflow_id: WorkflowId::of(&workflow).map_err(Problem::internal)?,
+        operations: workflow.crate_versions(),
         name: workflow.manifest.name,
         manifest: workflow.canonical,
         targets,
         third_party,
-        operations: workflow.crates.iter().map(|c| c.version_id.clone()).collect(),
     })
 }
 

@@ -16,12 +16,13 @@
 //! on SIGTERM or SIGINT the running build is stopped and its job queued
 //! again.
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use braid::build::{Event, Report};
-use braid::registry::Origin;
+use braid::registry::{Origin, Registry};
 use braid_store::ids::JobId;
 use braid_store::queue::Claim;
 use braid_store::{Artifact, Claimed, Ecosystem, Kind, Package, StoreError};
@@ -140,8 +141,12 @@ impl Plan {
             // Those published to the deployment that this process lacks
             // come into its registry (which `braid build` reads) first.
             Some(ids) => {
-                if !ids.is_empty() {
-                    crate::operations::synced_registry(env).await;
+                let registry = match ids.is_empty() {
+                    true => env.registry(),
+                    false => crate::operations::synced_registry(env).await,
+                };
+                if let Some(pins) = pins(job) {
+                    at_hand(&registry, pins)?;
                 }
                 Some(ids.clone())
             }
@@ -178,8 +183,8 @@ impl Plan {
         cmd.arg("build").arg(manifest);
         // The versions the submission resolved, which the build id names:
         // not newer ones registered since.
-        if let Some(ids) = pins(job) {
-            cmd.arg("--operations").arg(ids.join(","));
+        if let Some(pins) = pins(job) {
+            cmd.arg("--operations").arg(pins.values().map(String::as_str).collect::<Vec<_>>().join(","));
         }
         cmd.arg("-o")
             .arg(out)
@@ -286,10 +291,35 @@ async fn build_in(env: &Arc<Env>, job: &Claimed, dir: &Path, interrupt: &Interru
     Ok(tokio::task::spawn_blocking(move || collect(&state2, &out, report)).await.map_err(|e| e.to_string())??)
 }
 
-/// The crate versions a job's build is to be made of (`--operations`):
-/// those its submission resolved, when it kept them.
-fn pins(job: &Claimed) -> Option<&[String]> {
-    job.operations.as_deref().filter(|ids| !ids.is_empty())
+/// The crate versions a job's build is to be made of (`--operations`),
+/// by crate name: those its submission resolved, when it kept them.
+fn pins(job: &Claimed) -> Option<&BTreeMap<String, String>> {
+    job.operations.as_ref().filter(|pins| !pins.is_empty())
+}
+
+/// Every pinned version is in this process's registry (which `braid
+/// build` reads), or why the build cannot be made here.
+fn at_hand(registry: &Registry, pins: &BTreeMap<String, String>) -> Result<(), String> {
+    let missing: Vec<String> = pins
+        .iter()
+        .filter(|(_, id)| registry.by_version_id(id).is_none())
+        .map(|(name, id)| match Registry::is_builtin_name(name) {
+            true => format!(
+                "{name} {id} ships with the braid that took the submission, not with this worker's: run the same \
+                 braid on every process of the deployment"
+            ),
+            false => format!(
+                "{name} {id} was published to the deployment but is not in this worker's registry yet (its log says \
+                 why): submit the workflow again"
+            ),
+        })
+        .collect();
+    match missing.is_empty() {
+        true => Ok(()),
+        false => {
+            Err(format!("the build cannot be made of the versions its submission resolved: {}", missing.join("; ")))
+        }
+    }
 }
 
 /// The build was made of the crate versions its submission resolved (and
@@ -297,15 +327,20 @@ fn pins(job: &Claimed) -> Option<&[String]> {
 /// under that id.
 fn pinned(job: &Claimed, report: &Report) -> Result<(), String> {
     let Some(asked) = pins(job) else { return Ok(()) };
-    let mut built: Vec<&str> = report.operations.values().map(String::as_str).collect();
-    let mut asked: Vec<&str> = asked.iter().map(String::as_str).collect();
-    built.sort_unstable();
-    asked.sort_unstable();
-    if built != asked {
+    let names: BTreeSet<&String> = asked.keys().chain(report.operations.keys()).collect();
+    let differ: Vec<String> = names
+        .into_iter()
+        .filter_map(|name| {
+            let (built, resolved) = (report.operations.get(name), asked.get(name));
+            let shown = |id: Option<&String>| id.map_or("none", String::as_str).to_string();
+            (built != resolved).then(|| format!("{name}: built {}, resolved {}", shown(built), shown(resolved)))
+        })
+        .collect();
+    if !differ.is_empty() {
         return Err(format!(
-            "the build was made of other operation versions ({}) than its submission resolved ({})",
-            built.join(", "),
-            asked.join(", ")
+            "the build was made of other crate versions than its submission resolved, and is not kept under its \
+             id ({}): a fault of this deployment, to report to its operator",
+            differ.join("; ")
         ));
     }
     Ok(())
@@ -423,16 +458,20 @@ fn collect(env: &Env, out: &Path, report: Report) -> Result<Built, String> {
 mod tests {
     use super::*;
 
-    fn claimed(operations: Option<&[&str]>) -> Claimed {
+    fn claimed(operations: Option<&[(&str, &str)]>) -> Claimed {
         Claimed {
             job_id: JobId::new_random(),
             build_id: braid_store::ids::BuildId::parse(&braid::content_id(b"k")).unwrap(),
             manifest: "{}".into(),
             targets: Vec::new(),
-            third_party: None,
-            operations: operations.map(|ids| ids.iter().map(|id| id.to_string()).collect()),
+            third_party: Some(Vec::new()),
+            operations: operations.map(versions),
             attempt: 1,
         }
+    }
+
+    fn versions(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
+        pairs.iter().map(|(name, id)| (name.to_string(), id.to_string())).collect()
     }
 
     fn report(operations: &[(&str, &str)]) -> Report {
@@ -441,7 +480,7 @@ mod tests {
             id: "bafkr4i".into(),
             crate_name: "wf_k".into(),
             targets: Vec::new(),
-            operations: operations.iter().map(|(n, id)| (n.to_string(), id.to_string())).collect(),
+            operations: versions(operations),
             timings_ms: Default::default(),
             sizes_bytes: Default::default(),
             artifacts: Default::default(),
@@ -453,15 +492,44 @@ mod tests {
     #[test]
     fn a_build_of_other_versions_than_its_submission_resolved_is_refused() {
         let built = report(&[("op_a", "id-a1"), ("op_b", "id-b1")]);
-        assert_eq!(pinned(&claimed(Some(&["id-b1", "id-a1"])), &built), Ok(()));
-        let e = pinned(&claimed(Some(&["id-a1", "id-b0"])), &built).unwrap_err();
-        assert_eq!(
-            e,
-            "the build was made of other operation versions (id-a1, id-b1) than its submission resolved (id-a1, id-b0)"
-        );
-        assert!(pinned(&claimed(Some(&["id-a1"])), &built).is_err(), "a crate the submission did not resolve");
+        assert_eq!(pinned(&claimed(Some(&[("op_b", "id-b1"), ("op_a", "id-a1")])), &built), Ok(()));
+        let e = pinned(&claimed(Some(&[("op_a", "id-a1"), ("op_b", "id-b0")])), &built).unwrap_err();
+        assert!(e.contains("(op_b: built id-b1, resolved id-b0)"), "{e}");
+        let e = pinned(&claimed(Some(&[("op_a", "id-a1")])), &built).unwrap_err();
+        assert!(e.contains("(op_b: built id-b1, resolved none)"), "a crate the submission did not resolve: {e}");
         // Submitted before the versions were kept: nothing to compare.
         assert_eq!(pinned(&claimed(None), &built), Ok(()));
         assert_eq!(pins(&claimed(Some(&[]))), None, "no --operations without versions");
+    }
+
+    /// A version the submission resolved that this process lacks is named
+    /// before anything is built, with what to do.
+    #[test]
+    fn versions_this_worker_lacks_are_named_before_the_build() {
+        let registry = Registry::builtin();
+        let cid = registry.get("op_cid").unwrap().version_id.clone();
+        assert_eq!(at_hand(&registry, &versions(&[("op_cid", &cid)])), Ok(()));
+        let e = at_hand(&registry, &versions(&[("op_cid", "bafkr4iother"), ("op_mine", "bafkr4imine")])).unwrap_err();
+        assert!(
+            e.contains("op_cid bafkr4iother ships with the braid that took the submission, not with this worker's"),
+            "{e}"
+        );
+        assert!(
+            e.contains("op_mine bafkr4imine was published to the deployment but is not in this worker's registry"),
+            "{e}"
+        );
+    }
+
+    /// The job's `braid build` is given the versions its submission resolved.
+    #[tokio::test]
+    async fn the_build_is_given_the_versions_its_submission_resolved() {
+        let dir = tempfile::tempdir().unwrap();
+        let env = crate::Env::open(crate::Config::for_tests(dir.path().to_path_buf())).await.unwrap();
+        let plan = Plan { third_party: Some(Vec::new()), target_dir: dir.path().join("target"), sandboxed: false };
+        let job = claimed(Some(&[("op_b", "id-b"), ("op_a", "id-a")]));
+        let cmd = plan.command(&env, &job, Path::new("manifest.json"), Path::new("out")).await;
+        let args: Vec<String> = cmd.as_std().get_args().map(|a| a.to_string_lossy().into_owned()).collect();
+        let at = args.iter().position(|a| a == "--operations").expect("--operations given");
+        assert_eq!(args[at + 1], "id-a,id-b");
     }
 }
