@@ -141,10 +141,8 @@ impl Plan {
             // Those published to the deployment that this process lacks
             // come into its registry (which `braid build` reads) first.
             Some(ids) => {
-                let registry = match ids.is_empty() {
-                    true => env.registry(),
-                    false => crate::operations::synced_registry(env).await,
-                };
+                let registry =
+                    if ids.is_empty() { env.registry() } else { crate::operations::synced_registry(env).await };
                 if let Some(pins) = pins(job) {
                     at_hand(&registry, pins)?;
                 }
@@ -304,6 +302,7 @@ fn at_hand(registry: &Registry, pins: &BTreeMap<String, String>) -> Result<(), S
         .iter()
         .filter(|(_, id)| registry.by_version_id(id).is_none())
         .map(|(name, id)| match Registry::is_builtin_name(name) {
+            // Built-ins' version ids are those of the braid that has them.
             true => format!(
                 "{name} {id} ships with the braid that took the submission, not with this worker's: run the same \
                  braid on every process of the deployment"
@@ -314,12 +313,10 @@ fn at_hand(registry: &Registry, pins: &BTreeMap<String, String>) -> Result<(), S
             ),
         })
         .collect();
-    match missing.is_empty() {
-        true => Ok(()),
-        false => {
-            Err(format!("the build cannot be made of the versions its submission resolved: {}", missing.join("; ")))
-        }
+    if missing.is_empty() {
+        return Ok(());
     }
+    Err(format!("the build cannot be made of the versions its submission resolved: {}", missing.join("; ")))
 }
 
 /// The build was made of the crate versions its submission resolved (and
