@@ -60,9 +60,11 @@ test-docs: setup $(BRAID) wasmtime-cli
 # wasm32, and checks the module structure (xtask/): no two modules of a
 # crate import each other, no file of the compiler library or the service
 # over 600 lines. The editor's committed assets are what js/editor/ builds.
+# ESLint checks Braid's own JavaScript (eslint.config.mjs says which).
 test-lint: setup
 	cargo fmt --all -- --check
 	cargo clippy --workspace --all-targets --quiet -- -D warnings
+	js/node_modules/.bin/eslint --max-warnings 0
 	cargo xtask modules
 	cargo xtask lint-wasm
 	cargo xtask package --install

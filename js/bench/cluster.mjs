@@ -14,7 +14,7 @@ import os from 'node:os';
 import { join } from 'node:path';
 import { Deployment, pg } from '../lib/cluster.mjs';
 import { root, braidSync } from '../lib/paths.mjs';
-import { braid, waitJob } from '../lib/server.mjs';
+import { waitJob } from '../lib/server.mjs';
 import { stats } from './lib.mjs';
 
 const KEY = 'bench-key';

@@ -14,7 +14,7 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
-import { braid, killHard, spawnServer, waitJob } from '../lib/server.mjs';
+import { killHard, spawnServer, waitJob } from '../lib/server.mjs';
 import { root, braidSync } from '../lib/paths.mjs';
 
 const KEY = 'bench-key';

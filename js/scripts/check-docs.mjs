@@ -65,7 +65,7 @@ function headingText(raw) {
   const codes = [];
   text = text.replace(/(`+)([\s\S]*?[^`])\1(?!`)/g, (_, __, code) => {
     codes.push(code.trim());
-    return `\u0000${codes.length - 1}\u0000`;
+    return `\uE000${codes.length - 1}\uE000`;
   });
   text = text
     .replace(/!?\[([^\]]*)\]\([^)]*\)/g, '$1')
@@ -73,7 +73,7 @@ function headingText(raw) {
     .replace(/<[^>]+>/g, '')
     .replace(/\*+/g, '')
     .replace(/(^|\W)_+|_+(?=\W|$)/g, '$1');
-  return text.replace(/\u0000(\d+)\u0000/g, (_, i) => codes[Number(i)]);
+  return text.replace(/\uE000(\d+)\uE000/g, (_, i) => codes[Number(i)]);
 }
 
 function slug(text) {
@@ -113,7 +113,7 @@ function anchors(file) {
 function linksOf(line) {
   const found = [];
   const text = withoutCodeSpans(line);
-  const inline = /!?\[(?:[^\[\]]|\[[^\]]*\])*\]\(\s*(<[^>]*>|[^\s()]*(?:\([^\s()]*\)[^\s()]*)*)(?:\s+("[^"]*"|'[^']*'|\([^)]*\)))?\s*\)/g;
+  const inline = /!?\[(?:[^[\]]|\[[^\]]*\])*\]\(\s*(<[^>]*>|[^\s()]*(?:\([^\s()]*\)[^\s()]*)*)(?:\s+("[^"]*"|'[^']*'|\([^)]*\)))?\s*\)/g;
   for (const m of text.matchAll(inline)) found.push(m[1].replace(/^<(.*)>$/, '$1'));
   const definition = /^ {0,3}\[[^\]]+\]:\s*(<[^>]*>|\S+)/.exec(text);
   if (definition) found.push(definition[1].replace(/^<(.*)>$/, '$1'));

@@ -48,7 +48,7 @@ test('every example workflow with Node packages was built as a component, with i
   }
   const salted = readFileSync(`${components}/salted_cid/component/world.wit`, 'utf8');
   assert.match(salted, /export run: func\(%text: string, %bytes: list<u8>\) -> result<string, run-error>;/);
-  assert.match(readFileSync(`${components}/photo_proof/component/world.wit`, 'utf8'), /record %photo-proof \{\n    %file-cid: string,/);
+  assert.match(readFileSync(`${components}/photo_proof/component/world.wit`, 'utf8'), /record %photo-proof \{\n {4}%file-cid: string,/);
 });
 
 test('components run in Node through jco: the reference outputs, as the npm packages give them', async () => {

@@ -30,7 +30,7 @@ test('version requirements: caret by default, exact with =, as cargo reads them'
 test('a graph drawn out of order is written in the order a person reads it', () => {
   // salted_cid drawn backwards: the output and the last operations first, the inputs last.
   const manifest = JSON.parse(readFileSync(join(root, 'workflows/salted_cid.json'), 'utf8'));
-  const drawn = fromManifest(manifest, registry);
+  const drawn = fromManifest(manifest);
   const graph = emptyGraph();
   const nodes = [...drawn.nodes.values()].reverse();
   nodes.forEach((n, k) => graph.nodes.set(n.id, { ...n, order: k, at: undefined, slot: n.kind === 'input' ? undefined : n.slot }));
@@ -47,7 +47,7 @@ test('a graph drawn out of order is written in the order a person reads it', () 
 
 test('what a manifest cannot say is said before the validator: no output, an output not last', () => {
   const manifest = JSON.parse(readFileSync(join(root, 'workflows/dual_cid_of_text.json'), 'utf8'));
-  const graph = fromManifest(manifest, registry);
+  const graph = fromManifest(manifest);
   const output = [...graph.nodes.values()].find((n) => n.kind === 'output');
   const utf8 = [...graph.nodes.values()].find((n) => n.ref?.operation === 'op_utf8');
   // The output taken from op_utf8, whose output the other segments use.
@@ -59,7 +59,7 @@ test('what a manifest cannot say is said before the validator: no output, an out
   graph.edges = graph.edges.filter((e) => e.to !== output.id);
   assert.match(toManifest(graph, registry).problems[0].message, /connect the last operation to the output/);
   // Pointers name the deepest element known.
-  const { pointers } = toManifest(fromManifest(manifest, registry), registry);
+  const { pointers } = toManifest(fromManifest(manifest), registry);
   assert.deepEqual(Object.keys(locate(pointers, '/segments/1/sequence/0/config/hasher')), ['node', 'key']);
   assert.equal(locate(pointers, '/segments/3/inputs/1').port, 1);
   assert.deepEqual(locate(pointers, '/description'), { field: 'description' });
@@ -68,7 +68,7 @@ test('what a manifest cannot say is said before the validator: no output, an out
 
 test('an open port is a problem in the graph\'s words, naming the node, the port and what to connect', () => {
   const manifest = JSON.parse(readFileSync(join(root, 'workflows/photo_proof.json'), 'utf8'));
-  const graph = fromManifest(manifest, registry);
+  const graph = fromManifest(manifest);
   const decode = [...graph.nodes.values()].find((n) => n.ref?.operation === 'op_image_decode');
   const proof = [...graph.nodes.values()].find((n) => n.ref?.operation === 'op_photo_proof');
   assert.deepEqual(toManifest(graph, registry).problems, []);

@@ -619,7 +619,7 @@ test("the editor's type rules are the validator's: every operation's output into
             { inputs: Array.from({ length: ports }, (_, p) => (p === k ? 0 : -1)), sequence: [{ operation: b.name, version: b.version }] },
           ],
         };
-        const graph = fromManifest(m, registry);
+        const graph = fromManifest(m);
         const [from, to] = [...graph.nodes.values()].filter((n) => n.kind === 'op').map((n) => n.id);
         graph.edges = graph.edges.filter((e) => !(e.from === from && e.to === to));
         const verdict = canConnect(graph, from, to, k, registry);

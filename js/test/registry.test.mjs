@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import { cid, input } from '../lib/reference.mjs';
 import { run } from '../lib/run.mjs';
-import { braid, killHard, spawnServer, waitJob } from '../lib/server.mjs';
+import { killHard, spawnServer, waitJob } from '../lib/server.mjs';
 import { CHROMIUM, CHROMIUM_FLAGS, serve } from '../lib/static-server.mjs';
 import { root, manifest, braidSync } from '../lib/paths.mjs';
 

@@ -9,7 +9,7 @@ import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Ajv2020 from 'ajv/dist/2020.js';
-import { root, braid, braidSync } from '../lib/paths.mjs';
+import { root, braidSync } from '../lib/paths.mjs';
 
 
 function schema() {

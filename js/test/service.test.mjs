@@ -23,7 +23,7 @@ import { inputValue } from '../lib/reference.mjs';
 import { contentId as cidOf } from '../lib/cid.mjs';
 import { killHard, processesMentioning, spawnServer as startServer, waitJob as waitJobAt } from '../lib/server.mjs';
 import { exited, until } from '../lib/wait.mjs';
-import { root, braid, manifest, braidSync } from '../lib/paths.mjs';
+import { root, manifest, braidSync } from '../lib/paths.mjs';
 
 const KEY = 'test-key-1';
 const data = mkdtempSync(join(tmpdir(), 'braid-serve-'));

@@ -219,7 +219,7 @@ function showDiagnostics(diagnostics, problems, valid) {
 // ---- files ----
 
 async function open(manifest) {
-  await canvas.load(fromManifest(manifest, registry));
+  await canvas.load(fromManifest(manifest));
   readMeta();
 }
 

@@ -359,7 +359,7 @@ export function locate(pointers, pointer) {
  * `toManifest` writes and any manifest a person wrote; an operation the
  * registry lacks is kept (the validator says so).
  */
-export function fromManifest(manifest, registry) {
+export function fromManifest(manifest) {
   const graph = emptyGraph();
   let order = 0;
   const add = (node) => { const id = `n${++order}`; graph.nodes.set(id, { id, order, ...node }); return id; };

@@ -280,7 +280,7 @@ fn insert_prelude(
 
 /// The JS side of [`fast_run`], put at the glue's top: Braid's own
 /// JavaScript, `glue/fast-run.js`.
-const FAST_RUN_HELPERS: &str = include_str!("glue/fast-run.js");
+pub(super) const FAST_RUN_HELPERS: &str = include_str!("glue/fast-run.js");
 
 #[cfg(test)]
 mod tests {

@@ -278,10 +278,43 @@ fn is_identifier(text: &str) -> bool {
         && text.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$')
 }
 
+/// The first name a file of Braid's JavaScript takes from the glue's scope
+/// that `glue` does not declare (as a function, class, `let`, `const`,
+/// `var` or namespace import), if any. What a file takes is its ESLint
+/// `/* global */` comment, which `make test-lint` checks the file against:
+/// a name wasm-bindgen renames fails the package's build here, rather than
+/// its users' calls.
+pub(super) fn undeclared<'a>(file: &'a str, glue: &str) -> Option<&'a str> {
+    let list = file.split_once("/* global ")?.1.split_once("*/")?.0;
+    let names = list.split(',').map(|entry| entry.split(':').next().unwrap_or("").trim());
+    names.filter(|name| !name.is_empty()).find(|name| !declares(glue, name))
+}
+
+/// Whether a line of `glue` declares `name`: a function, class or namespace
+/// import of that name, or a `let`, `const` or `var` naming it among its
+/// declarators (`let wasmModule, wasmInstance, wasm;`).
+fn declares(glue: &str, name: &str) -> bool {
+    let identifier = |text: &str| -> String {
+        text.trim_start().chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_' || *c == '$').collect()
+    };
+    glue.lines().any(|line| {
+        let line = line.trim_start();
+        let line = line.strip_prefix("export ").unwrap_or(line);
+        if let Some(list) = ["let ", "const ", "var "].iter().find_map(|k| line.strip_prefix(k)) {
+            list.split(';').next().unwrap_or("").split(',').any(|declarator| identifier(declarator) == name)
+        } else {
+            ["function ", "class ", "import * as "]
+                .iter()
+                .find_map(|k| line.strip_prefix(k))
+                .is_some_and(|rest| identifier(rest) == name)
+        }
+    })
+}
+
 /// What [`guard_freed_objects`]' glue calls, put at the glue's top (it
 /// runs as the module loads: each class's brand is made right after the
 /// class): Braid's own JavaScript, `glue/objects.js`.
-const OBJECT_HELPERS: &str = include_str!("glue/objects.js");
+pub(super) const OBJECT_HELPERS: &str = include_str!("glue/objects.js");
 
 /// wasm-bindgen declares the module's raw exports (`InitOutput` of the web
 /// package, the `_bg.wasm.d.ts` of every package) with `any` for the
@@ -452,6 +485,27 @@ const WorkflowFinalization = (typeof FinalizationRegistry === 'undefined')
         }
         let outside = format!("{CLASS}function f() {{\n    return wasm.workflow_done(this.__wbg_ptr);\n}}\n");
         assert_eq!(guard_freed_objects(&outside), None);
+    }
+
+    #[test]
+    fn what_braids_javascript_takes_from_the_glue_is_declared_there() {
+        let file = "// From the glue.\n/* global wasm, WASM_VECTOR_LEN:writable, braidSupport */\nwasm.run();\n";
+        let glue = "let wasmModule, wasm;\nfunction f() {\n    let WASM_VECTOR_LEN = 0;\n}\nconst braidSupport = require(\"./s.js\");\n";
+        assert_eq!(undeclared(file, glue), None);
+        let glue = "export function wasm () {}\nvar WASM_VECTOR_LEN;\nimport * as braidSupport from \"./s.js\";\n";
+        assert_eq!(undeclared(file, glue), None);
+        // Named but not declared, or declared under a longer name.
+        assert_eq!(
+            undeclared(file, "let wasm;\nconst braidSupport = 1;\nf(WASM_VECTOR_LEN);\n"),
+            Some("WASM_VECTOR_LEN")
+        );
+        assert_eq!(
+            undeclared(file, "let wasmInstance;\nlet WASM_VECTOR_LEN;\nconst braidSupport = 1;\n"),
+            Some("wasm")
+        );
+        assert_eq!(undeclared(file, "let x = 'let wasm';\n"), Some("wasm"));
+        // A file that takes nothing.
+        assert_eq!(undeclared("function braidOne() {}\n", ""), None);
     }
 
     #[test]

@@ -14,12 +14,18 @@ use std::process::Command;
 
 use serde_json::json;
 
-use super::fast_run::{fast_run, Support};
-use super::glue::{guard_freed_objects, has_classes, inline_snippets, raw_exports_unknown, strict};
-use super::traps::guard_traps;
+use super::fast_run::{fast_run, Support, FAST_RUN_HELPERS};
+use super::glue::{
+    guard_freed_objects, has_classes, inline_snippets, raw_exports_unknown, strict, undeclared, OBJECT_HELPERS,
+};
+use super::traps::{guard_traps, GUARD};
 use crate::fsutil::{self, FsError};
 use crate::process::{self, ProcessError};
 use crate::target::{JsTarget, WASM_TRIPLE};
+
+/// Braid's own JavaScript that the glue edits put in a package's glue, by file.
+const BRAIDS_JAVASCRIPT: [(&str, &str); 3] =
+    [("glue/objects.js", OBJECT_HELPERS), ("glue/fast-run.js", FAST_RUN_HELPERS), ("glue/traps.js", GUARD)];
 
 /// What wasm-bindgen calls `target`.
 fn bindgen_target(target: JsTarget) -> &'static str {
@@ -68,6 +74,8 @@ pub enum PackageError {
     UnguardedGlue { path: PathBuf },
     #[error("{}: wasm-bindgen's glue is not in the form Braid edits ({what} was not found; is `wasm-bindgen` {WASM_BINDGEN_VERSION}?)", path.display())]
     GlueForm { path: PathBuf, what: &'static str },
+    #[error("{}: Braid's {file} takes `{name}` from wasm-bindgen's glue, which does not declare it (is `wasm-bindgen` {WASM_BINDGEN_VERSION}?); the package is not shipped", path.display())]
+    GlueTakes { path: PathBuf, file: &'static str, name: String },
 }
 
 /// The external tools a Wasm build needs, checked once.
@@ -385,6 +393,7 @@ pub fn package(
             if target == JsTarget::Node {
                 text = strict(&snippets_into_glue(out_dir, &text)?);
             }
+            check_takes(&path, &text)?;
             if text != original {
                 std::fs::write(&path, text).map_err(fsutil::at(&path))?;
             }
@@ -432,6 +441,17 @@ pub fn package(
     std::fs::write(&path, text).map_err(fsutil::at(&path))?;
     let wasm_bytes = std::fs::metadata(&bg).map_err(fsutil::at(&bg))?.len();
     Ok(Package { dir: out_dir.to_path_buf(), wasm: bg, wasm_bytes })
+}
+
+/// Every file of Braid's JavaScript in `glue` finds what it takes from the
+/// glue's scope there (see [`undeclared`]).
+fn check_takes(path: &Path, glue: &str) -> Result<(), PackageError> {
+    for (file, source) in BRAIDS_JAVASCRIPT {
+        if let Some(name) = glue.contains(source).then(|| undeclared(source, glue)).flatten() {
+            return Err(PackageError::GlueTakes { path: path.to_path_buf(), file, name: name.to_string() });
+        }
+    }
+    Ok(())
 }
 
 /// Where wasm-bindgen put braid-support's `src/wasm.js` in the package, as
@@ -507,4 +527,19 @@ fn optimize(wasm: &Path, cache: &Path, wasm_opt: &Path) -> Result<(), PackageErr
     // Written then renamed: a concurrent build never reads half a file.
     fsutil::write_if_changed(&cached, &fsutil::read(wasm)?)?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_file_of_braids_javascript_says_what_it_takes_from_the_glue() {
+        for (file, source) in BRAIDS_JAVASCRIPT {
+            assert!(undeclared(source, "").is_some(), "{file} has no /* global */ list");
+            let path = Path::new("wf.js");
+            let glue = format!("let wasm;\n{source}");
+            assert!(matches!(check_takes(path, &glue), Err(PackageError::GlueTakes { file: f, .. }) if f == file));
+        }
+    }
 }

@@ -68,7 +68,7 @@ pub(super) fn guard_traps(glue: &str) -> Option<String> {
 
 /// The JS side of [`guard_traps`], at the top of the glue (the module's
 /// start runs a guarded call): Braid's own JavaScript, `glue/traps.js`.
-const GUARD: &str = include_str!("glue/traps.js");
+pub(super) const GUARD: &str = include_str!("glue/traps.js");
 
 #[cfg(test)]
 mod tests {

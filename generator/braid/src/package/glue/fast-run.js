@@ -9,6 +9,10 @@
 // `WASM_VECTOR_LEN`, and `braidSupport`, braid-support's src/wasm.js (what
 // every Braid package reads callers' bytes with), bound by fast_run.rs
 // before this. Unit-tested as JavaScript by js/test/glue.test.mjs.
+// WASM_VECTOR_LEN is only set here, for the glue to read.
+// eslint-disable-next-line no-unused-vars
+/* global wasm, getUint8ArrayMemory0, WASM_VECTOR_LEN:writable, braidSupport */
+/* exported braidItems, braidTakeSlow, braidFits, braidPassBytes */
 const braidBytes = Uint8Array;
 const { isArray: braidIsArray } = Array;
 const { hasOwn: braidHasOwn } = Object;

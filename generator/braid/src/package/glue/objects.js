@@ -10,6 +10,8 @@
 // From the glue: `__wbg_instance_id`, the current instance's id (a
 // bundler package, which has one instance, gets a constant 0 after this).
 // Unit-tested as JavaScript by js/test/glue.test.mjs.
+/* global __wbg_instance_id */
+/* exported braidBrand, braidFinalizationRegistry, braidObject */
 class BraidStamp {
     constructor(object) {
         return object;

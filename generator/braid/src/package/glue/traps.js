@@ -9,6 +9,8 @@
 //
 // From the glue: `wasm` (the current exports), `addToExternrefTable0` and
 // `__wbg_reset_state`. Unit-tested as JavaScript by js/test/glue.test.mjs.
+/* global wasm, addToExternrefTable0, __wbg_reset_state */
+/* exported braidGuardTraps, braidRejectPending */
 let braidDepth = 0;
 let braidResetCause;
 const braidQuiet = new Set(['workflow_new', 'workflow_done', 'workflow_suspend', 'stream', 'stream_finish']);
