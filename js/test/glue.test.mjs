@@ -183,12 +183,12 @@ test('fast-run.js: only real Uint8Arrays and strings with room in Wasm memory ta
   assert.equal(braidFits([bytes], 'b'), false);
 });
 
-/** traps.js around `exports`, a reset counted. */
-function traps(exports) {
+/** traps.js around `exports`, a reset counted (or, as in a bundler package, no reset: `resets` false). */
+function traps(exports, { resets = true } = {}) {
   const table = [];
   const api = load(
     'traps.js',
-    'let resets = 0;\nfunction __wbg_reset_state() { resets++; }\nlet wasm;',
+    `let resets = 0;\nconst braidResetState = ${resets ? '() => { resets++; }' : 'null'};\nlet wasm;`,
     'wasm: (wasm = braidGuardTraps(exports), wasm.__wbindgen_externrefs = { get: (i) => table[i] }, wasm), resets: () => resets, braidRejectPending',
     { exports, table, addToExternrefTable0: (value) => table.push(value) - 1 },
   );
@@ -239,6 +239,32 @@ test("traps.js: a trap inside another call fails both, and the module resets onc
   assert.match(inner.message, /^the module trapped \(unreachable\) during another of its calls: this call failed, and so does that one/);
   assert.equal(resets(), 1);
   assert.equal(wasm.add(1, 2), 3);
+});
+
+test('traps.js: where the module cannot be instantiated again (a bundler package), a trap fails every later call, Promises rejected', async () => {
+  const { wasm, table, resets } = traps(
+    {
+      add: (a, b) => a + b,
+      trap: () => {
+        throw new WebAssembly.RuntimeError('unreachable');
+      },
+      run: () => [0, 0, 0],
+      execute: () => new Promise(() => {}),
+      __wbindgen_malloc: () => 8,
+    },
+    { resets: false },
+  );
+  assert.equal(wasm.add(2, 3), 5);
+  const pending = wasm.execute(1);
+  const failed = /^Error: the module trapped \(unreachable\): this call failed, and so does every later call, as a bundler package imports its Wasm as an ES module/;
+  assert.throws(() => wasm.trap(), failed);
+  await assert.rejects(pending, /^Error: the module trapped \(unreachable\) before this call settled, and cannot be instantiated again/);
+  for (let i = 0; i < 3; i++) assert.throws(() => wasm.add(1, 1), failed, 'no later call runs');
+  const [index] = wasm.run(1);
+  await assert.rejects(table[index], failed);
+  // What the glue needs to hand a failure back still runs.
+  assert.equal(wasm.__wbindgen_malloc(1, 1), 8);
+  assert.equal(resets(), 0);
 });
 
 test('traps.js: an export handing back a Promise hands back a rejected one; an async one is rejected by a reset', async () => {

@@ -372,8 +372,8 @@ fn a_crate_of_value_types_is_shared_by_two_operations() -> Result<(), Failed> {
 /// than Wasm memory holds; `loop`: forever; `grow`: 1 MiB more at a time
 /// until refused; `count`: a `static` counter, returned; `big`: 8 MiB of
 /// output; anything else is echoed), added with `braid ops add` to a
-/// registry of its own, and the workflow `trapping` over it built for Node
-/// and the web into `target/wf/trapping` (the JS tests trap it a hundred
+/// registry of its own, and the workflow `trapping` over it built for Node,
+/// the web and bundlers into `target/wf/trapping` (the JS tests trap it a hundred
 /// times and check that every next call still answers; the source is kept
 /// in `target/wf/op_trap` for the service's tests). Then the same
 /// workflow in the executor (`braid run --engine wasm`): each misbehaviour
@@ -442,7 +442,12 @@ pub async fn execute(input: &[u8], config: &Config) -> Result<Bytes, Error> {
   { "inputs": [-1], "sequence": [{ "operation": "op_trap", "version": "^0.1" }] } ] }"#,
     )?;
     let out = wf_out().join("trapping");
-    run(braid_with_home(&home).arg("build").arg(&manifest).arg("-o").arg(&out).args(["--targets", "node,web"]))?;
+    run(braid_with_home(&home)
+        .arg("build")
+        .arg(&manifest)
+        .arg("-o")
+        .arg(&out)
+        .args(["--targets", "node,web,bundler"]))?;
 
     // In the executor.
     let wasm_run = |input: &str, limits: &[&str]| -> Result<(bool, String), Failed> {

@@ -1,15 +1,21 @@
-// Added by Braid (its package/glue/traps.js, put at the top of a Node or
-// web package's glue by package/traps.rs, which wraps the instance's
-// exports with `braidGuardTraps` as the glue takes them and has
-// `__wbg_reset_state` wait for the outermost call): a call that traps
+// Added by Braid (its package/glue/traps.js, put at the top of a package's
+// glue by package/traps.rs, which wraps the instance's exports with
+// `braidGuardTraps` as the glue takes them and, in a Node or web package,
+// has `__wbg_reset_state` wait for the outermost call): a call that traps
 // resets the module. The calls of the module running are counted (a call
 // may run the caller's code, which may call the module again), and the
 // outermost one fails and resets the module as it returns if one inside it
-// trapped or asked for a reset.
+// trapped or asked for a reset. A bundler package's module is an ES module
+// import, which cannot be instantiated again: there the module stays
+// failed, every later call failing with the trap's Error rather than
+// running on an instance whose stack, borrows and allocator were left
+// mid-call.
 //
-// From the glue: `wasm` (the current exports), `addToExternrefTable0` and
-// `__wbg_reset_state`. Unit-tested as JavaScript by js/test/glue.test.mjs.
-/* global wasm, addToExternrefTable0, __wbg_reset_state */
+// From the glue: `wasm` (the current exports), `addToExternrefTable0`, and
+// `braidResetState`, which package/traps.rs declares: wasm-bindgen's
+// `__wbg_reset_state`, or null in a bundler package. Unit-tested as
+// JavaScript by js/test/glue.test.mjs.
+/* global wasm, addToExternrefTable0, braidResetState */
 /* exported braidGuardTraps, braidRejectPending */
 let braidDepth = 0;
 let braidResetCause;
@@ -109,16 +115,22 @@ function braidSettleOnReset(promise) {
 function braidFailed(cause) {
     if (braidDepth > 0) {
         braidResetCause ??= cause;
-        return new Error(`the module ${braidWhat(cause)} during another of its calls: this call failed, and so does that one, which resets the module as it returns`, { cause });
+        const then = braidResetState === null ? 'as every later call will' : 'which resets the module as it returns';
+        return new Error(`the module ${braidWhat(cause)} during another of its calls: this call failed, and so does that one, ${then}`, { cause });
     }
     const first = braidResetCause ?? cause;
+    if (braidResetState === null) {
+        // Failed for good: every later call comes here with the same cause.
+        braidResetCause = first;
+        braidRejectPending(new Error(`the module ${braidWhat(first)} before this call settled, and cannot be instantiated again (a bundler package)`, { cause: first }));
+        return new Error(`the module ${braidWhat(first)}: this call failed, and so does every later call, as a bundler package imports its Wasm as an ES module, which cannot be instantiated again (load the page again, or use the web or Node package, which make a fresh instance)`, { cause: first });
+    }
     braidResetCause = undefined;
-    __wbg_reset_state();
+    braidResetState();
     return new Error(`the module ${braidWhat(first)} and was reset: this call failed; the next call runs on a fresh instance (objects made before, such as a Workflow or a stream, can no longer be used)`, { cause: first });
 }
-/** Rejects the Promises of async exports still running: the module is being reset. */
-function braidRejectPending() {
-    const error = new Error('the module was reset (after a trap, or by __wbg_reset_state()) before this call settled: the next call runs on a fresh instance');
+/** Rejects the Promises of async exports still running with `error`: the module is being reset. */
+function braidRejectPending(error = new Error('the module was reset (after a trap, or by __wbg_reset_state()) before this call settled: the next call runs on a fresh instance')) {
     for (const reject of braidPending) reject(error);
     braidPending.clear();
 }
