@@ -23,73 +23,153 @@ function load(name, prelude, expose, globals = {}) {
   return new Function(...keys, body)(...keys.map((key) => globals[key]));
 }
 
-test('objects.js: a brand refuses forged, freed, stale and busy objects; free() takes a pointer once', () => {
-  const made = [];
-  const { Workflow, brand, braidObject, setInstance } = load(
-    'objects.js',
-    'let __wbg_instance_id = 1;',
-    `...(() => {
-      class Workflow {}
-      const brand = braidBrand('Workflow', (object, later) => { made.push(later); brand.made(object, 64, 64); });
-      return { Workflow, brand };
-    })(),
-    braidObject,
-    setInstance: (id) => { __wbg_instance_id = id; }`,
-    { made },
-  );
-  const object = new Workflow();
-  const record = brand.adopt(object, 8, 8);
-  assert.deepEqual({ ...record }, { ptr: 8, instance: 1, held: 8, busy: false, later: 0 });
-  assert.equal(brand.pointer(object), 8);
+/**
+ * api.js's `braidApi` over a stub of wasm-bindgen's glue: Wasm objects as
+ * numbered pointers, whose making, views and frees are logged (`log`),
+ * typed entries as given, and the instance id `setInstance` sets.
+ */
+function apiOver({ nextTyped, runTyped, kept = () => 0 } = {}) {
+  const log = [];
+  let id = 1;
+  let count = 0;
+  const make = (how) => () => (log.push(`${how} ${++count}`), count);
+  // wasm-bindgen's methods, on a view of a pointer.
+  const view = (ptr) => ({
+    get done() {
+      log.push(`done ${ptr}`);
+      return false;
+    },
+    next: (inputs) => (log.push(`next ${ptr}`), Promise.resolve({ done: true, output: inputs })),
+    suspend: () => new Uint8Array([ptr]),
+    update: (chunk) => {
+      log.push(`update ${ptr}`);
+      if (typeof chunk === 'function') chunk();
+    },
+    finish: () => `finished ${ptr}`,
+  });
+  const free = (ptr) => log.push(`free ${ptr}`);
+  const { braidApi } = load('api.js', '', 'braidApi');
+  const items = (inputs, count) => (Array.isArray(inputs) && inputs.length === count ? [...inputs] : undefined);
+  const api = braidApi({
+    Workflow: { view, make: make('new'), finished: make('finished'), kept, resume: make('resumed'), free },
+    Stream: { view, make: make('stream'), free },
+    run: (inputs) => Promise.resolve(['general', inputs]),
+    runSync: (inputs) => ['general', inputs],
+    runMany: () => 'many',
+    runStream: () => 'streamed',
+    instance: () => id,
+    runTyped,
+    nextTyped,
+    items,
+    takeSlow: () => 'slow',
+    fits: (values) => values.every((v) => typeof v === 'string'),
+  });
+  return { ...api, log, setInstance: (n) => { id = n; } };
+}
+
+test('api.js: methods refuse objects the package did not make, freed, stale and busy ones, with plain Errors', async () => {
+  const { Workflow, Stream, stream, log, setInstance } = apiOver();
+  const made = new Workflow();
+  assert.deepEqual(log, [], 'no Wasm object until it is used');
+  assert.equal(made.done, false);
+  assert.deepEqual(log, ['new 1', 'done 1']);
   // Anything the package did not make: a copy, an heir, a Proxy, another class's object.
-  for (const forged of [{ ...object }, Object.create(object), new Proxy(object, {}), new Workflow(), {}]) {
-    assert.throws(() => brand.pointer(forged), /^Error: this object is not a Workflow this package made$/);
+  const notOurs = /^Error: this object is not a Workflow this package made$/;
+  for (const forged of [{ ...made }, Object.create(made), new Proxy(made, {}), stream(), {}]) {
+    assert.throws(() => Workflow.prototype.next.call(forged, []), notOurs);
+    assert.throws(() => Object.getOwnPropertyDescriptor(Workflow.prototype, 'done').get.call(forged), notOurs);
+    Workflow.prototype.free.call(forged);
   }
+  assert.throws(() => new Stream().finish(), /^Error: this object is not a Stream this package made$/);
   for (const [value, what] of [[null, 'null'], [undefined, 'undefined'], [7, 'number']]) {
-    assert.throws(() => braidObject(value), new RegExp(`^Error: this method was called on ${what}, not on an object the package made$`));
-    assert.equal(brand.take(value), 0, 'free() of nothing frees nothing');
+    assert.throws(() => Workflow.prototype.free.call(value), new RegExp(`^Error: this method was called on ${what}, not on an object the package made$`));
   }
   // Busy while a call given the caller's values runs: its code cannot use the object.
-  assert.equal(brand.enter(object), 8);
-  assert.throws(() => brand.pointer(object), /this Workflow is busy/);
-  brand.leave(object);
-  // Of another instance: refused, and free() frees nothing in this one.
-  setInstance(2);
-  assert.throws(() => brand.pointer(object), /^Error: Invalid stale object from previous Wasm instance$/);
-  setInstance(1);
-  // free(): the pointer once, then nothing; the object is refused after.
-  assert.equal(brand.take(object), 8);
-  assert.equal(brand.take(object), 0);
-  assert.throws(() => brand.pointer(object), /^Error: this object was freed \(free\(\) was called\)$/);
+  const chunk = new Proxy({}, {});
+  const s = stream();
+  let inner;
+  s.update(() => {
+    try {
+      s.finish();
+    } catch (error) {
+      inner = error;
+    }
+  });
+  assert.match(inner.message, /^this Stream is busy/);
+  // free(): once, then refused; during its own call, when the call returns.
+  made.free();
+  made.free();
+  assert.throws(() => made.done, /^Error: this object was freed \(free\(\) was called\)$/);
+  assert.deepEqual(log.filter((l) => l.startsWith('free')), ['free 1']);
+  const during = stream();
+  during.update(() => {
+    during.free();
+    log.push('still running');
+  });
+  assert.deepEqual(log.slice(-2), ['still running', `free ${log.at(-3).split(' ')[1]}`]);
+  assert.throws(() => during.update(chunk), /was freed/);
+  // Of a reset instance: refused, and free() frees nothing in the new one.
   const old = new Workflow();
-  brand.adopt(old, 16, 16);
-  setInstance(3);
-  assert.equal(brand.take(old), 0, 'a pointer of a reset instance is not freed in the new one');
-  // Made when first used: `make` runs once, then the pointer is its.
-  const later = new Workflow();
-  brand.later(later);
-  assert.equal(brand.fresh(later), true);
-  assert.equal(brand.pointer(later), 64);
-  assert.equal(brand.pointer(later), 64);
-  assert.deepEqual([...made], [1]);
+  assert.equal(old.done, false);
+  setInstance(2);
+  assert.throws(() => old.done, /^Error: Invalid stale object from previous Wasm instance$/);
+  const before = log.length;
+  old.free();
+  assert.equal(log.length, before, 'nothing freed');
+  // resume and stream() give the package's objects.
+  const resumed = Workflow.resume(new Uint8Array([1]));
+  assert.ok(resumed instanceof Workflow);
+  assert.deepEqual([...resumed.suspend()], [Number(log.at(-1).split(' ')[1])]);
+  // Nothing reachable from the classes makes an object of a pointer.
+  assert.equal(Object.getPrototypeOf(Workflow), Function.prototype);
+  assert.equal(Object.getPrototypeOf(Stream), Function.prototype);
+  assert.deepEqual(Object.getOwnPropertyNames(Workflow).sort(), ['length', 'name', 'prototype', 'resume']);
+  assert.deepEqual(Object.getOwnPropertyNames(Stream).sort(), ['length', 'name', 'prototype']);
 });
 
-test("objects.js: the finalizer frees a record's pointer once, and skips one free() emptied", () => {
-  let cleanup;
-  const { braidFinalizationRegistry: registry } = load('objects.js', 'let __wbg_instance_id = 1;', 'braidFinalizationRegistry', {
-    FinalizationRegistry: class {
-      constructor(callback) {
-        cleanup = callback;
-      }
-    },
+test("api.js: a new Workflow's first next on typed inputs is one call; it adopts the workflow left in Wasm only when it did not finish", async () => {
+  let step = { done: true, output: 'typed' };
+  let ptr = 0;
+  const calls = [];
+  const { Workflow, log } = apiOver({
+    nextTyped: { kinds: 's', call: (items) => (calls.push(items), step) },
+    kept: () => ptr,
   });
-  const freed = [];
-  registry((held) => freed.push(held));
-  const record = { ptr: 8, held: 9 };
-  cleanup(record);
-  cleanup(record);
-  cleanup({ ptr: 0, held: 10 });
-  assert.deepEqual(freed, [9]);
+  const fresh = new Workflow();
+  assert.deepEqual(await fresh.next(['a']), { done: true, output: 'typed' });
+  assert.deepEqual(calls, [['a']]);
+  assert.deepEqual(log, [], 'no Wasm object kept');
+  // Used again: a finished one made for it.
+  assert.equal(fresh.done, false);
+  assert.deepEqual(log, ['finished 1', 'done 1']);
+  // Not finished, or failed: the workflow kept is adopted.
+  step = { done: false };
+  ptr = 8;
+  const waiting = new Workflow();
+  await waiting.next(['b']);
+  assert.deepEqual(await waiting.next(['c']), { done: true, output: ['c'] });
+  assert.equal(log.at(-1), 'next 8', 'the workflow kept in Wasm');
+  // Inputs not of the typed kinds: the general way.
+  assert.deepEqual(await new Workflow().next([42]), { done: true, output: [42] });
+  // A getter of the inputs that frees the object: a rejection, nothing called.
+  const freeing = new Workflow();
+  const inputs = [];
+  Object.defineProperty(inputs, 0, { get: () => (freeing.free(), 'd') });
+  const before = calls.length;
+  await assert.rejects(freeing.next(inputs), /was freed/);
+  assert.equal(calls.length, before);
+});
+
+test('api.js: run and runSync take the typed entry for inputs of its kinds, the general path for anything else', async () => {
+  const { run, runSync } = apiOver({ runTyped: { kinds: 'ss', call: ([a, b]) => `typed ${a}${b}` } });
+  assert.equal(runSync(['a', 'b']), 'typed ab');
+  assert.equal(await run(['a', 'b']), 'typed ab');
+  assert.deepEqual(runSync(['a', 1]), ['general', ['a', 1]]);
+  assert.deepEqual(runSync('x'), ['general', 'slow']);
+  assert.deepEqual(await run(['a', 1]), ['general', ['a', 1]]);
+  // What runSync would throw, run rejects with.
+  const { run: failing } = apiOver({ runTyped: { kinds: 's', call: () => { throw new Error('typed failed'); } } });
+  await assert.rejects(failing(['a']), /^Error: typed failed$/);
 });
 
 /** fast-run.js over a memory of its own, `room` answering `__braid_room`. */

@@ -14,10 +14,10 @@ use std::process::Command;
 
 use serde_json::json;
 
+use super::api::{api, API_JS};
+use super::braid_exports::drop_unused_wrappers;
 use super::fast_run::{fast_run, Support, FAST_RUN_HELPERS};
-use super::glue::{
-    guard_freed_objects, has_classes, inline_snippets, raw_exports_unknown, strict, undeclared, OBJECT_HELPERS,
-};
+use super::glue::{inline_snippets, raw_exports_unknown, strict, undeclared};
 use super::traps::{guard_traps, GUARD};
 use crate::fsutil::{self, FsError};
 use crate::process::{self, ProcessError};
@@ -25,7 +25,7 @@ use crate::target::{JsTarget, WASM_TRIPLE};
 
 /// Braid's own JavaScript that the glue edits put in a package's glue, by file.
 const BRAIDS_JAVASCRIPT: [(&str, &str); 3] =
-    [("glue/objects.js", OBJECT_HELPERS), ("glue/fast-run.js", FAST_RUN_HELPERS), ("glue/traps.js", GUARD)];
+    [("glue/api.js", API_JS), ("glue/fast-run.js", FAST_RUN_HELPERS), ("glue/traps.js", GUARD)];
 
 /// What wasm-bindgen calls `target`.
 fn bindgen_target(target: JsTarget) -> &'static str {
@@ -70,8 +70,6 @@ pub enum PackageError {
     Snippet { path: PathBuf },
     #[error("{name} cannot run in Wasm (targets: {targets}); it has no standalone npm package")]
     NotWasm { name: String, targets: String },
-    #[error("{}: wasm-bindgen's glue for its classes is not in the form Braid guards against forged objects (is `wasm-bindgen` {WASM_BINDGEN_VERSION}?); it is not shipped unguarded", path.display())]
-    UnguardedGlue { path: PathBuf },
     #[error("{}: wasm-bindgen's glue is not in the form Braid edits ({what} was not found; is `wasm-bindgen` {WASM_BINDGEN_VERSION}?)", path.display())]
     GlueForm { path: PathBuf, what: &'static str },
     #[error("{}: Braid's {file} takes `{name}` from wasm-bindgen's glue, which does not declare it (is `wasm-bindgen` {WASM_BINDGEN_VERSION}?); the package is not shipped", path.display())]
@@ -376,14 +374,15 @@ pub fn package(
     for glue in [format!("{name}.js"), format!("{name}_bg.js")] {
         let path = out_dir.join(glue);
         if let Ok(original) = std::fs::read_to_string(&path) {
-            let mut text = original.clone();
-            // Objects' pointers guarded, or no package: see `guard_freed_objects`.
-            if has_classes(&original) {
-                text = guard_freed_objects(&text).ok_or_else(|| PackageError::UnguardedGlue { path: path.clone() })?;
-            }
-            // After the guards, whose brands the fast path of `next` uses.
-            text = fast_run(&text, support.as_ref())
+            let (mut text, typed) = fast_run(&original, support.as_ref())
                 .map_err(|what| PackageError::GlueForm { path: path.clone(), what })?;
+            // A workflow's API, Braid's own: see `api`.
+            let with_api = api(&text, &typed, target != JsTarget::Node)
+                .map_err(|what| PackageError::GlueForm { path: path.clone(), what })?;
+            if let Some(with_api) = with_api {
+                text = with_api;
+            }
+            drop_unused_wrappers(&mut text);
             if let Some(guarded) = guard_traps(&text) {
                 text = guarded;
             }
@@ -536,10 +535,13 @@ mod tests {
     #[test]
     fn each_file_of_braids_javascript_says_what_it_takes_from_the_glue() {
         for (file, source) in BRAIDS_JAVASCRIPT {
-            assert!(undeclared(source, "").is_some(), "{file} has no /* global */ list");
-            let path = Path::new("wf.js");
+            // In a glue declaring `wasm` alone, refused if it takes more.
             let glue = format!("let wasm;\n{source}");
-            assert!(matches!(check_takes(path, &glue), Err(PackageError::GlueTakes { file: f, .. }) if f == file));
+            let refused = matches!(check_takes(Path::new("wf.js"), &glue), Err(PackageError::GlueTakes { file: f, .. }) if f == file);
+            assert_eq!(refused, undeclared(source, &glue).is_some(), "{file}");
         }
+        // glue/api.js takes nothing; the others, what the glue declares.
+        assert_eq!(undeclared(API_JS, ""), None);
+        assert!(undeclared(FAST_RUN_HELPERS, "let wasm;\n").is_some() && undeclared(GUARD, "let wasm;\n").is_some());
     }
 }

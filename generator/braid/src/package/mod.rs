@@ -5,6 +5,7 @@
 //! `.crate`s of a Cargo registry ([`cargo`]), and a build's distribution,
 //! every file the publish service serves of it ([`dist`]).
 
+mod api;
 mod braid_exports;
 pub mod cargo;
 pub mod dist;
