@@ -178,3 +178,82 @@ test("every Node package's glue is strict mode: 'use strict' stays its first sta
     for (const f of functions) assert.ok(!Object.hasOwn(f, 'caller') && !Object.hasOwn(f, 'arguments'), `${name}.${f.name} is strict`);
   }
 });
+
+test("setters and getters the caller puts on Object.prototype, Array.prototype or FinalizationRegistry.prototype are never run with the package's own objects", async () => {
+  const wf = mods.cid;
+  const bytes = new Uint8Array([1, 2, 3]);
+  const expected = wf.runSync([bytes]);
+  // Every property the package's objects (views of Wasm objects, their
+  // state, the inputs read) have or had, on the prototypes of all objects
+  // and Arrays; what ran is noted in a string (an Array would run them).
+  // The test runner's own Arrays run those of Array.prototype too: there
+  // what is noted is a setter handed the input.
+  const keys = [
+    ...['__wbg_ptr', '__wbg_inst', 'of', 'held', 'view', 'instance', 'busy', 'freed', 'later', 'ptr'].map((key) => [Object.prototype, key]),
+    [Array.prototype, '0'],
+    [Array.prototype, '1'],
+  ];
+  const saved = keys.map(([prototype, key]) => Object.getOwnPropertyDescriptor(prototype, key));
+  const register = FinalizationRegistry.prototype.register;
+  let handed = '';
+  for (const [prototype, key] of keys) {
+    const noted = (value) => prototype !== Array.prototype || value === bytes;
+    Object.defineProperty(prototype, key, {
+      configurable: true,
+      get() {
+        if (noted()) handed += ` get ${key}`;
+        return undefined;
+      },
+      set(value) {
+        if (noted(value)) handed += ` set ${key}`;
+        Object.defineProperty(this, key, { value, writable: true, enumerable: true, configurable: true });
+      },
+    });
+  }
+  FinalizationRegistry.prototype.register = function (...args) {
+    handed += ' register';
+    return Reflect.apply(register, this, args);
+  };
+  let outputs;
+  try {
+    const used = new wf.Workflow();
+    const done = used.done;
+    const step = await used.next([bytes]);
+    const resumed = wf.Workflow.resume(new wf.Workflow().suspend());
+    const s = wf.stream();
+    s.update(bytes);
+    const streamed = s.finish();
+    s.free();
+    used.free();
+    const ran = await wf.runStream((async function* () { yield bytes; })());
+    outputs = [done, step.output, resumed.done, streamed, ran, wf.runSync([bytes]), (await new wf.Workflow().next([bytes])).output];
+  } finally {
+    keys.forEach(([prototype, key], i) => {
+      if (saved[i]) Object.defineProperty(prototype, key, saved[i]);
+      else delete prototype[key];
+    });
+    FinalizationRegistry.prototype.register = register;
+  }
+  assert.equal(handed, '');
+  assert.deepEqual(outputs, [false, expected, false, expected, expected, expected, expected]);
+});
+
+test("a stream runStream made is the package's too: the module reset while it runs, it frees nothing of the new instance", async () => {
+  const wf = mods.cid;
+  const bytes = (text) => new TextEncoder().encode(text);
+  let made;
+  const source = (async function* () {
+    yield bytes('a');
+    await null;
+    // No call of the module running: reset now; then a stream made in the
+    // new instance while runStream's, of the old one, is held.
+    wf.__wbg_reset_state();
+    made = wf.stream();
+    yield bytes('b');
+  })();
+  await assert.rejects(wf.runStream(source), (e) => isPlainError(e));
+  const after = wf.stream();
+  made.update(bytes('made'));
+  after.update(bytes('after'));
+  assert.deepEqual([made.finish(), after.finish()], [wf.runSync([bytes('made')]), wf.runSync([bytes('after')])]);
+});

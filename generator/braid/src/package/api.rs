@@ -15,16 +15,20 @@ const API: [&str; 7] = ["Workflow", "Stream", "run", "runSync", "runMany", "stre
 pub(super) const API_JS: &str = include_str!("glue/api.js");
 
 /// What the API calls of wasm-bindgen's glue for a class's objects, which
-/// it owns by pointer: the raw exports that make and free one, as the
-/// glue's own code calls them (a `Stream`'s, a `Result` whose error is in
-/// the externref table), and the class's `__destroy_into_raw`, which takes
-/// the pointer of an object the glue made.
-const CLASS_CALLS: [&str; 5] = [
-    "wasm.workflow_new()",
+/// it owns by pointer, each as the glue's own code has it: the raw exports
+/// that make one (a pointer, or a `Result` whose error is in the externref
+/// table) and free one, and the methods, which read the pointer and the
+/// instance id from their object's properties. (`tream` marks a `Stream`'s,
+/// `__braid_` those of a typed first `next`.)
+const CLASS_CALLS: [&str; 8] = [
+    "wasm.workflow_new();\n        this.__wbg_ptr = ret;\n",
+    "wasm.workflow_resume(state);\n        if (ret[2]) {\n            throw takeFromExternrefTable0(ret[1]);\n        }\n        return Workflow.__wrap(ret[0]);\n",
     "wasm.__wbg_workflow_free(",
-    "__destroy_into_raw() {",
+    "(this.__wbg_ptr",
     "wasm.__wbg_stream_free(",
     "wasm.stream();\n    if (ret[2]) {\n        throw takeFromExternrefTable0(ret[1]);\n    }\n    return Stream.__wrap(ret[0]);\n",
+    "wasm.__braid_finished();\n    return Workflow.__wrap(ret);\n",
+    "wasm.__braid_kept();\n    return ret >>> 0;\n",
 ];
 
 /// The glue of a workflow package (one with wasm-bindgen's `Workflow`)
@@ -41,19 +45,19 @@ pub(super) fn api(glue: &str, typed: &TypedEntries, module: bool) -> Result<Opti
     }
     let present: Vec<&str> = API.into_iter().filter(|name| declares(glue, name)).collect();
     let streams = present.contains(&"Stream");
-    for call in CLASS_CALLS.into_iter().filter(|call| streams || !call.contains("tream")) {
-        if !glue.contains(call) {
-            return Err(call);
-        }
+    let needed =
+        |call: &str| (streams || !call.contains("tream")) && (typed.next.is_some() || !call.contains("__braid_"));
+    if let Some(call) = CLASS_CALLS.into_iter().find(|call| needed(call) && !glue.contains(call)) {
+        return Err(call);
     }
     let mut out = hide_exports(glue, |name| present.contains(&name));
     // Each call of the glue's own exports runs its guard first, as its
     // functions do, where it has one (a Node or web package's).
     let guard = if declares(glue, "__wbg_call_guard") { "__wbg_call_guard(), " } else { "" };
     let mut workflow = vec![
-        "view: (ptr) => braidView(Workflow, ptr)".to_string(),
+        "view: braidViews(Workflow)".to_string(),
         format!("make: () => ({guard}wasm.workflow_new() >>> 0)"),
-        "resume: (state) => Workflow.resume(state).__destroy_into_raw()".into(),
+        format!("resume: (state) => ({guard}braidTaken(wasm.workflow_resume(state)))"),
         format!("free: (ptr) => ({guard}wasm.__wbg_workflow_free(ptr, 1))"),
     ];
     if typed.next.is_some() {
@@ -63,7 +67,7 @@ pub(super) fn api(glue: &str, typed: &TypedEntries, module: bool) -> Result<Opti
     let mut given = vec![format!("Workflow: {{\n        {},\n    }}", workflow.join(",\n        "))];
     if streams {
         given.push(format!(
-            "Stream: {{\n        view: (ptr) => braidView(Stream, ptr),\n        make: () => ({guard}braidTaken(wasm.stream())),\n        \
+            "Stream: {{\n        view: braidViews(Stream),\n        make: () => ({guard}braidTaken(wasm.stream())),\n        \
              free: (ptr) => ({guard}wasm.__wbg_stream_free(ptr, 1)),\n    }}"
         ));
     }
@@ -90,19 +94,35 @@ pub(super) fn api(glue: &str, typed: &TypedEntries, module: bool) -> Result<Opti
     out.push_str(API_JS);
     out.push_str(&format!(
         "// Put here by Braid (package/api.rs): the package's API, over wasm-bindgen's.\n\
-         /** An object with the methods of wasm-bindgen's `Class` for the Wasm object at `ptr`. */\n\
-         function braidView(Class, ptr) {{\n    \
-         const view = Object.create(Class.prototype);\n    \
-         view.__wbg_ptr = ptr;\n    \
-         view.__wbg_inst = {instance};\n    \
-         return view;\n}}\n\
+         /**\n \
+         * Views of wasm-bindgen's `Class`'s Wasm objects: objects with its\n \
+         * methods, given a pointer and the instance's id as fields (defined,\n \
+         * so no setter of the caller's on a prototype is run or handed one).\n \
+         */\n\
+         function braidViews(Class) {{\n    \
+         class View {{\n        \
+         __wbg_ptr = 0;\n        \
+         __wbg_inst = {instance};\n        \
+         constructor(ptr) {{\n            \
+         this.__wbg_ptr = ptr;\n        \
+         }}\n    \
+         }}\n    \
+         Object.setPrototypeOf(View.prototype, Class.prototype);\n    \
+         return (ptr) => new View(ptr);\n\
+         }}\n\
          /** The pointer a raw export gave as a `Result`, or its error thrown. */\n\
          function braidTaken(ret) {{\n    \
          if (ret[2]) throw takeFromExternrefTable0(ret[1]);\n    \
-         return ret[0] >>> 0;\n}}\n\
+         return ret[0] >>> 0;\n\
+         }}\n\
          const braidPackage = braidApi({{\n{}}});\n",
         given.iter().map(|line| format!("    {line},\n")).collect::<String>()
     ));
+    // What the glue makes of a stream Rust hands to JS (`runStream`'s) is
+    // the API's too.
+    if streams {
+        out.push_str("Stream.__wrap = braidPackage.adoptStream;\n");
+    }
     if module {
         // Bound to names of their own: the glue declares wasm-bindgen's.
         let local = |name: &str| format!("braid_{name}");
@@ -127,8 +147,10 @@ mod tests {
 
     /// wasm-bindgen 0.2.130's glue for a workflow that streams, as an ES
     /// module with a reset function (abridged: what `api` reads).
-    const GLUE: &str = "let __wbg_instance_id = 0;\nfunction __wbg_call_guard() {\n}\nexport class Stream {\n    __destroy_into_raw() {\n    }\n    free() {\n        wasm.__wbg_stream_free(ptr, 0);\n    }\n}\n\
-        export class Workflow {\n    __destroy_into_raw() {\n    }\n    constructor() {\n        ret = wasm.workflow_new();\n    }\n    free() {\n        wasm.__wbg_workflow_free(ptr, 0);\n    }\n}\n\
+    const GLUE: &str = "let __wbg_instance_id = 0;\nfunction __wbg_call_guard() {\n}\nexport class Stream {\n    free() {\n        wasm.__wbg_stream_free(ptr, 0);\n    }\n    update(chunk) {\n        wasm.stream_update(this.__wbg_ptr, chunk);\n    }\n}\n\
+        export class Workflow {\n    constructor() {\n        ret = wasm.workflow_new();\n        this.__wbg_ptr = ret;\n    }\n    free() {\n        wasm.__wbg_workflow_free(ptr, 0);\n    }\n\
+            static resume(state) {\n        ret = wasm.workflow_resume(state);\n        if (ret[2]) {\n            throw takeFromExternrefTable0(ret[1]);\n        }\n        return Workflow.__wrap(ret[0]);\n    }\n}\n\
+        export function __braid_finished() {\n    const ret = wasm.__braid_finished();\n    return Workflow.__wrap(ret);\n}\nexport function __braid_kept() {\n    const ret = wasm.__braid_kept();\n    return ret >>> 0;\n}\n\
         export function run(inputs) {\n}\nexport function runSync(inputs) {\n}\nexport function runMany(list) {\n}\n\
         export function stream() {\n    let ret;\n    __wbg_call_guard();\n    ret = wasm.stream();\n    if (ret[2]) {\n        throw takeFromExternrefTable0(ret[1]);\n    }\n    return Stream.__wrap(ret[0]);\n}\n\
         export function runStream(source) {\n}\nexport function __wbg_reset_state () {\n}\n";
@@ -146,15 +168,15 @@ mod tests {
             tail,
             "const braidPackage = braidApi({
     Workflow: {
-        view: (ptr) => braidView(Workflow, ptr),
+        view: braidViews(Workflow),
         make: () => (__wbg_call_guard(), wasm.workflow_new() >>> 0),
-        resume: (state) => Workflow.resume(state).__destroy_into_raw(),
+        resume: (state) => (__wbg_call_guard(), braidTaken(wasm.workflow_resume(state))),
         free: (ptr) => (__wbg_call_guard(), wasm.__wbg_workflow_free(ptr, 1)),
         finished: () => (__wbg_call_guard(), wasm.__braid_finished() >>> 0),
         kept: () => (__wbg_call_guard(), wasm.__braid_kept() >>> 0),
     },
     Stream: {
-        view: (ptr) => braidView(Stream, ptr),
+        view: braidViews(Stream),
         make: () => (__wbg_call_guard(), braidTaken(wasm.stream())),
         free: (ptr) => (__wbg_call_guard(), wasm.__wbg_stream_free(ptr, 1)),
     },
@@ -167,6 +189,7 @@ mod tests {
     nextTyped: { kinds: 'b', call: (items) => __braid_next_fresh_typed_b(items[0]) },
     items: braidItems, takeSlow: braidTakeSlow, fits: braidFits,
 });
+Stream.__wrap = braidPackage.adoptStream;
 const { Workflow: braid_Workflow, Stream: braid_Stream, run: braid_run, runSync: braid_runSync, runMany: braid_runMany, stream: braid_stream, runStream: braid_runStream } = braidPackage;
 export { braid_Workflow as Workflow, braid_Stream as Stream, braid_run as run, braid_runSync as runSync, braid_runMany as runMany, braid_stream as stream, braid_runStream as runStream };
 "
@@ -175,12 +198,13 @@ export { braid_Workflow as Workflow, braid_Stream as Stream, braid_run as run, b
         // CommonJS (a Node package), a bundler package's single instance
         // and no call guard, a workflow that neither streams nor has typed
         // entries.
-        let node = "class Workflow {\n    __destroy_into_raw() {\n    }\n    constructor() {\n        ret = wasm.workflow_new();\n    }\n    free() {\n        wasm.__wbg_workflow_free(ptr, 0);\n    }\n}\nexports.Workflow = Workflow;\n\
+        let node = "class Workflow {\n    constructor() {\n        const ret = wasm.workflow_new();\n        this.__wbg_ptr = ret;\n    }\n    next(inputs) {\n        wasm.workflow_next(this.__wbg_ptr, inputs);\n    }\n    free() {\n        wasm.__wbg_workflow_free(ptr, 0);\n    }\n\
+            static resume(state) {\n        const ret = wasm.workflow_resume(state);\n        if (ret[2]) {\n            throw takeFromExternrefTable0(ret[1]);\n        }\n        return Workflow.__wrap(ret[0]);\n    }\n}\nexports.Workflow = Workflow;\n\
             function run(inputs) {\n}\nexports.run = run;\nfunction runSync(inputs) {\n}\nexports.runSync = runSync;\nfunction runMany(list) {\n}\nexports.runMany = runMany;\n";
         let out = api(node, &TypedEntries::default(), false).unwrap().unwrap();
         assert!(!out.contains("exports.Workflow = Workflow;") && !out.contains("exports.run = run;"), "{out}");
-        let tail = &out[out.find("function braidView").unwrap()..];
-        assert!(tail.contains("    view.__wbg_inst = 0;\n"), "{tail}");
+        let tail = &out[out.find("function braidViews").unwrap()..];
+        assert!(tail.contains("        __wbg_inst = 0;\n"), "{tail}");
         assert!(tail.contains("        make: () => (wasm.workflow_new() >>> 0),\n"), "{tail}");
         assert!(tail.contains("    instance: () => 0,\n});\n"), "{tail}");
         assert!(
@@ -195,11 +219,17 @@ export { braid_Workflow as Workflow, braid_Stream as Stream, braid_run as run, b
         // What the API calls of the glue in another form: refused, naming it.
         assert_eq!(
             api(&GLUE.replace("wasm.workflow_new()", "wasm.workflow_make()"), &typed, true),
-            Err("wasm.workflow_new()")
+            Err(CLASS_CALLS[0])
         );
-        assert!(api(&GLUE.replace("throw takeFromExternrefTable0(ret[1]);", "throw ret[1];"), &typed, true)
-            .unwrap_err()
-            .starts_with("wasm.stream();"));
+        assert_eq!(api(&GLUE.replace("return ret >>> 0;", "return ret;"), &typed, true), Err(CLASS_CALLS[7]));
+        // Without a typed first `next`, its functions are not needed.
+        let plain = GLUE.replace("wasm.__braid_kept()", "wasm.other()");
+        assert!(api(&plain, &TypedEntries::default(), true).unwrap().is_some());
+        let stream_error = GLUE.replace(
+            "wasm.stream();\n    if (ret[2]) {\n        throw takeFromExternrefTable0",
+            "wasm.stream();\n    if (ret[2]) {\n        throw (",
+        );
+        assert_eq!(api(&stream_error, &typed, true), Err(CLASS_CALLS[5]));
 
         // An operation's glue, or a bundler package's entry: left alone.
         assert_eq!(api("export function execute(input) {\n}\n", &TypedEntries::default(), true), Ok(None));

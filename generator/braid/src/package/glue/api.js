@@ -54,6 +54,8 @@
  */
 function braidApi(glue) {
     const { instance, items: readItems, takeSlow, fits, nextTyped } = glue;
+    const { apply } = Reflect;
+    const register = typeof FinalizationRegistry === 'undefined' ? undefined : FinalizationRegistry.prototype.register;
     const refuse = (what) => {
         throw new Error(what);
     };
@@ -69,13 +71,16 @@ function braidApi(glue) {
      * (`ptr` 0 once freed) with no unregister token: `free()` empties the
      * record instead, and the finalizer skips an empty one.
      */
-    const registry = (free) =>
-        typeof FinalizationRegistry === 'undefined'
-            ? { register: () => {} }
-            : new FinalizationRegistry((held) => {
-                  if (held.ptr !== 0 && held.instance === instance()) free(held.ptr);
-                  held.ptr = 0;
-              });
+    const registry = (free) => {
+        if (typeof FinalizationRegistry === 'undefined') return () => {};
+        const entries = new FinalizationRegistry((held) => {
+            if (held.ptr !== 0 && held.instance === instance()) free(held.ptr);
+            held.ptr = 0;
+        });
+        // Called as it was when the package loaded: a `register` the
+        // caller put on the prototype later is never handed a cell.
+        return (cell, held) => apply(register, entries, [cell, held]);
+    };
 
     /**
      * The state of one `Workflow` or `Stream`, in its private field `#cell`
@@ -84,13 +89,18 @@ function braidApi(glue) {
      * (`later`: 1 new, 2 finished, 0 made or none), busy or freed.
      */
     class Cell {
+        // Fields, defined on the cell: no setter of the caller's on a
+        // prototype runs when they are set, or is handed the cell.
+        of;
+        held = undefined;
+        view = undefined;
+        instance = instance();
+        busy = false;
+        freed = false;
+        later;
+
         constructor(of, later) {
             this.of = of;
-            this.held = undefined;
-            this.view = undefined;
-            this.instance = instance();
-            this.busy = false;
-            this.freed = false;
             this.later = later;
         }
 
@@ -115,7 +125,7 @@ function braidApi(glue) {
             this.instance = this.held.instance;
             this.view = this.of.view(ptr);
             this.later = 0;
-            this.of.registry.register(this, this.held);
+            this.of.register(this, this.held);
         }
 
         /** `call(view)` with the object busy; freed as it returns if it was meanwhile. */
@@ -150,7 +160,7 @@ function braidApi(glue) {
         }
     }
 
-    const workflows = { name: 'Workflow', ...glue.Workflow, registry: registry(glue.Workflow.free) };
+    const workflows = { name: 'Workflow', ...glue.Workflow, register: registry(glue.Workflow.free) };
 
     class Workflow {
         #cell = new Cell(workflows, 1);
@@ -263,17 +273,19 @@ function braidApi(glue) {
     }
 
     if (glue.Stream !== undefined) {
-        const streams = { name: 'Stream', ...glue.Stream, registry: registry(glue.Stream.free) };
-        // Set while `stream()` makes one: any other `new Stream()` has none.
-        let making = false;
+        const streams = { name: 'Stream', ...glue.Stream, register: registry(glue.Stream.free) };
+        // The pointer of the Wasm object `stream()` or Rust (`runStream`'s)
+        // makes a Stream of: any other `new Stream()` has none.
+        let making;
 
         class Stream {
-            #cell = making ? new Cell(streams, 0) : undefined;
+            #cell = making === undefined ? undefined : new Cell(streams, 0);
 
             constructor() {
-                if (making) {
-                    making = false;
-                    this.#cell.adopt(streams.make());
+                if (making !== undefined) {
+                    const ptr = making;
+                    making = undefined;
+                    this.#cell.adopt(ptr);
                 }
             }
 
@@ -298,14 +310,19 @@ function braidApi(glue) {
         }
         if (Symbol.dispose) Stream.prototype[Symbol.dispose] = Stream.prototype.free;
         api.Stream = Stream;
-        api.stream = function stream() {
-            making = true;
+        const adopt = (ptr) => {
+            making = ptr;
             try {
                 return new Stream();
             } finally {
-                making = false;
+                making = undefined;
             }
         };
+        api.stream = function stream() {
+            return adopt(streams.make());
+        };
+        // For the glue alone (package/api.rs does not export it).
+        api.adoptStream = adopt;
         api.runStream = glue.runStream;
     }
     return api;

@@ -14,7 +14,7 @@
 /* global wasm, getUint8ArrayMemory0, WASM_VECTOR_LEN:writable, braidSupport */
 /* exported braidItems, braidTakeSlow, braidFits, braidPassBytes */
 const braidBytes = Uint8Array;
-const { isArray: braidIsArray } = Array;
+const { isArray: braidIsArray, from: braidArrayFrom } = Array;
 const { hasOwn: braidHasOwn } = Object;
 // braid-support's MAX_BYTES and MAX_UNITS: over them, the general path says so.
 const braidMaxBytes = 536870912;
@@ -49,16 +49,28 @@ function braidItems(inputs, count) {
         braidSlow = braidReplay(length, [], undefined, undefined);
         return undefined;
     }
-    const items = [];
+    // Its slots made first, as the Array's own: what is written to them is
+    // never handed to a setter of the caller's on `Array.prototype`, and is
+    // read back with no getter of theirs run.
+    const items = braidSlots(count);
     for (let i = 0; i < count; i++) {
         try {
-            items.push(inputs[i]);
+            items[i] = inputs[i];
         } catch (error) {
             braidSlow = braidReplay(length, items, String(i), error);
             return undefined;
         }
     }
     return items;
+}
+/** An Array of `count` own slots, each undefined. */
+function braidSlots(count) {
+    switch (count) {
+        case 1: return [undefined];
+        case 2: return [undefined, undefined];
+        case 3: return [undefined, undefined, undefined];
+        default: return braidArrayFrom({ __proto__: null, length: count });
+    }
 }
 /** An Array (to `Array.isArray`) giving what was read, and throwing again what threw, at key `failed`. */
 function braidReplay(length, items, failed, error) {
