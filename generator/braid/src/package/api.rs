@@ -1,6 +1,6 @@
 //! A workflow package's API: Braid's own JavaScript (`glue/api.js`), whose
-//! `Workflow` and `Stream` hold wasm-bindgen's objects where callers cannot
-//! reach them, put at the end of the glue and exported in place of
+//! `Workflow` and `Stream` own their Wasm objects by pointer where callers
+//! cannot reach them, put at the end of the glue and exported in place of
 //! wasm-bindgen's classes and functions, which it is handed by name.
 
 use super::braid_exports::hide_exports;
@@ -14,21 +14,30 @@ const API: [&str; 7] = ["Workflow", "Stream", "run", "runSync", "runMany", "stre
 /// `glue/api.js`: Braid's own JavaScript, `braidApi`.
 pub(super) const API_JS: &str = include_str!("glue/api.js");
 
+/// Which packages the API calls a form of the glue in.
+#[derive(Clone, Copy, PartialEq)]
+enum When {
+    Always,
+    /// A workflow that streams (wasm-bindgen's `Stream`).
+    Streams,
+    /// A typed first `next` (see `fast_run.rs`).
+    TypedNext,
+}
+
 /// What the API calls of wasm-bindgen's glue for a class's objects, which
 /// it owns by pointer, each as the glue's own code has it: the raw exports
 /// that make one (a pointer, or a `Result` whose error is in the externref
 /// table) and free one, and the methods, which read the pointer and the
-/// instance id from their object's properties. (`tream` marks a `Stream`'s,
-/// `__braid_` those of a typed first `next`.)
-const CLASS_CALLS: [&str; 8] = [
-    "wasm.workflow_new();\n        this.__wbg_ptr = ret;\n",
-    "wasm.workflow_resume(state);\n        if (ret[2]) {\n            throw takeFromExternrefTable0(ret[1]);\n        }\n        return Workflow.__wrap(ret[0]);\n",
-    "wasm.__wbg_workflow_free(",
-    "(this.__wbg_ptr",
-    "wasm.__wbg_stream_free(",
-    "wasm.stream();\n    if (ret[2]) {\n        throw takeFromExternrefTable0(ret[1]);\n    }\n    return Stream.__wrap(ret[0]);\n",
-    "wasm.__braid_finished();\n    return Workflow.__wrap(ret);\n",
-    "wasm.__braid_kept();\n    return ret >>> 0;\n",
+/// instance id from their object's properties.
+const CLASS_CALLS: [(When, &str); 8] = [
+    (When::Always, "wasm.workflow_new();\n        this.__wbg_ptr = ret;\n"),
+    (When::Always, "wasm.workflow_resume(state);\n        if (ret[2]) {\n            throw takeFromExternrefTable0(ret[1]);\n        }\n        return Workflow.__wrap(ret[0]);\n"),
+    (When::Always, "wasm.__wbg_workflow_free("),
+    (When::Always, "(this.__wbg_ptr"),
+    (When::Streams, "wasm.__wbg_stream_free("),
+    (When::Streams, "wasm.stream();\n    if (ret[2]) {\n        throw takeFromExternrefTable0(ret[1]);\n    }\n    return Stream.__wrap(ret[0]);\n"),
+    (When::TypedNext, "wasm.__braid_finished();\n    return Workflow.__wrap(ret);\n"),
+    (When::TypedNext, "wasm.__braid_kept();\n    return ret >>> 0;\n"),
 ];
 
 /// The glue of a workflow package (one with wasm-bindgen's `Workflow`)
@@ -45,9 +54,10 @@ pub(super) fn api(glue: &str, typed: &TypedEntries, module: bool) -> Result<Opti
     }
     let present: Vec<&str> = API.into_iter().filter(|name| declares(glue, name)).collect();
     let streams = present.contains(&"Stream");
-    let needed =
-        |call: &str| (streams || !call.contains("tream")) && (typed.next.is_some() || !call.contains("__braid_"));
-    if let Some(call) = CLASS_CALLS.into_iter().find(|call| needed(call) && !glue.contains(call)) {
+    let needed = |when| {
+        when == When::Always || when == When::Streams && streams || when == When::TypedNext && typed.next.is_some()
+    };
+    if let Some((_, call)) = CLASS_CALLS.into_iter().find(|(when, call)| needed(*when) && !glue.contains(call)) {
         return Err(call);
     }
     let mut out = hide_exports(glue, |name| present.contains(&name));
@@ -219,9 +229,9 @@ export { braid_Workflow as Workflow, braid_Stream as Stream, braid_run as run, b
         // What the API calls of the glue in another form: refused, naming it.
         assert_eq!(
             api(&GLUE.replace("wasm.workflow_new()", "wasm.workflow_make()"), &typed, true),
-            Err(CLASS_CALLS[0])
+            Err(CLASS_CALLS[0].1)
         );
-        assert_eq!(api(&GLUE.replace("return ret >>> 0;", "return ret;"), &typed, true), Err(CLASS_CALLS[7]));
+        assert_eq!(api(&GLUE.replace("return ret >>> 0;", "return ret;"), &typed, true), Err(CLASS_CALLS[7].1));
         // Without a typed first `next`, its functions are not needed.
         let plain = GLUE.replace("wasm.__braid_kept()", "wasm.other()");
         assert!(api(&plain, &TypedEntries::default(), true).unwrap().is_some());
@@ -229,7 +239,7 @@ export { braid_Workflow as Workflow, braid_Stream as Stream, braid_run as run, b
             "wasm.stream();\n    if (ret[2]) {\n        throw takeFromExternrefTable0",
             "wasm.stream();\n    if (ret[2]) {\n        throw (",
         );
-        assert_eq!(api(&stream_error, &typed, true), Err(CLASS_CALLS[5]));
+        assert_eq!(api(&stream_error, &typed, true), Err(CLASS_CALLS[5].1));
 
         // An operation's glue, or a bundler package's entry: left alone.
         assert_eq!(api("export function execute(input) {\n}\n", &TypedEntries::default(), true), Ok(None));
