@@ -3,6 +3,8 @@
 //! of the glue when nothing names them), and wasm-bindgen's classes and
 //! functions that Braid's own API takes the place of (`api.rs`).
 
+use super::glue::{identifier_at, is_identifier_char};
+
 /// The glue with its `__braid_` functions (the typed entries, `__braid_room`)
 /// no longer exported (see [`hide_exports`]).
 pub(super) fn hide_braid_exports(glue: &str) -> String {
@@ -14,21 +16,19 @@ pub(super) fn hide_braid_exports(glue: &str) -> String {
 /// function` or `export class`, or a bundler package's list of what it
 /// re-exports.
 pub(super) fn hide_exports(glue: &str, hidden: impl Fn(&str) -> bool) -> String {
-    let name_of = |rest: &str| -> String {
-        rest.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_' || *c == '$').collect()
-    };
+    let name_of = identifier_at;
     let mut out = String::with_capacity(glue.len());
     let mut in_list = false;
     for line in glue.split_inclusive('\n') {
         if line.strip_prefix("exports.").is_some_and(|rest| {
             let name = name_of(rest);
-            hidden(&name) && rest.starts_with(&format!("{name} = {name};"))
+            hidden(name) && rest.starts_with(&format!("{name} = {name};"))
         }) {
             continue;
         }
         let declared =
             ["export function ", "export class "].iter().find_map(|k| line.strip_prefix(k).map(|rest| (k, rest)));
-        if let Some((keyword, rest)) = declared.filter(|(_, rest)| hidden(&name_of(rest))) {
+        if let Some((keyword, rest)) = declared.filter(|(_, rest)| hidden(name_of(rest))) {
             out.push_str(keyword.trim_start_matches("export "));
             out.push_str(rest);
         } else if in_list && !line.starts_with('}') {
@@ -68,7 +68,7 @@ pub(super) fn drop_unused_wrappers(glue: &mut String) {
         let Some(end) = glue[at..].find("\n}\n").map(|e| at + e + "\n}\n".len()) else { break };
         // Named anywhere but its declaration, the raw export (`wasm.`) and
         // strings (an export's name), called or not.
-        let identifier = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == '$';
+        let identifier = is_identifier_char;
         let used = glue.match_indices(name.as_str()).any(|(i, _)| {
             i != at + "function ".len()
                 && !glue[..i].ends_with("wasm.")

@@ -12,8 +12,7 @@ pub(super) fn to_commonjs(source: &str) -> Option<String> {
     let mut out = String::with_capacity(source.len() + 64);
     for line in source.lines() {
         if let Some(rest) = line.strip_prefix("export function ") {
-            let name: String =
-                rest.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_' || *c == '$').collect();
+            let name = identifier_at(rest);
             if name.is_empty() {
                 return None;
             }
@@ -98,21 +97,33 @@ pub(super) fn undeclared<'a>(file: &'a str, glue: &str) -> Option<&'a str> {
 /// import of that name, or a `let`, `const` or `var` naming it among its
 /// declarators (`let wasmModule, wasmInstance, wasm;`).
 pub(super) fn declares(glue: &str, name: &str) -> bool {
-    let identifier = |text: &str| -> String {
-        text.trim_start().chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_' || *c == '$').collect()
-    };
     glue.lines().any(|line| {
         let line = line.trim_start();
         let line = line.strip_prefix("export ").unwrap_or(line);
         if let Some(list) = ["let ", "const ", "var "].iter().find_map(|k| line.strip_prefix(k)) {
-            list.split(';').next().unwrap_or("").split(',').any(|declarator| identifier(declarator) == name)
+            list.split(';')
+                .next()
+                .unwrap_or("")
+                .split(',')
+                .any(|declarator| identifier_at(declarator.trim_start()) == name)
         } else {
             ["function ", "class ", "import * as "]
                 .iter()
                 .find_map(|k| line.strip_prefix(k))
-                .is_some_and(|rest| identifier(rest) == name)
+                .is_some_and(|rest| identifier_at(rest) == name)
         }
     })
+}
+
+/// Whether `c` is one of the characters of a JS identifier (ASCII, as
+/// wasm-bindgen and Braid write them).
+pub(super) fn is_identifier_char(c: char) -> bool {
+    c.is_ascii_alphanumeric() || c == '_' || c == '$'
+}
+
+/// The identifier `text` starts with (empty if none).
+pub(super) fn identifier_at(text: &str) -> &str {
+    &text[..text.find(|c| !is_identifier_char(c)).unwrap_or(text.len())]
 }
 
 /// wasm-bindgen declares the module's raw exports (`InitOutput` of the web
@@ -140,7 +151,7 @@ pub(super) fn raw_exports_unknown(dts: &str) -> Option<String> {
 
 /// `text` with each whole word `word` (not part of a longer identifier) replaced.
 fn replace_word(text: &str, word: &str, with: &str) -> String {
-    let is_ident = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == '$';
+    let is_ident = is_identifier_char;
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
     while let Some(i) = rest.find(word) {
