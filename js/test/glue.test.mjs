@@ -184,12 +184,14 @@ function fastRun(room = () => 1) {
       return ptr;
     },
   };
-  const api = load('fast-run.js', 'let WASM_VECTOR_LEN = 0;', 'braidItems, braidTakeSlow, braidFits, braidPassBytes, vectorLength: () => WASM_VECTOR_LEN', {
+  const braidOnReset = [];
+  const api = load('fast-run.js', 'let WASM_VECTOR_LEN = 0;', 'braidItems, braidTakeSlow, braidFits, braidPassBytes, braidTargets, vectorLength: () => WASM_VECTOR_LEN', {
     wasm,
     getUint8ArrayMemory0: () => new Uint8Array(memory.buffer),
     braidSupport,
+    braidOnReset,
   });
-  return { ...api, memory };
+  return { ...api, memory, reset: () => braidOnReset.forEach((forget) => forget()) };
 }
 
 test('fast-run.js: inputs are read once; what is not an Array of exactly them goes to the general path as read', () => {
@@ -229,7 +231,7 @@ test('fast-run.js: inputs are read once; what is not an Array of exactly them go
 test('fast-run.js: only real Uint8Arrays and strings with room in Wasm memory take the typed entry; bytes copied as they were', () => {
   let room = 1;
   const asked = [];
-  const { braidFits, braidPassBytes, vectorLength, memory } = fastRun((bytes) => (asked.push(bytes), room));
+  const { braidFits, braidPassBytes, braidTargets, vectorLength, memory, reset } = fastRun((bytes) => (asked.push(bytes), room));
   const bytes = new Uint8Array([5, 6, 7]);
   assert.equal(braidFits([bytes, 'hé'], 'bs'), true);
   assert.deepEqual(asked, [3 + 64 + 4 * 2 + 64]);
@@ -247,6 +249,10 @@ test('fast-run.js: only real Uint8Arrays and strings with room in Wasm memory ta
   const ptr = braidPassBytes(liar, 0);
   assert.deepEqual([...new Uint8Array(memory.buffer, ptr, 2)], [9, 8]);
   assert.equal(vectorLength(), 2);
+  // A reset lets go of the view of the old instance's memory.
+  assert.equal(braidTargets.length, 1);
+  reset();
+  assert.equal(braidTargets.length, 0);
   // Anything else, empty bytes (perhaps detached) included, and no room: the general path.
   for (const [n, [items, kinds]] of [
     [[new Uint16Array(2)], 'b'],
@@ -269,7 +275,7 @@ function traps(exports, { resets = true } = {}) {
   const api = load(
     'traps.js',
     `let resets = 0;\nconst braidResetState = ${resets ? '() => { resets++; }' : 'null'};\nlet wasm;`,
-    'wasm: (wasm = braidGuardTraps(exports), wasm.__wbindgen_externrefs = { get: (i) => table[i] }, wasm), resets: () => resets, braidRejectPending',
+    'wasm: (wasm = braidGuardTraps(exports), wasm.__wbindgen_externrefs = { get: (i) => table[i] }, wasm), resets: () => resets, braidReset, braidWebAssembly, braidOnReset',
     { exports, table, addToExternrefTable0: (value) => table.push(value) - 1 },
   );
   return { ...api, table };
@@ -348,7 +354,7 @@ test('traps.js: where the module cannot be instantiated again (a bundler package
 });
 
 test('traps.js: an export handing back a Promise hands back a rejected one; an async one is rejected by a reset', async () => {
-  const { wasm, table, resets, braidRejectPending } = traps({
+  const { wasm, table, resets, braidReset } = traps({
     run: () => {
       throw new WebAssembly.RuntimeError('unreachable');
     },
@@ -359,6 +365,55 @@ test('traps.js: an export handing back a Promise hands back a rejected one; an a
   await assert.rejects(table[index], /^Error: the module trapped \(unreachable\) and was reset/);
   assert.equal(resets(), 1);
   const pending = wasm.execute(1);
-  braidRejectPending();
+  braidReset();
+  assert.equal(resets(), 2);
   await assert.rejects(pending, /^Error: the module was reset \(after a trap, or by __wbg_reset_state\(\)\) before this call settled/);
+});
+
+test("traps.js: the package's __wbg_reset_state, called inside a call, resets as the outermost call returns, which fails; what lets go of an instance runs before each reset", () => {
+  let forgot = 0;
+  const { wasm, resets, braidReset, braidOnReset } = traps({
+    outer: () => {
+      braidReset();
+      assert.equal(resets(), 0, 'not reset while the outer call runs');
+      return 'outer result';
+    },
+    add: (a, b) => a + b,
+  });
+  braidOnReset.push(() => forgot++);
+  assert.throws(() => wasm.outer(), /^Error: the module was asked to reset \(__wbg_reset_state\(\)\) during this call and was reset/);
+  assert.deepEqual([resets(), forgot], [1, 1]);
+  assert.equal(wasm.add(1, 2), 3);
+  braidReset();
+  assert.deepEqual([resets(), forgot], [2, 2]);
+});
+
+// A module of two functions: `trap` (unreachable) and `one` (returns 1).
+const TRAPPING_WASM = new Uint8Array([
+  0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,
+  0x01, 0x08, 0x02, 0x60, 0x00, 0x00, 0x60, 0x00, 0x01, 0x7f,
+  0x03, 0x03, 0x02, 0x00, 0x01,
+  0x07, 0x0e, 0x02, 0x04, 0x74, 0x72, 0x61, 0x70, 0x00, 0x00, 0x03, 0x6f, 0x6e, 0x65, 0x00, 0x01,
+  0x0a, 0x0a, 0x02, 0x03, 0x00, 0x00, 0x0b, 0x04, 0x00, 0x41, 0x01, 0x0b,
+]);
+
+test("traps.js: every instance made through the glue's WebAssembly has its exports guarded, however it is made", async () => {
+  const { braidWebAssembly: Wasm, resets } = traps({});
+  const module = new WebAssembly.Module(TRAPPING_WASM);
+  const trapped = /^Error: the module trapped \(unreachable\) and was reset/;
+  const made = {
+    'new Instance': new Wasm.Instance(module, {}),
+    'instantiate of a Module': await Wasm.instantiate(module, {}),
+    'instantiate of bytes': (await Wasm.instantiate(TRAPPING_WASM, {})).instance,
+    instantiateStreaming: (await Wasm.instantiateStreaming(new Response(TRAPPING_WASM, { headers: { 'content-type': 'application/wasm' } }), {})).instance,
+  };
+  for (const [how, instance] of Object.entries(made)) {
+    assert.ok(instance instanceof Wasm.Instance, how);
+    assert.equal(instance.exports.one(), 1, how);
+    assert.throws(() => instance.exports.trap(), trapped, how);
+  }
+  assert.equal(resets(), 4);
+  assert.ok((await Wasm.instantiate(TRAPPING_WASM, {})).module instanceof WebAssembly.Module);
+  // The rest is the global's.
+  for (const name of ['Module', 'Memory', 'Table', 'RuntimeError', 'validate', 'compile']) assert.equal(Wasm[name], WebAssembly[name], name);
 });

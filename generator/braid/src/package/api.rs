@@ -3,7 +3,7 @@
 //! cannot reach them, put at the end of the glue and exported in place of
 //! wasm-bindgen's classes and functions, which it is handed by name.
 
-use super::braid_exports::hide_exports;
+use super::braid_exports::{export_as, hide_exports};
 use super::fast_run::TypedEntries;
 use super::glue::declares;
 
@@ -133,21 +133,13 @@ pub(super) fn api(glue: &str, typed: &TypedEntries, module: bool) -> Result<Opti
     if streams {
         out.push_str("Stream.__wrap = braidPackage.adoptStream;\n");
     }
-    if module {
-        // Bound to names of their own: the glue declares wasm-bindgen's.
-        let local = |name: &str| format!("braid_{name}");
-        let locals: Vec<String> = present.iter().map(|name| format!("{name}: {}", local(name))).collect();
-        let exports: Vec<String> = present.iter().map(|name| format!("{} as {name}", local(name))).collect();
-        out.push_str(&format!(
-            "const {{ {} }} = braidPackage;\nexport {{ {} }};\n",
-            locals.join(", "),
-            exports.join(", ")
-        ));
-    } else {
-        for name in &present {
-            out.push_str(&format!("exports.{name} = braidPackage.{name};\n"));
-        }
-    }
+    // Bound to names of their own (an ES module's glue declares
+    // wasm-bindgen's), then exported under the API's.
+    let local = |name: &str| format!("braid_{name}");
+    let locals: Vec<String> = present.iter().map(|name| format!("{name}: {}", local(name))).collect();
+    out.push_str(&format!("const {{ {} }} = braidPackage;\n", locals.join(", ")));
+    let named: Vec<(&str, String)> = present.iter().map(|name| (*name, local(name))).collect();
+    out.push_str(&export_as(module, &named));
     Ok(Some(out))
 }
 
@@ -224,7 +216,7 @@ export { braid_Workflow as Workflow, braid_Stream as Stream, braid_run as run, b
                 && !tail.contains("kept:"),
             "{tail}"
         );
-        assert!(tail.ends_with("exports.Workflow = braidPackage.Workflow;\nexports.run = braidPackage.run;\nexports.runSync = braidPackage.runSync;\nexports.runMany = braidPackage.runMany;\n"), "{tail}");
+        assert!(tail.ends_with("const { Workflow: braid_Workflow, run: braid_run, runSync: braid_runSync, runMany: braid_runMany } = braidPackage;\nexports.Workflow = braid_Workflow;\nexports.run = braid_run;\nexports.runSync = braid_runSync;\nexports.runMany = braid_runMany;\n"), "{tail}");
 
         // What the API calls of the glue in another form: refused, naming it.
         assert_eq!(

@@ -1,7 +1,8 @@
 //! What the glue exports: the `__braid_` functions, which the template
 //! exports for the glue alone, taken out of the module's exports (and out
 //! of the glue when nothing names them), and wasm-bindgen's classes and
-//! functions that Braid's own API takes the place of (`api.rs`).
+//! functions that Braid's own API takes the place of (`api.rs`); how the
+//! glue exports what Braid puts in its place (`export_as`).
 
 use super::glue::{identifier_at, is_identifier_char};
 
@@ -42,6 +43,18 @@ pub(super) fn hide_exports(glue: &str, hidden: impl Fn(&str) -> bool) -> String 
         in_list = (in_list || line == "export {\n") && !line.starts_with('}');
     }
     out
+}
+
+/// The glue's statement exporting each `(name, local)` pair's `local` (a
+/// name in the glue's scope) as `name`: an ES module's `export { local as
+/// name };`, or CommonJS's `exports.name = local;` for each.
+pub(super) fn export_as<L: AsRef<str>>(module: bool, names: &[(&str, L)]) -> String {
+    if module {
+        let list: Vec<String> = names.iter().map(|(name, local)| format!("{} as {name}", local.as_ref())).collect();
+        format!("export {{ {} }};\n", list.join(", "))
+    } else {
+        names.iter().map(|(name, local)| format!("exports.{name} = {};\n", local.as_ref())).collect()
+    }
 }
 
 /// A comma-separated list of names (a line of it) without the `hidden`

@@ -8,7 +8,6 @@
 
 use super::braid_exports::hide_braid_exports;
 use super::glue::top;
-use super::traps::RESET;
 
 /// How the glue declares the typed entry of `run` that the template makes
 /// when every external input is a `Bytes` or a `String`, its name ending in
@@ -52,10 +51,6 @@ pub(super) fn fast_run(glue: &str, support: Option<&Support>) -> Result<(String,
     if typed != TypedEntries::default() {
         let support = support.ok_or("braid-support's src/wasm.js among the package's snippets")?;
         out.insert_str(top(&out), &format!("{}{FAST_RUN_HELPERS}", support.binding()));
-        // A reset lets go of the old instance's memory.
-        if let Some(at) = out.find(RESET) {
-            out.insert_str(at + RESET.len(), "    braidTargets.length = 0;\n");
-        }
     }
     Ok((out, typed))
 }
@@ -166,8 +161,8 @@ exports.run = run;
             // Strings are wasm-bindgen's to copy.
             "    const ptr1 = passStringToWasm0(input1, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);\n",
             "function __braid_next_fresh_typed_b(input0) {\n    const ptr0 = braidPassBytes(input0, 0);\n",
-            // A reset lets go of the old instance's memory.
-            "function __wbg_reset_state () {\n    braidTargets.length = 0;\n",
+            // The reset function is not edited (traps.js's `braidOnReset`).
+            "function __wbg_reset_state () {\n    __wbg_instance_id++;\n",
             "exports.run = run;\n",
         ] {
             assert!(fast.contains(expected), "{expected:?} in {fast}");

@@ -46,7 +46,11 @@ pub(super) fn inline_snippets(glue: &str, snippets: &[(String, String)]) -> Opti
         let commonjs = to_commonjs(source)?;
         let body = commonjs.replace("\nmodule.exports = {", "\nreturn {");
         let name = format!("braidSnippet{i}");
-        scopes.push_str(&format!("// {path}, put here by Braid.\nconst {name} = (() => {{\n{body}}})();\n"));
+        // The snippet sees the global `WebAssembly`, not the glue's
+        // (`traps.rs`), which is not made yet as snippets load.
+        scopes.push_str(&format!(
+            "// {path}, put here by Braid.\nconst {name} = ((WebAssembly) => {{\n{body}}})(globalThis.WebAssembly);\n"
+        ));
         for required in [format!("require(String.raw`{path}`)"), format!("require(\"{path}\")")] {
             out = out.replace(&required, &name);
         }
@@ -191,7 +195,7 @@ mod tests {
         let inlined = inline_snippets(glue, &snippets).unwrap();
         assert_eq!(
             inlined,
-            "/* @ts-self-types=\"./wf.d.ts\" */\n// ./snippets/s/x.js, put here by Braid.\nconst braidSnippet0 = (() => {\nlet n = 1;\nfunction a() {\n  return n;\n}\nreturn { a };\n})();\nconst { a } = braidSnippet0;\nconst import1 = braidSnippet0;\n"
+            "/* @ts-self-types=\"./wf.d.ts\" */\n// ./snippets/s/x.js, put here by Braid.\nconst braidSnippet0 = ((WebAssembly) => {\nlet n = 1;\nfunction a() {\n  return n;\n}\nreturn { a };\n})(globalThis.WebAssembly);\nconst { a } = braidSnippet0;\nconst import1 = braidSnippet0;\n"
         );
         // A snippet required some other way, or one that is not plain, is not inlined.
         assert_eq!(inline_snippets("require(\"./snippets/s/other.js\");\n", &snippets), None);

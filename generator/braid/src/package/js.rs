@@ -371,8 +371,12 @@ pub fn package(
             }
         }
     }
+    // wasm-bindgen's glue proper: the package's entry, or a bundler
+    // package's `_bg.js`, beside an entry that imports the Wasm and hands
+    // it to the glue.
+    let proper = if target == JsTarget::Bundler { format!("{name}_bg.js") } else { format!("{name}.js") };
     for glue in [format!("{name}.js"), format!("{name}_bg.js")] {
-        let path = out_dir.join(glue);
+        let path = out_dir.join(&glue);
         if let Ok(original) = std::fs::read_to_string(&path) {
             let (mut text, typed) = fast_run(&original, support.as_ref())
                 .map_err(|what| PackageError::GlueForm { path: path.clone(), what })?;
@@ -383,8 +387,9 @@ pub fn package(
                 text = with_api;
             }
             drop_unused_wrappers(&mut text);
-            if let Some(guarded) = guard_traps(&text) {
-                text = guarded;
+            if glue == proper {
+                text = guard_traps(&text, target != JsTarget::Node)
+                    .map_err(|what| PackageError::GlueForm { path: path.clone(), what })?;
             }
             // After the edits (the fast path's `require` of braid-support's
             // snippet is replaced with the others), before `'use strict'`,

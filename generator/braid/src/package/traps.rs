@@ -3,16 +3,14 @@
 //! be, when the caller's code it ran, a getter or a `Proxy` trap, called
 //! the module again).
 
-use super::glue::top;
+use super::braid_exports::{export_as, hide_exports};
+use super::glue::{declares, top};
 
-/// How wasm-bindgen's glue takes a new instance's exports, at start and in
-/// `__wbg_reset_state` (Node: `wasmInstance`; web: `instance` at start),
-/// or, in a bundler package, from the package's entry (`__wbg_set_wasm`).
-const TAKE_EXPORTS: [&str; 3] = ["wasm = wasmInstance.exports;", "wasm = instance.exports;", "wasm = val;"];
-
-/// How the glue declares its reset function (exported by web packages with
-/// `export function`, by Node packages with `exports.__wbg_reset_state`).
-pub(super) const RESET: &str = "function __wbg_reset_state () {\n";
+/// How the glue of a Node or web package makes an instance (at start, in
+/// `initSync` and in `__wbg_reset_state`; `init` calls
+/// `WebAssembly.instantiate`): through the `WebAssembly` it sees, which is
+/// Braid's (`braidWebAssembly`).
+const MAKES_INSTANCES: &str = "new WebAssembly.Instance(";
 
 /// How a bundler package's glue is given the instance's exports, by the
 /// package's entry, which imports the Wasm as an ES module.
@@ -26,14 +24,21 @@ const STALE_CLOSURE: &str = "throw new Error('Cannot invoke closure from previou
 /// unwinds through Wasm, leaves the instance broken: its stack pointer,
 /// borrow flags and allocator stay mid-call, so every later call fails
 /// ("recursive use of an object", then "memory access out of bounds") or,
-/// worse, runs on corrupted memory. Every export is wrapped here: the
-/// failing call throws (or, for those returning a Promise, rejects with)
-/// an `Error` saying the module was reset, and `__wbg_reset_state`
+/// worse, runs on corrupted memory. Every export is wrapped by
+/// `glue/traps.js` as the glue takes an instance's exports: the failing
+/// call throws (or, for those returning a Promise, rejects with) an
+/// `Error` saying the module was reset, and `__wbg_reset_state`
 /// (wasm-bindgen's, which makes objects of the old instance refuse use)
 /// gives the next call a fresh instance. A bundler package cannot make
 /// one (its Wasm is an ES module import, instantiated by the bundler):
 /// there the module stays failed, every later call failing with the
 /// trap's `Error`.
+///
+/// In a Node or web package the glue makes every instance itself, through
+/// `WebAssembly`: the glue's `WebAssembly` is bound to Braid's, which
+/// guards each instance's exports, and wasm-bindgen's code is left as it
+/// is. A bundler package's entry hands the glue the exports of the instance
+/// the bundler made (`__wbg_set_wasm`), where they are guarded.
 ///
 /// Not while another call of the module is running, though: a call can
 /// run the caller's code (a getter of its inputs, a `Proxy` trap while an
@@ -41,42 +46,38 @@ const STALE_CLOSURE: &str = "throw new Error('Cannot invoke closure from previou
 /// instance reset then, the outer call would go on in the old instance
 /// with the glue's allocator, memory views and tables of the new one,
 /// writing into it where nothing was allocated. So a call inside another
-/// that traps, or a `__wbg_reset_state()` called inside one, fails that
-/// inner call (if it trapped) and has the outermost call fail too and
-/// reset the module as it returns. What the outer call did meanwhile stays
-/// in the old instance.
+/// that traps, or a `__wbg_reset_state()` called inside one (the package
+/// exports `braidReset` under that name), fails that inner call (if it
+/// trapped) and has the outermost call fail too and reset the module as it
+/// returns. What the outer call did meanwhile stays in the old instance.
 ///
-/// `None` when the glue takes no instance's exports in a form guarded here.
-pub(super) fn guard_traps(glue: &str) -> Option<String> {
-    if !glue.contains("function addToExternrefTable0") || !TAKE_EXPORTS.iter().any(|t| glue.contains(t)) {
-        return None;
+/// `module`: the glue is an ES module (else CommonJS). `Err` naming what
+/// is missing when the glue is not in the form guarded here: a package
+/// whose glue could not be guarded is not shipped, rather than shipped
+/// running on after a trap.
+pub(super) fn guard_traps(glue: &str, module: bool) -> Result<String, &'static str> {
+    if !glue.contains("function addToExternrefTable0") {
+        return Err("`function addToExternrefTable0`, which hands an export's failure back");
     }
-    let mut out = glue.to_string();
-    let reset = if glue.contains(RESET) {
-        // A reset asked for during a call waits for the outermost one.
-        out = out.replacen(
-            RESET,
-            &format!(
-                "{RESET}    if (braidDepth > 0) {{\n        braidResetCause ??= braidResetAsked;\n        return;\n    }}\n    braidRejectPending();\n"
-            ),
-            1,
-        );
+    let (mut out, prelude) = if declares(glue, "__wbg_reset_state") {
+        if !glue.contains(MAKES_INSTANCES) {
+            return Err("how the glue makes an instance (`new WebAssembly.Instance(`)");
+        }
+        let mut out = hide_exports(glue, |name| name == "__wbg_reset_state");
         // A step of an async export's future left from a reset instance
         // does nothing (its Promise was rejected), rather than throw from
         // a microtask, which ends a Node process.
         out = out.replace(STALE_CLOSURE, "return;");
-        "__wbg_reset_state"
+        out.push_str(&export_as(module, &[("__wbg_reset_state", "braidReset")]));
+        (out, format!("const braidResetState = __wbg_reset_state;\n{GUARD}const WebAssembly = braidWebAssembly;\n"))
     } else if glue.contains(SET_WASM) {
-        "null"
+        let guarded = SET_WASM.replace("wasm = val;", "wasm = braidGuardTraps(val);");
+        (glue.replacen(SET_WASM, &guarded, 1), format!("const braidResetState = null;\n{GUARD}"))
     } else {
-        return None;
+        return Err("`function __wbg_reset_state ()` (wasm-bindgen's `--experimental-reset-state-function`) or a bundler package's `__wbg_set_wasm`");
     };
-    for take in TAKE_EXPORTS {
-        let exports = take.trim_start_matches("wasm = ").trim_end_matches(';');
-        out = out.replace(take, &format!("wasm = braidGuardTraps({exports});"));
-    }
-    out.insert_str(top(&out), &format!("const braidResetState = {reset};\n{GUARD}"));
-    Some(out)
+    out.insert_str(top(&out), &prelude);
+    Ok(out)
 }
 
 /// The JS side of [`guard_traps`], at the top of the glue (the module's
@@ -87,31 +88,53 @@ pub(super) const GUARD: &str = include_str!("glue/traps.js");
 mod tests {
     use super::*;
 
+    /// wasm-bindgen 0.2.130's Node glue with a reset function (abridged).
+    const NODE: &str = "function addToExternrefTable0(obj) {}\nfunction __wbg_reset_state () {\n    __wbg_instance_id++;\n    wasmInstance = new WebAssembly.Instance(wasmModule, imports);\n    wasm = wasmInstance.exports;\n}\nexports.__wbg_reset_state = __wbg_reset_state;\n\
+        function real() {\n    if (state.instance !== __wbg_instance_id) {\n        throw new Error('Cannot invoke closure from previous WASM instance');\n    }\n}\nlet wasmInstance = new WebAssembly.Instance(wasmModule, imports);\nlet wasm = wasmInstance.exports;\n";
+
     #[test]
-    fn every_export_resets_the_module_when_it_traps() {
-        let glue = "function addToExternrefTable0(obj) {}\nfunction __wbg_reset_state () {\n    wasmInstance = new WebAssembly.Instance(wasmModule, imports);\n    wasm = wasmInstance.exports;\n}\nlet wasm = wasmInstance.exports;\n";
-        let guarded = guard_traps(glue).unwrap();
-        assert_eq!(guarded.matches("wasm = braidGuardTraps(wasmInstance.exports);").count(), 2, "{guarded}");
-        assert!(guarded.starts_with("const braidResetState = __wbg_reset_state;\n"), "{guarded}");
-        assert!(guarded.contains("function braidGuardTraps(exports) {"), "{guarded}");
-        // Asked for during a call, the reset waits for the outermost one.
-        assert!(guarded.contains("function __wbg_reset_state () {\n    if (braidDepth > 0) {\n"), "{guarded}");
-        let web = "function addToExternrefTable0(obj) {}\nexport function __wbg_reset_state () {\n    wasm = wasmInstance.exports;\n}\nfunction __wbg_finalize_init(instance, module) {\n    wasm = instance.exports;\n";
-        assert!(guard_traps(web).unwrap().contains("wasm = braidGuardTraps(instance.exports);"));
+    fn every_instance_the_glue_makes_is_guarded_and_its_code_left_as_it_is() {
+        let guarded = guard_traps(NODE, false).unwrap();
+        // Braid's code first, the glue's `WebAssembly` Braid's.
+        let prelude =
+            format!("const braidResetState = __wbg_reset_state;\n{GUARD}const WebAssembly = braidWebAssembly;\n");
+        assert!(guarded.starts_with(&prelude), "{guarded}");
+        // wasm-bindgen's reset and instantiation are as they were; its
+        // reset is exported as Braid's, which waits for the outermost call.
+        let rest = &guarded[prelude.len()..];
+        assert!(rest.contains("function __wbg_reset_state () {\n    __wbg_instance_id++;\n"), "{rest}");
+        assert_eq!(rest.matches("wasm = wasmInstance.exports;").count(), 2, "{rest}");
+        assert!(!rest.contains("exports.__wbg_reset_state = __wbg_reset_state;"), "{rest}");
+        assert!(rest.ends_with("exports.__wbg_reset_state = braidReset;\n"), "{rest}");
+        // A closure of a reset instance does nothing.
+        assert!(rest.contains("    if (state.instance !== __wbg_instance_id) {\n        return;\n"), "{rest}");
+
+        let web = "function addToExternrefTable0(obj) {}\nexport function __wbg_reset_state () {\n    wasmInstance = new WebAssembly.Instance(wasmModule, imports);\n}\nexport { initSync };\n";
+        let guarded = guard_traps(web, true).unwrap();
+        assert!(guarded.contains("\nfunction __wbg_reset_state () {\n"), "{guarded}");
+        assert!(guarded.ends_with("export { initSync };\nexport { braidReset as __wbg_reset_state };\n"), "{guarded}");
+
         // A bundler package cannot reset: the module stays failed.
         let bundler = "function addToExternrefTable0(obj) {}\nlet wasm;\nexport function __wbg_set_wasm(val) {\n    wasm = val;\n}\n";
-        let guarded = guard_traps(bundler).unwrap();
-        assert!(guarded.starts_with("const braidResetState = null;\n"), "{guarded}");
+        let guarded = guard_traps(bundler, true).unwrap();
+        assert!(
+            guarded.starts_with(&format!("const braidResetState = null;\n{GUARD}function addToExternrefTable0")),
+            "{guarded}"
+        );
         assert!(
             guarded.contains("export function __wbg_set_wasm(val) {\n    wasm = braidGuardTraps(val);\n}\n"),
             "{guarded}"
         );
-        // Glue that takes exports in another form is left as it is.
-        assert_eq!(
-            guard_traps(
-                "function addToExternrefTable0(obj) {}\nexport function __wbg_set_wasm(v) {\n    wasm = v;\n}\n"
-            ),
-            None
-        );
+    }
+
+    #[test]
+    fn glue_in_another_form_is_refused_rather_than_shipped_unguarded() {
+        let bundler = "function addToExternrefTable0(obj) {}\nexport function __wbg_set_wasm(v) {\n    wasm = v;\n}\n";
+        assert!(guard_traps(bundler, true).unwrap_err().contains("__wbg_set_wasm"));
+        let made_otherwise = NODE.replace("new WebAssembly.Instance(", "instantiate(");
+        assert!(guard_traps(&made_otherwise, false).unwrap_err().contains("new WebAssembly.Instance("));
+        assert!(guard_traps(&NODE.replace("function addToExternrefTable0", "function add"), false)
+            .unwrap_err()
+            .contains("addToExternrefTable0"));
     }
 }

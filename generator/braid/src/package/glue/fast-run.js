@@ -8,10 +8,11 @@
 // `__wbindgen_malloc` among them), `getUint8ArrayMemory0()`,
 // `WASM_VECTOR_LEN`, and `braidSupport`, braid-support's src/wasm.js (what
 // every Braid package reads callers' bytes with), bound by fast_run.rs
-// before this. Unit-tested as JavaScript by js/test/glue.test.mjs.
+// before this, and traps.js's `braidOnReset`, which the glue has above
+// this. Unit-tested as JavaScript by js/test/glue.test.mjs.
 // WASM_VECTOR_LEN is only set here, for the glue to read.
 // eslint-disable-next-line no-unused-vars
-/* global wasm, getUint8ArrayMemory0, WASM_VECTOR_LEN:writable, braidSupport */
+/* global wasm, getUint8ArrayMemory0, WASM_VECTOR_LEN:writable, braidSupport, braidOnReset */
 /* exported braidItems, braidTakeSlow, braidFits, braidPassBytes */
 const braidBytes = Uint8Array;
 const { isArray: braidIsArray, from: braidArrayFrom } = Array;
@@ -114,8 +115,12 @@ function braidFits(items, kinds) {
 }
 // The length of each Uint8Array `braidFits` took, by input.
 const braidLengths = [];
-// By input: the view of Wasm memory `braidPassBytes` last copied it into.
+// By input: the view of Wasm memory `braidPassBytes` last copied it into,
+// let go of when the module is reset (with the instance's memory).
 const braidTargets = [];
+braidOnReset.push(() => {
+    braidTargets.length = 0;
+});
 /**
  * wasm-bindgen's `passArray8ToWasm0` for input `i`, a Uint8Array `braidFits`
  * took: as many bytes as it had then (`braidLengths`, which it made room

@@ -1,22 +1,25 @@
 // Added by Braid (its package/glue/traps.js, put at the top of a package's
-// glue by package/traps.rs, which wraps the instance's exports with
-// `braidGuardTraps` as the glue takes them and, in a Node or web package,
-// has `__wbg_reset_state` wait for the outermost call): a call that traps
-// resets the module. The calls of the module running are counted (a call
-// may run the caller's code, which may call the module again), and the
-// outermost one fails and resets the module as it returns if one inside it
-// trapped or asked for a reset. A bundler package's module is an ES module
-// import, which cannot be instantiated again: there the module stays
-// failed, every later call failing with the trap's Error rather than
-// running on an instance whose stack, borrows and allocator were left
-// mid-call.
+// glue by package/traps.rs): a call that traps resets the module. Every
+// export of the module is wrapped by `braidGuardTraps` as the glue takes
+// the instance's exports: in a Node or web package, every instance the
+// glue makes is made through `braidWebAssembly`, which package/traps.rs
+// binds as the glue's `WebAssembly`; a bundler package's entry hands the
+// glue the exports of the instance the bundler made (`__wbg_set_wasm`).
+// The calls of the module running are counted (a call may run the caller's
+// code, which may call the module again), and the outermost one fails and
+// resets the module as it returns if one inside it trapped or asked for a
+// reset (`braidReset`, the package's `__wbg_reset_state`). A bundler
+// package's module is an ES module import, which cannot be instantiated
+// again: there the module stays failed, every later call failing with the
+// trap's Error rather than running on an instance whose stack, borrows and
+// allocator were left mid-call.
 //
 // From the glue: `wasm` (the current exports), `addToExternrefTable0`, and
 // `braidResetState`, which package/traps.rs declares: wasm-bindgen's
 // `__wbg_reset_state`, or null in a bundler package. Unit-tested as
 // JavaScript by js/test/glue.test.mjs.
 /* global wasm, addToExternrefTable0, braidResetState */
-/* exported braidGuardTraps, braidRejectPending */
+/* exported braidGuardTraps, braidWebAssembly, braidReset, braidOnReset */
 let braidDepth = 0;
 let braidResetCause;
 const braidQuiet = new Set(['workflow_new', 'workflow_done', 'workflow_suspend', 'stream', 'stream_finish']);
@@ -25,6 +28,39 @@ const braidPending = new Set();
 const braidResetAsked = new Error('__wbg_reset_state() was called during the call');
 const braidThen = ((then, apply) => (promise, resolved, rejected) => apply(then, promise, [resolved, rejected]))(Promise.prototype.then, Reflect.apply);
 const braidDrop = (promise) => braidThen(promise, undefined, () => {});
+// What else lets go of an instance when the module is reset (fast-run.js's
+// views of its memory), each called before the reset.
+const braidOnReset = [];
+/**
+ * The `WebAssembly` the glue of a Node or web package sees: the global's,
+ * but for the instances it makes, whose exports are guarded (at start, in
+ * `initSync` and `init`, and in every reset). The glue reads nothing of an
+ * instance but its `exports`.
+ */
+const braidWebAssembly = (() => {
+    const real = globalThis.WebAssembly;
+    const adopting = {};
+    class Instance {
+        exports;
+        constructor(module, imports) {
+            const made = module === adopting ? imports : new real.Instance(module, imports);
+            this.exports = braidGuardTraps(made.exports);
+        }
+    }
+    const adopt = (instance) => new Instance(adopting, instance);
+    return {
+        __proto__: real,
+        Instance,
+        async instantiate(source, imports) {
+            const made = await real.instantiate(source, imports);
+            return made instanceof real.Instance ? adopt(made) : { module: made.module, instance: adopt(made.instance) };
+        },
+        async instantiateStreaming(source, imports) {
+            const { module, instance } = await real.instantiateStreaming(source, imports);
+            return { module, instance: adopt(instance) };
+        },
+    };
+})();
 function braidGuardTraps(exports) {
     // Made here, not beside the function: this runs as the module loads.
     const promising = new Set(['run', 'runMany', 'runStream', 'workflow_next']);
@@ -126,8 +162,22 @@ function braidFailed(cause) {
         return new Error(`the module ${braidWhat(first)}: this call failed, and so does every later call, as a bundler package imports its Wasm as an ES module, which cannot be instantiated again (load the page again, or use the web or Node package, which make a fresh instance)`, { cause: first });
     }
     braidResetCause = undefined;
-    braidResetState();
+    braidResetNow();
     return new Error(`the module ${braidWhat(first)} and was reset: this call failed; the next call runs on a fresh instance (objects made before, such as a Workflow or a stream, can no longer be used)`, { cause: first });
+}
+/** The package's `__wbg_reset_state`: asked for during a call, the reset waits for the outermost call, which fails. */
+function braidReset() {
+    if (braidDepth > 0) {
+        braidResetCause ??= braidResetAsked;
+        return;
+    }
+    braidResetNow();
+}
+/** The module reset: Promises of async exports pending rejected, a fresh instance made. */
+function braidResetNow() {
+    braidRejectPending();
+    for (const forget of braidOnReset) forget();
+    braidResetState();
 }
 /** Rejects the Promises of async exports still running with `error`: the module is being reset. */
 function braidRejectPending(error = new Error('the module was reset (after a trap, or by __wbg_reset_state()) before this call settled: the next call runs on a fresh instance')) {
