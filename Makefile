@@ -14,7 +14,7 @@ export BRAID_HOME := $(CURDIR)/target/braid-home
 WORKFLOWS := $(filter-out workflows/vectors.json,$(wildcard workflows/*.json))
 SAMPLE := workflows/samples/sample.txt
 
-.PHONY: setup setup-demo setup-bench demo test test-docs bench bench-first bench-run wasmtime-cli test-rust test-lint test-nostd test-wasm test-workflows test-node test-postgres test-s3 test-cluster bench-cluster bless clean
+.PHONY: setup setup-demo setup-bench demo test test-docs bench bench-first bench-glue bench-run wasmtime-cli test-rust test-lint test-nostd test-wasm test-workflows test-node test-postgres test-s3 test-cluster bench-cluster bless clean
 
 # What each entry point installs (scripts/setup.sh): the demo only what it
 # runs; the tests the rest (browser, sandbox, PostgreSQL, Garage, mdBook).
@@ -135,7 +135,8 @@ test-s3: setup
 test-cluster: setup $(BRAID)
 	$(call NODE_TEST,BRAID_BIN=$(CURDIR)/$(BRAID),test-cluster/)
 
-## bench: numbers, not tests: bench/results.json and bench/REPORT.md
+## bench: numbers, not tests: bench/results.json and bench/REPORT.md, then
+## those of bench-cluster, bench-run, bench-first and bench-glue
 bench: setup-bench test-wasm
 	BRAID_DENY_WARNINGS=1 $(BRAID) build workflows/cidv1_from_bytes.json -o $(WF_OUT)/cidv1_from_bytes
 	BRAID_DENY_WARNINGS=1 $(BRAID) build bench/workflows/cid_of_text.json --targets node -o target/bench/cid_of_text
@@ -167,6 +168,27 @@ bench: setup-bench test-wasm
 	$(MAKE) bench-cluster
 	$(MAKE) bench-run
 	$(MAKE) bench-first
+	$(MAKE) bench-glue
+
+## bench-glue: the Node package's entry points against those of the package
+## the braid of GLUE_BASE builds, side by side in one process (bench/glue.json,
+## bench/GLUE.md). GLUE_BASE defaults to the last revision before the
+## package's JavaScript became Braid's own (issue 54); the braid of that tree
+## is built apart (its own target directory, registry and crates), once.
+GLUE_BASE ?= fcbebca
+GLUE_DIR := target/bench/glue
+bench-glue: setup-bench $(BRAID)
+	@git cat-file -e '$(GLUE_BASE)^{commit}' 2>/dev/null || { echo "bench-glue: GLUE_BASE=$(GLUE_BASE) is not a commit of this clone (a shallow clone? git fetch --unshallow)"; exit 1; }
+	@if [ "$$(cat $(GLUE_DIR)/base.rev 2>/dev/null)" != "$$(git rev-parse '$(GLUE_BASE)^{commit}')" ]; then \
+	  rm -rf $(GLUE_DIR)/base && mkdir -p $(GLUE_DIR)/base && \
+	  git archive '$(GLUE_BASE)' | tar -x -C $(GLUE_DIR)/base && \
+	  git rev-parse '$(GLUE_BASE)^{commit}' > $(GLUE_DIR)/base.rev; \
+	fi
+	cargo build --quiet -p braid-cli --manifest-path $(GLUE_DIR)/base/Cargo.toml --target-dir $(GLUE_DIR)/target
+	BRAID_HOME=$(CURDIR)/$(GLUE_DIR)/home BRAID_TARGET_DIR=$(CURDIR)/$(GLUE_DIR)/braid BRAID_DENY_WARNINGS=1 \
+	  $(GLUE_DIR)/target/debug/braid build workflows/cidv1_from_bytes.json --targets node -o $(GLUE_DIR)/before
+	BRAID_DENY_WARNINGS=1 $(BRAID) build workflows/cidv1_from_bytes.json --targets node -o $(GLUE_DIR)/after
+	node js/bench/compare-packages.mjs $(GLUE_DIR)/before $(GLUE_DIR)/after --runs 5 --report $(GLUE_BASE)
 
 ## bench-first: a newcomer's first-time paths, cold (bench/first-time.json,
 ## bench/FIRST.md): braid ops add of a scaffolded operation, the service's

@@ -3,20 +3,37 @@
 // per-round ratios of the second over the first (`paired`). For a change to
 // the glue, build the workflow with the braid of before and of after:
 //
-//   node js/bench/compare-packages.mjs BEFORE_OUT AFTER_OUT [WORKFLOW] [--json]
+//   node js/bench/compare-packages.mjs BEFORE_OUT AFTER_OUT [WORKFLOW] [--runs N] [--json] [--report BASE]
 //
 // where each *_OUT is a `braid build ... --targets node -o` directory of
-// WORKFLOW (default cidv1_from_bytes, whose one input is a Uint8Array);
-// `--json` prints the rows as JSON rather than a table.
+// WORKFLOW (default cidv1_from_bytes, whose one input is a Uint8Array).
+// The comparison is made `--runs` times (default 1); each row gives the
+// median of the runs' ratios and their range. `--json` prints the rows as
+// JSON rather than a table; `--report BASE` (what `make bench-glue` passes:
+// the git revision BEFORE_OUT was built at) also writes them to
+// bench/glue.json and bench/GLUE.md.
+import { writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { resolve } from 'node:path';
-import { compare, paired } from './lib.mjs';
+import { availableParallelism } from 'node:os';
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { compare, paired, stats } from './lib.mjs';
 
 const require = createRequire(import.meta.url);
-const json = process.argv.includes('--json');
-const [beforeDir, afterDir, workflow = 'cidv1_from_bytes'] = process.argv.slice(2).filter((a) => a !== '--json');
-if (!afterDir) {
-  console.error('usage: node js/bench/compare-packages.mjs BEFORE_OUT AFTER_OUT [WORKFLOW]');
+const args = process.argv.slice(2);
+const option = (name) => {
+  const at = args.indexOf(name);
+  if (at < 0) return undefined;
+  const [, value] = args.splice(at, 2);
+  if (value === undefined) throw new Error(`${name} takes a value`);
+  return value;
+};
+const json = args.includes('--json') && args.splice(args.indexOf('--json'), 1);
+const runs = Number(option('--runs') ?? 1);
+const base = option('--report');
+const [beforeDir, afterDir, workflow = 'cidv1_from_bytes'] = args;
+if (!afterDir || !Number.isInteger(runs) || runs < 1) {
+  console.error('usage: node js/bench/compare-packages.mjs BEFORE_OUT AFTER_OUT [WORKFLOW] [--runs N] [--json] [--report BASE]');
   process.exit(2);
 }
 const load = (dir) => require(resolve(dir, 'pkg/node', `wf_${workflow}.js`));
@@ -48,26 +65,68 @@ const entries = {
     }
   },
 };
+const SIZES = { '64 B': 64, '16 KiB': 16 * 1024 };
+
+/** One comparison of every entry point at every size: per row, the times of a call and after / before. */
+async function once() {
+  const rows = {};
+  for (const [label, size] of Object.entries(SIZES)) {
+    const bytes = new Uint8Array(size).map((_, i) => i * 7);
+    if (packages.after.runSync([bytes]) !== packages.before.runSync([bytes])) throw new Error(`the packages disagree at ${label}`);
+    const variants = {};
+    for (const [entry, make] of Object.entries(entries)) {
+      if (entry.startsWith('stream') && typeof packages.before.stream !== 'function') continue;
+      for (const [who, wf] of Object.entries(packages)) variants[`${entry} ${who}`] = make(wf, bytes);
+    }
+    const times = await compare(variants, { n: size > 4096 ? 200 : 600, rounds: 20, warmup: 20 });
+    for (const entry of Object.keys(entries).filter((e) => `${e} after` in times)) {
+      const [before, after] = [times[`${entry} before`], times[`${entry} after`]];
+      rows[`${label} ${entry}`] = { before: before.median / BATCH, after: after.median / BATCH, ...paired(after, before) };
+    }
+  }
+  return rows;
+}
+
+const measured = [];
+for (let run = 0; run < runs; run++) measured.push(await once());
 const rows = {};
-for (const [label, size] of Object.entries({ '64 B': 64, '16 KiB': 16 * 1024 })) {
-  const bytes = new Uint8Array(size).map((_, i) => i * 7);
-  if (packages.after.runSync([bytes]) !== packages.before.runSync([bytes])) throw new Error(`the packages disagree at ${label}`);
-  const variants = {};
-  for (const [entry, make] of Object.entries(entries)) {
-    if (entry.startsWith('stream') && typeof packages.before.stream !== 'function') continue;
-    for (const [who, wf] of Object.entries(packages)) variants[`${entry} ${who}`] = make(wf, bytes);
-  }
-  const times = await compare(variants, { n: size > 4096 ? 200 : 600, rounds: 20, warmup: 20 });
-  for (const entry of Object.keys(entries).filter((e) => `${e} after` in times)) {
-    const [before, after] = [times[`${entry} before`], times[`${entry} after`]];
-    const ratio = paired(after, before);
-    rows[`${label} ${entry}`] = {
-      'before us/call': +(before.median / BATCH).toFixed(3),
-      'after us/call': +(after.median / BATCH).toFixed(3),
-      'after / before': +ratio.ratio.toFixed(3),
-      'rounds after was faster': `${Math.round(ratio.faster_share * ratio.rounds)}/${ratio.rounds}`,
-    };
-  }
+for (const row of Object.keys(measured[0])) {
+  const of = (key) => stats(measured.map((m) => m[row][key]));
+  const ratios = measured.map((m) => m[row].ratio);
+  const ratio = of('ratio');
+  rows[row] = {
+    'before us/call': +of('before').median.toFixed(3),
+    'after us/call': +of('after').median.toFixed(3),
+    'after / before': +ratio.median.toFixed(3),
+    ...(runs > 1 && { 'range over runs': `${Math.min(...ratios).toFixed(3)} to ${Math.max(...ratios).toFixed(3)}` }),
+  };
 }
 if (json) console.log(JSON.stringify(rows));
 else console.table(rows);
+
+if (base !== undefined) {
+  const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+  const slower = Object.entries(rows).filter(([, r]) => r['after / before'] > 1.03);
+  const result = { date: new Date().toISOString(), cores: availableParallelism(), base, workflow, runs, batch: BATCH, rows };
+  writeFileSync(`${root}/bench/glue.json`, `${JSON.stringify(result, null, 2)}\n`);
+  const columns = Object.keys(Object.values(rows)[0]);
+  const lines = [
+    "# The npm glue against the glue of before",
+    '',
+    `Measured by \`make bench-glue\` (js/bench/compare-packages.mjs) on ${result.cores} cores, ${result.date}: the Node`,
+    `package of ${workflow} built by this tree's braid ("after") and by the braid of \`${base}\` ("before"),`,
+    `loaded in one process. Each entry point is timed in batches of ${BATCH} calls, before and after interleaved`,
+    'over 20 rounds; a run\'s ratio is the median of the per-round ratios, and each row gives the median of',
+    `${runs} runs' ratios${runs > 1 ? ' and their range' : ''}. Times are the median per call.`,
+    '',
+    `| entry point | ${columns.join(' | ')} |`,
+    `|---|${columns.map(() => '---').join('|')}|`,
+    ...Object.entries(rows).map(([row, r]) => `| ${row} | ${columns.map((c) => r[c]).join(' | ')} |`),
+    '',
+    slower.length === 0
+      ? 'No entry point is more than 3 % slower than before.'
+      : `More than 3 % slower than before: ${slower.map(([row]) => row).join(', ')}.`,
+    '',
+  ];
+  writeFileSync(`${root}/bench/GLUE.md`, lines.join('\n'));
+}
