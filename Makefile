@@ -188,7 +188,7 @@ bench-glue: setup-bench $(BRAID)
 	BRAID_HOME=$(CURDIR)/$(GLUE_DIR)/home BRAID_TARGET_DIR=$(CURDIR)/$(GLUE_DIR)/braid BRAID_DENY_WARNINGS=1 \
 	  $(GLUE_DIR)/target/debug/braid build workflows/cidv1_from_bytes.json --targets node -o $(GLUE_DIR)/before
 	BRAID_DENY_WARNINGS=1 $(BRAID) build workflows/cidv1_from_bytes.json --targets node -o $(GLUE_DIR)/after
-	node js/bench/compare-packages.mjs $(GLUE_DIR)/before $(GLUE_DIR)/after --runs 5 --report $(GLUE_BASE)
+	node js/bench/compare-packages.mjs $(GLUE_DIR)/before $(GLUE_DIR)/after --runs 10 --report $(GLUE_BASE)
 
 ## bench-first: a newcomer's first-time paths, cold (bench/first-time.json,
 ## bench/FIRST.md): braid ops add of a scaffolded operation, the service's
