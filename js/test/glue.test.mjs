@@ -269,13 +269,13 @@ test('fast-run.js: only real Uint8Arrays and strings with room in Wasm memory ta
   assert.equal(braidFits([bytes], 'b'), false);
 });
 
-/** traps.js around `exports`, a reset counted (or, as in a bundler package, no reset: `resets` false). */
-function traps(exports, { resets = true } = {}) {
+/** traps.js around `exports`, a reset counted (or, as in a bundler package, no reset: `resets` false), the first `failing` resets throwing. */
+function traps(exports, { resets = true, failing = 0 } = {}) {
   const table = [];
   const api = load(
     'traps.js',
-    `let resets = 0;\nconst braidResetState = ${resets ? '() => { resets++; }' : 'null'};\nlet wasm;`,
-    'wasm: (wasm = braidGuardTraps(exports), wasm.__wbindgen_externrefs = { get: (i) => table[i] }, wasm), resets: () => resets, braidReset, braidWebAssembly, braidOnReset',
+    `let resets = 0;\nlet failing = ${failing};\nconst braidResetState = ${resets ? "() => { resets++; if (failing-- > 0) throw new RangeError('no memory for a fresh instance'); }" : 'null'};\nlet wasm;`,
+    'wasm: (wasm = braidGuardTraps({ ...exports, __wbindgen_externrefs: { get: (i) => table[i] } })), resets: () => resets, braidReset, braidOnReset',
     { exports, table, addToExternrefTable0: (value) => table.push(value) - 1 },
   );
   return { ...api, table };
@@ -370,6 +370,25 @@ test('traps.js: an export handing back a Promise hands back a rejected one; an a
   await assert.rejects(pending, /^Error: the module was reset \(after a trap, or by __wbg_reset_state\(\)\) before this call settled/);
 });
 
+test('traps.js: a reset that fails (no memory for a fresh instance) leaves the broken instance refused: every later call tries again', () => {
+  let ran = 0;
+  const { wasm, resets } = traps(
+    {
+      trap: () => {
+        throw new WebAssembly.RuntimeError('unreachable');
+      },
+      add: (a, b) => (ran++, a + b),
+    },
+    { failing: 2 },
+  );
+  assert.throws(() => wasm.trap(), /^RangeError: no memory for a fresh instance/);
+  assert.throws(() => wasm.add(1, 2), /^RangeError: no memory for a fresh instance/);
+  assert.equal(ran, 0, 'nothing ran on the broken instance');
+  assert.throws(() => wasm.add(1, 2), /^Error: the module trapped \(unreachable\) and was reset/);
+  assert.equal(resets(), 3);
+  assert.equal(wasm.add(1, 2), 3);
+});
+
 test("traps.js: the package's __wbg_reset_state, called inside a call, resets as the outermost call returns, which fails; what lets go of an instance runs before each reset", () => {
   let forgot = 0;
   const { wasm, resets, braidReset, braidOnReset } = traps({
@@ -397,8 +416,16 @@ const TRAPPING_WASM = new Uint8Array([
   0x0a, 0x0a, 0x02, 0x03, 0x00, 0x00, 0x0b, 0x04, 0x00, 0x41, 0x01, 0x0b,
 ]);
 
+/** traps.js's `braidWebAssembly`, before the glue has an instance (`setWasm` gives it one), over `real` as the global's. */
+function shadow(real = WebAssembly) {
+  return load('traps.js', 'let resets = 0;\nconst braidResetState = () => { resets++; };\nlet wasm;', 'Wasm: braidWebAssembly, resets: () => resets, setWasm: (exports) => { wasm = exports; }', {
+    globalThis: { WebAssembly: real },
+    addToExternrefTable0: () => 0,
+  });
+}
+
 test("traps.js: every instance made through the glue's WebAssembly has its exports guarded, however it is made", async () => {
-  const { braidWebAssembly: Wasm, resets } = traps({});
+  const { Wasm, resets } = shadow();
   const module = new WebAssembly.Module(TRAPPING_WASM);
   const trapped = /^Error: the module trapped \(unreachable\) and was reset/;
   const made = {
@@ -416,4 +443,21 @@ test("traps.js: every instance made through the glue's WebAssembly has its expor
   assert.ok((await Wasm.instantiate(TRAPPING_WASM, {})).module instanceof WebAssembly.Module);
   // The rest is the global's.
   for (const name of ['Module', 'Memory', 'Table', 'RuntimeError', 'validate', 'compile']) assert.equal(Wasm[name], WebAssembly[name], name);
+  // What `init()` hands back cannot be changed, as an instance's exports cannot.
+  assert.ok(Object.isFrozen(made['new Instance'].exports));
+});
+
+test("traps.js: init() resolving after initSync() made the instance fails, making no second one; an engine without instantiateStreaming has none in the glue's WebAssembly", async () => {
+  const { Wasm, setWasm } = shadow();
+  const pending = Wasm.instantiate(TRAPPING_WASM, {});
+  setWasm(new Wasm.Instance(new WebAssembly.Module(TRAPPING_WASM), {}).exports);
+  await assert.rejects(pending, /^Error: initSync\(\) made this module's instance while init\(\) was loading it: init\(\) makes no second one/);
+  // The constructor is initSync's and the reset's: they make the instance the glue takes.
+  assert.ok(new Wasm.Instance(new WebAssembly.Module(TRAPPING_WASM), {}).exports.one() === 1);
+
+  const { instantiateStreaming, ...older } = Object.getOwnPropertyDescriptors(WebAssembly);
+  assert.equal(typeof instantiateStreaming.value, 'function');
+  const { Wasm: without } = shadow(Object.defineProperties({}, older));
+  assert.equal(typeof without.instantiateStreaming, 'undefined', 'wasm-bindgen then takes the bytes and calls instantiate');
+  assert.equal((await without.instantiate(TRAPPING_WASM, {})).instance.exports.one(), 1);
 });

@@ -297,6 +297,22 @@ test('the web package (ES module + init) runs too, given the .wasm bytes', async
   assert.deepEqual(await mod.run(values(c).flat()), c.output);
 });
 
+test('the web package makes one instance: an init() still loading when initSync() makes it rejects, and the module runs on', async () => {
+  const dir = `${out}/dual_cid_of_text/pkg/web`;
+  const pkg = JSON.parse(readFileSync(`${dir}/package.json`, 'utf8'));
+  // A module of its own (the test above initialised the other).
+  const mod = await import(`${dir}/${pkg.module}?one-instance`);
+  const bytes = readFileSync(`${dir}/wf_dual_cid_of_text_bg.wasm`);
+  const loading = mod.default({ module_or_path: bytes });
+  const exports = mod.initSync({ module: bytes });
+  const c = committed.cases.find((c) => c.workflow === 'dual_cid_of_text');
+  const before = mod.run(values(c).flat());
+  await assert.rejects(loading, /^Error: initSync\(\) made this module's instance while init\(\) was loading it/);
+  assert.deepEqual(await before, c.output);
+  assert.deepEqual(await mod.run(values(c).flat()), c.output);
+  assert.equal(await mod.default({ module_or_path: bytes }), exports, 'a later init() returns at once');
+});
+
 test('a state suspended natively resumes in Wasm (written by generator/braid/tests/consumer)', async () => {
   const mod = load('salted_cid');
   const state = new Uint8Array(readFileSync(`${out}/salted_cid/native-state.bin`));

@@ -18,7 +18,7 @@ use super::api::{api, API_JS};
 use super::braid_exports::drop_unused_wrappers;
 use super::fast_run::{fast_run, Support, FAST_RUN_HELPERS};
 use super::glue::{inline_snippets, raw_exports_unknown, strict, undeclared};
-use super::traps::{guard_traps, GUARD};
+use super::traps::{guard_traps, schedules_reset, GUARD};
 use crate::fsutil::{self, FsError};
 use crate::process::{self, ProcessError};
 use crate::target::{JsTarget, WASM_TRIPLE};
@@ -72,6 +72,8 @@ pub enum PackageError {
     NotWasm { name: String, targets: String },
     #[error("{}: wasm-bindgen's glue is not in the form Braid edits ({what} was not found; is `wasm-bindgen` {WASM_BINDGEN_VERSION}?)", path.display())]
     GlueForm { path: PathBuf, what: &'static str },
+    #[error("{}: the glue schedules a reset of its own (a crate calls `wasm_bindgen::handler::schedule_reinit`), which would not wait for a running call of the module; Braid's packages reset only after a trap, or when `__wbg_reset_state()` is called: the package is not shipped", path.display())]
+    SchedulesReset { path: PathBuf },
     #[error("{}: Braid's {file} takes `{name}` from wasm-bindgen's glue, which does not declare it (is `wasm-bindgen` {WASM_BINDGEN_VERSION}?); the package is not shipped", path.display())]
     GlueTakes { path: PathBuf, file: &'static str, name: String },
 }
@@ -388,6 +390,9 @@ pub fn package(
             }
             drop_unused_wrappers(&mut text);
             if glue == proper {
+                if schedules_reset(&text) {
+                    return Err(PackageError::SchedulesReset { path });
+                }
                 text = guard_traps(&text, target != JsTarget::Node)
                     .map_err(|what| PackageError::GlueForm { path: path.clone(), what })?;
             }

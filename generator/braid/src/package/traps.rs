@@ -12,6 +12,16 @@ use super::glue::{declares, top};
 /// Braid's (`braidWebAssembly`).
 const MAKES_INSTANCES: &str = "new WebAssembly.Instance(";
 
+/// Whether the glue schedules a reset of its own (a crate called
+/// `wasm_bindgen::handler::schedule_reinit`), which its call guard then
+/// runs before the next call: wasm-bindgen's reset rather than Braid's,
+/// which, not waiting for the outermost call, could reset the module under
+/// a running one. No Braid crate calls it; a package whose glue does is
+/// refused.
+pub(super) fn schedules_reset(glue: &str) -> bool {
+    glue.contains("__wbg_reinit_scheduled = true")
+}
+
 /// How a bundler package's glue is given the instance's exports, by the
 /// package's entry, which imports the Wasm as an ES module.
 const SET_WASM: &str = "export function __wbg_set_wasm(val) {\n    wasm = val;\n}\n";
@@ -133,6 +143,8 @@ mod tests {
         assert!(guard_traps(bundler, true).unwrap_err().contains("__wbg_set_wasm"));
         let made_otherwise = NODE.replace("new WebAssembly.Instance(", "instantiate(");
         assert!(guard_traps(&made_otherwise, false).unwrap_err().contains("new WebAssembly.Instance("));
+        assert!(schedules_reset(&format!("{NODE}function f() {{\n    __wbg_reinit_scheduled = true;\n}}\n")));
+        assert!(!schedules_reset(NODE));
         assert!(guard_traps(&NODE.replace("function addToExternrefTable0", "function add"), false)
             .unwrap_err()
             .contains("addToExternrefTable0"));

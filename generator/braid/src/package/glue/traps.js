@@ -35,7 +35,9 @@ const braidOnReset = [];
  * The `WebAssembly` the glue of a Node or web package sees: the global's,
  * but for the instances it makes, whose exports are guarded (at start, in
  * `initSync` and `init`, and in every reset). The glue reads nothing of an
- * instance but its `exports`.
+ * instance but its `exports`. An `init()` that resolves after `initSync()`
+ * made the module's instance meanwhile fails, rather than have wasm-bindgen's
+ * glue swap in a second instance under the objects made on the first.
  */
 const braidWebAssembly = (() => {
     const real = globalThis.WebAssembly;
@@ -47,19 +49,29 @@ const braidWebAssembly = (() => {
             this.exports = braidGuardTraps(made.exports);
         }
     }
-    const adopt = (instance) => new Instance(adopting, instance);
-    return {
+    const adopt = (instance) => {
+        if (wasm !== undefined) {
+            throw new Error('initSync() made this module\'s instance while init() was loading it: init() makes no second one (the module is ready; init() is not needed after initSync())');
+        }
+        return new Instance(adopting, instance);
+    };
+    const shadow = {
         __proto__: real,
         Instance,
         async instantiate(source, imports) {
             const made = await real.instantiate(source, imports);
             return made instanceof real.Instance ? adopt(made) : { module: made.module, instance: adopt(made.instance) };
         },
-        async instantiateStreaming(source, imports) {
+    };
+    // Where the engine has none, neither has the glue (it then fetches the
+    // bytes and calls `instantiate`).
+    if (typeof real.instantiateStreaming === 'function') {
+        shadow.instantiateStreaming = async (source, imports) => {
             const { module, instance } = await real.instantiateStreaming(source, imports);
             return { module, instance: adopt(instance) };
-        },
-    };
+        };
+    }
+    return shadow;
 })();
 function braidGuardTraps(exports) {
     // Made here, not beside the function: this runs as the module loads.
@@ -139,7 +151,9 @@ function braidGuardTraps(exports) {
             };
         }
     }
-    return guarded;
+    // What `init()` hands the caller: like an instance's own exports, it
+    // cannot be changed.
+    return Object.freeze(guarded);
 }
 function braidSettleOnReset(promise) {
     return new Promise((resolve, reject) => {
@@ -162,7 +176,13 @@ function braidFailed(cause) {
         return new Error(`the module ${braidWhat(first)}: this call failed, and so does every later call, as a bundler package imports its Wasm as an ES module, which cannot be instantiated again (load the page again, or use the web or Node package, which make a fresh instance)`, { cause: first });
     }
     braidResetCause = undefined;
-    braidResetNow();
+    try {
+        braidResetNow();
+    } catch (failure) {
+        // No fresh instance (out of memory): the broken one is not used again.
+        braidResetCause = first;
+        throw failure;
+    }
     return new Error(`the module ${braidWhat(first)} and was reset: this call failed; the next call runs on a fresh instance (objects made before, such as a Workflow or a stream, can no longer be used)`, { cause: first });
 }
 /** The package's `__wbg_reset_state`: asked for during a call, the reset waits for the outermost call, which fails. */
