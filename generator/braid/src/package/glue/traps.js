@@ -41,19 +41,19 @@ const braidOnReset = [];
  */
 const braidWebAssembly = (() => {
     const real = globalThis.WebAssembly;
-    const adopting = {};
     class Instance {
         exports;
         constructor(module, imports) {
-            const made = module === adopting ? imports : new real.Instance(module, imports);
-            this.exports = braidGuardTraps(made.exports);
+            this.exports = braidGuardTraps(new real.Instance(module, imports).exports);
         }
     }
+    // An instance `init()` made, as the glue's own (its fields defined, so
+    // no setter on a prototype is run).
     const adopt = (instance) => {
         if (wasm !== undefined) {
             throw new Error('initSync() made this module\'s instance while init() was loading it: init() makes no second one (the module is ready; init() is not needed after initSync())');
         }
-        return new Instance(adopting, instance);
+        return { __proto__: Instance.prototype, exports: braidGuardTraps(instance.exports) };
     };
     const shadow = {
         __proto__: real,
