@@ -1,9 +1,12 @@
 //! The repository's own checks, in Rust rather than in the Makefile:
 //! [`modules`] (import cycles between a crate's modules) and files over a
 //! size limit, both run by `cargo xtask modules` and by this crate's test;
-//! and [`tasks`], the Makefile's steps that are more than one command.
+//! [`tasks`], the Makefile's steps that are more than one command; and
+//! [`package`], the crates users install, packaged and installed from
+//! their packages.
 
 pub mod modules;
+pub mod package;
 pub mod tasks;
 
 use std::path::{Path, PathBuf};

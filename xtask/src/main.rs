@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::Result;
-use xtask::{check_modules, tasks, MAX_LINES, SIZED};
+use xtask::{check_modules, package, tasks, MAX_LINES, SIZED};
 
 const USAGE: &str = "usage: cargo xtask TASK
   modules         import cycles between modules, files over the size limit
@@ -14,7 +14,8 @@ const USAGE: &str = "usage: cargo xtask TASK
   test-postgres   the shared backend's store tests against a private PostgreSQL
   test-s3         the S3 store's and the compile cache's tests against a private Garage
   package         the crates users install, packaged and verified (`cargo package`)
-  package --install   and braid-cli installed from its package";
+  package --install   the same, braid-cli installed from its package (`cargo install`) building
+                  the packages it depends on, cargo package verifying the others";
 
 /// An error is printed as one line of its causes, without the backtrace
 /// anyhow captures when `RUST_BACKTRACE` is set (as in CI), which would
@@ -37,8 +38,8 @@ fn run() -> Result<ExitCode> {
         ["lint-wasm"] => tasks::lint_wasm,
         ["test-postgres"] => tasks::test_postgres,
         ["test-s3"] => tasks::test_s3,
-        ["package"] => |root: &Path| tasks::package(root, false),
-        ["package", "--install"] => |root: &Path| tasks::package(root, true),
+        ["package"] => |root: &Path| package::package(root, false),
+        ["package", "--install"] => |root: &Path| package::package(root, true),
         ["modules"] => {
             let problems = check_modules(&root)?;
             for problem in &problems {

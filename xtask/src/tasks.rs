@@ -2,8 +2,7 @@
 //! Rust: the operations built for a bare-metal target and linted on wasm32
 //! (each with the features its manifest declares), and the tests of the
 //! shared backends against a private PostgreSQL or Garage, started for the
-//! run and stopped, with their directory removed, whatever the result; the
-//! crates users install, packaged and installed from their packages.
+//! run and stopped, with their directory removed, whatever the result.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -55,7 +54,7 @@ fn supporting<'a>(ops: &'a [Operation], target: &'a str) -> impl Iterator<Item =
 }
 
 /// Runs `cmd` in `root`, failing with the command line when it fails.
-fn run(root: &Path, cmd: &mut Command) -> Result<()> {
+pub(crate) fn run(root: &Path, cmd: &mut Command) -> Result<()> {
     cmd.current_dir(root);
     let shown = format!("{cmd:?}");
     let status = cmd.status().with_context(|| format!("starting {shown}"))?;
@@ -102,178 +101,6 @@ pub fn lint_wasm(root: &Path) -> Result<()> {
     run(root, &mut cmd)
 }
 
-/// The crates a user installs or depends on, in the order `cargo package`
-/// needs no registry for: each one's path dependencies come before it.
-pub const PACKAGES: &[&str] = &[
-    "braid-schema",
-    "braid-macro-support",
-    "braid-support",
-    "braid-macros",
-    "braid",
-    "braid-engine",
-    "braid-store",
-    "braid-worker",
-    "braid-service",
-    "braid-cli",
-];
-
-/// Every crate of [`PACKAGES`] packaged and verified (each built from its
-/// package alone, its path dependencies from theirs, which cargo puts in a
-/// registry of its own under `target/package/`); then, with `install`,
-/// `braid-cli` installed from its package with `cargo install` (debug,
-/// into `target/package/install`), its path dependencies patched to the
-/// packaged ones, and the installed `braid` made to generate a crate (its
-/// templates and runtime crates come from the package's `embedded.tar`).
-pub fn package(root: &Path, install: bool) -> Result<()> {
-    let tar = root.join("generator/braid/embedded.tar");
-    run(root, cargo().args(["run", "--quiet", "-p", "braid", "--example", "embedded_tar", "--"]).arg(&tar))?;
-    let versions = versions(root)?;
-    let target = target_dir(root)?;
-    forget_extracted_packages(&versions)?;
-    forget_packaged_builds(&target)?;
-    let mut cmd = cargo();
-    // Dirty or not: this checks what would be packaged, not a release.
-    cmd.args(["package", "--quiet", "--allow-dirty"]);
-    for name in PACKAGES {
-        cmd.args(["-p", name]);
-    }
-    run(root, &mut cmd)?;
-    if !install {
-        return Ok(());
-    }
-    let packaged = |name: &str| target.join(format!("package/{name}-{}", versions[name]));
-    let installed = target.join("package/install");
-    let mut cmd = cargo();
-    cmd.args(["install", "--quiet", "--locked", "--debug", "--force", "--path"]).arg(packaged("braid-cli"));
-    cmd.arg("--root").arg(&installed).arg("--target-dir").arg(&target);
-    for name in PACKAGES.iter().filter(|name| **name != "braid-cli") {
-        cmd.arg("--config").arg(format!("patch.crates-io.{name}.path={:?}", packaged(name).display().to_string()));
-    }
-    run(root, &mut cmd)?;
-    let scratch = tempfile::tempdir()?;
-    let out = scratch.path().join("crate");
-    let braid = installed.join("bin/braid");
-    run(root, Command::new(&braid).arg("--version"))?;
-    run(
-        root,
-        Command::new(&braid)
-            .args(["generate", "workflows/cidv1_from_bytes.json", "-o"])
-            .arg(&out)
-            .env("BRAID_HOME", scratch.path().join("home")),
-    )?;
-    let lib = out.join("src/lib.rs");
-    let text =
-        std::fs::read_to_string(&lib).with_context(|| format!("the installed braid wrote no {}", lib.display()))?;
-    if !text.contains("@generated") {
-        bail!("{} is not a generated crate", lib.display());
-    }
-    println!(
-        "package: {} packaged and verified; braid-cli installed from its package and generating",
-        PACKAGES.join(", ")
-    );
-    Ok(())
-}
-
-/// The workspace's target directory, as cargo has it (`CARGO_TARGET_DIR`
-/// and `build.target-dir` included).
-fn target_dir(root: &Path) -> Result<PathBuf> {
-    let output = cargo()
-        .args(["metadata", "--format-version", "1", "--no-deps"])
-        .current_dir(root)
-        .output()
-        .context("running cargo metadata")?;
-    if !output.status.success() {
-        bail!("cargo metadata failed: {}", String::from_utf8_lossy(&output.stderr));
-    }
-    let metadata: serde_json::Value = serde_json::from_slice(&output.stdout).context("reading cargo metadata")?;
-    let dir = metadata["target_directory"].as_str().context("cargo metadata gave no target_directory")?;
-    Ok(PathBuf::from(dir))
-}
-
-/// Removes cargo's record of having built [`PACKAGES`] from the registry
-/// of packages (`target/debug/.fingerprint/<name>-<hash>/`), so that their
-/// verification builds them again. Cargo takes a crate from a registry to
-/// be what its version says, and records none of its source files: a
-/// package of this checkout verified before, whose sources changed since
-/// under the same version, was found fresh and its dependents built
-/// against the old one (`braid-support` against a `braid-schema` without a
-/// function added since). Those records are the ones listing no source
-/// file; one taken for such by mistake costs a rebuild, never a stale one.
-/// (Cargo's fingerprints are not a stable interface: should they change,
-/// this finds nothing to forget and the verification fails as before.)
-fn forget_packaged_builds(target: &Path) -> Result<()> {
-    let fingerprints = target.join("debug/.fingerprint");
-    let Ok(entries) = std::fs::read_dir(&fingerprints) else {
-        return Ok(());
-    };
-    for entry in entries {
-        let dir = entry?.path();
-        let name = dir.file_name().unwrap_or_default().to_string_lossy().into_owned();
-        let Some((package, _hash)) = name.rsplit_once('-') else { continue };
-        if !PACKAGES.contains(&package) {
-            continue;
-        }
-        // The library's dep-info (`dep-lib-<crate name>`).
-        let dep_info = std::fs::read_dir(&dir)
-            .with_context(|| format!("reading {}", dir.display()))?
-            .filter_map(|e| e.ok())
-            .find(|e| e.file_name().to_string_lossy().starts_with("dep-lib-"));
-        let Some(bytes) = dep_info.and_then(|e| std::fs::read(e.path()).ok()) else { continue };
-        if !bytes.windows(3).any(|w| w == b".rs") {
-            std::fs::remove_dir_all(&dir).with_context(|| format!("removing {}", dir.display()))?;
-        }
-    }
-    Ok(())
-}
-
-/// Removes what an earlier `cargo package` of a checkout at the same path
-/// left extracted of [`PACKAGES`] under `$CARGO_HOME/registry/src/`.
-/// Cargo verifies a package against the others through a registry of its
-/// own under `target/package/`, named by that directory's path, and
-/// extracts each `.crate` it takes from there once: a directory already
-/// there is trusted, so a fresh clone at a path packaged before (as CI's
-/// is, every run) built against the crates of that earlier run, whose
-/// version is the same, and failed on anything added since. Registries
-/// other than crates.io are the directories whose names start with `-`;
-/// nothing of crates.io is touched.
-fn forget_extracted_packages(versions: &BTreeMap<String, String>) -> Result<()> {
-    let home = match std::env::var_os("CARGO_HOME") {
-        Some(home) => PathBuf::from(home),
-        None => PathBuf::from(std::env::var_os("HOME").context("neither CARGO_HOME nor HOME is set")?).join(".cargo"),
-    };
-    let Ok(registries) = std::fs::read_dir(home.join("registry/src")) else {
-        return Ok(());
-    };
-    for registry in registries {
-        let registry = registry?;
-        if !registry.file_name().to_string_lossy().starts_with('-') {
-            continue;
-        }
-        for name in PACKAGES {
-            let extracted = registry.path().join(format!("{name}-{}", versions[*name]));
-            if extracted.exists() {
-                std::fs::remove_dir_all(&extracted).with_context(|| format!("removing {}", extracted.display()))?;
-            }
-        }
-    }
-    Ok(())
-}
-
-/// Each workspace member's version, by package name.
-fn versions(root: &Path) -> Result<BTreeMap<String, String>> {
-    let mut out = BTreeMap::new();
-    for dir in crate::members(root)? {
-        let path = dir.join("Cargo.toml");
-        let manifest: toml::Table =
-            std::fs::read_to_string(&path)?.parse().with_context(|| format!("{}", path.display()))?;
-        let package = manifest.get("package").context("a [package]")?;
-        if let (Some(name), Some(version)) = (package.get("name"), package.get("version")) {
-            out.insert(name.as_str().unwrap_or_default().to_string(), version.as_str().unwrap_or_default().to_string());
-        }
-    }
-    Ok(out)
-}
-
 /// The shared backend's store tests against a private PostgreSQL.
 pub fn test_postgres(root: &Path) -> Result<()> {
     let server = Server::start(root, "postgres", POSTGRES_PORT)?;
@@ -312,7 +139,7 @@ fn ignored_lib_tests(filter: &str) -> Command {
 /// package's `CARGO_MANIFEST_DIR`, `CARGO_PKG_*`): build scripts that watch
 /// them, as ring's does, would run again, and the next cargo of `make test`
 /// would rebuild what depends on them (half a minute, twice).
-fn cargo() -> Command {
+pub(crate) fn cargo() -> Command {
     let mut cmd = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
     for (name, _) in std::env::vars_os() {
         let name = name.to_string_lossy();
