@@ -110,9 +110,15 @@ test-workflows: setup $(BRAID)
 # The Node tests make temporary directories (services' data, npm consumers,
 # cargo target directories): all under one TMPDIR, removed afterwards
 # whatever the result. World-writable and sticky like /tmp, as the test
-# service run by an ordinary user writes there too.
+# service run by an ordinary user writes there too. Test files run at
+# least two at a time: node's default, one fewer than the cores, is one on
+# two cores, and the files spend much of their time waiting on processes
+# (builds, browsers, servers); on 2 cores, test-node takes 8 minutes, not
+# 14. Each test waits for what it can observe, so none depends on running
+# alone (services on ports of their own, data in directories of their own).
+NODE_TEST_CONCURRENCY ?= $(shell n=$$(nproc); echo $$(( n > 2 ? n - 1 : 2 )))
 NODE_TEST = tmp=$$(mktemp -d) && chmod 1777 $$tmp && status=0 && \
-	(cd js && TMPDIR=$$tmp $(1) node --test $(2)) || status=$$?; \
+	(cd js && TMPDIR=$$tmp $(1) node --test --test-concurrency=$(NODE_TEST_CONCURRENCY) $(2)) || status=$$?; \
 	rm -rf $$tmp || true; exit $$status
 
 test-node: test-wasm test-workflows wasmtime-cli
