@@ -18,6 +18,11 @@ use anyhow::{Context as _, Result};
 pub const SIZED: &[&str] = &["generator/braid", "generator/service", "generator/store", "generator/worker"];
 pub const MAX_LINES: usize = 600;
 
+/// The workspace's root: the directory above this crate.
+pub fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("xtask lives in the workspace").to_path_buf()
+}
+
 /// The workspace's member directories, from its `Cargo.toml`.
 pub fn members(root: &Path) -> Result<Vec<PathBuf>> {
     let text = std::fs::read_to_string(root.join("Cargo.toml")).context("reading the workspace's Cargo.toml")?;

@@ -1,11 +1,11 @@
 //! `cargo xtask`: the repository's own checks and the Makefile's steps
 //! that are more than one command (see [`USAGE`]).
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::ExitCode;
 
 use anyhow::Result;
-use xtask::{check_modules, package, tasks, MAX_LINES, SIZED};
+use xtask::{check_modules, package, tasks, workspace_root, MAX_LINES, SIZED};
 
 const USAGE: &str = "usage: cargo xtask TASK
   modules         import cycles between modules, files over the size limit
@@ -60,8 +60,4 @@ fn run() -> Result<ExitCode> {
     };
     task(&root)?;
     Ok(ExitCode::SUCCESS)
-}
-
-fn workspace_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("xtask lives in the workspace").to_path_buf()
 }

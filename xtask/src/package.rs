@@ -283,8 +283,7 @@ mod tests {
     /// verification, and `braid` is verified.
     #[test]
     fn every_package_is_built_from_its_package_once_with_install() {
-        let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
-        let crates = crates(root).unwrap();
+        let crates = crates(&crate::workspace_root()).unwrap();
         let verified = verified_before_install(&crates);
         let installed = with_dependencies(&crates, &[CLI]);
         assert!(verified.contains("braid"));

@@ -231,8 +231,7 @@ mod tests {
 
     #[test]
     fn the_workspace_operations_come_with_their_targets_and_config_values() {
-        let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
-        let ops = operations(root).unwrap();
+        let ops = operations(&crate::workspace_root()).unwrap();
         let multihash = ops.iter().find(|op| op.name == "op_multihash").expect("op_multihash is an operation");
         assert!(multihash.targets.iter().any(|t| t == "nostd"), "{multihash:?}");
         assert!(multihash.values.contains(&"hasher-blake3".to_string()), "{multihash:?}");
