@@ -14,7 +14,7 @@ export BRAID_HOME := $(CURDIR)/target/braid-home
 WORKFLOWS := $(filter-out workflows/vectors.json,$(wildcard workflows/*.json))
 SAMPLE := workflows/samples/sample.txt
 
-.PHONY: setup setup-demo setup-bench demo test test-docs bench bench-first bench-glue bench-run wasmtime-cli wasmtime-cli-release test-rust test-lint test-nostd test-wasm test-workflows test-node test-postgres test-s3 test-cluster bench-cluster bless clean
+.PHONY: setup setup-demo setup-bench demo test test-docs bench bench-first bench-glue bench-run wasmtime-cli wasmtime-cli-release test-rust test-lint test-nostd test-wasm test-workflows test-builds test-node test-postgres test-s3 test-cluster bench-cluster bless clean
 
 # What each entry point installs (scripts/setup.sh): the demo only what it
 # runs; the tests the rest (browser, sandbox, PostgreSQL, Garage, mdBook).
@@ -25,8 +25,15 @@ setup:
 setup-bench:
 	@scripts/setup.sh bench
 
+# `make test` builds the binary with the workspace's tests, as test-rust
+# would (which then has nothing to compile): cargo resolves features over
+# the packages it builds, and the tests' dev-dependencies change those of
+# the binary's dependencies, so a `-p braid-cli` build first compiled
+# Braid's own crates twice.
+BRAID_BUILD := cargo build -p braid-cli
+test: BRAID_BUILD := cargo test --workspace --no-run --quiet
 $(BRAID): setup-demo FORCE
-	@cargo build -p braid-cli
+	@$(BRAID_BUILD)
 
 FORCE:
 
@@ -45,7 +52,7 @@ demo: $(BRAID)
 	@node js/scripts/demo.mjs target/demo/pkg/node/wf_cidv1_from_bytes.js $(SAMPLE)
 
 ## test: every test (Rust, lint, no_std builds, Wasm builds, Node)
-test: setup test-docs test-lint test-rust test-nostd test-wasm test-workflows test-node test-postgres test-s3 test-cluster
+test: setup test-docs test-lint test-rust test-nostd test-builds test-node test-postgres test-s3 test-cluster
 	@echo "make test: all passed"
 
 # The book under docs/ builds, and every relative link in it and in the
@@ -91,8 +98,9 @@ test-nostd: setup
 	cargo xtask nostd
 
 # Every Wasm-capable operation, alone, as a Node package.
+OP_PACKAGES = $(BRAID) op-package $$($(BRAID) ops --supports wasm --names) --targets node,web,bundler -o $(NPM_OPS)
 test-wasm: setup $(BRAID)
-	$(BRAID) op-package $$($(BRAID) ops --supports wasm --names) --targets node,web,bundler -o $(NPM_OPS)
+	$(OP_PACKAGES)
 
 # Every example workflow (and two test ones: hostile strings, and an Array
 # as the external input for js/test/hostile.test.mjs) built for every target
@@ -103,9 +111,21 @@ test-wasm: setup $(BRAID)
 # `--workspace`, not `-p braid-cli`: the same features as test-rust's build,
 # so the test binaries are the ones it made (with `-p`, cargo resolves the
 # features of braid-cli alone and compiles them again).
+E2E = cargo test --quiet --workspace --test e2e -- --ignored
+LIMITS = cargo test --quiet --workspace --test limits -- --ignored
 test-workflows: setup $(BRAID)
-	cargo test --quiet --workspace --test e2e -- --ignored
-	cargo test --quiet --workspace --test limits -- --ignored
+	$(E2E)
+	$(LIMITS)
+
+# test-wasm and test-workflows at the same time (scripts/together.sh), the
+# operations' packages and the manifests at the limits each in a cargo
+# target directory of its own: on 2 cores, vmstat found the machine idle a
+# quarter of the time they ran one after the other (each compiles one crate
+# at once, on one core, then runs wasm-bindgen or wasm-opt on one core),
+# and in one directory cargo's lock would make them take turns.
+test-builds: setup $(BRAID)
+	scripts/together.sh "$(E2E)" "BRAID_TARGET_DIR=$(CURDIR)/target/braid-ops $(OP_PACKAGES)" \
+	  "BRAID_TARGET_DIR=$(CURDIR)/target/braid-limits $(LIMITS)"
 
 # The Node tests make temporary directories (services' data, npm consumers,
 # cargo target directories): all under one TMPDIR, removed afterwards
@@ -121,7 +141,7 @@ NODE_TEST = tmp=$$(mktemp -d) && chmod 1777 $$tmp && status=0 && \
 	(cd js && TMPDIR=$$tmp $(1) node --test --test-concurrency=$(NODE_TEST_CONCURRENCY) $(2)) || status=$$?; \
 	rm -rf $$tmp || true; exit $$status
 
-test-node: test-wasm test-workflows wasmtime-cli
+test-node: test-builds wasmtime-cli
 	$(call NODE_TEST,BRAID_OP_PKGS=$(CURDIR)/$(NPM_OPS) BRAID_WF_OUT=$(CURDIR)/$(WF_OUT) BRAID_BIN=$(CURDIR)/$(BRAID) BRAID_WASMTIME=$(CURDIR)/$(WASMTIME_TEST),test/)
 
 # Private servers for the shared backends' tests, on loopback, each in a

@@ -4,8 +4,10 @@
 //! no compiler process may exceed the memory budget (README, "Limits").
 //!
 //! Slow (it compiles), so it is `#[ignore]`d in `cargo test` and run by
-//! `make test` as `cargo test --workspace --test limits -- --ignored`, after
-//! the example workflows have warmed the shared target directory.
+//! `make test` as `cargo test --workspace --test limits -- --ignored`,
+//! beside the e2e trials, in a cargo target directory of its own
+//! (`make test-builds`; `BRAID_TARGET_DIR`), so that the two do not take
+//! turns on cargo's lock.
 
 use std::path::PathBuf;
 use std::process::Command;

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Runs its arguments, each a shell command, at the same time: the first
+# with its output as it comes, each of the others with its output in a log
+# (target/tmp/together/N.log) shown once it has ended. Exits 1 if any
+# failed, naming which. `make test-builds` runs the e2e trials, the
+# operations' npm packages and the manifests at the limits this way: each
+# leaves a core idle for much of its time (one crate compiled at once, on
+# one core; wasm-bindgen, wasm-opt), and in cargo target directories of
+# their own they need not take turns on cargo's lock.
+set -uo pipefail
+
+logs=target/tmp/together
+mkdir -p "$logs"
+pids=()
+for ((i = 1; i < $#; i++)); do
+  command=${*:i+1:1}
+  echo "together: [$i] $command (output in $logs/$i.log, shown when it ends)"
+  bash -c "$command" > "$logs/$i.log" 2>&1 &
+  pids+=($!)
+done
+
+failed=()
+bash -c "$1" || failed+=("$1")
+for ((i = 1; i < $#; i++)); do
+  command=${*:i+1:1}
+  wait "${pids[i-1]}" || failed+=("$command")
+  echo "together: [$i] $command:"
+  cat "$logs/$i.log"
+done
+
+for command in "${failed[@]}"; do
+  echo "together: failed: $command" >&2
+done
+[ ${#failed[@]} -eq 0 ]
