@@ -25,15 +25,8 @@ setup:
 setup-bench:
 	@scripts/setup.sh bench
 
-# `make test` builds the binary with the workspace's tests, as test-rust
-# would (which then has nothing to compile): cargo resolves features over
-# the packages it builds, and the tests' dev-dependencies change those of
-# the binary's dependencies, so a `-p braid-cli` build first compiled
-# Braid's own crates twice.
-BRAID_BUILD := cargo build -p braid-cli
-test: BRAID_BUILD := cargo test --workspace --no-run --quiet
 $(BRAID): setup-demo FORCE
-	@$(BRAID_BUILD)
+	@cargo build -p braid-cli
 
 FORCE:
 
@@ -124,8 +117,8 @@ test-workflows: setup $(BRAID)
 # at once, on one core, then runs wasm-bindgen or wasm-opt on one core),
 # and in one directory cargo's lock would make them take turns.
 test-builds: setup $(BRAID)
-	scripts/together.sh "$(E2E)" "BRAID_TARGET_DIR=$(CURDIR)/target/braid-ops $(OP_PACKAGES)" \
-	  "BRAID_TARGET_DIR=$(CURDIR)/target/braid-limits $(LIMITS)"
+	scripts/together.sh '$(E2E)' 'BRAID_TARGET_DIR=$(CURDIR)/target/braid-ops $(OP_PACKAGES)' \
+	  'BRAID_TARGET_DIR=$(CURDIR)/target/braid-limits $(LIMITS)'
 
 # The Node tests make temporary directories (services' data, npm consumers,
 # cargo target directories): all under one TMPDIR, removed afterwards
