@@ -17,7 +17,8 @@ SAMPLE := workflows/samples/sample.txt
 .PHONY: setup setup-demo setup-bench demo test test-docs bench bench-first bench-glue bench-run test-rust test-lint test-nostd test-wasm test-workflows test-builds test-node test-postgres test-s3 test-cluster bench-cluster bless clean
 
 # What each entry point installs (scripts/setup.sh): the demo only what it
-# runs; the tests the rest (browser, sandbox, PostgreSQL, Garage, mdBook).
+# runs; the tests the rest (browser, sandbox, PostgreSQL, Garage, the
+# wasmtime CLI, mdBook).
 setup-demo:
 	@scripts/setup.sh demo
 setup:

@@ -9,22 +9,21 @@
 # their own they need not take turns on cargo's lock.
 set -uo pipefail
 
+commands=("$@")
 logs=target/tmp/together
 mkdir -p "$logs"
 pids=()
-for ((i = 1; i < $#; i++)); do
-  command=${*:i+1:1}
-  echo "together: [$i] $command (output in $logs/$i.log, shown when it ends)"
-  bash -c "$command" > "$logs/$i.log" 2>&1 &
-  pids+=($!)
+for ((i = 1; i < ${#commands[@]}; i++)); do
+  echo "together: [$i] ${commands[i]} (output in $logs/$i.log, shown when it ends)"
+  bash -c "${commands[i]}" > "$logs/$i.log" 2>&1 &
+  pids[i]=$!
 done
 
 failed=()
-bash -c "$1" || failed+=("$1")
-for ((i = 1; i < $#; i++)); do
-  command=${*:i+1:1}
-  wait "${pids[i-1]}" || failed+=("$command")
-  echo "together: [$i] $command:"
+bash -c "${commands[0]}" || failed+=("${commands[0]}")
+for ((i = 1; i < ${#commands[@]}; i++)); do
+  wait "${pids[i]}" || failed+=("${commands[i]}")
+  echo "together: [$i] ${commands[i]}:"
   cat "$logs/$i.log"
 done
 
