@@ -138,12 +138,12 @@ if tests_too; then
   # The wasmtime CLI of the engine's own wasmtime (Cargo.lock's version):
   # the tests run the HTTP functions and the book's page of them under
   # `wasmtime serve`, and make bench-run times it as a host. A release
-  # build, as users install it, once per machine like Garage (about 8
+  # build, as users install it, once per machine like Garage (about 10
   # minutes here), with only what `run` and `serve` need (`serve` does not
   # build without component-model-async; the default features are far more).
   wasmtime_version=$(sed -n '/^name = "wasmtime"$/{n;s/^version = "\(.*\)"/\1/p;}' Cargo.lock)
   if ! has_version wasmtime "$wasmtime_version"; then
-    log "cargo install wasmtime-cli $wasmtime_version (run and serve: about 8 minutes)"
+    log "cargo install wasmtime-cli $wasmtime_version (run and serve: about 10 minutes)"
     cargo install --quiet wasmtime-cli --version "$wasmtime_version" --locked --force --no-default-features \
       --features run,serve,cranelift,pooling-allocator,component-model,component-model-async,cache,config
   fi
