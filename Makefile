@@ -226,8 +226,8 @@ bench-cluster: setup $(BRAID)
 ## floor and `wasmtime serve` on hand-written wasi:http components
 ## (bench/run.json, bench/RUN.md): req/s, latency at half load, CPU and
 ## page faults a request, cores used, instantiation, RSS, first runs. oha
-## is installed into target/tools, the wasmtime CLI (the engine's version)
-## with the tests' tools (scripts/setup.sh).
+## is installed into target/tools, the wasmtime CLI (a release binary of
+## the engine's LTS line) with the tests' tools (scripts/setup.sh).
 OHA := target/tools/bin/oha
 bench-run: setup $(BRAID)
 	@test -x $(OHA) || cargo install --quiet --locked oha --version '~1.16' --root target/tools

