@@ -259,6 +259,32 @@ pub fn room(bytes: f64) -> bool {
     bytes <= usize::MAX as f64 && room_for(bytes as usize)
 }
 
+/// The bytes of an input that the glue's fast path copied into Wasm memory
+/// for a typed entry (Braid's `braidPassBytes`, in its
+/// `package/glue/fast-run.js`), which hands the entry their address and
+/// length as numbers: from here on they are Rust's. This is how
+/// wasm-bindgen takes a `Vec<u8>` argument, with the copy into Wasm memory
+/// Braid's own, so its glue is called as wasm-bindgen wrote it.
+///
+/// # Safety
+///
+/// `ptr` is what this module's `__wbindgen_malloc(len, 1)` returned, its
+/// `len` bytes all written, and nothing else owns it: it is handed over
+/// once. Only the glue calls a typed entry (its `__braid_` functions are
+/// not exported from the JS module).
+#[allow(unsafe_code)]
+pub unsafe fn passed_bytes(ptr: u32, len: u32) -> Vec<u8> {
+    if len == 0 {
+        // `__wbindgen_malloc` allocates nothing for no bytes.
+        return Vec::new();
+    }
+    let len = len as usize;
+    // SAFETY: the caller's contract above: an allocation of the global
+    // allocator of exactly `len` bytes at alignment 1, initialised, owned
+    // by no one else; Wasm addresses are `u32`s.
+    unsafe { Vec::from_raw_parts(ptr as usize as *mut u8, len, len) }
+}
+
 /// Reads the bytes of a `Uint8Array` (subclasses included) as they are,
 /// whatever its own getters say.
 fn read_bytes(value: &JsValue, place: Place<'_>, expected: &str) -> Result<Vec<u8>, Error> {

@@ -33,7 +33,7 @@ const TEMPLATES: &[&str] =
 
 /// The partials templates share (`{{> header comment="//"}}`), in
 /// `templates/partials/`.
-const PARTIALS: &[&str] = &["header", "arg", "run_segment", "segment_steps"];
+const PARTIALS: &[&str] = &["header", "arg", "run_segment", "segment_steps", "typed_param", "typed_bytes"];
 
 /// Generation failed: a bug in Braid's templates or names, not bad input.
 #[derive(Debug, thiserror::Error)]

@@ -86,9 +86,15 @@ pub(super) fn api(glue: &str, typed: &TypedEntries, module: bool) -> Result<Opti
     let instance = if declares(glue, "__wbg_instance_id") { "__wbg_instance_id" } else { "0" };
     given.push(format!("instance: () => {instance}"));
     // Each typed entry called with the items read as its arguments, one
-    // by one rather than spread.
+    // by one rather than spread: a string as it is, a `Uint8Array` copied
+    // into Wasm memory by `braidPassBytes`, as its address and length.
     let entry = |name: &str, kinds: &str| {
-        let items: Vec<String> = (0..kinds.len()).map(|i| format!("items[{i}]")).collect();
+        let items: Vec<String> = (kinds.bytes().enumerate())
+            .map(|(i, kind)| match kind {
+                b'b' => format!("braidPassBytes(items[{i}], {i}), braidLengths[{i}]"),
+                _ => format!("items[{i}]"),
+            })
+            .collect();
         format!("{{ kinds: '{kinds}', call: (items) => {name}{kinds}({}) }}", items.join(", "))
     };
     if let Some(kinds) = &typed.run {
@@ -187,8 +193,8 @@ mod tests {
     runMany,
     runStream,
     instance: () => __wbg_instance_id,
-    runTyped: { kinds: 'bs', call: (items) => __braid_run_typed_bs(items[0], items[1]) },
-    nextTyped: { kinds: 'b', call: (items) => __braid_next_fresh_typed_b(items[0]) },
+    runTyped: { kinds: 'bs', call: (items) => __braid_run_typed_bs(braidPassBytes(items[0], 0), braidLengths[0], items[1]) },
+    nextTyped: { kinds: 'b', call: (items) => __braid_next_fresh_typed_b(braidPassBytes(items[0], 0), braidLengths[0]) },
     items: braidItems, takeSlow: braidTakeSlow, fits: braidFits,
 });
 Stream.__wrap = braidPackage.adoptStream;

@@ -1,10 +1,11 @@
 //! The typed entries the template makes for `run`, `runSync` and a new
 //! `Workflow`'s first `next` (`__braid_run_typed_<kinds>`,
 //! `__braid_next_fresh_typed_<kinds>`, each input a `Bytes` or a `String`):
-//! their bytes copied into Wasm memory by Braid's `braidPassBytes`, and the
-//! readers of the inputs (`glue/fast-run.js`) put in the glue, for the
-//! package's API (`api.rs`) to call them with inputs it read once and
-//! checked.
+//! found in the glue, which is called as wasm-bindgen wrote it, and the
+//! readers of the inputs (`glue/fast-run.js`, whose `braidPassBytes`
+//! copies each `Uint8Array` into Wasm memory and gives the entry its address
+//! and length) put in the glue, for the package's API (`api.rs`) to call
+//! them with inputs it read once and checked.
 
 use super::braid_exports::hide_braid_exports;
 use super::glue::top;
@@ -34,20 +35,22 @@ pub(super) struct TypedEntries {
 /// (`braidItems`): an Array of exactly the inputs, each of its kind (a
 /// `Uint8Array`, a string) and within the limits, with room for them in
 /// Wasm memory (`braidFits`, as wasm-bindgen's allocator traps when it
-/// fails), goes to the typed entry, which takes the bytes copied by
-/// `braidPassBytes` (reading the typed array's own slots, never a
-/// subclass's getters, unlike wasm-bindgen's `passArray8ToWasm0`) and the
-/// text. Anything else goes the general way, reading what was read here
-/// (`braidReplay`): a getter or a `Proxy` trap of the caller's runs once,
-/// and every error is the one the general path gives.
+/// fails), goes to the typed entry: each `Uint8Array` as the address and
+/// length of its bytes, copied into Wasm memory by `braidPassBytes`
+/// (reading the typed array's own slots, never a subclass's getters, as
+/// wasm-bindgen's `passArray8ToWasm0` would), and each string as it is,
+/// for wasm-bindgen's glue to copy. Anything else goes the general way,
+/// reading what was read here (`braidReplay`): a getter or a `Proxy` trap
+/// of the caller's runs once, and every error is the one the general path
+/// gives.
 ///
 /// The `__braid_` functions are taken out of the module's exports. `Ok`
 /// with the glue unchanged but for that when it has no typed entry; `Err`
-/// saying what is missing when it has one but the glue is not in the form
-/// edited here, or the package has no braid-support snippet.
+/// saying what is missing when a typed entry's name is not one the
+/// template makes, or the package has no braid-support snippet.
 pub(super) fn fast_run(glue: &str, support: Option<&Support>) -> Result<(String, TypedEntries), &'static str> {
     let mut out = hide_braid_exports(glue);
-    let typed = TypedEntries { run: typed_entry(&mut out, TYPED_RUN)?, next: typed_entry(&mut out, TYPED_FRESH)? };
+    let typed = TypedEntries { run: typed_entry(&out, TYPED_RUN)?, next: typed_entry(&out, TYPED_FRESH)? };
     if typed != TypedEntries::default() {
         let support = support.ok_or("braid-support's src/wasm.js among the package's snippets")?;
         out.insert_str(top(&out), &format!("{}{FAST_RUN_HELPERS}", support.binding()));
@@ -79,27 +82,17 @@ impl Support {
 }
 
 /// The kinds of the typed entry declared by `declaration` (`bs`), if the
-/// glue has one, its `Uint8Array`s then copied in by `braidPassBytes`.
-fn typed_entry(glue: &mut String, declaration: &str) -> Result<Option<String>, &'static str> {
+/// glue has one.
+fn typed_entry(glue: &str, declaration: &str) -> Result<Option<String>, &'static str> {
     let Some(at) = glue.find(declaration) else {
         return Ok(None);
     };
     let rest = &glue[at + declaration.len()..];
-    let kinds = rest[..rest.find('(').ok_or("the typed entry's parameters")?].to_string();
+    let kinds = &rest[..rest.find('(').ok_or("the typed entry's parameters")?];
     if kinds.is_empty() || !kinds.bytes().all(|k| k == b'b' || k == b's') {
         return Err("the typed entry's name");
     }
-    let indent = &declaration[..declaration.len() - declaration.trim_start().len()];
-    let end = at + glue[at..].find(&format!("\n{indent}}}\n")).ok_or("the end of the typed entry")?;
-    let mut entry = glue[at..end].to_string();
-    for (i, _) in kinds.bytes().enumerate().filter(|(_, kind)| *kind == b'b') {
-        let pass = format!("passArray8ToWasm0(input{i}, wasm.__wbindgen_malloc)");
-        entry = Some(entry.replacen(&pass, &format!("braidPassBytes(input{i}, {i})"), 1))
-            .filter(|e| *e != entry)
-            .ok_or("how the typed entry passes bytes")?;
-    }
-    glue.replace_range(at..end, &entry);
-    Ok(Some(kinds))
+    Ok(Some(kinds.to_string()))
 }
 
 /// The JS side of [`fast_run`], put at the glue's top: Braid's own
@@ -123,24 +116,20 @@ mod tests {
 }
 exports.__braid_room = __braid_room;
 
-function __braid_run_typed_bs(input0, input1) {
-    const ptr0 = passArray8ToWasm0(input0, wasm.__wbindgen_malloc);
-    const len0 = WASM_VECTOR_LEN;
-    const ptr1 = passStringToWasm0(input1, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
-    const len1 = WASM_VECTOR_LEN;
+function __braid_run_typed_bs(input0, input0_length, input1) {
+    const ptr2 = passStringToWasm0(input1, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+    const len2 = WASM_VECTOR_LEN;
     let ret;
     __wbg_call_guard();
-    ret = wasm.__braid_run_typed_bs(ptr0, len0, ptr1, len1);
+    ret = wasm.__braid_run_typed_bs(input0, input0_length, ptr2, len2);
     return takeFromExternrefTable0(ret[0]);
 }
 exports.__braid_run_typed_bs = __braid_run_typed_bs;
 
-function __braid_next_fresh_typed_b(input0) {
-    const ptr0 = passArray8ToWasm0(input0, wasm.__wbindgen_malloc);
-    const len0 = WASM_VECTOR_LEN;
+function __braid_next_fresh_typed_b(input0, input0_length) {
     let ret;
     __wbg_call_guard();
-    ret = wasm.__braid_next_fresh_typed_b(ptr0, len0);
+    ret = wasm.__braid_next_fresh_typed_b(input0, input0_length);
     return takeFromExternrefTable0(ret[0]);
 }
 exports.__braid_next_fresh_typed_b = __braid_next_fresh_typed_b;
@@ -152,30 +141,19 @@ exports.run = run;
 ";
 
     #[test]
-    fn typed_entries_take_bytes_braid_copied() {
+    fn typed_entries_are_found_and_called_as_wasm_bindgen_wrote_them() {
         let glue = format!("/* @ts-self-types=\"./wf.d.ts\" */\n{TYPED}");
         let (fast, typed) = fast_run(&glue, Some(&support(false))).unwrap();
         assert_eq!(typed, TypedEntries { run: Some("bs".into()), next: Some("b".into()) });
-        for expected in [
-            "function __braid_run_typed_bs(input0, input1) {\n    const ptr0 = braidPassBytes(input0, 0);\n",
-            // Strings are wasm-bindgen's to copy.
-            "    const ptr1 = passStringToWasm0(input1, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);\n",
-            "function __braid_next_fresh_typed_b(input0) {\n    const ptr0 = braidPassBytes(input0, 0);\n",
-            // The reset function is not edited (traps.js's `braidOnReset`).
-            "function __wbg_reset_state () {\n    __wbg_instance_id++;\n",
-            "exports.run = run;\n",
-        ] {
-            assert!(fast.contains(expected), "{expected:?} in {fast}");
-        }
         // The readers first (after the types comment), as the module loads;
-        // the `__braid_` functions are the glue's alone.
-        assert!(
-            fast.starts_with(
-                "/* @ts-self-types=\"./wf.d.ts\" */\nconst braidSupport = require(\"./snippets/braid-support-0/src/wasm.js\");\n// Added by Braid"
-            ),
-            "{fast}"
+        // the `__braid_` functions are the glue's alone, and the rest of
+        // the glue is as it was.
+        let readers = format!(
+            "/* @ts-self-types=\"./wf.d.ts\" */\nconst braidSupport = require(\"./snippets/braid-support-0/src/wasm.js\");\n{FAST_RUN_HELPERS}"
         );
-        assert!(!fast.contains("exports.__braid_") && !fast.contains("passArray8ToWasm0(input"), "{fast}");
+        assert!(fast.starts_with(&readers), "{fast}");
+        assert_eq!(fast[readers.len()..], hide_braid_exports(TYPED));
+        assert!(!fast.contains("exports.__braid_"), "{fast}");
         // Without braid-support's snippet, no fast path.
         assert!(fast_run(&glue, None).is_err());
 
@@ -191,14 +169,13 @@ exports.run = run;
         assert!(!fast.contains("export function __braid_"), "{fast}");
 
         // Without a typed entry the glue is left as it is, but for the
-        // `__braid_` exports; with one in another form, refused.
+        // `__braid_` exports; with a name the template does not make, refused.
         let plain = "function __braid_room(bytes) {\n}\nexports.__braid_room = __braid_room;\nexports.run = run;\n";
         assert_eq!(
             fast_run(plain, None).unwrap(),
             ("function __braid_room(bytes) {\n}\nexports.run = run;\n".to_string(), TypedEntries::default())
         );
         let refused = |from: &str, to: &str| fast_run(&TYPED.replace(from, to), Some(&support(false))).is_err();
-        assert!(refused("passArray8ToWasm0(input0", "passArray8ToWasm1(input0"));
         assert!(refused("typed_bs(", "typed_bx("));
         assert!(refused("typed_b(", "typed_("));
     }

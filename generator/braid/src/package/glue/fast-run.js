@@ -4,16 +4,19 @@
 // each of its kind and with room in Wasm memory, goes to the typed entry;
 // anything else to the general path, which then reads what was read here.
 //
+// A typed entry takes each Uint8Array as the address and length of its
+// bytes in Wasm memory, which `braidPassBytes` copied there, and each
+// string as it is: the glue's function of the entry is called as
+// wasm-bindgen wrote it.
+//
 // From the glue: `wasm` (the instance's exports, `__braid_room` and
-// `__wbindgen_malloc` among them), `getUint8ArrayMemory0()`,
-// `WASM_VECTOR_LEN`, and `braidSupport`, braid-support's src/wasm.js (what
-// every Braid package reads callers' bytes with), bound by fast_run.rs
-// before this, and traps.js's `braidOnReset`, which the glue has above
-// this. Unit-tested as JavaScript by js/test/glue.test.mjs.
-// WASM_VECTOR_LEN is only set here, for the glue to read.
-// eslint-disable-next-line no-unused-vars
-/* global wasm, getUint8ArrayMemory0, WASM_VECTOR_LEN:writable, braidSupport, braidOnReset */
-/* exported braidItems, braidTakeSlow, braidFits, braidPassBytes */
+// `__wbindgen_malloc` among them), `getUint8ArrayMemory0()`, and
+// `braidSupport`, braid-support's src/wasm.js (what every Braid package
+// reads callers' bytes with), bound by fast_run.rs before this, and
+// traps.js's `braidOnReset`, which the glue has above this. Unit-tested as
+// JavaScript by js/test/glue.test.mjs.
+/* global wasm, getUint8ArrayMemory0, braidSupport, braidOnReset */
+/* exported braidItems, braidTakeSlow, braidFits, braidPassBytes, braidLengths */
 const braidBytes = Uint8Array;
 const { isArray: braidIsArray, from: braidArrayFrom } = Array;
 const { hasOwn: braidHasOwn } = Object;
@@ -122,12 +125,14 @@ braidOnReset.push(() => {
     braidTargets.length = 0;
 });
 /**
- * wasm-bindgen's `passArray8ToWasm0` for input `i`, a Uint8Array `braidFits`
- * took: as many bytes as it had then (`braidLengths`, which it made room
- * for), copied by braid-support's `braidCopyInto` (which reads a typed
- * array's own slots, never a subclass's getters) into a view of exactly
- * that many bytes of Wasm memory. Nothing of the caller's has run since
- * `braidFits`, so they are there.
+ * Input `i`, a Uint8Array `braidFits` took, copied into Wasm memory: as many
+ * bytes as it had then (`braidLengths[i]`, which it made room for), by
+ * braid-support's `braidCopyInto` (which reads a typed array's own slots,
+ * never a subclass's getters) into a view of exactly that many bytes
+ * allocated with the module's `__wbindgen_malloc`, whose address is
+ * returned: the typed entry takes them over (braid-support's
+ * `passed_bytes`). Nothing of the caller's has run since `braidFits`, so
+ * they are there.
  */
 function braidPassBytes(bytes, i) {
     const length = braidLengths[i];
@@ -142,6 +147,5 @@ function braidPassBytes(bytes, i) {
     if (!braidSupport.braidCopyInto(target.view, bytes, length)) {
         throw new Error('an input changed while it was copied into Wasm memory');
     }
-    WASM_VECTOR_LEN = length;
     return ptr;
 }
