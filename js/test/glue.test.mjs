@@ -270,13 +270,18 @@ test('fast-run.js: only real Uint8Arrays and strings with room in Wasm memory ta
   assert.equal(braidFits([bytes], 'b'), false);
 });
 
-/** traps.js around `exports`, a reset counted (or, as in a bundler package, no reset: `resets` false), the first `failing` resets throwing. */
+/**
+ * traps.js around `exports`, a reset counted (or, as in a bundler package,
+ * no reset: `resets` false, the exports handed over as its entry does, to
+ * the `__wbg_set_wasm` traps.rs binds), the first `failing` resets throwing.
+ */
 function traps(exports, { resets = true, failing = 0 } = {}) {
   const table = [];
+  const guard = resets ? 'wasm = braidGuardTraps(given)' : 'braidGuardSetWasm((val) => { wasm = val; })(given), wasm';
   const api = load(
     'traps.js',
-    `let resets = 0;\nlet failing = ${failing};\nconst braidResetState = ${resets ? "() => { resets++; if (failing-- > 0) throw new RangeError('no memory for a fresh instance'); }" : 'null'};\nlet wasm;`,
-    'wasm: (wasm = braidGuardTraps({ ...exports, __wbindgen_externrefs: { get: (i) => table[i] } })), resets: () => resets, braidReset, braidOnReset',
+    `let resets = 0;\nlet failing = ${failing};\nconst braidResetState = ${resets ? "() => { resets++; if (failing-- > 0) throw new RangeError('no memory for a fresh instance'); }" : 'null'};\nlet wasm;\nconst given = { ...exports, __wbindgen_externrefs: { get: (i) => table[i] } };`,
+    `wasm: (${guard}), resets: () => resets, braidReset, braidOnReset`,
     { exports, table, addToExternrefTable0: (value) => table.push(value) - 1 },
   );
   return { ...api, table };

@@ -393,8 +393,7 @@ pub fn package(
                 if schedules_reset(&text) {
                     return Err(PackageError::SchedulesReset { path });
                 }
-                text = guard_traps(&text, target != JsTarget::Node)
-                    .map_err(|what| PackageError::GlueForm { path: path.clone(), what })?;
+                text = guard_traps(&text).map_err(|what| PackageError::GlueForm { path: path.clone(), what })?;
             }
             // After the edits (the fast path's `require` of braid-support's
             // snippet is replaced with the others), before `'use strict'`,

@@ -3,8 +3,7 @@
 //! be, when the caller's code it ran, a getter or a `Proxy` trap, called
 //! the module again).
 
-use super::braid_exports::{export_as, hide_exports};
-use super::glue::{declares, top};
+use super::glue::{identifier_at, top};
 
 /// How the glue of a Node or web package makes an instance (at start, in
 /// `initSync` and in `__wbg_reset_state`; `init` calls
@@ -21,10 +20,6 @@ const MAKES_INSTANCES: &str = "new WebAssembly.Instance(";
 pub(super) fn schedules_reset(glue: &str) -> bool {
     glue.contains("__wbg_reinit_scheduled = true")
 }
-
-/// How a bundler package's glue is given the instance's exports, by the
-/// package's entry, which imports the Wasm as an ES module.
-const SET_WASM: &str = "export function __wbg_set_wasm(val) {\n    wasm = val;\n}\n";
 
 /// How wasm-bindgen's glue refuses to run a closure of an instance that
 /// was reset.
@@ -48,7 +43,12 @@ const STALE_CLOSURE: &str = "throw new Error('Cannot invoke closure from previou
 /// `WebAssembly`: the glue's `WebAssembly` is bound to Braid's, which
 /// guards each instance's exports, and wasm-bindgen's code is left as it
 /// is. A bundler package's entry hands the glue the exports of the instance
-/// the bundler made (`__wbg_set_wasm`), where they are guarded.
+/// the bundler made through the glue's `__wbg_set_wasm`, which is bound to
+/// a function of Braid's that guards them, then calls wasm-bindgen's.
+/// Both are bindings of the glue's scope assigned at its top (a function
+/// declaration's binding can be; an ES module's export of it follows), so
+/// wasm-bindgen's text is left as it is but for a reset instance's closures
+/// (below).
 ///
 /// Not while another call of the module is running, though: a call can
 /// run the caller's code (a getter of its inputs, a `Proxy` trap while an
@@ -56,38 +56,52 @@ const STALE_CLOSURE: &str = "throw new Error('Cannot invoke closure from previou
 /// instance reset then, the outer call would go on in the old instance
 /// with the glue's allocator, memory views and tables of the new one,
 /// writing into it where nothing was allocated. So a call inside another
-/// that traps, or a `__wbg_reset_state()` called inside one (the package
-/// exports `braidReset` under that name), fails that inner call (if it
+/// that traps, or a `__wbg_reset_state()` called inside one (the glue's
+/// `__wbg_reset_state` is bound to `braidReset`, which the package exports
+/// under that name, wrapping wasm-bindgen's), fails that inner call (if it
 /// trapped) and has the outermost call fail too and reset the module as it
 /// returns. What the outer call did meanwhile stays in the old instance.
 ///
-/// `module`: the glue is an ES module (else CommonJS). `Err` naming what
-/// is missing when the glue is not in the form guarded here: a package
+/// `Err` naming what is missing when the glue is not in the form guarded here: a package
 /// whose glue could not be guarded is not shipped, rather than shipped
 /// running on after a trap.
-pub(super) fn guard_traps(glue: &str, module: bool) -> Result<String, &'static str> {
+pub(super) fn guard_traps(glue: &str) -> Result<String, &'static str> {
     if !glue.contains("function addToExternrefTable0") {
         return Err("`function addToExternrefTable0`, which hands an export's failure back");
     }
-    let (mut out, prelude) = if declares(glue, "__wbg_reset_state") {
+    let (mut out, prelude) = if declares_function(glue, "__wbg_reset_state") {
         if !glue.contains(MAKES_INSTANCES) {
             return Err("how the glue makes an instance (`new WebAssembly.Instance(`)");
         }
-        let mut out = hide_exports(glue, |name| name == "__wbg_reset_state");
         // A step of an async export's future left from a reset instance
         // does nothing (its Promise was rejected), rather than throw from
         // a microtask, which ends a Node process.
-        out = out.replace(STALE_CLOSURE, "return;");
-        out.push_str(&export_as(module, &[("__wbg_reset_state", "braidReset")]));
-        (out, format!("const braidResetState = __wbg_reset_state;\n{GUARD}const WebAssembly = braidWebAssembly;\n"))
-    } else if glue.contains(SET_WASM) {
-        let guarded = SET_WASM.replace("wasm = val;", "wasm = braidGuardTraps(val);");
-        (glue.replacen(SET_WASM, &guarded, 1), format!("const braidResetState = null;\n{GUARD}"))
+        let out = glue.replace(STALE_CLOSURE, "return;");
+        (
+            out,
+            format!(
+                "const braidResetState = __wbg_reset_state;\n{GUARD}const WebAssembly = braidWebAssembly;\n__wbg_reset_state = braidReset;\n"
+            ),
+        )
+    } else if declares_function(glue, "__wbg_set_wasm") {
+        (
+            glue.to_string(),
+            format!("const braidResetState = null;\n{GUARD}__wbg_set_wasm = braidGuardSetWasm(__wbg_set_wasm);\n"),
+        )
     } else {
         return Err("`function __wbg_reset_state ()` (wasm-bindgen's `--experimental-reset-state-function`) or a bundler package's `__wbg_set_wasm`");
     };
     out.insert_str(top(&out), &prelude);
     Ok(out)
+}
+
+/// Whether `glue` declares `name` as a function in its own scope (not
+/// indented), a binding [`guard_traps`] can assign.
+fn declares_function(glue: &str, name: &str) -> bool {
+    glue.lines().any(|line| {
+        let line = line.strip_prefix("export ").unwrap_or(line);
+        line.strip_prefix("function ").is_some_and(|rest| identifier_at(rest) == name)
+    })
 }
 
 /// The JS side of [`guard_traps`], at the top of the glue (the module's
@@ -104,48 +118,48 @@ mod tests {
 
     #[test]
     fn every_instance_the_glue_makes_is_guarded_and_its_code_left_as_it_is() {
-        let guarded = guard_traps(NODE, false).unwrap();
-        // Braid's code first, the glue's `WebAssembly` Braid's.
-        let prelude =
-            format!("const braidResetState = __wbg_reset_state;\n{GUARD}const WebAssembly = braidWebAssembly;\n");
-        assert!(guarded.starts_with(&prelude), "{guarded}");
-        // wasm-bindgen's reset and instantiation are as they were; its
-        // reset is exported as Braid's, which waits for the outermost call.
-        let rest = &guarded[prelude.len()..];
-        assert!(rest.contains("function __wbg_reset_state () {\n    __wbg_instance_id++;\n"), "{rest}");
-        assert_eq!(rest.matches("wasm = wasmInstance.exports;").count(), 2, "{rest}");
-        assert!(!rest.contains("exports.__wbg_reset_state = __wbg_reset_state;"), "{rest}");
-        assert!(rest.ends_with("exports.__wbg_reset_state = braidReset;\n"), "{rest}");
-        // A closure of a reset instance does nothing.
-        assert!(rest.contains("    if (state.instance !== __wbg_instance_id) {\n        return;\n"), "{rest}");
-
-        let web = "function addToExternrefTable0(obj) {}\nexport function __wbg_reset_state () {\n    wasmInstance = new WebAssembly.Instance(wasmModule, imports);\n}\nexport { initSync };\n";
-        let guarded = guard_traps(web, true).unwrap();
-        assert!(guarded.contains("\nfunction __wbg_reset_state () {\n"), "{guarded}");
-        assert!(guarded.ends_with("export { initSync };\nexport { braidReset as __wbg_reset_state };\n"), "{guarded}");
-
-        // A bundler package cannot reset: the module stays failed.
-        let bundler = "function addToExternrefTable0(obj) {}\nlet wasm;\nexport function __wbg_set_wasm(val) {\n    wasm = val;\n}\n";
-        let guarded = guard_traps(bundler, true).unwrap();
-        assert!(
-            guarded.starts_with(&format!("const braidResetState = null;\n{GUARD}function addToExternrefTable0")),
-            "{guarded}"
+        let guarded = guard_traps(NODE).unwrap();
+        // Braid's code first: the glue's `WebAssembly` Braid's, and its
+        // `__wbg_reset_state` Braid's, which waits for the outermost call
+        // and calls wasm-bindgen's.
+        let prelude = format!(
+            "const braidResetState = __wbg_reset_state;\n{GUARD}const WebAssembly = braidWebAssembly;\n__wbg_reset_state = braidReset;\n"
         );
-        assert!(
-            guarded.contains("export function __wbg_set_wasm(val) {\n    wasm = braidGuardTraps(val);\n}\n"),
-            "{guarded}"
+        assert!(guarded.starts_with(&prelude), "{guarded}");
+        // wasm-bindgen's code as it was, but that a closure of a reset
+        // instance does nothing.
+        let closure = "throw new Error('Cannot invoke closure from previous WASM instance');";
+        assert_eq!(guarded[prelude.len()..], NODE.replace(closure, "return;"));
+
+        // An ES module (a web package) the same way: its export of the
+        // reset is of the binding, which is Braid's.
+        let web = "function addToExternrefTable0(obj) {}\nexport function __wbg_reset_state () {\n    wasmInstance = new WebAssembly.Instance(wasmModule, imports);\n}\nexport { initSync };\n";
+        assert_eq!(guard_traps(web).unwrap(), format!("{prelude}{web}"));
+
+        // A bundler package cannot reset: the module stays failed. The
+        // exports its entry hands over are guarded, then given to the glue.
+        let bundler = "function addToExternrefTable0(obj) {}\nlet wasm;\nexport function __wbg_set_wasm(val) {\n    wasm = val;\n}\n";
+        assert_eq!(
+            guard_traps(bundler).unwrap(),
+            format!(
+                "const braidResetState = null;\n{GUARD}__wbg_set_wasm = braidGuardSetWasm(__wbg_set_wasm);\n{bundler}"
+            )
         );
     }
 
     #[test]
     fn glue_in_another_form_is_refused_rather_than_shipped_unguarded() {
-        let bundler = "function addToExternrefTable0(obj) {}\nexport function __wbg_set_wasm(v) {\n    wasm = v;\n}\n";
-        assert!(guard_traps(bundler, true).unwrap_err().contains("__wbg_set_wasm"));
+        // Neither function, or one that is not a function's binding.
+        let bundler =
+            "function addToExternrefTable0(obj) {}\nexport const __wbg_set_wasm = (v) => {\n    wasm = v;\n};\n";
+        assert!(guard_traps(bundler).unwrap_err().contains("__wbg_set_wasm"));
+        let indented = NODE.replace("function __wbg_reset_state", "    function __wbg_reset_state");
+        assert!(guard_traps(&indented).unwrap_err().contains("__wbg_reset_state"));
         let made_otherwise = NODE.replace("new WebAssembly.Instance(", "instantiate(");
-        assert!(guard_traps(&made_otherwise, false).unwrap_err().contains("new WebAssembly.Instance("));
+        assert!(guard_traps(&made_otherwise).unwrap_err().contains("new WebAssembly.Instance("));
         assert!(schedules_reset(&format!("{NODE}function f() {{\n    __wbg_reinit_scheduled = true;\n}}\n")));
         assert!(!schedules_reset(NODE));
-        assert!(guard_traps(&NODE.replace("function addToExternrefTable0", "function add"), false)
+        assert!(guard_traps(&NODE.replace("function addToExternrefTable0", "function add"))
             .unwrap_err()
             .contains("addToExternrefTable0"));
     }

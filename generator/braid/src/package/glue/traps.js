@@ -4,11 +4,13 @@
 // the instance's exports: in a Node or web package, every instance the
 // glue makes is made through `braidWebAssembly`, which package/traps.rs
 // binds as the glue's `WebAssembly`; a bundler package's entry hands the
-// glue the exports of the instance the bundler made (`__wbg_set_wasm`).
+// glue the exports of the instance the bundler made through its
+// `__wbg_set_wasm`, which package/traps.rs binds to `braidGuardSetWasm`'s.
 // The calls of the module running are counted (a call may run the caller's
 // code, which may call the module again), and the outermost one fails and
 // resets the module as it returns if one inside it trapped or asked for a
-// reset (`braidReset`, the package's `__wbg_reset_state`). A bundler
+// reset (`braidReset`, which package/traps.rs binds as the glue's
+// `__wbg_reset_state`, so the package exports it). A bundler
 // package's module is an ES module import, which cannot be instantiated
 // again: there the module stays failed, every later call failing with the
 // trap's Error rather than running on an instance whose stack, borrows and
@@ -19,7 +21,7 @@
 // `__wbg_reset_state`, or null in a bundler package. Unit-tested as
 // JavaScript by js/test/glue.test.mjs.
 /* global wasm, addToExternrefTable0, braidResetState */
-/* exported braidGuardTraps, braidWebAssembly, braidReset, braidOnReset */
+/* exported braidGuardTraps, braidWebAssembly, braidReset, braidOnReset, braidGuardSetWasm */
 let braidDepth = 0;
 let braidResetCause;
 const braidQuiet = new Set(['workflow_new', 'workflow_done', 'workflow_suspend', 'stream', 'stream_finish']);
@@ -154,6 +156,14 @@ function braidGuardTraps(exports) {
     // What `init()` hands the caller: like an instance's own exports, it
     // cannot be changed.
     return Object.freeze(guarded);
+}
+/**
+ * A bundler package's `__wbg_set_wasm` (wasm-bindgen's, `set`), which
+ * package/traps.rs binds to what this returns: the exports the package's
+ * entry hands over (the instance the bundler made) are guarded first.
+ */
+function braidGuardSetWasm(set) {
+    return (exports) => set(braidGuardTraps(exports));
 }
 function braidSettleOnReset(promise) {
     return new Promise((resolve, reject) => {
