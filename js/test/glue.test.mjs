@@ -172,10 +172,11 @@ test('api.js: run and runSync take the typed entry for inputs of its kinds, the 
   await assert.rejects(failing(['a']), /^Error: typed failed$/);
 });
 
-/** fast-run.js over a memory of its own, `room` answering `__braid_room`. */
+/** fast-run.js over a memory of its own, `room` answering `__braid_room`; what it frees, in `freed`. */
 function fastRun(room = () => 1) {
   const memory = new WebAssembly.Memory({ initial: 1 });
   let next = 1024;
+  const freed = [];
   const wasm = {
     __braid_room: (bytes) => room(bytes),
     __wbindgen_malloc: (length) => {
@@ -183,6 +184,7 @@ function fastRun(room = () => 1) {
       next += length;
       return ptr;
     },
+    __wbindgen_free: (ptr, length, align) => freed.push([ptr, length, align]),
   };
   const braidOnReset = [];
   const api = load('fast-run.js', '', 'braidItems, braidTakeSlow, braidFits, braidPassBytes, braidLengths, braidTargets', {
@@ -191,7 +193,7 @@ function fastRun(room = () => 1) {
     braidSupport,
     braidOnReset,
   });
-  return { ...api, memory, reset: () => braidOnReset.forEach((forget) => forget()) };
+  return { ...api, memory, freed, reset: () => braidOnReset.forEach((forget) => forget()) };
 }
 
 test('fast-run.js: inputs are read once; what is not an Array of exactly them goes to the general path as read', () => {
@@ -268,6 +270,23 @@ test('fast-run.js: only real Uint8Arrays and strings with room in Wasm memory ta
   }
   room = 0;
   assert.equal(braidFits([bytes], 'b'), false);
+});
+
+test("fast-run.js: an input whose bytes are gone when copied fails the call, and what the call's copies took is freed", () => {
+  const { braidFits, braidPassBytes, freed } = fastRun();
+  const first = new Uint8Array([1, 2]);
+  // A call whose copies are handed over: nothing freed, then or later.
+  assert.equal(braidFits([first, new Uint8Array([3])], 'bb'), true);
+  braidPassBytes(first, 0);
+  braidPassBytes(new Uint8Array([3]), 1);
+  const second = new Uint8Array([4, 5, 6]);
+  assert.equal(braidFits([first, second], 'bb'), true);
+  const ptr = braidPassBytes(first, 0);
+  // Its buffer detached after the check (as a view of Wasm memory is when
+  // the memory grows).
+  structuredClone(second.buffer, { transfer: [second.buffer] });
+  assert.throws(() => braidPassBytes(second, 1), /^Error: an input changed while it was copied into Wasm memory$/);
+  assert.deepEqual(freed, [[ptr + 2, 3, 1], [ptr, 2, 1]]);
 });
 
 /**

@@ -270,8 +270,13 @@ pub fn room(bytes: f64) -> bool {
 ///
 /// `ptr` is what this module's `__wbindgen_malloc(len, 1)` returned, its
 /// `len` bytes all written, and nothing else owns it: it is handed over
-/// once. Only the glue calls a typed entry (its `__braid_` functions are
-/// not exported from the JS module).
+/// once. Only the glue's functions of the typed entries call them, and
+/// those are not exported from the JS module. The raw Wasm exports are
+/// reachable by whoever holds the instance's exports (a web package's
+/// `initSync()` returns them), as those of every wasm-bindgen export
+/// taking a `Vec<u8>` or a `String` are, whose `(ptr, len)` wasm-bindgen
+/// takes over the same way: a forged pair corrupts that instance's
+/// memory, nothing outside it.
 #[allow(unsafe_code)]
 pub unsafe fn passed_bytes(ptr: u32, len: u32) -> Vec<u8> {
     if len == 0 {

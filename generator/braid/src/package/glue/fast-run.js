@@ -9,8 +9,8 @@
 // string as it is: the glue's function of the entry is called as
 // wasm-bindgen wrote it.
 //
-// From the glue: `wasm` (the instance's exports, `__braid_room` and
-// `__wbindgen_malloc` among them), `getUint8ArrayMemory0()`, and
+// From the glue: `wasm` (the instance's exports, `__braid_room`,
+// `__wbindgen_malloc` and `__wbindgen_free` among them), `getUint8ArrayMemory0()`, and
 // `braidSupport`, braid-support's src/wasm.js (what every Braid package
 // reads callers' bytes with), bound by fast_run.rs before this, and
 // traps.js's `braidOnReset`, which the glue has above this. Unit-tested as
@@ -107,6 +107,7 @@ function braidFits(items, kinds) {
             bytes += 4 * item.length + 64;
         }
     }
+    braidPassed.length = 0;
     if (wasm.__braid_room(bytes) !== 1) return false;
     // Making room may have grown Wasm memory, which detaches a view of the
     // module's own memory (the raw exports' `memory`): the general path
@@ -118,6 +119,9 @@ function braidFits(items, kinds) {
 }
 // The length of each Uint8Array `braidFits` took, by input.
 const braidLengths = [];
+// The address and length of each input of the call `braidPassBytes` has
+// copied so far, from the call's `braidFits` on: freed if a later one fails.
+const braidPassed = [];
 // By input: the view of Wasm memory `braidPassBytes` last copied it into,
 // let go of when the module is reset (with the instance's memory).
 const braidTargets = [];
@@ -145,7 +149,13 @@ function braidPassBytes(bytes, i) {
         target = braidTargets[i] = { memory, ptr, length, view: new braidBytes(memory.buffer, ptr, length) };
     }
     if (!braidSupport.braidCopyInto(target.view, bytes, length)) {
+        // Nothing is handed over: this input's bytes and those of the
+        // call's inputs before it are freed.
+        wasm.__wbindgen_free(ptr, length, 1);
+        for (const [passed, passedLength] of braidPassed) wasm.__wbindgen_free(passed, passedLength, 1);
+        braidPassed.length = 0;
         throw new Error('an input changed while it was copied into Wasm memory');
     }
+    braidPassed.push([ptr, length]);
     return ptr;
 }
