@@ -107,7 +107,7 @@ function braidFits(items, kinds) {
             bytes += 4 * item.length + 64;
         }
     }
-    braidPassed.length = 0;
+    braidKinds = kinds;
     if (wasm.__braid_room(bytes) !== 1) return false;
     // Making room may have grown Wasm memory, which detaches a view of the
     // module's own memory (the raw exports' `memory`): the general path
@@ -119,8 +119,9 @@ function braidFits(items, kinds) {
 }
 // The length of each Uint8Array `braidFits` took, by input.
 const braidLengths = [];
-// The address and length of each input of the call `braidPassBytes` has
-// copied so far, from the call's `braidFits` on: freed if a later one fails.
+// The kinds of the call `braidFits` last took, and by input the address
+// `braidPassBytes` copied it to: freed if a later input of the call fails.
+let braidKinds = '';
 const braidPassed = [];
 // By input: the view of Wasm memory `braidPassBytes` last copied it into,
 // let go of when the module is reset (with the instance's memory).
@@ -150,12 +151,14 @@ function braidPassBytes(bytes, i) {
     }
     if (!braidSupport.braidCopyInto(target.view, bytes, length)) {
         // Nothing is handed over: this input's bytes and those of the
-        // call's inputs before it are freed.
+        // call's inputs before it (copied first: arguments are evaluated
+        // in order) are freed.
         wasm.__wbindgen_free(ptr, length, 1);
-        for (const [passed, passedLength] of braidPassed) wasm.__wbindgen_free(passed, passedLength, 1);
-        braidPassed.length = 0;
+        for (let j = 0; j < i; j++) {
+            if (braidKinds[j] === 'b') wasm.__wbindgen_free(braidPassed[j], braidLengths[j], 1);
+        }
         throw new Error('an input changed while it was copied into Wasm memory');
     }
-    braidPassed.push([ptr, length]);
+    braidPassed[i] = ptr;
     return ptr;
 }
