@@ -119,10 +119,10 @@ function braidFits(items, kinds) {
 }
 // The length of each Uint8Array `braidFits` took, by input.
 const braidLengths = [];
-// The kinds of the call `braidFits` last took, and by input the address
-// `braidPassBytes` copied it to: freed if a later input of the call fails.
+// The kinds of the call `braidFits` last took: the inputs of it that
+// `braidPassBytes` copied (at `braidTargets[i].ptr`) are freed if a later
+// one fails.
 let braidKinds = '';
-const braidPassed = [];
 // By input: the view of Wasm memory `braidPassBytes` last copied it into,
 // let go of when the module is reset (with the instance's memory).
 const braidTargets = [];
@@ -155,10 +155,9 @@ function braidPassBytes(bytes, i) {
         // in order) are freed.
         wasm.__wbindgen_free(ptr, length, 1);
         for (let j = 0; j < i; j++) {
-            if (braidKinds[j] === 'b') wasm.__wbindgen_free(braidPassed[j], braidLengths[j], 1);
+            if (braidKinds[j] === 'b') wasm.__wbindgen_free(braidTargets[j].ptr, braidLengths[j], 1);
         }
         throw new Error('an input changed while it was copied into Wasm memory');
     }
-    braidPassed[i] = ptr;
     return ptr;
 }
