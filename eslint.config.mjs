@@ -1,6 +1,6 @@
 // ESLint's configuration for Braid's own JavaScript, run by `make test-lint`
 // (`js/node_modules/.bin/eslint`, from the repository's root): the tests, benchmarks and scripts here, the
-// editor's sources, the book's examples, braid-support's snippets, and the
+// editor's sources, the book's examples, braid-support's JavaScript, and the
 // JavaScript Braid puts in its npm packages' glue
 // (generator/braid/src/package/glue/). ESLint's recommended rules, with the
 // globals each place runs with.
@@ -56,8 +56,9 @@ export default [
     languageOptions: { globals: { ...globals.browser } },
   },
   {
-    // braid-support's snippets: ES modules wasm-bindgen ships with every
-    // package, run by Node, browsers and bundlers alike.
+    // braid-support's JavaScript: ES modules of functions, which Braid puts
+    // in every package's glue as namespaces, run by Node, browsers and
+    // bundlers alike.
     files: ['operations/support/src/**/*.js'],
     languageOptions: { globals: { ...globals['shared-node-browser'] } },
   },

@@ -170,7 +170,7 @@ test('suspend() refuses a state that resume() would refuse, and only that', asyn
 // trace (`Error.prepareStackTrace`'s `getFunction()`) and has own `caller`
 // and `arguments`; Braid makes each Node package's glue strict, its
 // 'use strict' the glue's first statement (package/glue.rs `strict`), the
-// JavaScript it inlines (braid-support's snippets) included.
+// JavaScript it binds there (braid-support's namespaces) included.
 test("every Node package's glue is strict mode: 'use strict' stays its first statement", () => {
   for (const [name, mod] of Object.entries(mods)) {
     const functions = Object.values(mod).filter((v) => typeof v === 'function');

@@ -9,8 +9,10 @@
 // Uint8Array subclass may lie about its `length`): `Symbol.toStringTag`
 // tells a real Uint8Array (subclasses included) from anything else, Proxies
 // included, and `buffer`, `byteOffset` and `byteLength` say where its bytes
-// are. Written as `export function` declarations only: Braid rewrites them
-// to CommonJS for Node packages.
+// are. Written as `export function` declarations only: src/wasm.rs imports
+// them from the glue's scope as the namespace `braidSupport`, which Braid
+// makes of this file and binds at the top of every package's glue
+// (generator/braid/src/package/glue.rs).
 
 const TypedArray = Object.getPrototypeOf(Uint8Array.prototype);
 const getter = (object, key) => Object.getOwnPropertyDescriptor(object, key).get;

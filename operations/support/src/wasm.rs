@@ -48,7 +48,10 @@ pub const MAX_UNITS: usize = 1 << 29;
 /// The most items read from JS as one `Array` (1,048,576).
 pub const MAX_ITEMS: usize = 1 << 20;
 
-#[wasm_bindgen::prelude::wasm_bindgen(module = "/src/wasm.js")]
+// `wasm.js`'s functions, from the glue's scope: Braid binds the namespace
+// `braidSupport` there, made of that file, in every package it makes (no
+// wasm-bindgen snippet, so no file of its own to load or convert).
+#[wasm_bindgen::prelude::wasm_bindgen(js_namespace = braidSupport)]
 extern "C" {
     // Without `catch`: these run no code of the caller's (intrinsic getters
     // only) and do not throw. The bytes `braidByteLength` finds (unless

@@ -47,38 +47,15 @@ pub(super) struct TypedEntries {
 /// The `__braid_` functions are taken out of the module's exports. `Ok`
 /// with the glue unchanged but for that when it has no typed entry; `Err`
 /// saying what is missing when a typed entry's name is not one the
-/// template makes, or the package has no braid-support snippet.
-pub(super) fn fast_run(glue: &str, support: Option<&Support>) -> Result<(String, TypedEntries), &'static str> {
+/// template makes. The readers take braid-support's `braidSupport`, which
+/// the glue binds (`glue::bind_support`).
+pub(super) fn fast_run(glue: &str) -> Result<(String, TypedEntries), &'static str> {
     let mut out = hide_braid_exports(glue);
     let typed = TypedEntries { run: typed_entry(&out, TYPED_RUN)?, next: typed_entry(&out, TYPED_FRESH)? };
     if typed != TypedEntries::default() {
-        let support = support.ok_or("braid-support's src/wasm.js among the package's snippets")?;
-        out.insert_str(top(&out), &format!("{}{FAST_RUN_HELPERS}", support.binding()));
+        out.insert_str(top(&out), FAST_RUN_HELPERS);
     }
     Ok((out, typed))
-}
-
-/// Where the package has braid-support's `src/wasm.js`, whose functions
-/// the fast path reads and copies callers' bytes with (`braidLengthOf`,
-/// `braidCopyInto`), as every Braid package does: the path wasm-bindgen
-/// put it at (`./snippets/braid-support-<hash>/src/wasm.js`), and whether
-/// the glue is an ES module (else CommonJS, whose `require`s of snippets
-/// are then replaced by the snippets themselves: `glue::inline_snippets`).
-pub(super) struct Support {
-    pub path: String,
-    pub module: bool,
-}
-
-impl Support {
-    /// The glue's `braidSupport`, the snippet's exports.
-    fn binding(&self) -> String {
-        let path = &self.path;
-        if self.module {
-            format!("import * as braidSupport from \"{path}\";\n")
-        } else {
-            format!("const braidSupport = require(\"{path}\");\n")
-        }
-    }
 }
 
 /// The kinds of the typed entry declared by `declaration` (`bs`), if the
@@ -102,10 +79,6 @@ pub(super) const FAST_RUN_HELPERS: &str = include_str!("glue/fast-run.js");
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn support(module: bool) -> Support {
-        Support { path: "./snippets/braid-support-0/src/wasm.js".into(), module }
-    }
 
     /// The typed entries and `__braid_room` as wasm-bindgen 0.2.130 writes
     /// them for a Node package, a workflow taking a `Bytes` and a `String`
@@ -143,39 +116,30 @@ exports.run = run;
     #[test]
     fn typed_entries_are_found_and_called_as_wasm_bindgen_wrote_them() {
         let glue = format!("/* @ts-self-types=\"./wf.d.ts\" */\n{TYPED}");
-        let (fast, typed) = fast_run(&glue, Some(&support(false))).unwrap();
+        let (fast, typed) = fast_run(&glue).unwrap();
         assert_eq!(typed, TypedEntries { run: Some("bs".into()), next: Some("b".into()) });
         // The readers first (after the types comment), as the module loads;
         // the `__braid_` functions are the glue's alone, and the rest of
         // the glue is as it was.
-        let readers = format!(
-            "/* @ts-self-types=\"./wf.d.ts\" */\nconst braidSupport = require(\"./snippets/braid-support-0/src/wasm.js\");\n{FAST_RUN_HELPERS}"
-        );
+        let readers = format!("/* @ts-self-types=\"./wf.d.ts\" */\n{FAST_RUN_HELPERS}");
         assert!(fast.starts_with(&readers), "{fast}");
         assert_eq!(fast[readers.len()..], hide_braid_exports(TYPED));
         assert!(!fast.contains("exports.__braid_"), "{fast}");
-        // Without braid-support's snippet, no fast path.
-        assert!(fast_run(&glue, None).is_err());
 
         // An ES module's.
         let web = TYPED.replace("exports.", "// ").replace("\nfunction ", "\nexport function ");
-        let (fast, _) = fast_run(&format!("\n{web}"), Some(&support(true))).unwrap();
-        assert!(
-            fast.starts_with(
-                "import * as braidSupport from \"./snippets/braid-support-0/src/wasm.js\";\n// Added by Braid"
-            ),
-            "{fast}"
-        );
+        let (fast, _) = fast_run(&format!("\n{web}")).unwrap();
+        assert!(fast.starts_with(FAST_RUN_HELPERS), "{fast}");
         assert!(!fast.contains("export function __braid_"), "{fast}");
 
         // Without a typed entry the glue is left as it is, but for the
         // `__braid_` exports; with a name the template does not make, refused.
         let plain = "function __braid_room(bytes) {\n}\nexports.__braid_room = __braid_room;\nexports.run = run;\n";
         assert_eq!(
-            fast_run(plain, None).unwrap(),
+            fast_run(plain).unwrap(),
             ("function __braid_room(bytes) {\n}\nexports.run = run;\n".to_string(), TypedEntries::default())
         );
-        let refused = |from: &str, to: &str| fast_run(&TYPED.replace(from, to), Some(&support(false))).is_err();
+        let refused = |from: &str, to: &str| fast_run(&TYPED.replace(from, to)).is_err();
         assert!(refused("typed_bs(", "typed_bx("));
         assert!(refused("typed_b(", "typed_("));
     }

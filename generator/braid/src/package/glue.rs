@@ -1,15 +1,48 @@
-//! Braid's touches to wasm-bindgen's JS glue, as text in, text out: JS
-//! snippets made CommonJS and put in the glue of Node packages, Node glue
-//! made strict, raw exports declared `unknown` rather than `any`, and what
+//! Braid's touches to wasm-bindgen's JS glue, as text in, text out:
+//! braid-support's JavaScript bound in the glue's scope, Node glue made
+//! strict, raw exports declared `unknown` rather than `any`, and what
 //! Braid's own JavaScript takes from the glue checked declared there. The
 //! package's API is `api.rs`'s; a call that traps resetting the module is
 //! `traps.rs`'s.
 
+/// braid-support's JavaScript, which its Rust imports from the glue's
+/// scope by namespace (`js_namespace = braidSupport`), not as snippets:
+/// each namespace and the file of braid-support's sources that is its
+/// body (the Wasm boundary's reads of callers' values, `runStream`'s
+/// reader). Braid's own files, as the `braid` that packages ships them.
+const SUPPORT: [(&str, &str); 2] =
+    [("braidSupport", "operations/support/src/wasm.js"), ("braidStreams", "operations/support/src/workflow/stream.js")];
+
+/// The glue with each of braid-support's namespaces it names (see
+/// [`SUPPORT`]) bound at its top, made from the file by [`namespace`]:
+/// every target's glue the same way, and no file for a package to load
+/// besides its glue. wasm-bindgen's text is left as it is: its import
+/// shims call `braidSupport.braidByteLength(...)`, which the glue's scope
+/// now declares.
+pub(super) fn bind_support(glue: &str) -> String {
+    let mut scopes = String::new();
+    for (name, path) in SUPPORT {
+        if glue.contains(&format!("{name}.")) {
+            let source = crate::sources::file(path).and_then(|bytes| std::str::from_utf8(bytes).ok());
+            let source = source.unwrap_or_else(|| panic!("braid was built without {path}"));
+            // Braid's own file, checked by `braid_supports_files_are_namespaces`.
+            let scope = namespace(name, path, source).unwrap_or_else(|| panic!("{path} is not a namespace's body"));
+            scopes.push_str(&scope);
+        }
+    }
+    let mut out = glue.to_string();
+    out.insert_str(top(glue), &scopes);
+    out
+}
+
 /// An ES module whose only exports are `export function NAME` lines (and
-/// that imports nothing) as CommonJS; `None` for any other module.
-pub(super) fn to_commonjs(source: &str) -> Option<String> {
+/// that imports nothing) as the statement declaring `name`, an object of
+/// those functions, made in a scope of their own; `None` for any other
+/// module. The module sees the global `WebAssembly`, not the glue's
+/// (`traps.rs`), which is not made yet as the glue's top runs.
+pub(super) fn namespace(name: &str, path: &str, source: &str) -> Option<String> {
     let mut names = Vec::new();
-    let mut out = String::with_capacity(source.len() + 64);
+    let mut body = String::with_capacity(source.len() + 64);
     for line in source.lines() {
         if let Some(rest) = line.strip_prefix("export function ") {
             let name = identifier_at(rest);
@@ -17,51 +50,20 @@ pub(super) fn to_commonjs(source: &str) -> Option<String> {
                 return None;
             }
             names.push(name);
-            out.push_str("function ");
-            out.push_str(rest);
+            body.push_str("function ");
+            body.push_str(rest);
         } else if line.starts_with("export") || line.starts_with("import") {
             return None;
         } else {
-            out.push_str(line);
+            body.push_str(line);
         }
-        out.push('\n');
+        body.push('\n');
     }
-    out.push_str(&format!("module.exports = {{ {} }};\n", names.join(", ")));
-    Some(out)
-}
-
-/// wasm-bindgen's Node glue `require`s each crate's JS snippet
-/// (`./snippets/<crate>/...js`, an ES module) as a file of its own, and
-/// Node resolves, reads and compiles each at start-up: about a millisecond
-/// of a cold start. Here every snippet, made CommonJS (see [`to_commonjs`]),
-/// is put in the glue once, as a function's scope at its top, and each of
-/// its `require`s names that scope's exports instead. `snippets` pairs the
-/// path the glue requires (`./snippets/...`) with the snippet's ES source.
-/// `None` when a snippet cannot be converted or a snippet is required in
-/// a way not replaced here (the glue would then need the files).
-pub(super) fn inline_snippets(glue: &str, snippets: &[(String, String)]) -> Option<String> {
-    let mut scopes = String::new();
-    let mut out = glue.to_string();
-    for (i, (path, source)) in snippets.iter().enumerate() {
-        let commonjs = to_commonjs(source)?;
-        let body = commonjs.replace("\nmodule.exports = {", "\nreturn {");
-        let name = format!("braidSnippet{i}");
-        // The snippet sees the global `WebAssembly`, not the glue's
-        // (`traps.rs`), which is not made yet as snippets load.
-        scopes.push_str(&format!(
-            "// {path}, put here by Braid.\nconst {name} = ((WebAssembly) => {{\n{body}}})(globalThis.WebAssembly);\n"
-        ));
-        for required in [format!("require(String.raw`{path}`)"), format!("require(\"{path}\")")] {
-            out = out.replace(&required, &name);
-        }
-    }
-    // The import object's keys name the snippets too (as the module's
-    // import names): only a `require` of one would need the files.
-    if out.contains("require(String.raw`./snippets/") || out.contains("require(\"./snippets/") {
-        return None;
-    }
-    out.insert_str(top(&out), &scopes);
-    Some(out)
+    Some(format!(
+        "// braid-support's {path}, put here by Braid (package/glue.rs).\n\
+         const {name} = ((WebAssembly) => {{\n{body}return {{ {} }};\n}})(globalThis.WebAssembly);\n",
+        names.join(", ")
+    ))
 }
 
 /// Where code put at the top of the glue goes: after the first line when it
@@ -174,32 +176,42 @@ mod tests {
     use super::*;
 
     #[test]
-    fn snippets_become_commonjs() {
+    fn modules_of_functions_become_namespaces() {
         let esm = "const a = 1;\nexport function braidOne(x) {\n  return x + a;\n}\nexport function two$() {}\n";
         assert_eq!(
-            to_commonjs(esm).unwrap(),
-            "const a = 1;\nfunction braidOne(x) {\n  return x + a;\n}\nfunction two$() {}\nmodule.exports = { braidOne, two$ };\n"
+            namespace("ns", "x.js", esm).unwrap(),
+            "// braid-support's x.js, put here by Braid (package/glue.rs).\nconst ns = ((WebAssembly) => {\nconst a = 1;\nfunction braidOne(x) {\n  return x + a;\n}\nfunction two$() {}\nreturn { braidOne, two$ };\n})(globalThis.WebAssembly);\n"
         );
         // Anything else is refused rather than half converted.
-        assert_eq!(to_commonjs("export const a = 1;\n"), None);
-        assert_eq!(to_commonjs("export default function () {}\n"), None);
-        assert_eq!(to_commonjs("import x from 'y';\n"), None);
-        assert_eq!(to_commonjs("export function (x) {}\n"), None);
+        for refused in [
+            "export const a = 1;\n",
+            "export default function () {}\n",
+            "import x from 'y';\n",
+            "export function (x) {}\n",
+        ] {
+            assert_eq!(namespace("ns", "x.js", refused), None, "{refused}");
+        }
     }
 
     #[test]
-    fn node_glue_takes_its_snippets_in() {
-        let glue = "/* @ts-self-types=\"./wf.d.ts\" */\nconst { a } = require(String.raw`./snippets/s/x.js`);\nconst import1 = require(\"./snippets/s/x.js\");\n";
-        let snippets =
-            [("./snippets/s/x.js".to_string(), "let n = 1;\nexport function a() {\n  return n;\n}\n".to_string())];
-        let inlined = inline_snippets(glue, &snippets).unwrap();
-        assert_eq!(
-            inlined,
-            "/* @ts-self-types=\"./wf.d.ts\" */\n// ./snippets/s/x.js, put here by Braid.\nconst braidSnippet0 = ((WebAssembly) => {\nlet n = 1;\nfunction a() {\n  return n;\n}\nreturn { a };\n})(globalThis.WebAssembly);\nconst { a } = braidSnippet0;\nconst import1 = braidSnippet0;\n"
+    fn the_glue_binds_the_namespaces_it_names() {
+        let glue =
+            "/* @ts-self-types=\"./wf.d.ts\" */\nfunction f(a) {\n    return braidSupport.braidByteLength(a);\n}\n";
+        let bound = bind_support(glue);
+        let (head, tail) = bound.split_once("})(globalThis.WebAssembly);\n").unwrap();
+        assert!(
+            head.starts_with("/* @ts-self-types=\"./wf.d.ts\" */\n// braid-support's operations/support/src/wasm.js"),
+            "{head}"
         );
-        // A snippet required some other way, or one that is not plain, is not inlined.
-        assert_eq!(inline_snippets("require(\"./snippets/s/other.js\");\n", &snippets), None);
-        assert_eq!(inline_snippets(glue, &[("./snippets/s/x.js".into(), "export default 1;\n".into())]), None);
+        assert!(
+            head.contains("\nconst braidSupport = ((WebAssembly) => {\n")
+                && head.contains("return { braidByteLength, "),
+            "{head}"
+        );
+        assert!(!head.contains("braidStreams"), "only what the glue names");
+        assert_eq!(tail, &glue[glue.find('\n').unwrap() + 1..]);
+        // A glue naming none is left as it is.
+        assert_eq!(bind_support("let wasm;\n"), "let wasm;\n");
     }
 
     #[test]
@@ -236,9 +248,10 @@ mod tests {
     }
 
     #[test]
-    fn braid_supports_snippet_converts() {
-        let source = std::str::from_utf8(crate::sources::file("operations/support/src/wasm.js").unwrap()).unwrap();
-        let commonjs = to_commonjs(source).unwrap();
-        assert!(commonjs.contains("module.exports = { braidByteLength, "), "{commonjs}");
+    fn braid_supports_files_are_namespaces() {
+        for (name, path) in SUPPORT {
+            let source = std::str::from_utf8(crate::sources::file(path).unwrap()).unwrap();
+            assert!(namespace(name, path, source).unwrap().contains(&format!("const {name} = ")), "{path}");
+        }
     }
 }

@@ -16,8 +16,8 @@ use serde_json::json;
 
 use super::api::{api, API_JS};
 use super::braid_exports::drop_unused_wrappers;
-use super::fast_run::{fast_run, Support, FAST_RUN_HELPERS};
-use super::glue::{inline_snippets, raw_exports_unknown, strict, undeclared};
+use super::fast_run::{fast_run, FAST_RUN_HELPERS};
+use super::glue::{bind_support, raw_exports_unknown, strict, undeclared};
 use super::traps::{guard_traps, schedules_reset, GUARD};
 use crate::fsutil::{self, FsError};
 use crate::process::{self, ProcessError};
@@ -66,8 +66,6 @@ pub enum PackageError {
     Process(#[from] ProcessError),
     #[error(transparent)]
     Fs(#[from] FsError),
-    #[error("{}: a JS snippet may only export `export function` declarations and import nothing (a Node package takes its snippets into its glue)", path.display())]
-    Snippet { path: PathBuf },
     #[error("{name} cannot run in Wasm (targets: {targets}); it has no standalone npm package")]
     NotWasm { name: String, targets: String },
     #[error("{}: wasm-bindgen's glue is not in the form Braid edits ({what} was not found; is `wasm-bindgen` {WASM_BINDGEN_VERSION}?)", path.display())]
@@ -364,7 +362,6 @@ pub fn package(
         bindgen.arg("--experimental-reset-state-function");
     }
     process::output(&mut bindgen)?;
-    let support = support_snippet(out_dir).map(|path| Support { path, module: target != JsTarget::Node });
     for dts in [format!("{name}.d.ts"), format!("{name}_bg.wasm.d.ts")] {
         let path = out_dir.join(dts);
         if let Ok(text) = std::fs::read_to_string(&path) {
@@ -380,8 +377,8 @@ pub fn package(
     for glue in [format!("{name}.js"), format!("{name}_bg.js")] {
         let path = out_dir.join(&glue);
         if let Ok(original) = std::fs::read_to_string(&path) {
-            let (mut text, typed) = fast_run(&original, support.as_ref())
-                .map_err(|what| PackageError::GlueForm { path: path.clone(), what })?;
+            let (mut text, typed) =
+                fast_run(&original).map_err(|what| PackageError::GlueForm { path: path.clone(), what })?;
             // A workflow's API, Braid's own: see `api`.
             let with_api = api(&text, &typed, target != JsTarget::Node)
                 .map_err(|what| PackageError::GlueForm { path: path.clone(), what })?;
@@ -395,17 +392,25 @@ pub fn package(
                 }
                 text = guard_traps(&text).map_err(|what| PackageError::GlueForm { path: path.clone(), what })?;
             }
-            // After the edits (the fast path's `require` of braid-support's
-            // snippet is replaced with the others), before `'use strict'`,
-            // which must stay the glue's first statement.
+            // After the edits, as the fast path's readers name
+            // braid-support's namespace too; before `'use strict'`, which
+            // must stay the glue's first statement.
+            text = bind_support(&text);
             if target == JsTarget::Node {
-                text = strict(&snippets_into_glue(out_dir, &text)?);
+                text = strict(&text);
             }
             check_takes(&path, &text)?;
             if text != original {
                 std::fs::write(&path, text).map_err(fsutil::at(&path))?;
             }
         }
+    }
+    // An operation's own JS snippets (braid-support's are namespaces in
+    // the glue) are ES modules, which a Node glue `require`s as they are:
+    // Node 20.19 and later load them when their directory says so.
+    let snippets = out_dir.join("snippets");
+    if target == JsTarget::Node && snippets.is_dir() {
+        fsutil::write(&snippets.join("package.json"), b"{ \"type\": \"module\" }\n")?;
     }
     let bg = out_dir.join(format!("{name}_bg.wasm"));
     if let Some(wasm_opt) = &tools.wasm_opt {
@@ -460,47 +465,6 @@ fn check_takes(path: &Path, glue: &str) -> Result<(), PackageError> {
         }
     }
     Ok(())
-}
-
-/// Where wasm-bindgen put braid-support's `src/wasm.js` in the package, as
-/// the glue names it (`./snippets/braid-support-<hash>/src/wasm.js`), if
-/// it did: a package of Braid's always has it (its Wasm boundary's reads).
-fn support_snippet(out_dir: &Path) -> Option<String> {
-    let mut found: Vec<String> = std::fs::read_dir(out_dir.join("snippets"))
-        .ok()?
-        .filter_map(|entry| entry.ok())
-        .map(|entry| entry.file_name().to_string_lossy().into_owned())
-        .filter(|dir| {
-            dir.starts_with("braid-support-") && out_dir.join("snippets").join(dir).join("src/wasm.js").is_file()
-        })
-        .collect();
-    found.sort();
-    found.pop().map(|dir| format!("./snippets/{dir}/src/wasm.js"))
-}
-
-/// wasm-bindgen's Node glue (CommonJS) `require`s the crates' JS snippets
-/// (`snippets/<crate>/...js`), which are ES modules (Node before 20.19
-/// cannot `require` one): each is made CommonJS and put in the glue itself
-/// ([`inline_snippets`]: a cold start loads one file), and the snippets
-/// directory removed.
-fn snippets_into_glue(out_dir: &Path, glue: &str) -> Result<String, PackageError> {
-    let dir = out_dir.join("snippets");
-    if !dir.is_dir() {
-        return Ok(glue.to_string());
-    }
-    let mut snippets = Vec::new();
-    for rel in fsutil::walk(&dir)? {
-        let path = dir.join(&rel);
-        if path.extension().is_some_and(|e| e == "js") {
-            let required = format!("./snippets/{}", rel.to_string_lossy().replace('\\', "/"));
-            snippets.push((required, fsutil::read_to_string(&path)?));
-        }
-    }
-    let Some(inlined) = inline_snippets(glue, &snippets) else {
-        return Err(PackageError::Snippet { path: dir });
-    };
-    std::fs::remove_dir_all(&dir).map_err(fsutil::at(&dir))?;
-    Ok(inlined)
 }
 
 /// wasm-opt's flags: speed, with the features Rust 1.95 enables by default

@@ -35,7 +35,9 @@ pub fn state_bytes(value: &JsValue) -> Result<Bytes, Error> {
     <Bytes as FromJs>::from_js(value, Place::Named("Workflow.resume state"))
 }
 
-#[wasm_bindgen::prelude::wasm_bindgen(module = "/src/workflow/stream.js")]
+// `stream.js`, bound in the glue's scope as `braidStreams` by Braid, as
+// `wasm.js` is (see `crate::wasm`).
+#[wasm_bindgen::prelude::wasm_bindgen(js_namespace = braidStreams)]
 extern "C" {
     #[wasm_bindgen(js_name = braidRunStream)]
     fn js_run_stream(source: &JsValue, stream: JsValue) -> js_sys::Promise;

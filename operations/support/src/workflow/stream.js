@@ -2,8 +2,9 @@
 // (src/workflow/js.rs): reads a source chunk by chunk into a workflow
 // stream (`stream()`'s object: `update`, `finish`, `free`), one chunk in
 // flight at a time, and settles with its output. Written as `export
-// function` declarations only: Braid rewrites them to CommonJS for Node
-// packages.
+// function` declarations only: js.rs imports them from the glue's scope as
+// the namespace `braidStreams`, which Braid makes of this file and binds
+// at the top of every package's glue (generator/braid/src/package/glue.rs).
 
 const { asyncIterator } = Symbol;
 

@@ -12,7 +12,7 @@
 // From the glue: `wasm` (the instance's exports, `__braid_room`,
 // `__wbindgen_malloc` and `__wbindgen_free` among them), `getUint8ArrayMemory0()`, and
 // `braidSupport`, braid-support's src/wasm.js (what every Braid package
-// reads callers' bytes with), bound by fast_run.rs before this, and
+// reads callers' bytes with), bound by glue.rs's `bind_support`, and
 // traps.js's `braidOnReset`, which the glue has above this. Unit-tested as
 // JavaScript by js/test/glue.test.mjs.
 /* global wasm, getUint8ArrayMemory0, braidSupport, braidOnReset */
