@@ -255,9 +255,13 @@ fn room_for(length: usize) -> bool {
 /// inputs it has checked into Wasm memory with wasm-bindgen's allocator,
 /// which traps when it fails. The glue asks for all of a call's inputs at
 /// once, with room for wasm-bindgen to grow a string's copy: see
-/// [`room_for`]. Not exported from the JS module (the glue hides it).
-#[wasm_bindgen::prelude::wasm_bindgen(js_name = __braid_room, skip_typescript)]
-pub fn room(bytes: f64) -> bool {
+/// [`room_for`]. A plain export of the module, for the glue alone
+/// (wasm-bindgen makes no JS function of it): 1 for yes, 0 for no.
+// The one name this crate gives a symbol: unsafe only in that another
+// crate's `__braid_room` would clash with it.
+#[allow(unsafe_code)]
+#[unsafe(no_mangle)]
+pub extern "C" fn __braid_room(bytes: f64) -> bool {
     // A count of bytes from JS: an integer below 2^53, exact in an f64.
     bytes <= usize::MAX as f64 && room_for(bytes as usize)
 }

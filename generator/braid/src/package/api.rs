@@ -20,8 +20,6 @@ enum When {
     Always,
     /// A workflow that streams (wasm-bindgen's `Stream`).
     Streams,
-    /// A typed first `next` (see `fast_run.rs`).
-    TypedNext,
 }
 
 /// What the API calls of wasm-bindgen's glue for a class's objects, which
@@ -29,15 +27,13 @@ enum When {
 /// that make one (a pointer, or a `Result` whose error is in the externref
 /// table) and free one, and the methods, which read the pointer and the
 /// instance id from their object's properties.
-const CLASS_CALLS: [(When, &str); 8] = [
+const CLASS_CALLS: [(When, &str); 6] = [
     (When::Always, "wasm.workflow_new();\n        this.__wbg_ptr = ret;\n"),
     (When::Always, "wasm.workflow_resume(state);\n        if (ret[2]) {\n            throw takeFromExternrefTable0(ret[1]);\n        }\n        return Workflow.__wrap(ret[0]);\n"),
     (When::Always, "wasm.__wbg_workflow_free("),
     (When::Always, "(this.__wbg_ptr"),
     (When::Streams, "wasm.__wbg_stream_free("),
     (When::Streams, "wasm.stream();\n    if (ret[2]) {\n        throw takeFromExternrefTable0(ret[1]);\n    }\n    return Stream.__wrap(ret[0]);\n"),
-    (When::TypedNext, "wasm.__braid_finished();\n    return Workflow.__wrap(ret);\n"),
-    (When::TypedNext, "wasm.__braid_kept();\n    return ret >>> 0;\n"),
 ];
 
 /// The glue of a workflow package (one with wasm-bindgen's `Workflow`)
@@ -54,9 +50,7 @@ pub(super) fn api(glue: &str, typed: &TypedEntries, module: bool) -> Result<Opti
     }
     let present: Vec<&str> = API.into_iter().filter(|name| declares(glue, name)).collect();
     let streams = present.contains(&"Stream");
-    let needed = |when| {
-        when == When::Always || when == When::Streams && streams || when == When::TypedNext && typed.next.is_some()
-    };
+    let needed = |when| when == When::Always || when == When::Streams && streams;
     if let Some((_, call)) = CLASS_CALLS.into_iter().find(|(when, call)| needed(*when) && !glue.contains(call)) {
         return Err(call);
     }
@@ -158,7 +152,6 @@ mod tests {
     const GLUE: &str = "let __wbg_instance_id = 0;\nfunction __wbg_call_guard() {\n}\nexport class Stream {\n    free() {\n        wasm.__wbg_stream_free(ptr, 0);\n    }\n    update(chunk) {\n        wasm.stream_update(this.__wbg_ptr, chunk);\n    }\n}\n\
         export class Workflow {\n    constructor() {\n        ret = wasm.workflow_new();\n        this.__wbg_ptr = ret;\n    }\n    free() {\n        wasm.__wbg_workflow_free(ptr, 0);\n    }\n\
             static resume(state) {\n        ret = wasm.workflow_resume(state);\n        if (ret[2]) {\n            throw takeFromExternrefTable0(ret[1]);\n        }\n        return Workflow.__wrap(ret[0]);\n    }\n}\n\
-        export function __braid_finished() {\n    const ret = wasm.__braid_finished();\n    return Workflow.__wrap(ret);\n}\nexport function __braid_kept() {\n    const ret = wasm.__braid_kept();\n    return ret >>> 0;\n}\n\
         export function run(inputs) {\n}\nexport function runSync(inputs) {\n}\nexport function runMany(list) {\n}\n\
         export function stream() {\n    let ret;\n    __wbg_call_guard();\n    ret = wasm.stream();\n    if (ret[2]) {\n        throw takeFromExternrefTable0(ret[1]);\n    }\n    return Stream.__wrap(ret[0]);\n}\n\
         export function runStream(source) {\n}\nexport function __wbg_reset_state () {\n}\n";
@@ -229,10 +222,8 @@ export { braid_Workflow as Workflow, braid_Stream as Stream, braid_run as run, b
             api(&GLUE.replace("wasm.workflow_new()", "wasm.workflow_make()"), &typed, true),
             Err(CLASS_CALLS[0].1)
         );
-        assert_eq!(api(&GLUE.replace("return ret >>> 0;", "return ret;"), &typed, true), Err(CLASS_CALLS[7].1));
-        // Without a typed first `next`, its functions are not needed.
-        let plain = GLUE.replace("wasm.__braid_kept()", "wasm.other()");
-        assert!(api(&plain, &TypedEntries::default(), true).unwrap().is_some());
+        let freed_otherwise = GLUE.replace("wasm.__wbg_stream_free(", "wasm.stream_free(");
+        assert_eq!(api(&freed_otherwise, &typed, true), Err(CLASS_CALLS[4].1));
         let stream_error = GLUE.replace(
             "wasm.stream();\n    if (ret[2]) {\n        throw takeFromExternrefTable0",
             "wasm.stream();\n    if (ret[2]) {\n        throw (",

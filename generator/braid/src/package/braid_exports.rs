@@ -1,13 +1,15 @@
 //! What the glue exports: the `__braid_` functions, which the template
-//! exports for the glue alone, taken out of the module's exports (and out
-//! of the glue when nothing names them), and wasm-bindgen's classes and
-//! functions that Braid's own API takes the place of (`api.rs`); how the
-//! glue exports what Braid puts in its place (`export_as`).
+//! exports for the glue alone, taken out of the module's exports, and
+//! wasm-bindgen's classes and functions that Braid's own API takes the
+//! place of (`api.rs`); how the glue exports what Braid puts in its place
+//! (`export_as`).
 
-use super::glue::{identifier_at, is_identifier_char};
+use super::glue::identifier_at;
 
-/// The glue with its `__braid_` functions (the typed entries, `__braid_room`)
-/// no longer exported (see [`hide_exports`]).
+/// The glue with its `__braid_` functions (the typed entries) no longer
+/// exported (see [`hide_exports`]). The other `__braid_` exports of the
+/// module (`__braid_room`, `__braid_finished`, `__braid_kept`) are plain
+/// Wasm exports, of which wasm-bindgen makes no function.
 pub(super) fn hide_braid_exports(glue: &str) -> String {
     hide_exports(glue, |name| name.starts_with("__braid_"))
 }
@@ -68,42 +70,6 @@ fn without_names(line: &str, hidden: impl Fn(&str) -> bool) -> String {
     format!("{indent}{}{comma}{end}", names.join(", "))
 }
 
-/// Removes wasm-bindgen's JS functions of `__braid_` exports that nothing
-/// names, with their doc comments: the glue calls `wasm.__braid_room` and
-/// the like directly, and the functions are no longer exported.
-pub(super) fn drop_unused_wrappers(glue: &mut String) {
-    const DECLARATION: &str = "function __braid_";
-    let mut from = 0;
-    while let Some(at) =
-        glue[from..].match_indices(DECLARATION).map(|(i, _)| from + i).find(|&i| i == 0 || glue[..i].ends_with('\n'))
-    {
-        let Some(name) = glue[at + "function ".len()..].split('(').next().map(str::to_string) else { break };
-        let Some(end) = glue[at..].find("\n}\n").map(|e| at + e + "\n}\n".len()) else { break };
-        // Named anywhere but its declaration, the raw export (`wasm.`) and
-        // strings (an export's name), called or not.
-        let identifier = is_identifier_char;
-        let used = glue.match_indices(name.as_str()).any(|(i, _)| {
-            i != at + "function ".len()
-                && !glue[..i].ends_with("wasm.")
-                && !glue[..i].ends_with(['\'', '"', '`'])
-                && !glue[..i].ends_with(identifier)
-                && !glue[i + name.len()..].starts_with(identifier)
-        });
-        if used {
-            from = end;
-            continue;
-        }
-        // Its doc comment, when the lines just before it are one.
-        let start = glue[..at]
-            .strip_suffix(" */\n")
-            .and_then(|before| before.rfind("\n/**\n").map(|c| c + 1))
-            .filter(|&c| !glue[c..at].contains("\n\n"))
-            .unwrap_or(at);
-        glue.replace_range(start..end, "");
-        from = start;
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -129,24 +95,5 @@ mod tests {
         assert_eq!(hide_exports(lines, braid), "export {\n    Workflow,\n    \n    run\n} from \"./wf_bg.js\";\n");
         let one = "export { Workflow, __braid_room, run } from \"./wf_bg.js\";\n";
         assert_eq!(hide_exports(one, braid), "export { Workflow, run } from \"./wf_bg.js\";\n");
-    }
-
-    #[test]
-    fn braid_functions_nothing_names_are_dropped_with_their_doc_comments() {
-        let mut glue = "const x = 1;\n/**\n * Takes it.\n * @returns {number}\n */\nfunction __braid_kept() {\n    \
-             return wasm.__braid_kept() >>> 0;\n}\n\n/** Called. */\nfunction __braid_run_typed_b(input0) {\n    \
-             return wasm.__braid_run_typed_b(input0);\n}\nfunction __braid_room(bytes) {\n    \
-             return wasm.__braid_room(bytes);\n}\nfunction __braid_finished() {\n    \
-             return wasm.__braid_finished();\n}\nconst y = __braid_run_typed_b(x) + wasm.__braid_kept();\n\
-             const z = [__braid_finished, '__braid_room'];\n"
-            .to_string();
-        drop_unused_wrappers(&mut glue);
-        assert_eq!(
-            glue,
-            "const x = 1;\n\n/** Called. */\nfunction __braid_run_typed_b(input0) {\n    \
-             return wasm.__braid_run_typed_b(input0);\n}\nfunction __braid_finished() {\n    \
-             return wasm.__braid_finished();\n}\nconst y = __braid_run_typed_b(x) + wasm.__braid_kept();\n\
-             const z = [__braid_finished, '__braid_room'];\n"
-        );
     }
 }

@@ -123,7 +123,7 @@ pub(super) fn declares(glue: &str, name: &str) -> bool {
 
 /// Whether `c` is one of the characters of a JS identifier (ASCII, as
 /// wasm-bindgen and Braid write them).
-pub(super) fn is_identifier_char(c: char) -> bool {
+fn is_identifier_char(c: char) -> bool {
     c.is_ascii_alphanumeric() || c == '_' || c == '$'
 }
 

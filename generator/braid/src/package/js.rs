@@ -15,10 +15,9 @@ use std::process::Command;
 use serde_json::json;
 
 use super::api::{api, API_JS};
-use super::braid_exports::drop_unused_wrappers;
 use super::fast_run::{fast_run, FAST_RUN_HELPERS};
 use super::glue::{bind_support, raw_exports_unknown, strict, undeclared};
-use super::traps::{guard_traps, schedules_reset, GUARD};
+use super::traps::{guard_traps, makes_closures, schedules_reset, GUARD};
 use crate::fsutil::{self, FsError};
 use crate::process::{self, ProcessError};
 use crate::target::{JsTarget, WASM_TRIPLE};
@@ -72,6 +71,8 @@ pub enum PackageError {
     GlueForm { path: PathBuf, what: &'static str },
     #[error("{}: the glue schedules a reset of its own (a crate calls `wasm_bindgen::handler::schedule_reinit`), which would not wait for a running call of the module; Braid's packages reset only after a trap, or when `__wbg_reset_state()` is called: the package is not shipped", path.display())]
     SchedulesReset { path: PathBuf },
+    #[error("{}: the module makes JS closures (an operation awaits a JS Promise or hands JS a `Closure`), which a reset after a trap would leave throwing from a microtask; Braid's packages run operations that take and return values: the package is not shipped", path.display())]
+    MakesClosures { path: PathBuf },
     #[error("{}: Braid's {file} takes `{name}` from wasm-bindgen's glue, which does not declare it (is `wasm-bindgen` {WASM_BINDGEN_VERSION}?); the package is not shipped", path.display())]
     GlueTakes { path: PathBuf, file: &'static str, name: String },
 }
@@ -385,10 +386,12 @@ pub fn package(
             if let Some(with_api) = with_api {
                 text = with_api;
             }
-            drop_unused_wrappers(&mut text);
             if glue == proper {
                 if schedules_reset(&text) {
                     return Err(PackageError::SchedulesReset { path });
+                }
+                if makes_closures(&text) {
+                    return Err(PackageError::MakesClosures { path });
                 }
                 text = guard_traps(&text).map_err(|what| PackageError::GlueForm { path: path.clone(), what })?;
             }
