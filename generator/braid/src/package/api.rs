@@ -1,15 +1,27 @@
 //! A workflow package's API: Braid's own JavaScript (`glue/api.js`), whose
 //! `Workflow` and `Stream` own their Wasm objects by pointer where callers
-//! cannot reach them, put at the end of the glue and exported in place of
-//! wasm-bindgen's classes and functions, which it is handed by name.
+//! cannot reach them, put at the end of the glue and exported, the only
+//! exports of the package but the reset. wasm-bindgen's glue exports none
+//! of its own: the template makes its classes `private` and the package's
+//! functions static methods of its `Workflow` (`Workflow.run`), which the
+//! API is handed by name.
 
-use super::braid_exports::{export_as, hide_exports};
 use super::fast_run::TypedEntries;
-use super::glue::declares;
+use super::glue::{declares, declares_static};
 
-/// What the package exports of Braid's API, in place of wasm-bindgen's
-/// classes and functions of these names, when the glue has them.
-const API: [&str; 7] = ["Workflow", "Stream", "run", "runSync", "runMany", "stream", "runStream"];
+/// wasm-bindgen's classes, which the glue declares and does not export.
+const CLASSES: [&str; 2] = ["Workflow", "Stream"];
+
+/// The package's functions, static methods of wasm-bindgen's `Workflow`.
+const FUNCTIONS: [&str; 5] = ["run", "runSync", "runMany", "stream", "runStream"];
+
+/// A workflow package's glue with Braid's API, and the names the API is
+/// exported under (which a bundler package's entry then re-exports).
+#[derive(Debug, PartialEq)]
+pub(super) struct Api {
+    pub glue: String,
+    pub exports: Vec<&'static str>,
+}
 
 /// `glue/api.js`: Braid's own JavaScript, `braidApi`.
 pub(super) const API_JS: &str = include_str!("glue/api.js");
@@ -33,7 +45,7 @@ const CLASS_CALLS: [(When, &str); 6] = [
     (When::Always, "wasm.__wbg_workflow_free("),
     (When::Always, "(this.__wbg_ptr"),
     (When::Streams, "wasm.__wbg_stream_free("),
-    (When::Streams, "wasm.stream();\n    if (ret[2]) {\n        throw takeFromExternrefTable0(ret[1]);\n    }\n    return Stream.__wrap(ret[0]);\n"),
+    (When::Streams, "wasm.workflow_stream();\n        if (ret[2]) {\n            throw takeFromExternrefTable0(ret[1]);\n        }\n        return Stream.__wrap(ret[0]);\n"),
 ];
 
 /// The glue of a workflow package (one with wasm-bindgen's `Workflow`)
@@ -44,17 +56,18 @@ const CLASS_CALLS: [(When, &str); 6] = [
 /// `module`, an ES module's `export`. `Ok(None)` for other glue (an
 /// operation's, a bundler package's entry); `Err` naming what the API
 /// needs that the glue does not have in the form called here.
-pub(super) fn api(glue: &str, typed: &TypedEntries, module: bool) -> Result<Option<String>, &'static str> {
+pub(super) fn api(glue: &str, typed: &TypedEntries, module: bool) -> Result<Option<Api>, &'static str> {
     if !declares(glue, "Workflow") {
         return Ok(None);
     }
-    let present: Vec<&str> = API.into_iter().filter(|name| declares(glue, name)).collect();
+    let functions = FUNCTIONS.into_iter().filter(|name| declares_static(glue, name));
+    let present: Vec<&'static str> = CLASSES.into_iter().filter(|name| declares(glue, name)).chain(functions).collect();
     let streams = present.contains(&"Stream");
     let needed = |when| when == When::Always || when == When::Streams && streams;
     if let Some((_, call)) = CLASS_CALLS.into_iter().find(|(when, call)| needed(*when) && !glue.contains(call)) {
         return Err(call);
     }
-    let mut out = hide_exports(glue, |name| present.contains(&name));
+    let mut out = glue.to_string();
     // Each call of the glue's own exports runs its guard first, as its
     // functions do, where it has one (a Node or web package's).
     let guard = if declares(glue, "__wbg_call_guard") { "__wbg_call_guard(), " } else { "" };
@@ -71,11 +84,12 @@ pub(super) fn api(glue: &str, typed: &TypedEntries, module: bool) -> Result<Opti
     let mut given = vec![format!("Workflow: {{\n        {},\n    }}", workflow.join(",\n        "))];
     if streams {
         given.push(format!(
-            "Stream: {{\n        view: braidViews(Stream),\n        make: () => ({guard}braidTaken(wasm.stream())),\n        \
+            "Stream: {{\n        view: braidViews(Stream),\n        make: () => ({guard}braidTaken(wasm.workflow_stream())),\n        \
              free: (ptr) => ({guard}wasm.__wbg_stream_free(ptr, 1)),\n    }}"
         ));
     }
-    given.extend(present.iter().filter(|name| !["Workflow", "Stream", "stream"].contains(name)).map(|n| n.to_string()));
+    let called = present.iter().filter(|name| !["Workflow", "Stream", "stream"].contains(name));
+    given.extend(called.map(|name| format!("{name}: Workflow.{name}")));
     // A bundler package has one instance, whose id is 0.
     let instance = if declares(glue, "__wbg_instance_id") { "__wbg_instance_id" } else { "0" };
     given.push(format!("instance: () => {instance}"));
@@ -89,7 +103,7 @@ pub(super) fn api(glue: &str, typed: &TypedEntries, module: bool) -> Result<Opti
                 _ => format!("items[{i}]"),
             })
             .collect();
-        format!("{{ kinds: '{kinds}', call: (items) => {name}{kinds}({}) }}", items.join(", "))
+        format!("{{ kinds: '{kinds}', call: (items) => Workflow.{name}{kinds}({}) }}", items.join(", "))
     };
     if let Some(kinds) = &typed.run {
         given.push(format!("runTyped: {}", entry("__braid_run_typed_", kinds)));
@@ -140,7 +154,19 @@ pub(super) fn api(glue: &str, typed: &TypedEntries, module: bool) -> Result<Opti
     out.push_str(&format!("const {{ {} }} = braidPackage;\n", locals.join(", ")));
     let named: Vec<(&str, String)> = present.iter().map(|name| (*name, local(name))).collect();
     out.push_str(&export_as(module, &named));
-    Ok(Some(out))
+    Ok(Some(Api { glue: out, exports: present }))
+}
+
+/// The glue's statement exporting each `(name, local)` pair's `local` (a
+/// name in the glue's scope) as `name`: an ES module's `export { local as
+/// name };`, or CommonJS's `exports.name = local;` for each.
+fn export_as(module: bool, names: &[(&str, String)]) -> String {
+    if module {
+        let list: Vec<String> = names.iter().map(|(name, local)| format!("{local} as {name}")).collect();
+        format!("export {{ {} }};\n", list.join(", "))
+    } else {
+        names.iter().map(|(name, local)| format!("exports.{name} = {local};\n")).collect()
+    }
 }
 
 #[cfg(test)]
@@ -148,22 +174,23 @@ mod tests {
     use super::*;
 
     /// wasm-bindgen 0.2.130's glue for a workflow that streams, as an ES
-    /// module with a reset function (abridged: what `api` reads).
-    const GLUE: &str = "let __wbg_instance_id = 0;\nfunction __wbg_call_guard() {\n}\nexport class Stream {\n    free() {\n        wasm.__wbg_stream_free(ptr, 0);\n    }\n    update(chunk) {\n        wasm.stream_update(this.__wbg_ptr, chunk);\n    }\n}\n\
-        export class Workflow {\n    constructor() {\n        ret = wasm.workflow_new();\n        this.__wbg_ptr = ret;\n    }\n    free() {\n        wasm.__wbg_workflow_free(ptr, 0);\n    }\n\
-            static resume(state) {\n        ret = wasm.workflow_resume(state);\n        if (ret[2]) {\n            throw takeFromExternrefTable0(ret[1]);\n        }\n        return Workflow.__wrap(ret[0]);\n    }\n}\n\
-        export function run(inputs) {\n}\nexport function runSync(inputs) {\n}\nexport function runMany(list) {\n}\n\
-        export function stream() {\n    let ret;\n    __wbg_call_guard();\n    ret = wasm.stream();\n    if (ret[2]) {\n        throw takeFromExternrefTable0(ret[1]);\n    }\n    return Stream.__wrap(ret[0]);\n}\n\
-        export function runStream(source) {\n}\nexport function __wbg_reset_state () {\n}\n";
+    /// module with a reset function (abridged: what `api` reads). Its
+    /// classes are declared, not exported.
+    const GLUE: &str = "let __wbg_instance_id = 0;\nfunction __wbg_call_guard() {\n}\nclass Stream {\n    free() {\n        wasm.__wbg_stream_free(ptr, 0);\n    }\n    update(chunk) {\n        wasm.stream_update(this.__wbg_ptr, chunk);\n    }\n}\n\
+        class Workflow {\n    constructor() {\n        ret = wasm.workflow_new();\n        this.__wbg_ptr = ret;\n    }\n    free() {\n        wasm.__wbg_workflow_free(ptr, 0);\n    }\n\
+            static resume(state) {\n        ret = wasm.workflow_resume(state);\n        if (ret[2]) {\n            throw takeFromExternrefTable0(ret[1]);\n        }\n        return Workflow.__wrap(ret[0]);\n    }\n\
+            static runMany(list) {\n    }\n    static runStream(source) {\n    }\n    static runSync(inputs) {\n    }\n    static run(inputs) {\n    }\n\
+            static stream() {\n        let ret;\n        __wbg_call_guard();\n        ret = wasm.workflow_stream();\n        if (ret[2]) {\n            throw takeFromExternrefTable0(ret[1]);\n        }\n        return Stream.__wrap(ret[0]);\n    }\n}\n\
+        export function __wbg_reset_state () {\n}\n";
 
     #[test]
-    fn braids_api_takes_the_place_of_wasm_bindgens() {
+    fn braids_api_is_what_the_package_exports() {
         let typed = TypedEntries { run: Some("bs".into()), next: Some("b".into()) };
-        let out = api(GLUE, &typed, true).unwrap().unwrap();
-        // wasm-bindgen's own are the glue's alone; what else it exports stays.
-        assert!(!out.contains("export class") && !out.contains("export function run"), "{out}");
-        assert!(out.contains("\nexport function __wbg_reset_state () {\n"), "{out}");
-        assert!(out.contains(API_JS), "{out}");
+        let Api { glue: out, exports } = api(GLUE, &typed, true).unwrap().unwrap();
+        // wasm-bindgen's glue as it was, then Braid's API.
+        assert!(out.starts_with(GLUE), "{out}");
+        assert!(out[GLUE.len()..].starts_with(&format!("\n{API_JS}")), "{out}");
+        assert_eq!(exports, ["Workflow", "Stream", "run", "runSync", "runMany", "stream", "runStream"]);
         let tail = &out[out.find("const braidPackage").unwrap()..];
         assert_eq!(
             tail,
@@ -178,16 +205,16 @@ mod tests {
     },
     Stream: {
         view: braidViews(Stream),
-        make: () => (__wbg_call_guard(), braidTaken(wasm.stream())),
+        make: () => (__wbg_call_guard(), braidTaken(wasm.workflow_stream())),
         free: (ptr) => (__wbg_call_guard(), wasm.__wbg_stream_free(ptr, 1)),
     },
-    run,
-    runSync,
-    runMany,
-    runStream,
+    run: Workflow.run,
+    runSync: Workflow.runSync,
+    runMany: Workflow.runMany,
+    runStream: Workflow.runStream,
     instance: () => __wbg_instance_id,
-    runTyped: { kinds: 'bs', call: (items) => __braid_run_typed_bs(braidPassBytes(items[0], 0), braidLengths[0], items[1]) },
-    nextTyped: { kinds: 'b', call: (items) => __braid_next_fresh_typed_b(braidPassBytes(items[0], 0), braidLengths[0]) },
+    runTyped: { kinds: 'bs', call: (items) => Workflow.__braid_run_typed_bs(braidPassBytes(items[0], 0), braidLengths[0], items[1]) },
+    nextTyped: { kinds: 'b', call: (items) => Workflow.__braid_next_fresh_typed_b(braidPassBytes(items[0], 0), braidLengths[0]) },
     items: braidItems, takeSlow: braidTakeSlow, fits: braidFits,
 });
 Stream.__wrap = braidPackage.adoptStream;
@@ -200,10 +227,10 @@ export { braid_Workflow as Workflow, braid_Stream as Stream, braid_run as run, b
         // and no call guard, a workflow that neither streams nor has typed
         // entries.
         let node = "class Workflow {\n    constructor() {\n        const ret = wasm.workflow_new();\n        this.__wbg_ptr = ret;\n    }\n    next(inputs) {\n        wasm.workflow_next(this.__wbg_ptr, inputs);\n    }\n    free() {\n        wasm.__wbg_workflow_free(ptr, 0);\n    }\n\
-            static resume(state) {\n        const ret = wasm.workflow_resume(state);\n        if (ret[2]) {\n            throw takeFromExternrefTable0(ret[1]);\n        }\n        return Workflow.__wrap(ret[0]);\n    }\n}\nexports.Workflow = Workflow;\n\
-            function run(inputs) {\n}\nexports.run = run;\nfunction runSync(inputs) {\n}\nexports.runSync = runSync;\nfunction runMany(list) {\n}\nexports.runMany = runMany;\n";
-        let out = api(node, &TypedEntries::default(), false).unwrap().unwrap();
-        assert!(!out.contains("exports.Workflow = Workflow;") && !out.contains("exports.run = run;"), "{out}");
+            static resume(state) {\n        const ret = wasm.workflow_resume(state);\n        if (ret[2]) {\n            throw takeFromExternrefTable0(ret[1]);\n        }\n        return Workflow.__wrap(ret[0]);\n    }\n\
+            static run(inputs) {\n    }\n    static runSync(inputs) {\n    }\n    static runMany(list) {\n    }\n}\n";
+        let Api { glue: out, exports } = api(node, &TypedEntries::default(), false).unwrap().unwrap();
+        assert_eq!(exports, ["Workflow", "run", "runSync", "runMany"]);
         let tail = &out[out.find("function braidViews").unwrap()..];
         assert!(tail.contains("        __wbg_inst = 0;\n"), "{tail}");
         assert!(tail.contains("        make: () => (wasm.workflow_new() >>> 0),\n"), "{tail}");
@@ -225,16 +252,13 @@ export { braid_Workflow as Workflow, braid_Stream as Stream, braid_run as run, b
         let freed_otherwise = GLUE.replace("wasm.__wbg_stream_free(", "wasm.stream_free(");
         assert_eq!(api(&freed_otherwise, &typed, true), Err(CLASS_CALLS[4].1));
         let stream_error = GLUE.replace(
-            "wasm.stream();\n    if (ret[2]) {\n        throw takeFromExternrefTable0",
-            "wasm.stream();\n    if (ret[2]) {\n        throw (",
+            "wasm.workflow_stream();\n        if (ret[2]) {\n            throw takeFromExternrefTable0",
+            "wasm.workflow_stream();\n        if (ret[2]) {\n            throw (",
         );
         assert_eq!(api(&stream_error, &typed, true), Err(CLASS_CALLS[5].1));
 
         // An operation's glue, or a bundler package's entry: left alone.
         assert_eq!(api("export function execute(input) {\n}\n", &TypedEntries::default(), true), Ok(None));
-        assert_eq!(
-            api("export {\n    Workflow, run\n} from \"./wf_bg.js\";\n", &TypedEntries::default(), true),
-            Ok(None)
-        );
+        assert_eq!(api("import { __wbg_set_wasm } from \"./wf_bg.js\";\n", &TypedEntries::default(), true), Ok(None));
     }
 }

@@ -7,18 +7,18 @@
 //! and length) put in the glue, for the package's API (`api.rs`) to call
 //! them with inputs it read once and checked.
 
-use super::braid_exports::hide_braid_exports;
 use super::glue::top;
 
 /// How the glue declares the typed entry of `run` that the template makes
 /// when every external input is a `Bytes` or a `String`, its name ending in
-/// their kinds (`__braid_run_typed_bs`).
-const TYPED_RUN: &str = "function __braid_run_typed_";
+/// their kinds (`Workflow.__braid_run_typed_bs`, a static method of the
+/// class, which the glue does not export).
+const TYPED_RUN: &str = "static __braid_run_typed_";
 
 /// How the glue declares the typed entry of a new `Workflow`'s first
 /// `next`, made when one segment takes every external input, each a
 /// `Bytes` or a `String`.
-const TYPED_FRESH: &str = "function __braid_next_fresh_typed_";
+const TYPED_FRESH: &str = "static __braid_next_fresh_typed_";
 
 /// The kinds (`b` a `Uint8Array`, `s` a string) of the glue's typed entries.
 #[derive(Debug, Default, PartialEq)]
@@ -44,13 +44,12 @@ pub(super) struct TypedEntries {
 /// of the caller's runs once, and every error is the one the general path
 /// gives.
 ///
-/// The `__braid_` functions are taken out of the module's exports. `Ok`
-/// with the glue unchanged but for that when it has no typed entry; `Err`
-/// saying what is missing when a typed entry's name is not one the
-/// template makes. The readers take braid-support's `braidSupport`, which
-/// the glue binds (`glue::bind_support`).
+/// `Ok` with the glue unchanged when it has no typed entry; `Err` saying
+/// what is missing when a typed entry's name is not one the template
+/// makes. The readers take braid-support's `braidSupport`, which the glue
+/// binds (`glue::bind_support`).
 pub(super) fn fast_run(glue: &str) -> Result<(String, TypedEntries), &'static str> {
-    let mut out = hide_braid_exports(glue);
+    let mut out = glue.to_string();
     let typed = TypedEntries { run: typed_entry(&out, TYPED_RUN)?, next: typed_entry(&out, TYPED_FRESH)? };
     if typed != TypedEntries::default() {
         out.insert_str(top(&out), FAST_RUN_HELPERS);
@@ -80,37 +79,32 @@ pub(super) const FAST_RUN_HELPERS: &str = include_str!("glue/fast-run.js");
 mod tests {
     use super::*;
 
-    /// The typed entries and `__braid_room` as wasm-bindgen 0.2.130 writes
-    /// them for a Node package, a workflow taking a `Bytes` and a `String`
-    /// whose one segment takes a `Bytes`.
-    const TYPED: &str = "function __braid_room(bytes) {
-    const ret = wasm.__braid_room(bytes);
-    return ret !== 0;
+    /// The typed entries as wasm-bindgen 0.2.130 writes them for a Node
+    /// package (abridged), a workflow taking a `Bytes` and a `String` whose
+    /// one segment takes a `Bytes`: static methods of the class, which the
+    /// glue does not export.
+    const TYPED: &str = "class Workflow {
+    static __braid_next_fresh_typed_b(input0, input0_length) {
+        let ret;
+        __wbg_call_guard();
+        ret = wasm.workflow___braid_next_fresh_typed_b(input0, input0_length);
+        return takeFromExternrefTable0(ret[0]);
+    }
+    static __braid_run_typed_bs(input0, input0_length, input1) {
+        const ptr2 = passStringToWasm0(input1, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+        const len2 = WASM_VECTOR_LEN;
+        let ret;
+        __wbg_call_guard();
+        ret = wasm.workflow___braid_run_typed_bs(input0, input0_length, ptr2, len2);
+        return takeFromExternrefTable0(ret[0]);
+    }
+    static run(inputs) {
+    }
 }
-exports.__braid_room = __braid_room;
-
-function __braid_run_typed_bs(input0, input0_length, input1) {
-    const ptr2 = passStringToWasm0(input1, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
-    const len2 = WASM_VECTOR_LEN;
-    let ret;
-    __wbg_call_guard();
-    ret = wasm.__braid_run_typed_bs(input0, input0_length, ptr2, len2);
-    return takeFromExternrefTable0(ret[0]);
-}
-exports.__braid_run_typed_bs = __braid_run_typed_bs;
-
-function __braid_next_fresh_typed_b(input0, input0_length) {
-    let ret;
-    __wbg_call_guard();
-    ret = wasm.__braid_next_fresh_typed_b(input0, input0_length);
-    return takeFromExternrefTable0(ret[0]);
-}
-exports.__braid_next_fresh_typed_b = __braid_next_fresh_typed_b;
-
 function __wbg_reset_state () {
     __wbg_instance_id++;
 }
-exports.run = run;
+exports.__wbg_reset_state = __wbg_reset_state;
 ";
 
     #[test]
@@ -119,26 +113,15 @@ exports.run = run;
         let (fast, typed) = fast_run(&glue).unwrap();
         assert_eq!(typed, TypedEntries { run: Some("bs".into()), next: Some("b".into()) });
         // The readers first (after the types comment), as the module loads;
-        // the `__braid_` functions are the glue's alone, and the rest of
-        // the glue is as it was.
+        // the rest of the glue as it was.
         let readers = format!("/* @ts-self-types=\"./wf.d.ts\" */\n{FAST_RUN_HELPERS}");
         assert!(fast.starts_with(&readers), "{fast}");
-        assert_eq!(fast[readers.len()..], hide_braid_exports(TYPED));
-        assert!(!fast.contains("exports.__braid_"), "{fast}");
+        assert_eq!(fast[readers.len()..], *TYPED);
 
-        // An ES module's.
-        let web = TYPED.replace("exports.", "// ").replace("\nfunction ", "\nexport function ");
-        let (fast, _) = fast_run(&format!("\n{web}")).unwrap();
-        assert!(fast.starts_with(FAST_RUN_HELPERS), "{fast}");
-        assert!(!fast.contains("export function __braid_"), "{fast}");
-
-        // Without a typed entry the glue is left as it is, but for the
-        // `__braid_` exports; with a name the template does not make, refused.
-        let plain = "function __braid_room(bytes) {\n}\nexports.__braid_room = __braid_room;\nexports.run = run;\n";
-        assert_eq!(
-            fast_run(plain).unwrap(),
-            ("function __braid_room(bytes) {\n}\nexports.run = run;\n".to_string(), TypedEntries::default())
-        );
+        // Without a typed entry the glue is left as it is; with a name the
+        // template does not make, refused.
+        let plain = "class Workflow {\n    static run(inputs) {\n    }\n}\n";
+        assert_eq!(fast_run(plain).unwrap(), (plain.to_string(), TypedEntries::default()));
         let refused = |from: &str, to: &str| fast_run(&TYPED.replace(from, to)).is_err();
         assert!(refused("typed_bs(", "typed_bx("));
         assert!(refused("typed_b(", "typed_("));

@@ -121,6 +121,13 @@ pub(super) fn declares(glue: &str, name: &str) -> bool {
     })
 }
 
+/// Whether a line of `glue` declares a static method `name` of a class
+/// (`    static run(inputs) {`): how wasm-bindgen declares an associated
+/// function of a Rust type it exports.
+pub(super) fn declares_static(glue: &str, name: &str) -> bool {
+    glue.lines().any(|line| line.trim_start().strip_prefix("static ").is_some_and(|rest| identifier_at(rest) == name))
+}
+
 /// Whether `c` is one of the characters of a JS identifier (ASCII, as
 /// wasm-bindgen and Braid write them).
 fn is_identifier_char(c: char) -> bool {
@@ -233,6 +240,14 @@ mod tests {
         assert_eq!(undeclared(file, "let x = 'let wasm';\n"), Some("wasm"));
         // A file that takes nothing.
         assert_eq!(undeclared("function braidOne() {}\n", ""), None);
+    }
+
+    #[test]
+    fn static_methods_are_found_by_name() {
+        let glue = "class Workflow {\n    static runSync(inputs) {\n    }\n    static __wrap(ptr) {\n    }\n}\n";
+        assert!(declares_static(glue, "runSync") && declares_static(glue, "__wrap"));
+        assert!(!declares_static(glue, "run") && !declares_static(glue, "Workflow"));
+        assert!(!declares_static("function runSync(inputs) {\n}\n", "runSync"));
     }
 
     #[test]

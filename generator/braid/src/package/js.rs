@@ -375,38 +375,42 @@ pub fn package(
     // package's `_bg.js`, beside an entry that imports the Wasm and hands
     // it to the glue.
     let proper = if target == JsTarget::Bundler { format!("{name}_bg.js") } else { format!("{name}.js") };
-    for glue in [format!("{name}.js"), format!("{name}_bg.js")] {
-        let path = out_dir.join(&glue);
-        if let Ok(original) = std::fs::read_to_string(&path) {
-            let (mut text, typed) =
-                fast_run(&original).map_err(|what| PackageError::GlueForm { path: path.clone(), what })?;
-            // A workflow's API, Braid's own: see `api`.
-            let with_api = api(&text, &typed, target != JsTarget::Node)
-                .map_err(|what| PackageError::GlueForm { path: path.clone(), what })?;
-            if let Some(with_api) = with_api {
-                text = with_api;
-            }
-            if glue == proper {
-                if schedules_reset(&text) {
-                    return Err(PackageError::SchedulesReset { path });
-                }
-                if makes_closures(&text) {
-                    return Err(PackageError::MakesClosures { path });
-                }
-                text = guard_traps(&text).map_err(|what| PackageError::GlueForm { path: path.clone(), what })?;
-            }
-            // After the edits, as the fast path's readers name
-            // braid-support's namespace too; before `'use strict'`, which
-            // must stay the glue's first statement.
-            text = bind_support(&text);
-            if target == JsTarget::Node {
-                text = strict(&text);
-            }
-            check_takes(&path, &text)?;
-            if text != original {
-                std::fs::write(&path, text).map_err(fsutil::at(&path))?;
-            }
+    let path = out_dir.join(&proper);
+    let original = fsutil::read_to_string(&path)?;
+    let form = |what| PackageError::GlueForm { path: path.clone(), what };
+    let (mut text, typed) = fast_run(&original).map_err(form)?;
+    // A workflow's API, Braid's own: see `api`.
+    let exported = match api(&text, &typed, target != JsTarget::Node).map_err(form)? {
+        Some(with_api) => {
+            text = with_api.glue;
+            with_api.exports
         }
+        None => Vec::new(),
+    };
+    if schedules_reset(&text) {
+        return Err(PackageError::SchedulesReset { path });
+    }
+    if makes_closures(&text) {
+        return Err(PackageError::MakesClosures { path });
+    }
+    text = guard_traps(&text).map_err(form)?;
+    // After the edits, as the fast path's readers name braid-support's
+    // namespace too; before `'use strict'`, which must stay the glue's
+    // first statement.
+    text = bind_support(&text);
+    if target == JsTarget::Node {
+        text = strict(&text);
+    }
+    check_takes(&path, &text)?;
+    if text != original {
+        fsutil::write(&path, text.as_bytes())?;
+    }
+    // A bundler package's entry exports what its glue does of Braid's API.
+    if target == JsTarget::Bundler && !exported.is_empty() {
+        let entry = out_dir.join(format!("{name}.js"));
+        let mut text = fsutil::read_to_string(&entry)?;
+        text.push_str(&format!("export {{ {} }} from \"./{proper}\";\n", exported.join(", ")));
+        fsutil::write(&entry, text.as_bytes())?;
     }
     // An operation's own JS snippets (braid-support's are namespaces in
     // the glue) are ES modules, which a Node glue `require`s as they are:

@@ -6,7 +6,6 @@
 //! every file the publish service serves of it ([`dist`]).
 
 mod api;
-mod braid_exports;
 pub mod cargo;
 pub mod dist;
 mod fast_run;

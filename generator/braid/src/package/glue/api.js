@@ -1,7 +1,8 @@
 // Added by Braid (its package/glue/api.js, put at the end of a workflow
 // package's glue by package/api.rs, which hands `braidApi` what it needs of
-// the glue and exports what it returns in place of wasm-bindgen's classes
-// and functions): the package's API, Braid's own.
+// the glue and exports what it returns): the package's API, Braid's own.
+// wasm-bindgen's classes and functions (static methods of its `Workflow`)
+// are declared in the glue and not exported.
 //
 // A `Workflow` or a `Stream` of this API owns its Wasm object by pointer,
 // in a private field (`#cell`) which no caller reads, sets, copies or
