@@ -359,7 +359,7 @@ test('traps.js: where the module cannot be instantiated again (a bundler package
       trap: () => {
         throw new WebAssembly.RuntimeError('unreachable');
       },
-      run: () => [0, 0, 0],
+      workflow_run: () => [0, 0, 0],
       execute: () => new Promise(() => {}),
       __wbindgen_malloc: () => 8,
     },
@@ -371,7 +371,7 @@ test('traps.js: where the module cannot be instantiated again (a bundler package
   assert.throws(() => wasm.trap(), failed);
   await assert.rejects(pending, /^Error: the module trapped \(unreachable\) before this call settled, and cannot be instantiated again/);
   for (let i = 0; i < 3; i++) assert.throws(() => wasm.add(1, 1), failed, 'no later call runs');
-  const [index] = wasm.run(1);
+  const [index] = wasm.workflow_run(1);
   await assert.rejects(table[index], failed);
   // What the glue needs to hand a failure back still runs.
   assert.equal(wasm.__wbindgen_malloc(1, 1), 8);
@@ -380,12 +380,12 @@ test('traps.js: where the module cannot be instantiated again (a bundler package
 
 test('traps.js: an export handing back a Promise hands back a rejected one; an async one is rejected by a reset', async () => {
   const { wasm, table, resets, braidReset } = traps({
-    run: () => {
+    workflow_run: () => {
       throw new WebAssembly.RuntimeError('unreachable');
     },
     execute: () => new Promise(() => {}),
   });
-  const [index, error, isError] = wasm.run(1);
+  const [index, error, isError] = wasm.workflow_run(1);
   assert.deepEqual([error, isError], [0, 0]);
   await assert.rejects(table[index], /^Error: the module trapped \(unreachable\) and was reset/);
   assert.equal(resets(), 1);

@@ -17,7 +17,7 @@ use serde_json::json;
 use super::api::{api, API_JS};
 use super::fast_run::{fast_run, FAST_RUN_HELPERS};
 use super::glue::{bind_support, raw_exports_unknown, strict, undeclared};
-use super::traps::{guard_traps, makes_closures, schedules_reset, GUARD};
+use super::traps::{guard_traps, schedules_reset, GUARD};
 use crate::fsutil::{self, FsError};
 use crate::process::{self, ProcessError};
 use crate::target::{JsTarget, WASM_TRIPLE};
@@ -67,12 +67,10 @@ pub enum PackageError {
     Fs(#[from] FsError),
     #[error("{name} cannot run in Wasm (targets: {targets}); it has no standalone npm package")]
     NotWasm { name: String, targets: String },
-    #[error("{}: wasm-bindgen's glue is not in the form Braid edits ({what} was not found; is `wasm-bindgen` {WASM_BINDGEN_VERSION}?)", path.display())]
+    #[error("{}: wasm-bindgen's glue is not in the form Braid wraps ({what} was not found; is `wasm-bindgen` {WASM_BINDGEN_VERSION}?)", path.display())]
     GlueForm { path: PathBuf, what: &'static str },
     #[error("{}: the glue schedules a reset of its own (a crate calls `wasm_bindgen::handler::schedule_reinit`), which would not wait for a running call of the module; Braid's packages reset only after a trap, or when `__wbg_reset_state()` is called: the package is not shipped", path.display())]
     SchedulesReset { path: PathBuf },
-    #[error("{}: the module makes JS closures (an operation awaits a JS Promise or hands JS a `Closure`), which a reset after a trap would leave throwing from a microtask; Braid's packages run operations that take and return values: the package is not shipped", path.display())]
-    MakesClosures { path: PathBuf },
     #[error("{}: Braid's {file} takes `{name}` from wasm-bindgen's glue, which does not declare it (is `wasm-bindgen` {WASM_BINDGEN_VERSION}?); the package is not shipped", path.display())]
     GlueTakes { path: PathBuf, file: &'static str, name: String },
 }
@@ -389,9 +387,6 @@ pub fn package(
     };
     if schedules_reset(&text) {
         return Err(PackageError::SchedulesReset { path });
-    }
-    if makes_closures(&text) {
-        return Err(PackageError::MakesClosures { path });
     }
     text = guard_traps(&text).map_err(form)?;
     // After the edits, as the fast path's readers name braid-support's

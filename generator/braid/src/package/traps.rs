@@ -22,19 +22,10 @@ pub(super) fn schedules_reset(glue: &str) -> bool {
 }
 
 /// How wasm-bindgen's glue refuses to run a closure of an instance that
-/// was reset: it has the check only when the module makes JS closures (a
-/// Rust future awaiting a JS Promise, a `Closure` handed to JS).
+/// was reset. Only an operation's package has closures: its `execute` is
+/// an async export, whose future's steps wasm-bindgen-futures runs as
+/// closures from microtasks (a workflow's `run` settles its Promise at once).
 const STALE_CLOSURE: &str = "throw new Error('Cannot invoke closure from previous WASM instance');";
-
-/// Whether the module makes JS closures, which can outlive a reset: one of
-/// a reset instance, run when its Promise settles, throws from a microtask,
-/// which ends a Node process. No Braid crate makes one (braid-support
-/// drives its one asynchronous reader, `runStream`'s, from JS, and settles
-/// `run`'s Promise at once); a package whose glue has them is refused, as
-/// is one that [`schedules_reset`].
-pub(super) fn makes_closures(glue: &str) -> bool {
-    glue.contains(STALE_CLOSURE)
-}
 
 /// A trap (an operation's bug, memory exhausted), or any exception that
 /// unwinds through Wasm, leaves the instance broken: its stack pointer,
@@ -58,7 +49,8 @@ pub(super) fn makes_closures(glue: &str) -> bool {
 /// a function of Braid's that guards them, then calls wasm-bindgen's.
 /// Both are bindings of the glue's scope assigned at its top (a function
 /// declaration's binding can be; an ES module's export of it follows), so
-/// wasm-bindgen's text is left as it is.
+/// wasm-bindgen's text is left as it is but for a reset instance's closures
+/// (below).
 ///
 /// Not while another call of the module is running, though: a call can
 /// run the caller's code (a getter of its inputs, a `Proxy` trap while an
@@ -83,8 +75,14 @@ pub(super) fn guard_traps(glue: &str) -> Result<String, &'static str> {
         if !glue.contains(MAKES_INSTANCES) {
             return Err("how the glue makes an instance (`new WebAssembly.Instance(`)");
         }
+        // A step of an async export's future left from a reset instance
+        // does nothing (its Promise was rejected), rather than throw from
+        // a microtask, which ends a Node process: the one edit of
+        // wasm-bindgen's text, as the check is inside its closure code,
+        // which nothing outside can reach.
+        let out = glue.replace(STALE_CLOSURE, "return;");
         (
-            glue.to_string(),
+            out,
             format!(
                 "const braidResetState = __wbg_reset_state;\n{GUARD}const WebAssembly = braidWebAssembly;\n__wbg_reset_state = braidReset;\n"
             ),
@@ -120,7 +118,7 @@ mod tests {
 
     /// wasm-bindgen 0.2.130's Node glue with a reset function (abridged).
     const NODE: &str = "function addToExternrefTable0(obj) {}\nfunction __wbg_reset_state () {\n    __wbg_instance_id++;\n    wasmInstance = new WebAssembly.Instance(wasmModule, imports);\n    wasm = wasmInstance.exports;\n}\nexports.__wbg_reset_state = __wbg_reset_state;\n\
-        let wasmInstance = new WebAssembly.Instance(wasmModule, imports);\nlet wasm = wasmInstance.exports;\n";
+        function real() {\n    if (state.instance !== __wbg_instance_id) {\n        throw new Error('Cannot invoke closure from previous WASM instance');\n    }\n}\nlet wasmInstance = new WebAssembly.Instance(wasmModule, imports);\nlet wasm = wasmInstance.exports;\n";
 
     #[test]
     fn every_instance_the_glue_makes_is_guarded_and_its_code_left_as_it_is() {
@@ -132,8 +130,10 @@ mod tests {
             "const braidResetState = __wbg_reset_state;\n{GUARD}const WebAssembly = braidWebAssembly;\n__wbg_reset_state = braidReset;\n"
         );
         assert!(guarded.starts_with(&prelude), "{guarded}");
-        // wasm-bindgen's code as it was.
-        assert_eq!(guarded[prelude.len()..], *NODE);
+        // wasm-bindgen's code as it was, but that a closure of a reset
+        // instance does nothing.
+        let closure = "throw new Error('Cannot invoke closure from previous WASM instance');";
+        assert_eq!(guarded[prelude.len()..], NODE.replace(closure, "return;"));
 
         // An ES module (a web package) the same way: its export of the
         // reset is of the binding, which is Braid's.
@@ -163,11 +163,6 @@ mod tests {
         assert!(guard_traps(&made_otherwise).unwrap_err().contains("new WebAssembly.Instance("));
         assert!(schedules_reset(&format!("{NODE}function f() {{\n    __wbg_reinit_scheduled = true;\n}}\n")));
         assert!(!schedules_reset(NODE));
-        // wasm-bindgen 0.2.130's check in a closure, which a glue has only
-        // when the module makes closures.
-        let closure = "function real() {\n    if (state.instance !== __wbg_instance_id) {\n        throw new Error('Cannot invoke closure from previous WASM instance');\n    }\n}\n";
-        assert!(makes_closures(&format!("{NODE}{closure}")));
-        assert!(!makes_closures(NODE));
         assert!(guard_traps(&NODE.replace("function addToExternrefTable0", "function add"))
             .unwrap_err()
             .contains("addToExternrefTable0"));

@@ -24,7 +24,9 @@
 /* exported braidGuardTraps, braidWebAssembly, braidReset, braidOnReset, braidGuardSetWasm */
 let braidDepth = 0;
 let braidResetCause;
-const braidQuiet = new Set(['workflow_new', 'workflow_done', 'workflow_suspend', 'stream', 'stream_finish']);
+// Exports by their raw names: wasm-bindgen names a method's or a static
+// method's `<class>_<name>` (`Workflow.stream` is `workflow_stream`).
+const braidQuiet = new Set(['workflow_new', 'workflow_done', 'workflow_suspend', 'workflow_stream', 'stream_finish']);
 // The reject functions of async exports' Promises not settled yet.
 const braidPending = new Set();
 const braidResetAsked = new Error('__wbg_reset_state() was called during the call');
@@ -77,7 +79,7 @@ const braidWebAssembly = (() => {
 })();
 function braidGuardTraps(exports) {
     // Made here, not beside the function: this runs as the module loads.
-    const promising = new Set(['run', 'runMany', 'runStream', 'workflow_next']);
+    const promising = new Set(['workflow_run', 'workflow_runMany', 'workflow_runStream', 'workflow_next']);
     const guarded = {};
     for (const [name, value] of Object.entries(exports)) {
         if (typeof value !== 'function') {
