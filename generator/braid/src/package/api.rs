@@ -49,11 +49,11 @@ const CLASS_CALLS: [(When, &str); 6] = [
 ];
 
 /// The glue of a workflow package (one with wasm-bindgen's `Workflow`)
-/// with Braid's API in place of wasm-bindgen's: `glue/api.js`, then the
-/// call of `braidApi` with what it needs of the glue (by pointer, its
-/// classes' objects: see [`CLASS_CALLS`]; the typed entries', see
-/// `fast_run.rs`), then its exports, as CommonJS's `exports.NAME` or, when
-/// `module`, an ES module's `export`. `Ok(None)` for other glue (an
+/// with Braid's API after it: `glue/api.js`, then the call of `braidApi`
+/// with what it needs of the glue (by pointer, its classes' objects: see
+/// [`CLASS_CALLS`]; its static methods; the typed entries', see
+/// `fast_run.rs`), then the API's exports, as CommonJS's `exports.NAME`
+/// or, when `module`, an ES module's `export`. `Ok(None)` for other glue (an
 /// operation's, a bundler package's entry); `Err` naming what the API
 /// needs that the glue does not have in the form called here.
 pub(super) fn api(glue: &str, typed: &TypedEntries, module: bool) -> Result<Option<Api>, &'static str> {
