@@ -95,7 +95,9 @@ pub(super) fn api(glue: &str, typed: &TypedEntries, module: bool) -> Result<Opti
     given.push(format!("instance: () => {instance}"));
     // Each typed entry called with the items read as its arguments, one
     // by one rather than spread: a string as it is, a `Uint8Array` copied
-    // into Wasm memory by `braidPassBytes`, as its address and length.
+    // into Wasm memory by `braidPassBytes`, as its address and length. The
+    // static method is taken once, and called as a plain function (it
+    // reads no `this`): no property of the class is looked up per call.
     let entry = |name: &str, kinds: &str| {
         let items: Vec<String> = (kinds.bytes().enumerate())
             .map(|(i, kind)| match kind {
@@ -103,7 +105,10 @@ pub(super) fn api(glue: &str, typed: &TypedEntries, module: bool) -> Result<Opti
                 _ => format!("items[{i}]"),
             })
             .collect();
-        format!("{{ kinds: '{kinds}', call: (items) => Workflow.{name}{kinds}({}) }}", items.join(", "))
+        format!(
+            "{{ kinds: '{kinds}', call: ((entry) => (items) => entry({}))(Workflow.{name}{kinds}) }}",
+            items.join(", ")
+        )
     };
     if let Some(kinds) = &typed.run {
         given.push(format!("runTyped: {}", entry("__braid_run_typed_", kinds)));
@@ -213,8 +218,8 @@ mod tests {
     runMany: Workflow.runMany,
     runStream: Workflow.runStream,
     instance: () => __wbg_instance_id,
-    runTyped: { kinds: 'bs', call: (items) => Workflow.__braid_run_typed_bs(braidPassBytes(items[0], 0), braidLengths[0], items[1]) },
-    nextTyped: { kinds: 'b', call: (items) => Workflow.__braid_next_fresh_typed_b(braidPassBytes(items[0], 0), braidLengths[0]) },
+    runTyped: { kinds: 'bs', call: ((entry) => (items) => entry(braidPassBytes(items[0], 0), braidLengths[0], items[1]))(Workflow.__braid_run_typed_bs) },
+    nextTyped: { kinds: 'b', call: ((entry) => (items) => entry(braidPassBytes(items[0], 0), braidLengths[0]))(Workflow.__braid_next_fresh_typed_b) },
     items: braidItems, takeSlow: braidTakeSlow, fits: braidFits,
 });
 Stream.__wrap = braidPackage.adoptStream;
