@@ -79,7 +79,12 @@ pub(super) fn guard_traps(glue: &str) -> Result<String, &'static str> {
         // does nothing (its Promise was rejected), rather than throw from
         // a microtask, which ends a Node process: the one edit of
         // wasm-bindgen's text, as the check is inside its closure code,
-        // which nothing outside can reach.
+        // which nothing outside can reach. Glue making closures without
+        // that check in this form is refused, not shipped throwing.
+        let makes_closures = declares_function(glue, "makeMutClosure") || declares_function(glue, "makeClosure");
+        if makes_closures && !glue.contains(STALE_CLOSURE) {
+            return Err("how a closure of a reset instance refuses to run (`Cannot invoke closure from previous WASM instance`)");
+        }
         let out = glue.replace(STALE_CLOSURE, "return;");
         (
             out,
@@ -159,6 +164,11 @@ mod tests {
         assert!(guard_traps(bundler).unwrap_err().contains("__wbg_set_wasm"));
         let indented = NODE.replace("function __wbg_reset_state", "    function __wbg_reset_state");
         assert!(guard_traps(&indented).unwrap_err().contains("__wbg_reset_state"));
+        // Closures whose check of the instance is not the one replaced.
+        let worded_otherwise = NODE.replace("from previous WASM instance", "of an old instance");
+        let closures = format!("{worded_otherwise}function makeMutClosure(arg0, arg1, f) {{\n}}\n");
+        assert!(guard_traps(&closures).unwrap_err().contains("previous WASM instance"));
+        assert!(guard_traps(&format!("{NODE}function makeMutClosure(arg0, arg1, f) {{\n}}\n")).is_ok());
         let made_otherwise = NODE.replace("new WebAssembly.Instance(", "instantiate(");
         assert!(guard_traps(&made_otherwise).unwrap_err().contains("new WebAssembly.Instance("));
         assert!(schedules_reset(&format!("{NODE}function f() {{\n    __wbg_reinit_scheduled = true;\n}}\n")));
