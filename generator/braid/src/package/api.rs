@@ -60,9 +60,9 @@ pub(super) fn api(glue: &str, typed: &TypedEntries, module: bool) -> Result<Opti
     if !declares(glue, "Workflow") {
         return Ok(None);
     }
-    let functions = FUNCTIONS.into_iter().filter(|name| declares_static(glue, name));
-    let present: Vec<&'static str> = CLASSES.into_iter().filter(|name| declares(glue, name)).chain(functions).collect();
-    let streams = present.contains(&"Stream");
+    let classes: Vec<&'static str> = CLASSES.into_iter().filter(|name| declares(glue, name)).collect();
+    let functions: Vec<&'static str> = FUNCTIONS.into_iter().filter(|name| declares_static(glue, name)).collect();
+    let streams = classes.contains(&"Stream");
     let needed = |when| when == When::Always || when == When::Streams && streams;
     if let Some((_, call)) = CLASS_CALLS.into_iter().find(|(when, call)| needed(*when) && !glue.contains(call)) {
         return Err(call);
@@ -88,7 +88,8 @@ pub(super) fn api(glue: &str, typed: &TypedEntries, module: bool) -> Result<Opti
              free: (ptr) => ({guard}wasm.__wbg_stream_free(ptr, 1)),\n    }}"
         ));
     }
-    let called = present.iter().filter(|name| !["Workflow", "Stream", "stream"].contains(name));
+    // Each function but `stream`, whose streams the API makes (`make` above).
+    let called = functions.iter().filter(|name| **name != "stream");
     given.extend(called.map(|name| format!("{name}: Workflow.{name}")));
     // A bundler package has one instance, whose id is 0.
     let instance = if declares(glue, "__wbg_instance_id") { "__wbg_instance_id" } else { "0" };
@@ -154,6 +155,7 @@ pub(super) fn api(glue: &str, typed: &TypedEntries, module: bool) -> Result<Opti
     }
     // Bound to names of their own (an ES module's glue declares
     // wasm-bindgen's), then exported under the API's.
+    let present: Vec<&'static str> = classes.into_iter().chain(functions).collect();
     let local = |name: &str| format!("braid_{name}");
     let locals: Vec<String> = present.iter().map(|name| format!("{name}: {}", local(name))).collect();
     out.push_str(&format!("const {{ {} }} = braidPackage;\n", locals.join(", ")));
